@@ -1,0 +1,139 @@
+//! The build-script front door: `Builder::new().schema_dir("schemas").generate_to(out_dir)`.
+
+use std::path::{Path, PathBuf};
+
+use crate::source::{load_file, schema_files, write_if_changed};
+use crate::{Diagnostic, Diagnostics, Options, generate_refs};
+
+/// Generates bindings from a build script into one file for `include!`.
+///
+/// ```no_run
+/// // build.rs
+/// # fn main() -> Result<(), agents_codegen::Diagnostics> {
+/// let out = std::env::var_os("OUT_DIR").unwrap_or_default();
+/// agents_codegen::Builder::new()
+///     .schema_dir("schemas")
+///     .agents(["retailer_a_pdp"])
+///     .generate_to(out)?;
+/// # Ok(())
+/// # }
+/// // lib.rs: include!(concat!(env!("OUT_DIR"), "/agents.rs"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    schema_dir: Option<PathBuf>,
+    agents: Option<Vec<String>>,
+    options: Options,
+    file_name: Option<String>,
+    cargo_directives: bool,
+}
+
+impl Builder {
+    /// A builder reading `schemas/` under the package, generating every agent found there.
+    pub fn new() -> Self {
+        Builder {
+            cargo_directives: true,
+            ..Builder::default()
+        }
+    }
+
+    /// Reads schemas from `dir` (relative paths are relative to the package root when run by
+    /// cargo).
+    #[must_use]
+    pub fn schema_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.schema_dir = Some(dir.into());
+        self
+    }
+
+    /// Generates only these agents (file `NAME.json` in the schema directory).
+    #[must_use]
+    pub fn agents<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.agents = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The path of the runtime crate in generated code (default `::agents_runtime`).
+    #[must_use]
+    pub fn runtime_path(mut self, path: impl Into<String>) -> Self {
+        self.options.runtime_path = path.into();
+        self
+    }
+
+    /// The generated file's name (default `agents.rs`).
+    #[must_use]
+    pub fn file_name(mut self, name: impl Into<String>) -> Self {
+        self.file_name = Some(name.into());
+        self
+    }
+
+    /// Whether to print `cargo:rerun-if-changed` lines (default true).
+    #[must_use]
+    pub fn cargo_directives(mut self, on: bool) -> Self {
+        self.cargo_directives = on;
+        self
+    }
+
+    fn resolve_dir(&self) -> PathBuf {
+        let dir = self
+            .schema_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("schemas"));
+        match std::env::var_os("CARGO_MANIFEST_DIR") {
+            Some(root) if dir.is_relative() => Path::new(&root).join(dir),
+            _ => dir,
+        }
+    }
+
+    /// Generates the bindings as formatted source.
+    pub fn generate(&self) -> Result<String, Diagnostics> {
+        let dir = self.resolve_dir();
+        let files = match &self.agents {
+            Some(names) => names
+                .iter()
+                .map(|n| dir.join(format!("{n}.json")))
+                .collect(),
+            None => schema_files(&dir)?,
+        };
+        if self.cargo_directives {
+            println!("cargo:rerun-if-changed={}", dir.display());
+            for f in &files {
+                println!("cargo:rerun-if-changed={}", f.display());
+            }
+        }
+        let mut records = Vec::with_capacity(files.len());
+        let mut problems = Vec::new();
+        for f in &files {
+            match load_file(f) {
+                Ok(l) => records.push(l.record),
+                Err(Diagnostics(d)) => problems.extend(d),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Diagnostics(problems));
+        }
+        let refs: Vec<_> = records.iter().collect();
+        generate_refs(&refs, &self.options)?.to_source()
+    }
+
+    /// Generates into `out_dir/agents.rs` (written only when its content changed); returns the
+    /// file's path.
+    pub fn generate_to(&self, out_dir: impl AsRef<Path>) -> Result<PathBuf, Diagnostics> {
+        let source = self.generate()?;
+        let path = out_dir
+            .as_ref()
+            .join(self.file_name.as_deref().unwrap_or("agents.rs"));
+        write_if_changed(&path, &source).map_err(|e| {
+            Diagnostics(vec![Diagnostic {
+                file: Some(path.clone()),
+                agent: None,
+                path: "$".to_owned(),
+                message: format!("cannot write: {e}"),
+            }])
+        })?;
+        Ok(path)
+    }
+}

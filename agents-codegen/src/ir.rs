@@ -1,0 +1,554 @@
+//! Agent records lowered to the intermediate model: every Rust name claimed, every type resolved,
+//! every doc line made safe. This is the "check" stage; problems are collected across all agents
+//! and reported together.
+
+use std::collections::BTreeMap;
+
+use agents_schema::{AgentRecord, FieldSchema, InputProperty};
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::docs;
+use crate::naming::{self, Namespace};
+use crate::rules::{self, Parsed, Rule};
+use crate::types::{self, ParamTy, Shape, Ty};
+use crate::{Diagnostic, Diagnostics};
+
+/// Every agent of one generated module.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    /// Agents sorted by name.
+    pub agents: Vec<AgentIr>,
+}
+
+/// One agent: its output record (and nested types), its params, its capabilities.
+#[derive(Debug, Clone)]
+pub struct AgentIr {
+    /// The agent name used in calls.
+    pub name: String,
+    /// A snake_case module / file name for the agent, unique in the unit.
+    pub module: String,
+    /// Output record first, then nested types in schema order.
+    pub structs: Vec<StructIr>,
+    /// The parameters type.
+    pub params: ParamsIr,
+    /// The agent accepts localization.
+    pub localized: bool,
+    /// Index in `params.fields` of the pagination parameter.
+    pub page: Option<usize>,
+}
+
+/// A generated struct of output data.
+#[derive(Debug, Clone)]
+pub struct StructIr {
+    /// Type name.
+    pub ident: String,
+    /// Doc lines.
+    pub docs: Vec<String>,
+    /// Declared fields in schema order.
+    pub fields: Vec<FieldIr>,
+    /// True for the agent's output record.
+    pub root: bool,
+}
+
+/// A field of an output struct.
+#[derive(Debug, Clone)]
+pub struct FieldIr {
+    /// The exact JSON name.
+    pub json: String,
+    /// The Rust field name.
+    pub ident: String,
+    /// The type inside `Option`.
+    pub ty: Ty,
+    /// Doc lines.
+    pub docs: Vec<String>,
+}
+
+/// The parameters type of an agent.
+#[derive(Debug, Clone)]
+pub struct ParamsIr {
+    /// Type name.
+    pub ident: String,
+    /// Doc lines.
+    pub docs: Vec<String>,
+    /// Inputs in record order, then the common params of spec 4.4 rule 2 the record lacks.
+    pub fields: Vec<ParamIr>,
+}
+
+/// One input parameter.
+#[derive(Debug, Clone)]
+pub struct ParamIr {
+    /// The exact JSON name.
+    pub json: String,
+    /// Field and setter name.
+    pub ident: String,
+    /// Rust type (without `Option`).
+    pub ty: ParamTy,
+    /// Required inputs are constructor arguments and not optional.
+    pub required: bool,
+    /// Rules checked by `validate()`, with their text.
+    pub rules: Vec<(String, Rule)>,
+    /// Check as an ISO 3166-1 alpha-2 code (the common `country` param).
+    pub country: bool,
+    /// Setting it makes the request localized.
+    pub localization: bool,
+    /// Doc lines.
+    pub docs: Vec<String>,
+}
+
+/// The params every agent accepts (spec 4.4, params rule 2): name, type, description.
+const COMMON_PARAMS: &[(&str, ParamTy, &str)] = &[
+    (
+        "country",
+        ParamTy::String,
+        "Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).",
+    ),
+    (
+        "locale",
+        ParamTy::String,
+        "Locale of the request, as an LCID (`en-US`).",
+    ),
+    (
+        "tag",
+        ParamTy::String,
+        "A tag of your own, echoed back to identify the request.",
+    ),
+    (
+        "parse",
+        ParamTy::Boolean,
+        "Whether to parse the page into structured data (the service defaults to true).",
+    ),
+];
+
+/// Lowers records to the intermediate model, or reports every problem found.
+pub fn lower(records: &[&AgentRecord]) -> Result<Unit, Diagnostics> {
+    let mut diags = Vec::new();
+    let mut by_name: BTreeMap<&str, &AgentRecord> = BTreeMap::new();
+    for r in records {
+        if by_name.insert(r.name.as_str(), r).is_some() {
+            diags.push(Diagnostic::new(
+                &r.name,
+                "$.name",
+                "two records have this agent name",
+            ));
+        }
+    }
+
+    let mut types = Namespace::types(naming::RESERVED_TYPES);
+    let mut modules = Namespace::values(&[]);
+    let mut heads = Vec::with_capacity(by_name.len());
+    for record in by_name.values() {
+        let root = types.claim(&naming::type_base(&[&record.name]));
+        let params = types.claim(&naming::type_base(&[&record.name, "Params"]));
+        let module = modules.claim(&naming::field_base(&record.name));
+        heads.push((root, params, module));
+    }
+
+    let mut agents = Vec::with_capacity(by_name.len());
+    for (record, (root, params, module)) in by_name.values().zip(heads) {
+        let params = lower_params(record, params, &root, &mut diags);
+        let mut structs = Vec::new();
+        let empty = IndexMap::new();
+        let fields = record.output_schema.as_ref().unwrap_or(&empty);
+        let mut lowerer = Lowerer {
+            types: &mut types,
+            structs: &mut structs,
+        };
+        lowerer.object(
+            root.clone(),
+            agent_docs(record, &params.ident),
+            fields,
+            &[],
+            true,
+        );
+        let page = params
+            .fields
+            .iter()
+            .position(|p| p.ty == ParamTy::Page && record.supports_pagination());
+        agents.push(AgentIr {
+            name: record.name.clone(),
+            module,
+            structs,
+            params,
+            localized: record.supports_localization(),
+            page,
+        });
+    }
+
+    if diags.is_empty() {
+        Ok(Unit { agents })
+    } else {
+        Err(Diagnostics(diags))
+    }
+}
+
+fn agent_docs(record: &AgentRecord, params: &str) -> Vec<String> {
+    let title = record.display_name.as_deref().unwrap_or(&record.name);
+    let mut d = docs::text(title);
+    if d.is_empty() {
+        d.push(format!("Output of the agent {}.", docs::code(&record.name)));
+    }
+    if let Some(desc) = record.description.as_deref() {
+        let lines = docs::text(desc);
+        if !lines.is_empty() {
+            d.push(String::new());
+            d.extend(lines);
+        }
+    }
+    d.push(String::new());
+    d.push(format!(
+        "The record in `data.parsing` of a run of the agent {}; run it with [`{params}`].",
+        docs::code(&record.name)
+    ));
+    let mut facts = Vec::new();
+    for (label, value) in [
+        ("Domain", &record.domain),
+        ("Vertical", &record.vertical),
+        ("Page type", &record.entity_type),
+    ] {
+        if let Some(v) = value.as_deref().filter(|v| !v.trim().is_empty()) {
+            facts.push(format!("{label}: {}.", docs::text(v).join(" ")));
+        }
+    }
+    facts.push(
+        if record.supports_localization() {
+            "Supports localization."
+        } else {
+            "Does not support localization."
+        }
+        .to_owned(),
+    );
+    facts.push(
+        if record.supports_pagination() {
+            "Supports pagination."
+        } else {
+            "Does not support pagination."
+        }
+        .to_owned(),
+    );
+    d.push(String::new());
+    d.push(facts.join(" "));
+    d.push(String::new());
+    d.push(
+        "Every field is optional, values of the wrong type are coerced or left empty and recorded \
+         in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`."
+            .to_owned(),
+    );
+    d
+}
+
+struct Lowerer<'a> {
+    types: &'a mut Namespace,
+    structs: &'a mut Vec<StructIr>,
+}
+
+impl Lowerer<'_> {
+    /// Adds a struct for an object; returns its index.
+    fn object(
+        &mut self,
+        ident: String,
+        docs: Vec<String>,
+        props: &IndexMap<String, FieldSchema>,
+        json_path: &[&str],
+        root: bool,
+    ) -> usize {
+        let index = self.structs.len();
+        self.structs.push(StructIr {
+            ident: ident.clone(),
+            docs,
+            fields: Vec::new(),
+            root,
+        });
+        let mut names = Namespace::values(naming::RECORD_FIELDS);
+        let mut fields = Vec::with_capacity(props.len());
+        for (json, schema) in props {
+            let field_ident = names.claim(&naming::field_base(json));
+            let mut path = json_path.to_vec();
+            path.push(json);
+            let (ty, note) = self.ty(&ident, json, schema, &path);
+            fields.push(FieldIr {
+                docs: field_docs(json, &field_ident, schema, note.as_deref()),
+                json: json.clone(),
+                ident: field_ident,
+                ty,
+            });
+        }
+        if let Some(s) = self.structs.get_mut(index) {
+            s.fields = fields;
+        }
+        index
+    }
+
+    fn ty(
+        &mut self,
+        parent: &str,
+        json: &str,
+        schema: &FieldSchema,
+        path: &[&str],
+    ) -> (Ty, Option<String>) {
+        let (shape, note) = types::classify(schema);
+        let ty = match shape {
+            Shape::Leaf(ty) => ty,
+            Shape::Array(None) => Ty::Array(Box::new(Ty::Any)),
+            Shape::Array(Some(items)) => {
+                let mut item_path = path.to_vec();
+                item_path.push("[]");
+                let (shape, _) = types::classify(items);
+                if let Shape::Object(props) = shape {
+                    let ident = self
+                        .types
+                        .claim(&naming::type_base(&[parent, json, "Item"]));
+                    let docs = nested_docs(parent, json, items, true);
+                    Ty::Array(Box::new(Ty::Struct(
+                        self.object(ident, docs, props, &item_path, false),
+                    )))
+                } else {
+                    // Arrays of arrays name their inner structs after the same field.
+                    let (inner, _) = self.ty(parent, json, items, &item_path);
+                    Ty::Array(Box::new(inner))
+                }
+            }
+            Shape::Object(props) => {
+                let ident = self.types.claim(&naming::type_base(&[parent, json]));
+                let docs = nested_docs(parent, json, schema, false);
+                Ty::Struct(self.object(ident, docs, props, path, false))
+            }
+        };
+        (ty, note)
+    }
+}
+
+fn nested_docs(parent: &str, json: &str, schema: &FieldSchema, item: bool) -> Vec<String> {
+    let mut d = match schema.description.as_deref().map(docs::text) {
+        Some(lines) if !lines.is_empty() => lines,
+        _ => vec![format!(
+            "{} {} of [`{parent}`].",
+            if item { "An item of" } else { "The object" },
+            docs::code(json)
+        )],
+    };
+    d.push(String::new());
+    d.push(format!(
+        "{} the field {} of [`{parent}`].",
+        if item { "Items of" } else { "Value of" },
+        docs::code(json)
+    ));
+    d
+}
+
+fn number_text(v: f64) -> String {
+    Value::from(v).to_string()
+}
+
+fn field_docs(json: &str, ident: &str, schema: &FieldSchema, note: Option<&str>) -> Vec<String> {
+    let mut d = schema
+        .description
+        .as_deref()
+        .map(docs::text)
+        .unwrap_or_default();
+    let mut facts = Vec::new();
+    if ident != json {
+        facts.push(format!("JSON name: {}.", docs::code(json)));
+    }
+    if let Some(format) = schema.format.as_deref() {
+        facts.push(format!("Format: {}.", docs::code(format)));
+    }
+    match (schema.minimum, schema.maximum) {
+        (Some(lo), Some(hi)) => {
+            facts.push(format!(
+                "Range: {} to {}.",
+                number_text(lo),
+                number_text(hi)
+            ));
+        }
+        (Some(lo), None) => facts.push(format!("Minimum: {}.", number_text(lo))),
+        (None, Some(hi)) => facts.push(format!("Maximum: {}.", number_text(hi))),
+        (None, None) => {}
+    }
+    if let Some(unit) = schema.extra.get("unit").and_then(Value::as_str) {
+        facts.push(format!("Unit: {}.", docs::code(unit)));
+    }
+    if let Some(note) = note {
+        facts.push(note.to_owned());
+    }
+    if !facts.is_empty() {
+        if !d.is_empty() {
+            d.push(String::new());
+        }
+        d.push(facts.join(" "));
+    }
+    if d.is_empty() {
+        d.push(format!("The field {}.", docs::code(json)));
+    }
+    d
+}
+
+fn lower_params(
+    record: &AgentRecord,
+    ident: String,
+    root: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> ParamsIr {
+    let mut names = Namespace::values(naming::PARAMS_MEMBERS);
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut inputs: Vec<InputProperty> = Vec::new();
+    for (i, input) in record.inputs().iter().enumerate() {
+        if let Some(first) = seen.insert(&input.name, i) {
+            diags.push(Diagnostic::new(
+                &record.name,
+                &format!("$.input_properties[{i}].name"),
+                &format!(
+                    "input {} is declared twice (first at $.input_properties[{first}])",
+                    Value::String(input.name.clone())
+                ),
+            ));
+        } else {
+            inputs.push(input.clone());
+        }
+    }
+    let page_name = record.pagination_param().map(|p| p.name.clone());
+    let synthesized_page = record.supports_pagination() && page_name.is_none();
+
+    let mut fields = Vec::new();
+    for input in &inputs {
+        let is_page = page_name.as_deref() == Some(input.name.as_str());
+        let (ty, note) = types::param_type(input, is_page);
+        let param_ident = names.claim(&naming::field_base(&input.name));
+        let mut checked = Vec::new();
+        let mut unchecked = Vec::new();
+        for rule in &input.rules {
+            match rules::parse(rule, ty) {
+                Parsed::Checked(r) => checked.push((rule.clone(), r)),
+                Parsed::DocOnly(why) => unchecked.push((rule.clone(), why)),
+            }
+        }
+        let docs = param_docs(input, &param_ident, &checked, &unchecked, note.as_deref());
+        fields.push(ParamIr {
+            json: input.name.clone(),
+            ident: param_ident,
+            ty,
+            required: input.required && !is_page,
+            rules: checked,
+            country: false,
+            localization: input.is_localization_param,
+            docs,
+        });
+    }
+    if synthesized_page {
+        fields.push(ParamIr {
+            json: "page".to_owned(),
+            ident: names.claim("page"),
+            ty: ParamTy::Page,
+            required: false,
+            rules: vec![("minimum 1".to_owned(), Rule::Minimum(1.0))],
+            country: false,
+            localization: false,
+            docs: vec![
+                "Page number. The record supports pagination but names no pagination input; \
+                 `page` is the service's common name for it."
+                    .to_owned(),
+            ],
+        });
+    }
+    for (json, ty, doc) in COMMON_PARAMS {
+        if inputs.iter().any(|i| i.name == *json) {
+            continue;
+        }
+        fields.push(ParamIr {
+            json: (*json).to_owned(),
+            ident: names.claim(json),
+            ty: *ty,
+            required: false,
+            rules: Vec::new(),
+            country: *json == "country",
+            localization: false,
+            docs: vec![
+                (*doc).to_owned(),
+                String::new(),
+                "Common to every agent (spec 4.4).".to_owned(),
+            ],
+        });
+    }
+
+    let mut docs = vec![format!(
+        "Parameters of the agent {}; the output is [`{root}`].",
+        docs::code(&record.name)
+    )];
+    docs.push(String::new());
+    docs.push(
+        "Required inputs are arguments of `new`, optional ones are set with the method of the same \
+         name; `validate()` checks the rules of the agent record before anything is sent."
+            .to_owned(),
+    );
+    ParamsIr {
+        ident,
+        docs,
+        fields,
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn param_docs(
+    input: &InputProperty,
+    ident: &str,
+    checked: &[(String, Rule)],
+    unchecked: &[(String, String)],
+    note: Option<&str>,
+) -> Vec<String> {
+    let mut d = input
+        .description
+        .as_deref()
+        .map(docs::text)
+        .unwrap_or_default();
+    let mut facts = Vec::new();
+    if ident != input.name {
+        facts.push(format!("JSON name: {}.", docs::code(&input.name)));
+    }
+    facts.push(
+        if input.required {
+            "Required."
+        } else {
+            "Optional."
+        }
+        .to_owned(),
+    );
+    if let Some(default) = input.default.as_ref().filter(|v| !v.is_null()) {
+        facts.push(format!("Default: {}.", docs::code(&value_text(default))));
+    }
+    if let Some(examples) = input.examples.as_ref().filter(|e| !e.is_empty()) {
+        let list: Vec<String> = examples
+            .iter()
+            .map(|e| docs::code(&value_text(e)))
+            .collect();
+        facts.push(format!("Examples: {}.", list.join(", ")));
+    }
+    if input.is_localization_param {
+        facts.push("Setting it makes the request localized.".to_owned());
+    }
+    if input.is_pagination_param {
+        facts.push("The pagination parameter.".to_owned());
+    }
+    if let Some(note) = note {
+        facts.push(note.to_owned());
+    }
+    if !d.is_empty() {
+        d.push(String::new());
+    }
+    d.push(facts.join(" "));
+    if !checked.is_empty() {
+        let list: Vec<String> = checked.iter().map(|(t, _)| docs::code(t)).collect();
+        d.push(String::new());
+        d.push(format!("Checked by `validate()`: {}.", list.join(", ")));
+    }
+    for (text, why) in unchecked {
+        d.push(String::new());
+        d.push(format!("Rule not checked ({why}): {}.", docs::code(text)));
+    }
+    d
+}

@@ -1,0 +1,265 @@
+//! Where a JSON name becomes a Rust name. Every identifier the generator emits comes from here.
+//!
+//! The scheme:
+//!
+//! * **Fields and modules** are `snake_case` of the JSON name (`productURL` → `product_url`,
+//!   `UNSPSC` → `unspsc`). Characters other than ASCII letters and digits separate words; a
+//!   non-ASCII letter is spelled as `u` and its hex code point (`café` → `caf_ue9`). A name that
+//!   starts with a digit gets a leading underscore (`4_stars_and_above` → `_4_stars_and_above`).
+//!   Keywords become raw identifiers (`r#type`, `r#match`), except those that cannot be raw
+//!   (`self`, `Self`, `super`, `crate`), which get a trailing underscore. A name with no letters
+//!   or digits at all becomes `field`.
+//! * **Types** are `UpperCamelCase`: the agent name for its output record (`retailer_a_pdp` →
+//!   `RetailerAPdp`), plus `Params` for its parameters; a nested object is its parent's name plus
+//!   the field's (`RetailerAPdpFrequentlyBoughtWith`), and the items of an array of objects add
+//!   `Item` (`RetailerAPdpTopReviewsItem`). Names of the prelude that generated code uses
+//!   (`Option`, `String`, `Vec`, …) are never taken.
+//! * **Collisions** are resolved, never left to rustc: within one [`Namespace`] (the fields of one
+//!   struct, the types of one generated module) the first claimant keeps the name and each later
+//!   one gets the smallest free numeric suffix (`product_url`, `product_url_2`; `FooParams`,
+//!   `FooParams2`). Claims happen in a fixed order (agents sorted by name; root and params types
+//!   before nested types; fields in schema order), so the result is deterministic.
+//!
+//! Every renamed field keeps a `#[serde(rename = "…")]` with its exact JSON name.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use proc_macro2::{Ident, Span};
+
+/// Keywords that can be written as raw identifiers (`r#type`).
+const RAW_KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
+    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
+    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
+    "virtual", "where", "while", "yield",
+];
+
+/// Keywords that cannot be raw identifiers.
+const NON_RAW_KEYWORDS: &[&str] = &["self", "Self", "super", "crate", "_"];
+
+/// Type names generated code refers to unqualified, so no generated type may take them.
+pub const RESERVED_TYPES: &[&str] = &[
+    "Option",
+    "Some",
+    "None",
+    "String",
+    "Vec",
+    "Result",
+    "Ok",
+    "Err",
+    "Box",
+    "Default",
+    "Clone",
+    "Debug",
+    "PartialEq",
+    "Eq",
+    "Send",
+    "Sync",
+    "Sized",
+    "Copy",
+    "Into",
+    "From",
+    "Iterator",
+    "IntoIterator",
+    "ToString",
+    "ToOwned",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "AsRef",
+    "AsMut",
+    "Extend",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    "Self",
+];
+
+/// Field names every generated output record uses for its own bookkeeping.
+pub const RECORD_FIELDS: &[&str] = &["unknown_fields", "mismatches"];
+
+/// Field (and setter) names every generated params type uses for its own members.
+pub const PARAMS_MEMBERS: &[&str] = &["new", "validate", "param", "extra", "uses_localization"];
+
+/// Splits a JSON name into ASCII word material: letters and digits kept, a non-ASCII letter or
+/// digit spelled `_u{hex}_`, everything else a word break.
+fn asciify(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if c.is_alphanumeric() {
+            let _ = write!(out, "_u{:x}_", u32::from(c));
+        } else {
+            out.push('_');
+        }
+    }
+    out
+}
+
+/// The snake_case base name for a field or module, before collision resolution.
+pub fn field_base(json: &str) -> String {
+    let mut s = asciify(json).to_snake_case();
+    if s.is_empty() || !s.bytes().any(|b| b.is_ascii_alphanumeric()) {
+        s = "field".to_owned();
+    }
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    if NON_RAW_KEYWORDS.contains(&s.as_str()) {
+        s.push('_');
+    }
+    s
+}
+
+/// The UpperCamelCase base name for a type made of `parts`, before collision resolution.
+pub fn type_base(parts: &[&str]) -> String {
+    let mut s = String::new();
+    for part in parts {
+        s.push_str(&asciify(part).to_upper_camel_case());
+    }
+    if s.is_empty() {
+        s = "Record".to_owned();
+    }
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    s
+}
+
+/// A set of names in which every claim gets a distinct identifier.
+#[derive(Debug, Clone)]
+pub struct Namespace {
+    taken: BTreeSet<String>,
+    separator: &'static str,
+}
+
+impl Namespace {
+    /// A namespace of snake_case names (fields, modules) in which `reserved` are taken.
+    pub fn values(reserved: &[&str]) -> Self {
+        Namespace {
+            taken: reserved.iter().map(|s| (*s).to_owned()).collect(),
+            separator: "_",
+        }
+    }
+
+    /// A namespace of UpperCamelCase type names in which `reserved` are taken.
+    pub fn types(reserved: &[&str]) -> Self {
+        Namespace {
+            taken: reserved.iter().map(|s| (*s).to_owned()).collect(),
+            separator: "",
+        }
+    }
+
+    /// Claims `base`, or `base` with the smallest free numeric suffix (`_2` for snake_case
+    /// names, `2` for type names).
+    pub fn claim(&mut self, base: &str) -> String {
+        if self.taken.insert(base.to_owned()) {
+            return base.to_owned();
+        }
+        let sep = if base.ends_with('_') {
+            ""
+        } else {
+            self.separator
+        };
+        let mut n = 2u64;
+        loop {
+            let candidate = format!("{base}{sep}{n}");
+            if self.taken.insert(candidate.clone()) {
+                return candidate;
+            }
+            n += 1;
+        }
+    }
+}
+
+/// The identifier for a name produced by this module: raw where it is a keyword.
+pub fn ident(name: &str) -> Ident {
+    if RAW_KEYWORDS.contains(&name) {
+        Ident::new_raw(name, Span::call_site())
+    } else {
+        Ident::new(name, Span::call_site())
+    }
+}
+
+/// `name` as it reads in source, raw prefix included (`r#type`), for docs and tests.
+pub fn display(name: &str) -> String {
+    if RAW_KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields() {
+        let cases = [
+            ("product_title", "product_title"),
+            ("productURL", "product_url"),
+            ("UNSPSC", "unspsc"),
+            ("UPC", "upc"),
+            ("4_stars_and_above", "_4_stars_and_above"),
+            ("5_star", "_5_star"),
+            ("type", "type"),
+            ("self", "self_"),
+            ("Self", "self_"),
+            ("crate", "crate_"),
+            ("super", "super_"),
+            ("", "field"),
+            ("%", "field"),
+            ("_", "field"),
+            ("price ($)", "price"),
+            ("café", "caf_ue9"),
+            ("日本", "u65e5_u672c"),
+            ("a-b.c d", "a_b_c_d"),
+        ];
+        for (json, want) in cases {
+            assert_eq!(field_base(json), want, "{json:?}");
+        }
+    }
+
+    #[test]
+    fn types() {
+        assert_eq!(type_base(&["retailer_a_pdp"]), "RetailerAPdp");
+        assert_eq!(
+            type_base(&["retailer_a_pdp", "Params"]),
+            "RetailerAPdpParams"
+        );
+        assert_eq!(type_base(&["4chan_thread"]), "_4chanThread");
+        assert_eq!(type_base(&["type"]), "Type");
+        assert_eq!(type_base(&[""]), "Record");
+    }
+
+    #[test]
+    fn collisions_get_the_smallest_free_suffix() {
+        let mut ns = Namespace::values(RECORD_FIELDS);
+        assert_eq!(ns.claim("product_url"), "product_url");
+        assert_eq!(ns.claim("product_url"), "product_url_2");
+        assert_eq!(ns.claim("product_url"), "product_url_3");
+        assert_eq!(ns.claim("mismatches"), "mismatches_2");
+        assert_eq!(ns.claim("self_"), "self_");
+        assert_eq!(ns.claim("self_"), "self_2");
+        let mut types = Namespace::types(RESERVED_TYPES);
+        assert_eq!(types.claim("Option"), "Option2");
+        assert_eq!(types.claim("FooParams"), "FooParams");
+        assert_eq!(types.claim("FooParams"), "FooParams2");
+        assert_eq!(types.claim("_4chan"), "_4chan");
+        assert_eq!(types.claim("_4chan"), "_4chan2");
+    }
+
+    #[test]
+    fn idents_are_valid() {
+        for name in ["type", "match", "gen", "async", "_4_star", "self_", "field"] {
+            let _ = ident(name);
+        }
+        assert_eq!(display("type"), "r#type");
+    }
+}

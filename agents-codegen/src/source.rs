@@ -1,0 +1,112 @@
+//! Reading agent records from schema files, and writing generated files only when they change.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use agents_schema::{AgentRecord, RecordError};
+
+use crate::{Diagnostic, Diagnostics};
+
+/// A record and the file it was read from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The schema file.
+    pub path: PathBuf,
+    /// The record in it.
+    pub record: AgentRecord,
+}
+
+fn diagnostics(path: &Path, err: RecordError) -> Vec<Diagnostic> {
+    let agent = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    match err {
+        RecordError::Syntax {
+            line,
+            column,
+            message,
+        } => vec![Diagnostic {
+            file: Some(path.to_owned()),
+            agent,
+            path: format!("line {line}, column {column}"),
+            message: format!("invalid JSON: {message}"),
+        }],
+        RecordError::Invalid(errors) => errors
+            .into_iter()
+            .map(|e| Diagnostic {
+                file: Some(path.to_owned()),
+                agent: agent.clone(),
+                path: e.path,
+                message: e.message,
+            })
+            .collect(),
+    }
+}
+
+fn io_diagnostic(path: &Path, err: &io::Error) -> Diagnostic {
+    Diagnostic {
+        file: Some(path.to_owned()),
+        agent: None,
+        path: "$".to_owned(),
+        message: format!("cannot read: {err}"),
+    }
+}
+
+/// Reads one schema file.
+pub fn load_file(path: &Path) -> Result<Loaded, Diagnostics> {
+    let text = fs::read_to_string(path).map_err(|e| Diagnostics(vec![io_diagnostic(path, &e)]))?;
+    AgentRecord::from_json(&text)
+        .map(|record| Loaded {
+            path: path.to_owned(),
+            record,
+        })
+        .map_err(|e| Diagnostics(diagnostics(path, e)))
+}
+
+/// The `*.json` files of a directory, sorted by name.
+pub fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Diagnostics> {
+    let entries = fs::read_dir(dir).map_err(|e| Diagnostics(vec![io_diagnostic(dir, &e)]))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Diagnostics(vec![io_diagnostic(dir, &e)]))?;
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "json") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Reads every `*.json` file of `dir` (sorted by name); problems of all files are reported
+/// together.
+pub fn load_dir(dir: &Path) -> Result<Vec<Loaded>, Diagnostics> {
+    let mut loaded = Vec::new();
+    let mut problems = Vec::new();
+    for path in schema_files(dir)? {
+        match load_file(&path) {
+            Ok(l) => loaded.push(l),
+            Err(Diagnostics(d)) => problems.extend(d),
+        }
+    }
+    if problems.is_empty() {
+        Ok(loaded)
+    } else {
+        Err(Diagnostics(problems))
+    }
+}
+
+/// Writes `content` to `path` unless the file already holds exactly that; returns whether it
+/// wrote. Unchanged files keep their modification time, so nothing downstream rebuilds.
+pub fn write_if_changed(path: &Path, content: &str) -> io::Result<bool> {
+    match fs::read(path) {
+        Ok(existing) if existing == content.as_bytes() => return Ok(false),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    fs::write(path, content)?;
+    Ok(true)
+}

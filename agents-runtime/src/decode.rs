@@ -1,0 +1,615 @@
+//! Drift-tolerant decoding of agent output in a single pass.
+//!
+//! Scraped data drifts from its schema: a price declared as a number arrives as `"$1,299.00"`, a
+//! list arrives as one string, a field goes missing. Generated output types deserialize through
+//! this module so that such drift never fails a record:
+//!
+//! * absent or `null` fields are `None`;
+//! * a value of the wrong type is coerced when that is lossless and obvious (a numeric string for
+//!   a number, `"true"` for a boolean, a number where text was declared), otherwise the field is
+//!   left empty; either way a [`Mismatch`] with the JSON path, the expected type and the raw value
+//!   is recorded on the root record;
+//! * unknown keys are kept in the record's `unknown_fields`.
+//!
+//! Each declared type reads the JSON type it expects directly from the deserializer (a
+//! [`Visitor`] per type, see [`Decode`]) and captures anything else as a [`serde_json::Value`]
+//! through serde's `MapAccessDeserializer`/`SeqAccessDeserializer`: there is no intermediate
+//! `Value` tree for well-formed data. [`strict`] turns any mismatch into an error instead.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The JSON type a field was declared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expected {
+    /// A string.
+    String,
+    /// Any number.
+    Number,
+    /// A whole number.
+    Integer,
+    /// `true` or `false`.
+    Boolean,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+    /// Any JSON value (the schema gave no usable type).
+    Any,
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Expected::String => "string",
+            Expected::Number => "number",
+            Expected::Integer => "integer",
+            Expected::Boolean => "boolean",
+            Expected::Array => "array",
+            Expected::Object => "object",
+            Expected::Any => "any value",
+        })
+    }
+}
+
+/// A value that did not have its declared type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mismatch {
+    /// Where the value was, in JSON names: `frequently_bought_with.products[2].price`.
+    pub path: String,
+    /// The type the schema declared.
+    pub expected: Expected,
+    /// The value as the service sent it.
+    pub found: Value,
+    /// True when the field holds a value converted from `found`; false when it was left empty.
+    pub coerced: bool,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.coerced {
+            "coerced"
+        } else {
+            "left empty"
+        };
+        write!(
+            f,
+            "{}: expected {}, found {} ({what})",
+            self.path, self.expected, self.found
+        )
+    }
+}
+
+/// Where a value sits inside the record being decoded. Built on the stack as decoding descends
+/// and only turned into text when a mismatch is recorded.
+#[derive(Debug, Clone, Copy)]
+pub enum Path<'a> {
+    /// The record itself.
+    Root,
+    /// A field of an object.
+    Field(&'a Path<'a>, &'static str),
+    /// An item of an array.
+    Index(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    fn write(&self, out: &mut String) {
+        match self {
+            Path::Root => {}
+            Path::Field(parent, name) => {
+                parent.write(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Path::Index(parent, i) => {
+                parent.write(out);
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        self.write(&mut s);
+        f.write_str(&s)
+    }
+}
+
+/// The decoding context handed to [`Decode`] impls: where mismatches go, and where we are.
+pub struct Ctx<'s, 'p> {
+    /// Mismatches of the whole record.
+    pub sink: &'s mut Vec<Mismatch>,
+    /// Path of the value being decoded.
+    pub path: Path<'p>,
+}
+
+impl Ctx<'_, '_> {
+    /// Records a mismatch at the current path.
+    pub fn record(&mut self, expected: Expected, found: Value, coerced: bool) {
+        let mut path = String::new();
+        self.path.write(&mut path);
+        self.sink.push(Mismatch {
+            path,
+            expected,
+            found,
+            coerced,
+        });
+    }
+
+    /// Captures an array that was not expected here and records it as a mismatch.
+    pub fn reject_seq<'de, A: SeqAccess<'de>, T>(
+        mut self,
+        expected: Expected,
+        seq: A,
+    ) -> Result<Option<T>, A::Error> {
+        let found = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+        self.record(expected, found, false);
+        Ok(None)
+    }
+
+    /// Captures an object that was not expected here and records it as a mismatch.
+    pub fn reject_map<'de, A: MapAccess<'de>, T>(
+        mut self,
+        expected: Expected,
+        map: A,
+    ) -> Result<Option<T>, A::Error> {
+        let found = Value::deserialize(MapAccessDeserializer::new(map))?;
+        self.record(expected, found, false);
+        Ok(None)
+    }
+}
+
+/// What a scalar conversion made of a JSON value.
+#[derive(Debug)]
+pub enum Outcome<T> {
+    /// The value had the declared type.
+    Exact(T),
+    /// The value was converted losslessly; a mismatch is recorded.
+    Coerced(T),
+    /// The value does not fit; the field is left empty and a mismatch is recorded.
+    Rejected,
+}
+
+/// A type that output records are made of, decoded with drift tolerance.
+///
+/// Each method receives one JSON shape; the defaults reject it. Generated record types implement
+/// [`Decode::from_map`]; the scalar, array, map and raw-JSON impls live here.
+pub trait Decode: Sized {
+    /// The declared JSON type, for mismatch reports.
+    const EXPECTED: Expected;
+
+    /// A JSON boolean.
+    fn from_bool(_v: bool) -> Outcome<Self> {
+        Outcome::Rejected
+    }
+    /// A JSON number that fits an i64.
+    fn from_i64(_v: i64) -> Outcome<Self> {
+        Outcome::Rejected
+    }
+    /// A JSON number that fits a u64.
+    fn from_u64(_v: u64) -> Outcome<Self> {
+        Outcome::Rejected
+    }
+    /// Any other JSON number.
+    fn from_f64(_v: f64) -> Outcome<Self> {
+        Outcome::Rejected
+    }
+    /// A JSON string, borrowed.
+    fn from_str(_v: &str) -> Outcome<Self> {
+        Outcome::Rejected
+    }
+    /// A JSON string, owned; `Err` gives it back when this type does not take strings as-is.
+    fn take_string(v: String) -> Result<Self, String> {
+        Err(v)
+    }
+    /// A JSON array.
+    fn from_seq<'de, A: SeqAccess<'de>>(
+        seq: A,
+        ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        ctx.reject_seq(Self::EXPECTED, seq)
+    }
+    /// A JSON object.
+    fn from_map<'de, A: MapAccess<'de>>(
+        map: A,
+        ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        ctx.reject_map(Self::EXPECTED, map)
+    }
+    /// A JSON `null` inside an array, where it cannot be represented (`Value` keeps it).
+    fn from_null_item() -> Option<Self> {
+        None
+    }
+}
+
+/// A generated output record: an object with declared fields, unknown fields and mismatches.
+pub trait Record: Decode {
+    /// Keys the schema does not declare, kept as sent.
+    fn unknown_fields(&self) -> &Map<String, Value>;
+    /// Every value of this record (and the objects nested in it) that did not have its declared
+    /// type, with its path. Empty for records nested inside another record: their mismatches are
+    /// recorded on the root.
+    fn mismatches(&self) -> &[Mismatch];
+    /// Replaces the mismatch list (used by the decoder on the root record).
+    fn set_mismatches(&mut self, mismatches: Vec<Mismatch>);
+}
+
+/// Decodes one value of type `T` at a path, recording mismatches; `None` for absent values.
+pub struct Seed<'s, 'p, T> {
+    ctx: Ctx<'s, 'p>,
+    in_array: bool,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
+    /// A seed for the field `name` under `parent`.
+    pub fn field(sink: &'s mut Vec<Mismatch>, parent: &'p Path<'p>, name: &'static str) -> Self {
+        Seed {
+            ctx: Ctx {
+                sink,
+                path: Path::Field(parent, name),
+            },
+            in_array: false,
+            _type: PhantomData,
+        }
+    }
+
+    fn finish(mut self, outcome: Outcome<T>, raw: impl FnOnce() -> Value) -> Option<T> {
+        match outcome {
+            Outcome::Exact(v) => Some(v),
+            Outcome::Coerced(v) => {
+                self.ctx.record(T::EXPECTED, raw(), true);
+                Some(v)
+            }
+            Outcome::Rejected => {
+                self.ctx.record(T::EXPECTED, raw(), false);
+                None
+            }
+        }
+    }
+}
+
+impl<'de, T: Decode> DeserializeSeed<'de> for Seed<'_, '_, T> {
+    type Value = Option<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<T>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, T: Decode> Visitor<'de> for Seed<'_, '_, T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "any JSON value (declared {})", T::EXPECTED)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_bool(v), || Value::Bool(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_i64(v), || Value::from(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_u64(v), || Value::from(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_f64(v), || Value::from(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_str(v), || Value::String(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Option<T>, E> {
+        match T::take_string(v) {
+            Ok(taken) => Ok(Some(taken)),
+            Err(v) => {
+                let outcome = T::from_str(&v);
+                Ok(self.finish(outcome, || Value::String(v)))
+            }
+        }
+    }
+    fn visit_unit<E: de::Error>(mut self) -> Result<Option<T>, E> {
+        if self.in_array {
+            match T::from_null_item() {
+                Some(v) => return Ok(Some(v)),
+                None => self.ctx.record(T::EXPECTED, Value::Null, false),
+            }
+        }
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<T>, A::Error> {
+        T::from_seq(seq, self.ctx)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+        T::from_map(map, self.ctx)
+    }
+}
+
+/// Reads an object key and classifies it with a generated lookup, allocating only for keys the
+/// schema does not declare.
+pub struct KeySeed<K>(pub fn(&str) -> Option<K>);
+
+/// A key read by [`KeySeed`].
+pub enum Key<K> {
+    /// A declared field.
+    Known(K),
+    /// A key the schema does not declare.
+    Unknown(String),
+}
+
+impl<'de, K> DeserializeSeed<'de> for KeySeed<K> {
+    type Value = Key<K>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key<K>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, K> Visitor<'de> for KeySeed<K> {
+    type Value = Key<K>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<K>, E> {
+        Ok(match (self.0)(v) {
+            Some(k) => Key::Known(k),
+            None => Key::Unknown(v.to_owned()),
+        })
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Key<K>, E> {
+        Ok(match (self.0)(&v) {
+            Some(k) => Key::Known(k),
+            None => Key::Unknown(v),
+        })
+    }
+}
+
+/// Deserializes a root record: a JSON object whose mismatches are collected on the record.
+pub fn deserialize_record<'de, T: Record, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    struct RootVisitor<T>(PhantomData<fn() -> T>);
+    impl<'de, T: Record> Visitor<'de> for RootVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object (an output record)")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            let mut sink = Vec::new();
+            let record = T::from_map(
+                map,
+                Ctx {
+                    sink: &mut sink,
+                    path: Path::Root,
+                },
+            )?;
+            let mut record = record.ok_or_else(|| de::Error::custom("record rejected"))?;
+            record.set_mismatches(sink);
+            Ok(record)
+        }
+    }
+    d.deserialize_map(RootVisitor(PhantomData))
+}
+
+/// A record decoded in strict mode had values of the wrong type.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{} value(s) did not match the schema, first: {}", .mismatches.len(), .mismatches.first().map(ToString::to_string).unwrap_or_default())]
+pub struct DriftError {
+    /// Every mismatch of the record.
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// Strict mode: the record if every value had its declared type, else every mismatch.
+pub fn strict<T: Record>(record: T) -> Result<T, DriftError> {
+    if record.mismatches().is_empty() {
+        Ok(record)
+    } else {
+        Err(DriftError {
+            mismatches: record.mismatches().to_vec(),
+        })
+    }
+}
+
+// ---- scalar impls -------------------------------------------------------------------------
+
+/// Parses a number written as text: plain (`"12.5"`, `" 7 "`), or a price with one currency
+/// sign and comma thousands separators (`"$1,299.00"`, `"1,299 €"`). Anything else is `None`.
+pub fn parse_numeric_text(s: &str) -> Option<f64> {
+    let t = s.trim();
+    let t = t
+        .strip_prefix(['$', '€', '£', '¥'])
+        .or_else(|| t.strip_suffix(['$', '€', '£', '¥']))
+        .map_or(t, str::trim);
+    if t.is_empty() {
+        return None;
+    }
+    let plain: std::borrow::Cow<'_, str> = if t.contains(',') {
+        let (int, frac) = t.split_once('.').map_or((t, None), |(i, f)| (i, Some(f)));
+        let int = int.strip_prefix('-').unwrap_or(int);
+        let mut groups = int.split(',');
+        let first = groups.next()?;
+        let ok = (1..=3).contains(&first.len())
+            && first.bytes().all(|b| b.is_ascii_digit())
+            && groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()));
+        if !ok || frac.is_some_and(|f| f.contains(',')) {
+            return None;
+        }
+        t.replace(',', "").into()
+    } else {
+        t.into()
+    };
+    let valid = plain
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
+    if !valid {
+        return None;
+    }
+    plain.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+impl Decode for String {
+    const EXPECTED: Expected = Expected::String;
+    fn from_str(v: &str) -> Outcome<Self> {
+        Outcome::Exact(v.to_owned())
+    }
+    fn take_string(v: String) -> Result<Self, String> {
+        Ok(v)
+    }
+    fn from_bool(v: bool) -> Outcome<Self> {
+        Outcome::Coerced(v.to_string())
+    }
+    fn from_i64(v: i64) -> Outcome<Self> {
+        Outcome::Coerced(v.to_string())
+    }
+    fn from_u64(v: u64) -> Outcome<Self> {
+        Outcome::Coerced(v.to_string())
+    }
+    fn from_f64(v: f64) -> Outcome<Self> {
+        Outcome::Coerced(v.to_string())
+    }
+}
+
+impl Decode for f64 {
+    const EXPECTED: Expected = Expected::Number;
+    fn from_i64(v: i64) -> Outcome<Self> {
+        Outcome::Exact(v as f64)
+    }
+    fn from_u64(v: u64) -> Outcome<Self> {
+        Outcome::Exact(v as f64)
+    }
+    fn from_f64(v: f64) -> Outcome<Self> {
+        Outcome::Exact(v)
+    }
+    fn from_str(v: &str) -> Outcome<Self> {
+        parse_numeric_text(v).map_or(Outcome::Rejected, Outcome::Coerced)
+    }
+}
+
+fn whole(v: f64) -> Option<i64> {
+    (v.fract() == 0.0 && v >= i64::MIN as f64 && v <= i64::MAX as f64).then_some(v as i64)
+}
+
+impl Decode for i64 {
+    const EXPECTED: Expected = Expected::Integer;
+    fn from_i64(v: i64) -> Outcome<Self> {
+        Outcome::Exact(v)
+    }
+    fn from_u64(v: u64) -> Outcome<Self> {
+        i64::try_from(v).map_or(Outcome::Rejected, Outcome::Exact)
+    }
+    fn from_f64(v: f64) -> Outcome<Self> {
+        whole(v).map_or(Outcome::Rejected, Outcome::Coerced)
+    }
+    fn from_str(v: &str) -> Outcome<Self> {
+        parse_numeric_text(v)
+            .and_then(whole)
+            .map_or(Outcome::Rejected, Outcome::Coerced)
+    }
+}
+
+impl Decode for bool {
+    const EXPECTED: Expected = Expected::Boolean;
+    fn from_bool(v: bool) -> Outcome<Self> {
+        Outcome::Exact(v)
+    }
+    fn from_str(v: &str) -> Outcome<Self> {
+        match v.trim() {
+            "true" | "True" | "TRUE" => Outcome::Coerced(true),
+            "false" | "False" | "FALSE" => Outcome::Coerced(false),
+            _ => Outcome::Rejected,
+        }
+    }
+}
+
+impl<T: Decode> Decode for Vec<T> {
+    const EXPECTED: Expected = Expected::Array;
+    fn from_seq<'de, A: SeqAccess<'de>>(
+        mut seq: A,
+        ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        let Ctx { sink, path } = ctx;
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        let mut i = 0;
+        loop {
+            let seed = Seed::<T> {
+                ctx: Ctx {
+                    sink: &mut *sink,
+                    path: Path::Index(&path, i),
+                },
+                in_array: true,
+                _type: PhantomData,
+            };
+            match seq.next_element_seed(seed)? {
+                Some(Some(item)) => out.push(item),
+                Some(None) => {}
+                None => break,
+            }
+            i += 1;
+        }
+        Ok(Some(out))
+    }
+}
+
+/// An object the schema declares without properties: kept as a JSON map.
+impl Decode for Map<String, Value> {
+    const EXPECTED: Expected = Expected::Object;
+    fn from_map<'de, A: MapAccess<'de>>(
+        map: A,
+        _ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        Map::deserialize(MapAccessDeserializer::new(map)).map(Some)
+    }
+}
+
+/// A field of unknown or missing type: any JSON value is kept as it is.
+impl Decode for Value {
+    const EXPECTED: Expected = Expected::Any;
+    fn from_bool(v: bool) -> Outcome<Self> {
+        Outcome::Exact(Value::Bool(v))
+    }
+    fn from_i64(v: i64) -> Outcome<Self> {
+        Outcome::Exact(v.into())
+    }
+    fn from_u64(v: u64) -> Outcome<Self> {
+        Outcome::Exact(v.into())
+    }
+    fn from_f64(v: f64) -> Outcome<Self> {
+        Outcome::Exact(v.into())
+    }
+    fn from_str(v: &str) -> Outcome<Self> {
+        Outcome::Exact(Value::String(v.to_owned()))
+    }
+    fn take_string(v: String) -> Result<Self, String> {
+        Ok(Value::String(v))
+    }
+    fn from_seq<'de, A: SeqAccess<'de>>(
+        seq: A,
+        _ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(Some)
+    }
+    fn from_map<'de, A: MapAccess<'de>>(
+        map: A,
+        _ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(map)).map(Some)
+    }
+    fn from_null_item() -> Option<Self> {
+        Some(Value::Null)
+    }
+}

@@ -1,0 +1,36 @@
+//! Runtime for typed bindings of the web data extraction service.
+//!
+//! Generated agent bindings (from `cargo xtask codegen`, the `agent!` macro or a build script)
+//! build on the items here:
+//!
+//! * [`Agent`], [`AgentParams`], [`Localized`] and [`Paginated`] tie an agent's name, parameters
+//!   and output type together, so that options an agent does not support do not compile;
+//! * [`decode`] reads agent output in one pass and tolerates drift from the schema, recording
+//!   each [`Mismatch`](decode::Mismatch) instead of failing the record;
+//! * [`validate`] checks parameters against the rules of the agent's inputs before sending.
+//!
+//! With the default `catalog` feature, [`catalog`] holds the bindings of every agent of the
+//! service's public catalog.
+
+pub mod agent;
+pub mod decode;
+pub mod validate;
+
+#[cfg(feature = "catalog")]
+pub mod catalog;
+
+pub use agent::{Agent, AgentParams, Localized, Paginated};
+pub use decode::{DriftError, Mismatch, Record};
+pub use serde_json::Value;
+pub use validate::{ValidationError, Violation};
+
+/// A JSON object: the type of objects an agent schema declares without properties, and of the
+/// `unknown_fields` of every generated record.
+pub type JsonMap = serde_json::Map<String, Value>;
+
+/// Re-exports used by generated code; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+}
