@@ -297,7 +297,7 @@ impl Lowerer<'_> {
                 if let Shape::Object(props) = shape {
                     let ident = self
                         .types
-                        .claim(&naming::type_base(&[parent, json, "Item"]));
+                        .claim(&naming::nested_type_base(parent, &[json, "Item"]));
                     let docs = nested_docs(parent, json, items, true);
                     Ty::Array(Box::new(Ty::Struct(
                         self.object(ident, docs, props, &item_path, false),
@@ -309,7 +309,7 @@ impl Lowerer<'_> {
                 }
             }
             Shape::Object(props) => {
-                let ident = self.types.claim(&naming::type_base(&[parent, json]));
+                let ident = self.types.claim(&naming::nested_type_base(parent, &[json]));
                 let docs = nested_docs(parent, json, schema, false);
                 Ty::Struct(self.object(ident, docs, props, path, false))
             }

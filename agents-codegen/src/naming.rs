@@ -131,6 +131,16 @@ pub fn type_base(parts: &[&str]) -> String {
     s
 }
 
+/// The base name of a type nested in `parent` (already a type name, kept as it is), made of
+/// `parts` (`RetailerAPdp` + `top_reviews`, `Item` → `RetailerAPdpTopReviewsItem`).
+pub fn nested_type_base(parent: &str, parts: &[&str]) -> String {
+    let mut s = parent.to_owned();
+    for part in parts {
+        s.push_str(&asciify(part).to_upper_camel_case());
+    }
+    s
+}
+
 /// A set of names in which every claim gets a distinct identifier.
 #[derive(Debug, Clone)]
 pub struct Namespace {
@@ -236,6 +246,11 @@ mod tests {
         assert_eq!(type_base(&["4chan_thread"]), "_4chanThread");
         assert_eq!(type_base(&["type"]), "Type");
         assert_eq!(type_base(&[""]), "Record");
+        assert_eq!(nested_type_base("DeepL1L2Item", &["l3"]), "DeepL1L2ItemL3");
+        assert_eq!(
+            nested_type_base("_4chanThread", &["posts", "Item"]),
+            "_4chanThreadPostsItem"
+        );
     }
 
     #[test]

@@ -16,6 +16,9 @@
 //! | `["T", "null"]`                              | as `T`                             |
 //! | missing, `null`, unknown or a union of types | `serde_json::Value` (noted in docs) |
 //!
+//! A `number` is an `f64`: an integer-valued number such as `4` serializes back as `4.0`, the
+//! same JSON number.
+//!
 //! Input parameters: `string` → `String`, `number` → `f64` (the pagination parameter → `u32`),
 //! `integer` → `i64`, `boolean` → `bool`, anything else → `serde_json::Value` (noted in docs).
 

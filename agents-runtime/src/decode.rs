@@ -235,7 +235,7 @@ pub trait Decode: Sized {
 }
 
 /// A generated output record: an object with declared fields, unknown fields and mismatches.
-pub trait Record: Decode {
+pub trait Record: Decode + Default {
     /// Keys the schema does not declare, kept as sent.
     fn unknown_fields(&self) -> &Map<String, Value>;
     /// Every value of this record (and the objects nested in it) that did not have its declared
@@ -404,6 +404,126 @@ pub fn deserialize_record<'de, T: Record, D: Deserializer<'de>>(d: D) -> Result<
         }
     }
     d.deserialize_map(RootVisitor(PhantomData))
+}
+
+/// Decodes one root record from any JSON value: an object is decoded field by field; anything
+/// else gives an empty record with one mismatch at its root, so that a list keeps its positions.
+struct RecordSeed<T>(PhantomData<fn() -> T>);
+
+impl<'de, T: Record> DeserializeSeed<'de> for RecordSeed<T> {
+    type Value = T;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        let mut sink = Vec::new();
+        let seed = Seed::<T> {
+            ctx: Ctx {
+                sink: &mut sink,
+                path: Path::Root,
+            },
+            in_array: true,
+            _type: PhantomData,
+        };
+        let mut record = d.deserialize_any(seed)?.unwrap_or_default();
+        record.set_mismatches(sink);
+        Ok(record)
+    }
+}
+
+/// `data.parsing` of a run result: one record (product pages) or a list of records (search and
+/// category pages). Both deserialize; a list item that is not an object becomes an empty record
+/// carrying the mismatch, so positions are kept and nothing is dropped silently.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Parsing<T> {
+    /// A single record.
+    One(T),
+    /// A list of records.
+    Many(Vec<T>),
+}
+
+impl<T> Parsing<T> {
+    /// Every record, one or many.
+    pub fn records(&self) -> &[T] {
+        match self {
+            Parsing::One(one) => std::slice::from_ref(one),
+            Parsing::Many(many) => many,
+        }
+    }
+
+    /// Every record, owned.
+    pub fn into_records(self) -> Vec<T> {
+        match self {
+            Parsing::One(one) => vec![one],
+            Parsing::Many(many) => many,
+        }
+    }
+
+    /// The record when there is exactly one (a single record, or a list of one).
+    pub fn single(&self) -> Option<&T> {
+        match self.records() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+impl<'de, T: Record> Deserialize<'de> for Parsing<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ParsingVisitor<T>(PhantomData<fn() -> T>);
+        impl<'de, T: Record> Visitor<'de> for ParsingVisitor<T> {
+            type Value = Parsing<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a record or a list of records")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsing<T>, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                while let Some(record) = seq.next_element_seed(RecordSeed::<T>(PhantomData))? {
+                    out.push(record);
+                }
+                Ok(Parsing::Many(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Parsing<T>, A::Error> {
+                RecordSeed::<T>(PhantomData)
+                    .deserialize(MapAccessDeserializer::new(map))
+                    .map(Parsing::One)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(T::default()))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Parsing<T>, E> {
+                self.visit_unit()
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Parsing<T>, D::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(Value::String(v.to_owned()))))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(Value::Bool(v))))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(v.into())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(v.into())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(v.into())))
+            }
+        }
+        d.deserialize_any(ParsingVisitor(PhantomData))
+    }
+}
+
+fn scalar_record<T: Record>(found: Value) -> T {
+    let mut record = T::default();
+    record.set_mismatches(vec![Mismatch {
+        path: String::new(),
+        expected: Expected::Object,
+        found,
+        coerced: false,
+    }]);
+    record
 }
 
 /// A record decoded in strict mode had values of the wrong type.

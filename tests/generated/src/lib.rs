@@ -1,0 +1,17 @@
+//! Generated bindings compiled under `#![deny(warnings)]`: if the generator emits anything that
+//! warns (a naming lint, a missing doc, an unused item) or does not compile, this crate fails to
+//! build. Its doctests run too, so a description that turned into a code block would fail.
+#![deny(warnings)]
+
+/// Bindings of the hostile corpus (`tests/corpus/`) and a 2,000-field record.
+pub mod hostile {
+    include!(concat!(env!("OUT_DIR"), "/hostile.rs"));
+}
+
+/// Bindings of a fixed-seed sample of random agent records.
+pub mod random {
+    include!(concat!(env!("OUT_DIR"), "/random.rs"));
+}
+
+/// How many random records were generated into [`random`].
+pub const RANDOM_RECORDS: usize = include!(concat!(env!("OUT_DIR"), "/random_count.rs"));
