@@ -125,12 +125,14 @@ pub fn lower(records: &[&AgentRecord]) -> Result<Unit, Diagnostics> {
     let mut diags = Vec::new();
     let mut by_name: BTreeMap<&str, &AgentRecord> = BTreeMap::new();
     for r in records {
-        if by_name.insert(r.name.as_str(), r).is_some() {
+        if by_name.contains_key(r.name.as_str()) {
             diags.push(Diagnostic::new(
                 &r.name,
                 "$.name",
                 "two records have this agent name",
             ));
+        } else {
+            by_name.insert(r.name.as_str(), r);
         }
     }
 
@@ -337,7 +339,11 @@ fn nested_docs(parent: &str, json: &str, schema: &FieldSchema, item: bool) -> Ve
 }
 
 fn number_text(v: f64) -> String {
-    Value::from(v).to_string()
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        Value::from(v).to_string()
+    }
 }
 
 fn field_docs(json: &str, ident: &str, schema: &FieldSchema, note: Option<&str>) -> Vec<String> {

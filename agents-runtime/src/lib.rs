@@ -6,7 +6,7 @@
 //! * [`Agent`], [`AgentParams`], [`Localized`] and [`Paginated`] tie an agent's name, parameters
 //!   and output type together, so that options an agent does not support do not compile;
 //! * [`decode`] reads agent output in one pass and tolerates drift from the schema, recording
-//!   each [`Mismatch`](decode::Mismatch) instead of failing the record;
+//!   each [`Mismatch`] instead of failing the record;
 //! * [`validate`] checks parameters against the rules of the agent's inputs before sending.
 //!
 //! With the default `catalog` feature, [`catalog`] holds the bindings of every agent of the

@@ -260,7 +260,7 @@ pub struct RetailerAPdp {
     pub price_per_unit: Option<f64>,
     /// Average star rating
     ///
-    /// Range: 0.0 to 5.0.
+    /// Range: 0 to 5.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub average_of_reviews: Option<f64>,
     /// Whether the product can be bought now

@@ -30,7 +30,7 @@ pub struct RetailerASerp {
     /// The field `list_price`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub list_price: Option<f64>,
-    /// Range: 0.0 to 5.0.
+    /// Range: 0 to 5.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The field `number_of_reviews`.

@@ -30,7 +30,7 @@ pub struct RetailerBSearch {
     /// The field `was_price`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub was_price: Option<f64>,
-    /// Range: 0.0 to 5.0.
+    /// Range: 0 to 5.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The field `review_count`.

@@ -34,7 +34,7 @@ pub struct RetailerCPdp {
     pub list_price: Option<f64>,
     /// Average rating
     ///
-    /// Range: 0.0 to 5.0.
+    /// Range: 0 to 5.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// Number of reviews
@@ -360,7 +360,7 @@ pub struct RetailerCPdpSeller {
     /// The field `name`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Range: 0.0 to 5.0.
+    /// Range: 0 to 5.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// Format: `uri`.

@@ -187,7 +187,7 @@ pub struct SearchEngineMapsSearchEntitiesPlaceItem {
     /// Format: `uri`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub website: Option<String>,
-    /// Range: 0.0 to 5.0.
+    /// Range: 0 to 5.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The field `reviews`.
@@ -196,10 +196,10 @@ pub struct SearchEngineMapsSearchEntitiesPlaceItem {
     /// The field `category`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
-    /// Range: -90.0 to 90.0.
+    /// Range: -90 to 90.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latitude: Option<f64>,
-    /// Range: -180.0 to 180.0.
+    /// Range: -180 to 180.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub longitude: Option<f64>,
     /// Opening hours by weekday

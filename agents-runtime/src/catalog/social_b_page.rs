@@ -39,7 +39,7 @@ pub struct SocialBPage {
     /// The field `address`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
-    /// Range: 0.0 to 5.0.
+    /// Range: 0 to 5.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The field `is_verified`.
