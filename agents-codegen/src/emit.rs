@@ -261,7 +261,11 @@ fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
         let id = ident(&f.ident);
         if f.required {
             let (_, conv) = param_arg(f.ty, p);
-            quote!(#id: #id #conv,)
+            if conv.is_empty() {
+                quote!(#id,)
+            } else {
+                quote!(#id: #id #conv,)
+            }
         } else {
             quote!(#id: None,)
         }
@@ -294,23 +298,15 @@ fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
     });
     let validate = validate_body(params, agent, p);
     let localization = {
-        let terms: Vec<TokenStream> = params
-            .fields
-            .iter()
-            .filter(|f| f.localization)
-            .map(|f| {
-                let id = ident(&f.ident);
-                if f.required {
-                    quote!(true)
-                } else {
-                    quote!(self.#id.is_some())
-                }
-            })
-            .collect();
-        if terms.is_empty() {
+        let localizing: Vec<&ParamIr> = params.fields.iter().filter(|f| f.localization).collect();
+        if localizing.iter().any(|f| f.required) {
+            // A required localization input is always set.
+            quote!(true)
+        } else if localizing.is_empty() {
             quote!(false)
         } else {
-            quote!(#(#terms)||*)
+            let ids = localizing.iter().map(|f| ident(&f.ident));
+            quote!(#(self.#ids.is_some())||*)
         }
     };
     let default_impl = required.is_empty().then(|| {

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! Bad schemas: every problem is reported together, naming the file, the agent and the JSON path.
 
 use std::fs;

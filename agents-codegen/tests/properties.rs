@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! The generator never panics: for any record it returns code that parses, or an error.
 
 use agents_codegen::{Options, generate};

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! Snapshots of generated source, and its determinism.
 
 use agents_codegen::{Options, generate, load_dir, load_file};

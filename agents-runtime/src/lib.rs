@@ -34,3 +34,8 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 }
+
+/// The examples of README.md, compiled and run as doctests so that the README never lies.
+#[cfg(all(doctest, feature = "catalog"))]
+#[doc = include_str!("../../README.md")]
+mod readme {}

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! The checked-in catalog bindings against data: a full retailer_a_pdp record round-trips, and
 //! every drift case of the live service behaves as specified.
 

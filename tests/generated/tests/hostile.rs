@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! Bindings of the hostile corpus: every JSON name maps to a usable field and back.
 
 use agents_runtime::{Agent, AgentParams, Localized, Paginated, Record};
@@ -193,13 +194,4 @@ fn deep_and_wide_records_decode() {
     assert_eq!(serde_json::to_value(&rec).unwrap(), sample);
     let _ = Empty::default();
     let _ = EmptyParams::new();
-}
-
-#[test]
-fn the_random_sample_was_compiled() {
-    assert!(
-        agents_tests_generated::RANDOM_RECORDS >= 40,
-        "{}",
-        agents_tests_generated::RANDOM_RECORDS
-    );
 }
