@@ -2,6 +2,7 @@
 //! sent. Generated `validate()` methods call [`Violations`]; the rule text was parsed by the
 //! generator.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -47,7 +48,7 @@ fn list(v: &[Violation]) -> String {
 
 /// A regular expression from an input rule, compiled once on first use.
 pub struct Pattern {
-    source: &'static str,
+    source: Cow<'static, str>,
     compiled: OnceLock<Option<Regex>>,
 }
 
@@ -55,14 +56,22 @@ impl Pattern {
     /// A pattern from rule text; compiled lazily.
     pub const fn new(source: &'static str) -> Self {
         Pattern {
-            source,
+            source: Cow::Borrowed(source),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// A pattern from rule text known only at run time (the emulator reads rules from records).
+    pub fn owned(source: String) -> Self {
+        Pattern {
+            source: Cow::Owned(source),
             compiled: OnceLock::new(),
         }
     }
 
     fn regex(&self) -> Option<&Regex> {
         self.compiled
-            .get_or_init(|| Regex::new(self.source).ok())
+            .get_or_init(|| Regex::new(&self.source).ok())
             .as_ref()
     }
 }
@@ -70,15 +79,15 @@ impl Pattern {
 /// Collects broken rules while a generated `validate()` walks the parameters.
 #[derive(Debug)]
 pub struct Violations {
-    agent: &'static str,
+    agent: String,
     found: Vec<Violation>,
 }
 
 impl Violations {
     /// Starts checking the parameters of `agent`.
-    pub fn new(agent: &'static str) -> Self {
+    pub fn new(agent: impl Into<String>) -> Self {
         Violations {
-            agent,
+            agent: agent.into(),
             found: Vec::new(),
         }
     }
@@ -170,7 +179,7 @@ impl Violations {
             Ok(())
         } else {
             Err(ValidationError {
-                agent: self.agent.to_owned(),
+                agent: self.agent,
                 violations: self.found,
             })
         }

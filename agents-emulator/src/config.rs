@@ -1,0 +1,192 @@
+//! What an emulator instance is configured with: accounts, rate limit, lifecycle clock, faults.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How an account answers (spec 7): active, out of budget (402) or blocked (403).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AccountStatus {
+    /// Requests are served.
+    #[default]
+    Active,
+    /// Every request answers 402 Payment required.
+    NoBudget,
+    /// Every request answers 403 Forbidden.
+    Blocked,
+}
+
+/// An account and its API key.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Account {
+    /// The API key (`Authorization: Bearer <key>`).
+    pub key: String,
+    /// Account name, shown in task records; private agents belong to it.
+    pub name: String,
+    /// How the account answers.
+    pub status: AccountStatus,
+}
+
+impl std::fmt::Debug for Account {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Account")
+            .field("key", &"[redacted]")
+            .field("name", &self.name)
+            .field("status", &self.status)
+            .finish()
+    }
+}
+
+impl Account {
+    /// An active account with this key; its name is derived from the key's position.
+    pub fn new(key: impl Into<String>) -> Self {
+        Account {
+            key: key.into(),
+            name: String::new(),
+            status: AccountStatus::Active,
+        }
+    }
+
+    /// Sets the account name.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Sets how the account answers.
+    pub fn status(mut self, status: AccountStatus) -> Self {
+        self.status = status;
+        self
+    }
+}
+
+/// Which of the two 429 body shapes of spec section 7 the emulator sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RateLimitShape {
+    /// `{"error": {"code": "RATE_LIMIT_EXCEEDED", "message": …, "retry_after": seconds}}`.
+    #[default]
+    Nested,
+    /// `{"status": "failed", "msg": …}`.
+    Flat,
+    /// Nested and flat in turn.
+    Alternating,
+}
+
+/// A fault to inject, for reliability tests of clients.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// Answer with this status (500, 501 or 555 in the spec) and a JSON error body.
+    Status(u16),
+    /// Answer 429 as if the rate limit were exceeded (in the configured shape).
+    RateLimited,
+    /// Send the response head and part of the body, then reset the connection.
+    Reset,
+    /// Send a 200 whose JSON body is cut in half.
+    Truncate,
+    /// Send a 200 whose body is not JSON.
+    Malformed,
+    /// Serve agent data with some fields of the wrong type (see `synth::drift`).
+    Drift,
+    /// Wait this long before answering.
+    Latency(Duration),
+}
+
+impl Fault {
+    /// Reads the wire form used by the `x-emulator-fault` header and the `--fault` flag:
+    /// `500`, `501`, `555` (any status 400-599), `rate-limit`, `reset`, `truncate`, `malformed`,
+    /// `drift`, `latency=MS`.
+    pub fn parse(text: &str) -> Option<Fault> {
+        let t = text.trim();
+        if let Some(ms) = t.strip_prefix("latency=") {
+            return ms.parse().ok().map(|ms| Fault::Latency(Duration::from_millis(ms)));
+        }
+        Some(match t {
+            "rate-limit" => Fault::RateLimited,
+            "reset" => Fault::Reset,
+            "truncate" => Fault::Truncate,
+            "malformed" => Fault::Malformed,
+            "drift" => Fault::Drift,
+            _ => match t.parse::<u16>() {
+                Ok(s) if (400..=599).contains(&s) => Fault::Status(s),
+                _ => return None,
+            },
+        })
+    }
+}
+
+/// How long asynchronous work takes (spec 3, 4.7). The live service takes minutes to generate an
+/// agent; tests use [`Lifecycle::fast`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifecycle {
+    /// Time an async agent task stays `pending` before it ends.
+    pub task: Duration,
+    /// Time a generation stays `queued`.
+    pub generation_queued: Duration,
+    /// Time a new agent's generation stays `in_progress` (3 to 7 minutes live).
+    pub generation_new: Duration,
+    /// Time a refinement stays `in_progress` (about a minute live).
+    pub generation_refine: Duration,
+}
+
+impl Default for Lifecycle {
+    /// Like the live service: tasks in 2 s, generations in minutes.
+    fn default() -> Self {
+        Lifecycle {
+            task: Duration::from_secs(2),
+            generation_queued: Duration::from_secs(20),
+            generation_new: Duration::from_secs(240),
+            generation_refine: Duration::from_secs(60),
+        }
+    }
+}
+
+impl Lifecycle {
+    /// Everything within a fraction of a second, for tests.
+    pub fn fast() -> Self {
+        Lifecycle {
+            task: Duration::from_millis(100),
+            generation_queued: Duration::from_millis(50),
+            generation_new: Duration::from_millis(250),
+            generation_refine: Duration::from_millis(100),
+        }
+    }
+}
+
+/// Everything an emulator instance is started with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Accounts and their keys.
+    pub accounts: Vec<Account>,
+    /// Requests per second per key (spec 8: 83); `None` lifts the limit.
+    pub rate_limit: Option<u32>,
+    /// Requests a key may send at once above the steady rate.
+    pub burst: u32,
+    /// Which 429 body shape to send.
+    pub rate_limit_shape: RateLimitShape,
+    /// How long asynchronous work takes.
+    pub lifecycle: Lifecycle,
+    /// Real pages of paginated agents; later pages repeat the last one (placeholder content).
+    pub default_pages: u32,
+    /// Per-agent override of `default_pages`.
+    pub pages: BTreeMap<String, u32>,
+    /// Agent generations per account per day (spec 8: 100).
+    pub generation_daily_limit: u32,
+    /// A directory of extra agent records that add to or replace the embedded catalog.
+    pub schema_dir: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            accounts: Vec::new(),
+            rate_limit: Some(83),
+            burst: 10,
+            rate_limit_shape: RateLimitShape::Nested,
+            lifecycle: Lifecycle::default(),
+            default_pages: 5,
+            pages: BTreeMap::new(),
+            generation_daily_limit: 100,
+            schema_dir: None,
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Error answers. Every error body is JSON and names the thing at fault:
+//! `{"error": {"code": "...", "message": "...", "field": "params.asin"}}` (the spec shows only the
+//! 429 shapes; this one extends the nested 429 shape).
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+/// An error answer of the emulator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Machine-readable code (`VALIDATION_ERROR`, `UNAUTHORIZED`, …).
+    pub code: &'static str,
+    /// What went wrong.
+    pub message: String,
+    /// The request field at fault, as a JSON path (`params.asin`, `formats[1]`).
+    pub field: Option<String>,
+    /// Further details (for example every broken input rule).
+    pub details: Option<Value>,
+}
+
+impl ApiError {
+    /// An error with this status and code.
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+            field: None,
+            details: None,
+        }
+    }
+
+    /// 400: malformed request or missing required field.
+    pub fn bad_request(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", message).at(field)
+    }
+
+    /// 422: the request is well-formed but a parameter is invalid.
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR", message).at(field)
+    }
+
+    /// 404: no such resource (for this account).
+    pub fn not_found(what: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "NOT_FOUND", what)
+    }
+
+    /// Names the field at fault.
+    pub fn at(mut self, field: impl Into<String>) -> Self {
+        let field = field.into();
+        if !field.is_empty() {
+            self.field = Some(field);
+        }
+        self
+    }
+
+    /// Adds details.
+    pub fn details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The JSON body.
+    pub fn body(&self) -> Value {
+        let mut error = json!({ "code": self.code, "message": self.message });
+        if let Some(field) = &self.field {
+            error["field"] = json!(field);
+        }
+        if let Some(details) = &self.details {
+            error["details"] = details.clone();
+        }
+        json!({ "error": error })
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, axum::Json(self.body())).into_response()
+    }
+}

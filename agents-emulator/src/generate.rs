@@ -1,0 +1,287 @@
+//! How a generation turns a prompt into an agent record (spec 4.7): one output field per data item
+//! the prompt names ("Extract the product name, price, rating and whether it is in stock" →
+//! `product_name`, `price`, `rating`, `in_stock`), a `url` input unless an input_schema is given,
+//! and for a refinement the existing record with the newly named fields added.
+
+use agents_schema::{AgentRecord, FeatureFlags, FieldSchema, InputProperty, SchemaType};
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+/// Data items a prompt names, as snake_case field names, in order, without duplicates.
+pub fn fields_of(prompt: &str) -> Vec<String> {
+    let lower = prompt.to_lowercase();
+    // What follows the verb is the list; without a verb, the whole prompt is.
+    let list = ["extract ", "get ", "scrape ", "collect ", "capture ", "fetch ", "add "]
+        .iter()
+        .filter_map(|v| lower.find(v).map(|i| &lower[i + v.len()..]))
+        .next()
+        .unwrap_or(&lower);
+    let list = list.split(['.', ';', ':', '\n']).next().unwrap_or("");
+    let mut out: Vec<String> = Vec::new();
+    for item in list.split(',').flat_map(|p| p.split(" and ")) {
+        let words: Vec<&str> = item
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .filter(|w| !STOP.contains(w))
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        let name = words.join("_");
+        let name = if name.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("field_{name}")
+        } else {
+            name
+        };
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+const STOP: [&str; 22] = [
+    "the", "a", "an", "of", "its", "their", "each", "every", "all", "from", "this", "that", "page",
+    "whether", "it", "is", "also", "field", "fields", "for", "on", "product's",
+];
+
+/// The declared type a field name suggests.
+fn field_schema(name: &str) -> FieldSchema {
+    let ty = if ["price", "rating", "count", "number", "score", "amount", "total", "reviews", "stars"]
+        .iter()
+        .any(|w| name.split('_').any(|p| p == *w))
+    {
+        "number"
+    } else if name.starts_with("in_") || name.starts_with("is_") || name.starts_with("has_") {
+        "boolean"
+    } else if ["images", "tags", "links", "urls", "categories", "features"]
+        .iter()
+        .any(|w| name.ends_with(w))
+    {
+        return FieldSchema {
+            ty: Some(SchemaType::One("array".into())),
+            description: Some(name.replace('_', " ")),
+            items: Some(Box::new(FieldSchema {
+                ty: Some(SchemaType::One("string".into())),
+                ..FieldSchema::default()
+            })),
+            ..FieldSchema::default()
+        };
+    } else {
+        "string"
+    };
+    FieldSchema {
+        ty: Some(SchemaType::One(ty.into())),
+        description: Some(name.replace('_', " ")),
+        format: (name.ends_with("_url") || name == "url").then(|| "uri".to_owned()),
+        ..FieldSchema::default()
+    }
+}
+
+/// A generated agent name from a URL's host: `https://shop.example/p/1` → `shop_example_agent`.
+pub fn name_from_url(url: &str) -> String {
+    let host = url
+        .split("://")
+        .nth(1)
+        .unwrap_or(url)
+        .split(['/', '?', '#', ':'])
+        .next()
+        .unwrap_or("");
+    let host = host.strip_prefix("www.").unwrap_or(host);
+    let base: String = host
+        .chars()
+        .map(|c| if c.is_ascii_alphabetic() { c.to_ascii_lowercase() } else { '_' })
+        .collect();
+    let base = base
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("_");
+    if base.is_empty() {
+        "custom_agent".to_owned()
+    } else {
+        format!("{base}_agent")
+    }
+}
+
+/// Whether a custom agent name is valid: lowercase letters and underscores (spec 2.1), not
+/// starting or ending with an underscore.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_' || b.is_ascii_digit())
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && !name.ends_with('_')
+}
+
+/// The record of a new agent, or `Err` with why it cannot be built.
+pub fn new_agent(
+    name: &str,
+    prompt: &str,
+    url: &str,
+    input_schema: Option<&Value>,
+    output_schema: Option<&Value>,
+    metadata: Option<&Value>,
+) -> Result<AgentRecord, String> {
+    let output = match output_schema {
+        Some(v) => schema_map(v)?,
+        None => fields_of(prompt).into_iter().map(|f| (f.clone(), field_schema(&f))).collect(),
+    };
+    if output.is_empty() {
+        return Err("the prompt names no data to extract; list the fields, for example \"extract the title, price and rating\"".into());
+    }
+    let inputs = match input_schema {
+        Some(v) => input_list(v)?,
+        None => vec![url_input()],
+    };
+    let domain = url.split("://").nth(1).and_then(|r| r.split('/').next()).map(str::to_owned);
+    let mut extra = Map::new();
+    extra.insert("version_number".into(), json!(1));
+    if let Some(m) = metadata {
+        extra.insert("metadata".into(), m.clone());
+    }
+    Ok(AgentRecord {
+        name: name.to_owned(),
+        is_public: Some(false),
+        display_name: Some(title(name)),
+        managed_by: Some("self".into()),
+        description: Some(prompt.trim().to_owned()),
+        vertical: None,
+        entity_type: Some("custom".into()),
+        domain,
+        input_properties: Some(inputs),
+        output_schema: Some(output),
+        feature_flags: Some(FeatureFlags::default()),
+        extra,
+    })
+}
+
+/// The record of a refinement: `base` with the fields the prompt names added.
+pub fn refine(base: &AgentRecord, prompt: &str) -> Result<AgentRecord, String> {
+    let mut record = base.clone();
+    let output = record.output_schema.get_or_insert_with(IndexMap::new);
+    let before = output.len();
+    for f in fields_of(prompt) {
+        if !output.contains_key(&f) {
+            output.insert(f.clone(), field_schema(&f));
+        }
+    }
+    if output.len() == before {
+        return Err("the prompt names no field the agent does not already have".into());
+    }
+    let version = record
+        .extra
+        .get("version_number")
+        .and_then(Value::as_u64)
+        .unwrap_or(1);
+    record.extra.insert("version_number".into(), json!(version + 1));
+    Ok(record)
+}
+
+fn url_input() -> InputProperty {
+    InputProperty {
+        name: "url".into(),
+        ty: Some("string".into()),
+        description: Some("URL of the page to extract".into()),
+        required: true,
+        default: None,
+        examples: None,
+        rules: vec!["minimum length 1".into()],
+        is_localization_param: false,
+        is_pagination_param: false,
+        extra: Map::new(),
+    }
+}
+
+fn schema_map(v: &Value) -> Result<IndexMap<String, FieldSchema>, String> {
+    // Accept both a plain name → descriptor map and a JSON Schema object with `properties`.
+    let props = v.get("properties").unwrap_or(v);
+    let probe = json!({ "name": "probe", "output_schema": props });
+    AgentRecord::from_value(&probe)
+        .map(|r| r.output_schema.unwrap_or_default())
+        .map_err(|e| format!("output_schema: {e}"))
+}
+
+fn input_list(v: &Value) -> Result<Vec<InputProperty>, String> {
+    let list = match v {
+        Value::Array(_) => v.clone(),
+        Value::Object(m) => {
+            let props = m.get("properties").and_then(Value::as_object).unwrap_or(m);
+            let required: Vec<&str> = m
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            Value::Array(
+                props
+                    .iter()
+                    .map(|(name, d)| {
+                        json!({
+                            "name": name,
+                            "type": d.get("type").cloned().unwrap_or(json!("string")),
+                            "description": d.get("description").cloned().unwrap_or(json!("")),
+                            "required": required.contains(&name.as_str()),
+                            "rules": [],
+                            "is_localization_param": false,
+                            "is_pagination_param": false,
+                        })
+                    })
+                    .collect(),
+            )
+        }
+        _ => return Err("input_schema must be an object or an array of input properties".into()),
+    };
+    let probe = json!({ "name": "probe", "input_properties": list });
+    AgentRecord::from_value(&probe)
+        .map(|r| r.input_properties.unwrap_or_default())
+        .map_err(|e| format!("input_schema: {e}"))
+}
+
+fn title(name: &str) -> String {
+    name.split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_come_from_the_items_a_prompt_names() {
+        assert_eq!(
+            fields_of("Extract the product name, price, rating and whether it is in stock."),
+            ["product_name", "price", "rating", "in_stock"]
+        );
+        assert_eq!(fields_of("Please get title and author"), ["title", "author"]);
+        assert!(fields_of("").is_empty());
+    }
+
+    #[test]
+    fn types_follow_the_names() {
+        let r = new_agent("x", "extract price, in stock, images, title", "https://s.example/p", None, None, None)
+            .expect("record");
+        let out = r.output_schema.expect("schema");
+        let ty = |n: &str| out[n].ty.as_ref().and_then(|t| t.single()).map(str::to_owned);
+        assert_eq!(ty("price").as_deref(), Some("number"));
+        assert_eq!(ty("in_stock").as_deref(), Some("boolean"));
+        assert_eq!(ty("images").as_deref(), Some("array"));
+        assert_eq!(ty("title").as_deref(), Some("string"));
+        assert_eq!(r.domain.as_deref(), Some("s.example"));
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(name_from_url("https://www.Shop-1.example/p?q"), "shop_example_agent");
+        assert!(valid_name("my_agent"));
+        assert!(!valid_name("My_agent"));
+        assert!(!valid_name("_x"));
+        assert!(!valid_name(""));
+    }
+}

@@ -1,0 +1,280 @@
+//! A stateful local server that speaks the `/v1` interface of the web data extraction service,
+//! for tests, examples and offline work.
+//!
+//! It serves the agent catalog (embedded from `schemas/`), runs agents with synthetic data that
+//! conforms to each agent's output schema (the same params give the same record), keeps async
+//! tasks and agent generations moving through their states on a configurable clock, enforces
+//! auth and a per-key rate limit with the service's headers and 429 shapes, and injects faults on
+//! request.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), agents_emulator::StartError> {
+//! let emulator = agents_emulator::Emulator::builder()
+//!     .api_key("test-key")
+//!     .lifecycle(agents_emulator::Lifecycle::fast())
+//!     .start()
+//!     .await?;
+//! println!("{} (key {})", emulator.base_url(), emulator.api_key());
+//! emulator.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! Where things live: [`routes`] (the HTTP surface and its layers), [`params`] (request
+//! validation), [`synth`] (synthetic results), [`lifecycle`] (task and generation states),
+//! [`generate`] (prompt → agent record), [`catalog`], [`state`].
+
+pub mod catalog;
+pub mod config;
+pub mod error;
+pub mod generate;
+pub mod lifecycle;
+pub mod params;
+pub mod routes;
+pub mod state;
+pub mod synth;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use config::{Account, AccountStatus, Config, Fault, Lifecycle, RateLimitShape};
+pub use error::ApiError;
+
+use crate::catalog::Catalog;
+use crate::state::{State, lock};
+
+/// Entry point: [`Emulator::builder`].
+#[derive(Debug)]
+pub struct Emulator;
+
+impl Emulator {
+    /// A builder with the live service's defaults (83 req/s, minutes-long generations).
+    pub fn builder() -> EmulatorBuilder {
+        EmulatorBuilder {
+            config: Config::default(),
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        }
+    }
+}
+
+/// Why the emulator could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A record in the catalog or `--schemas` directory is invalid.
+    #[error("invalid agent records:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
+    Catalog(Vec<catalog::LoadError>),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Configures and starts an emulator.
+#[derive(Debug, Clone)]
+pub struct EmulatorBuilder {
+    config: Config,
+    addr: SocketAddr,
+}
+
+impl EmulatorBuilder {
+    /// Adds an active account with this key.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.config.accounts.push(Account::new(key));
+        self
+    }
+
+    /// Adds an account.
+    pub fn account(mut self, account: Account) -> Self {
+        self.config.accounts.push(account);
+        self
+    }
+
+    /// Requests per second per key; `None` lifts the limit.
+    pub fn rate_limit(mut self, per_second: Option<u32>) -> Self {
+        self.config.rate_limit = per_second;
+        self
+    }
+
+    /// Requests a key may send at once above the steady rate (default 10).
+    pub fn burst(mut self, burst: u32) -> Self {
+        self.config.burst = burst;
+        self
+    }
+
+    /// The 429 body shape.
+    pub fn rate_limit_shape(mut self, shape: RateLimitShape) -> Self {
+        self.config.rate_limit_shape = shape;
+        self
+    }
+
+    /// How long async work takes.
+    pub fn lifecycle(mut self, lifecycle: Lifecycle) -> Self {
+        self.config.lifecycle = lifecycle;
+        self
+    }
+
+    /// Real pages of every paginated agent (default 5).
+    pub fn default_pages(mut self, pages: u32) -> Self {
+        self.config.default_pages = pages;
+        self
+    }
+
+    /// Real pages of one agent.
+    pub fn pages(mut self, agent: impl Into<String>, pages: u32) -> Self {
+        self.config.pages.insert(agent.into(), pages);
+        self
+    }
+
+    /// Agent generations per account per day (default 100).
+    pub fn generation_daily_limit(mut self, limit: u32) -> Self {
+        self.config.generation_daily_limit = limit;
+        self
+    }
+
+    /// Extra agent records that add to or replace the embedded catalog.
+    pub fn schema_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.config.schema_dir = Some(dir.into());
+        self
+    }
+
+    /// The address to listen on (default `127.0.0.1:0`, an ephemeral port).
+    pub fn addr(mut self, addr: SocketAddr) -> Self {
+        self.addr = addr;
+        self
+    }
+
+    /// The configuration so far.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Binds and serves in a background task. Without accounts, one demo key is generated.
+    pub async fn start(mut self) -> Result<EmulatorHandle, StartError> {
+        if self.config.accounts.is_empty() {
+            let key = format!("demo-{}", uuid::Uuid::new_v4().simple());
+            self.config.accounts.push(Account::new(key).name("demo"));
+        }
+        let catalog =
+            Catalog::load(self.config.schema_dir.as_deref()).map_err(StartError::Catalog)?;
+        let keys = self.config.accounts.iter().map(|a| a.key.clone()).collect();
+        let state = Arc::new(State::new(self.config, catalog));
+        let listener = tokio::net::TcpListener::bind(self.addr)
+            .await
+            .map_err(|source| StartError::Bind {
+                addr: self.addr,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| StartError::Bind {
+            addr: self.addr,
+            source,
+        })?;
+        let base_url = format!("http://{addr}");
+        let _ = state.base_url.set(base_url.clone());
+        let app = routes::router(state.clone());
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+                let _ = rx.await;
+            });
+            if let Err(e) = serve.await {
+                tracing::error!(error = %e, "emulator server stopped");
+            }
+        });
+        tracing::info!(%base_url, "agents emulator listening");
+        Ok(EmulatorHandle {
+            base_url,
+            addr,
+            keys,
+            state,
+            shutdown: Some(tx),
+            task: Some(task),
+        })
+    }
+}
+
+/// A running emulator. Dropping it stops the server.
+pub struct EmulatorHandle {
+    base_url: String,
+    addr: SocketAddr,
+    keys: Vec<String>,
+    state: Arc<State>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for EmulatorHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmulatorHandle")
+            .field("base_url", &self.base_url)
+            .field("keys", &self.keys.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EmulatorHandle {
+    /// `http://127.0.0.1:PORT`; API paths start with `/v1`.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The first account's key.
+    pub fn api_key(&self) -> &str {
+        self.keys.first().map_or("", String::as_str)
+    }
+
+    /// Every account's key, in configuration order.
+    pub fn keys(&self) -> &[String] {
+        &self.keys
+    }
+
+    /// Injects `fault` into the next `times` requests of `key` (every request with `None`).
+    pub fn inject(&self, key: &str, fault: Fault, times: Option<u32>) {
+        routes::inject(&self.state, key, fault, times);
+    }
+
+    /// Removes the faults of `key`.
+    pub fn clear_faults(&self, key: &str) {
+        lock(&self.state.faults).remove(key);
+    }
+
+    /// Requests that presented `key`, counted before auth, rate limit and faults.
+    pub fn requests_seen(&self, key: &str) -> u64 {
+        lock(&self.state.seen).get(key).copied().unwrap_or(0)
+    }
+
+    /// Async tasks created so far.
+    pub fn task_count(&self) -> usize {
+        lock(&self.state.tasks).len()
+    }
+
+    /// Stops accepting connections and waits (up to 5 s) for the server to finish.
+    pub async fn shutdown(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(5), task).await;
+        }
+    }
+}
+
+impl Drop for EmulatorHandle {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}

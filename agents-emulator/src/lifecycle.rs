@@ -1,0 +1,246 @@
+//! Where asynchronous work moves to its next state (spec 3): agent tasks
+//! (`pending` → `success` | `error`) and agent generations
+//! (`queued` → `in_progress` → `success` | `failed`).
+//!
+//! States are computed from the clock, not advanced by a background loop: each resource records
+//! when it was created and when each phase ends, and [`Task::state`] / [`Generation::status`] read
+//! the state at a given instant. The same request at the same time gets the same answer, and a
+//! test that waits past the configured [`Lifecycle`](crate::Lifecycle) times sees the next state.
+
+use std::time::{Instant, SystemTime};
+
+use agents_schema::AgentRecord;
+use serde_json::{Value, json};
+
+/// The state of an agent task (spec 3; `queued` and `in_progress` exist live but the emulator's
+/// tasks go straight from `pending` to their end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskState {
+    /// Not finished.
+    Pending,
+    /// Finished; results can be fetched.
+    Success,
+    /// The extraction failed.
+    Error,
+}
+
+impl TaskState {
+    /// The wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Pending => "pending",
+            TaskState::Success => "success",
+            TaskState::Error => "error",
+        }
+    }
+}
+
+/// How a task ends.
+#[derive(Debug, Clone)]
+pub enum TaskEnd {
+    /// With this run result.
+    Success(Value),
+    /// With this error message.
+    Error(String),
+}
+
+/// An asynchronous agent run.
+#[derive(Debug, Clone)]
+pub struct Task {
+    /// The task id.
+    pub id: String,
+    /// The account that created it.
+    pub account: String,
+    /// The agent it runs.
+    pub agent: String,
+    /// Wall-clock creation time, for records.
+    pub created: SystemTime,
+    /// When it leaves `pending`.
+    pub ends_at: Instant,
+    /// How long it stays pending.
+    pub duration: std::time::Duration,
+    /// How it ends.
+    pub end: TaskEnd,
+    /// The request, as sent.
+    pub input: Value,
+    /// Batch it belongs to, if any.
+    pub batch_id: Option<String>,
+}
+
+impl Task {
+    /// The state at `now`.
+    pub fn state(&self, now: Instant) -> TaskState {
+        if now < self.ends_at {
+            TaskState::Pending
+        } else {
+            match self.end {
+                TaskEnd::Success(_) => TaskState::Success,
+                TaskEnd::Error(_) => TaskState::Error,
+            }
+        }
+    }
+
+    /// The task record at `now`, wrapped as the live service sends it (`{"task": {...}}`,
+    /// wire notes).
+    pub fn record(&self, now: Instant, base_path: &str) -> Value {
+        let state = self.state(now);
+        let modified = if state == TaskState::Pending {
+            self.created
+        } else {
+            self.created + self.duration
+        };
+        let (error, status_code) = match (&self.end, state) {
+            (TaskEnd::Error(e), TaskState::Error) => (json!(e), json!(500)),
+            (_, TaskState::Success) => (Value::Null, json!(200)),
+            _ => (Value::Null, Value::Null),
+        };
+        json!({
+            "task": {
+                "id": self.id,
+                "state": state.as_str(),
+                "created_at": timestamp(self.created),
+                "modified_at": timestamp(modified),
+                "status_url": format!("{base_path}/v1/tasks/{}", self.id),
+                "download_url": format!("{base_path}/v1/tasks/{}/results", self.id),
+                "output_url": Value::Null,
+                "batch_id": self.batch_id,
+                "error": error,
+                "error_type": if state == TaskState::Error { json!("extraction_failed") } else { Value::Null },
+                "status_code": status_code,
+                "input": self.input,
+                "api_type": "agent",
+                "account_name": self.account,
+                "queue": "default",
+            }
+        })
+    }
+}
+
+/// The status of a generation (spec 2.6, 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GenerationStatus {
+    /// Waiting for a worker.
+    Queued,
+    /// Being built.
+    InProgress,
+    /// Built and published.
+    Success,
+    /// Could not be built.
+    Failed,
+}
+
+impl GenerationStatus {
+    /// The wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GenerationStatus::Queued => "queued",
+            GenerationStatus::InProgress => "in_progress",
+            GenerationStatus::Success => "success",
+            GenerationStatus::Failed => "failed",
+        }
+    }
+}
+
+/// How a generation ends.
+#[derive(Debug, Clone)]
+pub enum GenerationEnd {
+    /// With this new agent version.
+    Success {
+        /// The record of the new version.
+        record: Box<AgentRecord>,
+        /// The version id.
+        version_id: String,
+        /// What the agent does.
+        summary: String,
+    },
+    /// With this error.
+    Failed(String),
+}
+
+/// An agent generation or refinement.
+#[derive(Debug, Clone)]
+pub struct Generation {
+    /// The generation id.
+    pub id: String,
+    /// The account that asked for it.
+    pub account: String,
+    /// The agent being made or refined.
+    pub agent_name: String,
+    /// The version refined, for refinements.
+    pub source_version_id: Option<String>,
+    /// Wall-clock creation time.
+    pub created: SystemTime,
+    /// Monotonic creation time.
+    pub created_at: Instant,
+    /// When it starts (`queued` → `in_progress`).
+    pub starts_at: Instant,
+    /// When it ends.
+    pub ends_at: Instant,
+    /// How it ends.
+    pub end: GenerationEnd,
+    /// Whether the new version was added to the catalog.
+    pub published: bool,
+}
+
+impl Generation {
+    /// The status at `now`.
+    pub fn status(&self, now: Instant) -> GenerationStatus {
+        if now < self.starts_at {
+            GenerationStatus::Queued
+        } else if now < self.ends_at {
+            GenerationStatus::InProgress
+        } else {
+            match self.end {
+                GenerationEnd::Success { .. } => GenerationStatus::Success,
+                GenerationEnd::Failed(_) => GenerationStatus::Failed,
+            }
+        }
+    }
+
+    /// The generation record at `now` (spec 2.6 plus the wire notes' extra fields).
+    pub fn record(&self, now: Instant) -> Value {
+        let status = self.status(now);
+        let at = |i: Instant| timestamp(self.created + i.saturating_duration_since(self.created_at));
+        let mut out = json!({
+            "id": self.id,
+            "status": status.as_str(),
+            "agent_name": self.agent_name,
+            "source_version_id": self.source_version_id,
+            "created_at": timestamp(self.created),
+            "started_at": if status == GenerationStatus::Queued { Value::Null } else { json!(at(self.starts_at)) },
+            "completed_at": if matches!(status, GenerationStatus::Success | GenerationStatus::Failed) { json!(at(self.ends_at)) } else { Value::Null },
+            "error": Value::Null,
+        });
+        match (&self.end, status) {
+            (
+                GenerationEnd::Success {
+                    record,
+                    version_id,
+                    summary,
+                },
+                GenerationStatus::Success,
+            ) => {
+                out["generated_version_id"] = json!(version_id);
+                out["summary"] = json!(summary);
+                out["generated_version"] = json!({
+                    "id": version_id,
+                    "agent_name": self.agent_name,
+                    "version_number": record.extra.get("version_number").cloned().unwrap_or(json!(1)),
+                    "created_at": at(self.ends_at),
+                    "input_schema": record.input_properties,
+                    "output_schema": record.output_schema,
+                    "metadata": record.extra.get("metadata").cloned().unwrap_or(Value::Null),
+                    "samples": [],
+                });
+            }
+            (GenerationEnd::Failed(e), GenerationStatus::Failed) => out["error"] = json!(e),
+            _ => {}
+        }
+        out
+    }
+}
+
+/// RFC 3339 UTC timestamp with milliseconds.
+pub fn timestamp(t: SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}

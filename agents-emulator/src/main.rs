@@ -1,0 +1,119 @@
+//! `agents-emulator`: serve the /v1 interface locally.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agents_emulator::{Account, AccountStatus, Emulator, Fault, Lifecycle, RateLimitShape};
+use clap::{Parser, ValueEnum};
+
+/// A stateful local server that speaks the /v1 interface of the web data extraction service.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Args {
+    /// Port to listen on; 0 picks a free one.
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// API keys of active accounts (repeatable). Without any, a demo key is generated.
+    #[arg(long = "api-key", value_name = "KEY")]
+    api_keys: Vec<String>,
+    /// Keys of accounts that answer 402 Payment required.
+    #[arg(long = "no-budget-key", value_name = "KEY")]
+    no_budget_keys: Vec<String>,
+    /// Keys of accounts that answer 403 Forbidden.
+    #[arg(long = "blocked-key", value_name = "KEY")]
+    blocked_keys: Vec<String>,
+    /// Requests per second per key; 0 lifts the limit.
+    #[arg(long, default_value_t = 83)]
+    rate_limit: u32,
+    /// Requests a key may send at once above the steady rate.
+    #[arg(long, default_value_t = 10)]
+    burst: u32,
+    /// Body shape of 429 answers.
+    #[arg(long, value_enum, default_value_t = Shape::Nested)]
+    rate_limit_shape: Shape,
+    /// Directory of agent records that add to or replace the embedded catalog.
+    #[arg(long, value_name = "DIR")]
+    schemas: Option<PathBuf>,
+    /// Real pages of paginated agents; later pages repeat the last.
+    #[arg(long, default_value_t = 5)]
+    pages: u32,
+    /// Finish tasks and generations in a fraction of a second instead of minutes.
+    #[arg(long)]
+    fast: bool,
+    /// Faults for every request of every key: 500, 501, 555, rate-limit, reset, truncate,
+    /// malformed, drift, latency=MS (repeatable).
+    #[arg(long = "fault", value_name = "FAULT", value_parser = parse_fault)]
+    faults: Vec<Fault>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Shape {
+    Nested,
+    Flat,
+    Alternating,
+}
+
+fn parse_fault(s: &str) -> Result<Fault, String> {
+    Fault::parse(s).ok_or_else(|| format!("unknown fault {s:?}"))
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "agents_emulator=info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    let mut builder = Emulator::builder()
+        .addr(SocketAddr::new(args.host, args.port))
+        .rate_limit((args.rate_limit > 0).then_some(args.rate_limit))
+        .burst(args.burst)
+        .default_pages(args.pages)
+        .rate_limit_shape(match args.rate_limit_shape {
+            Shape::Nested => RateLimitShape::Nested,
+            Shape::Flat => RateLimitShape::Flat,
+            Shape::Alternating => RateLimitShape::Alternating,
+        });
+    if args.fast {
+        builder = builder.lifecycle(Lifecycle::fast());
+    }
+    if let Some(dir) = args.schemas {
+        builder = builder.schema_dir(dir);
+    }
+    for k in &args.api_keys {
+        builder = builder.api_key(k.clone());
+    }
+    for k in args.no_budget_keys {
+        builder = builder.account(Account::new(k).status(AccountStatus::NoBudget));
+    }
+    for k in args.blocked_keys {
+        builder = builder.account(Account::new(k).status(AccountStatus::Blocked));
+    }
+    let generated = args.api_keys.is_empty();
+    let handle = match builder.start().await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("agents-emulator: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for key in handle.keys() {
+        for f in &args.faults {
+            handle.inject(key, f.clone(), None);
+        }
+    }
+    println!("{}", handle.base_url());
+    if generated {
+        println!("demo API key: {}", handle.api_key());
+    }
+    let _ = tokio::signal::ctrl_c().await;
+    handle.shutdown().await;
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,816 @@
+//! The HTTP surface: routes, and the layers every request passes (request id, auth, rate limit,
+//! faults), outermost first.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, Query, Request, State as AxState};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use serde_json::{Map, Value, json};
+
+use crate::catalog::{ListQuery, nearest};
+use crate::config::{Account, AccountStatus, Fault, RateLimitShape};
+use crate::error::ApiError;
+use crate::generate;
+use crate::lifecycle::{Generation, GenerationEnd, Task, TaskEnd, TaskState, timestamp};
+use crate::params::{self, kind};
+use crate::state::{FaultRule, State, lock};
+use crate::synth;
+
+/// Largest request body accepted (a batch of 1,000 items fits easily).
+pub const MAX_BODY: usize = 16 * 1024 * 1024;
+
+type Shared = Arc<State>;
+
+/// Per-request facts the layers hand to the handlers.
+#[derive(Debug, Clone)]
+struct Ctx {
+    task_id: String,
+    account: Account,
+    drift: bool,
+}
+
+/// The router of the whole /v1 interface.
+pub fn router(state: Shared) -> Router {
+    let api = Router::new()
+        .route("/v1/agents", get(list_agents))
+        .route("/v1/agents/{name}", get(agent_details))
+        .route("/v1/agents/run", post(run))
+        .route("/v1/agents/async", post(run_async))
+        .route("/v1/agent/async", post(run_async))
+        .route("/v1/tasks/{id}", get(task))
+        .route("/v1/tasks/{id}/results", get(task_results))
+        .route("/v1/agents/generations", post(create_generation))
+        .route("/v1/agents/generations/{id}", get(generation))
+        .method_not_allowed_fallback(method_not_allowed)
+        .route_layer(middleware::from_fn_with_state(state.clone(), faults))
+        .route_layer(middleware::from_fn_with_state(state.clone(), rate_limit))
+        .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
+    api.fallback(not_found)
+        .layer(middleware::from_fn(request_id))
+        .with_state(state)
+}
+
+async fn not_found(req: Request) -> ApiError {
+    ApiError::not_found(format!("no endpoint {} {}", req.method(), req.uri().path()))
+}
+
+async fn method_not_allowed(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "METHOD_NOT_ALLOWED",
+        format!("{} is not allowed on {}", req.method(), req.uri().path()),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layers
+
+const X_TASK_ID: HeaderName = HeaderName::from_static("x-task-id");
+
+/// Gives every request an id, sent back as `x-task-id` on every response (spec 8).
+async fn request_id(mut req: Request, next: Next) -> Response {
+    let id = uuid::Uuid::new_v4().to_string();
+    req.extensions_mut().insert(RequestId(id.clone()));
+    let mut resp = next.run(req).await;
+    if !resp.headers().contains_key(X_TASK_ID)
+        && let Ok(v) = HeaderValue::from_str(&id)
+    {
+        resp.headers_mut().insert(X_TASK_ID, v);
+    }
+    resp
+}
+
+#[derive(Debug, Clone)]
+struct RequestId(String);
+
+/// `Authorization: Bearer <key>` (spec 5): 401 when missing or unknown, 402 and 403 for accounts
+/// configured so.
+async fn authenticate(AxState(state): AxState<Shared>, mut req: Request, next: Next) -> Response {
+    let key = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(|k| k.trim().to_owned());
+    let Some(key) = key.filter(|k| !k.is_empty()) else {
+        return ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            "missing credentials: send `Authorization: Bearer <API key>`",
+        )
+        .into_response();
+    };
+    *lock(&state.seen).entry(key.clone()).or_default() += 1;
+    let Some(account) = state.accounts.get(&key).cloned() else {
+        return ApiError::new(StatusCode::UNAUTHORIZED, "UNAUTHORIZED", "invalid API key")
+            .into_response();
+    };
+    match account.status {
+        AccountStatus::NoBudget => {
+            return ApiError::new(
+                StatusCode::PAYMENT_REQUIRED,
+                "PAYMENT_REQUIRED",
+                format!("account {} has no budget left", account.name),
+            )
+            .into_response();
+        }
+        AccountStatus::Blocked => {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN",
+                format!("account {} is blocked", account.name),
+            )
+            .into_response();
+        }
+        AccountStatus::Active => {}
+    }
+    let task_id = req
+        .extensions()
+        .get::<RequestId>()
+        .map(|r| r.0.clone())
+        .unwrap_or_default();
+    req.extensions_mut().insert(Ctx {
+        task_id,
+        account,
+        drift: false,
+    });
+    next.run(req).await
+}
+
+/// Per-key rate limit (spec 8): rate-limit headers in both spellings on every answer, 429 in the
+/// configured body shape with `retry_after`, `Retry-After` and `retry-after-ms` when exceeded.
+async fn rate_limit(AxState(state): AxState<Shared>, req: Request, next: Next) -> Response {
+    let Some(ctx) = req.extensions().get::<Ctx>().cloned() else {
+        return next.run(req).await;
+    };
+    let Some(info) = state.take(&ctx.account.key) else {
+        return next.run(req).await;
+    };
+    let mut resp = match info.retry_after {
+        Some(wait) => rate_limited(&state, wait),
+        None => next.run(req).await,
+    };
+    let h = resp.headers_mut();
+    for (name, value) in [
+        ("x-ratelimit-limit", info.limit.to_string()),
+        ("x-ratelimit-remaining", info.remaining.to_string()),
+        ("x-ratelimit-reset", info.reset.to_string()),
+        ("ratelimit-limit", info.limit.to_string()),
+        ("ratelimit-remaining", info.remaining.to_string()),
+    ] {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            h.insert(HeaderName::from_static(name), v);
+        }
+    }
+    resp
+}
+
+/// A 429 answer. `retry_after` in the body and `Retry-After` are whole seconds, rounded up (the
+/// spec's unit); `retry-after-ms` carries the exact wait.
+fn rate_limited(state: &State, wait: Duration) -> Response {
+    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+    let message = format!("rate limit exceeded; retry in {} ms", wait.as_millis());
+    let body = match state.next_shape() {
+        RateLimitShape::Flat => json!({ "status": "failed", "msg": message }),
+        _ => json!({
+            "error": { "code": "RATE_LIMIT_EXCEEDED", "message": message, "retry_after": secs }
+        }),
+    };
+    let mut resp = (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
+    let h = resp.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+        h.insert(header::RETRY_AFTER, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&wait.as_millis().max(1).to_string()) {
+        h.insert(HeaderName::from_static("retry-after-ms"), v);
+    }
+    resp
+}
+
+/// Fault injection: the key's configured faults plus `x-emulator-fault` (comma-separated, see
+/// [`Fault::parse`]) and `x-emulator-latency-ms` on the request.
+async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -> Response {
+    let Some(mut ctx) = req.extensions().get::<Ctx>().cloned() else {
+        return next.run(req).await;
+    };
+    let mut faults = state.take_faults(&ctx.account.key);
+    if let Some(v) = req.headers().get("x-emulator-fault").and_then(|v| v.to_str().ok()) {
+        for part in v.split(',') {
+            match Fault::parse(part) {
+                Some(f) => faults.push(f),
+                None => {
+                    return ApiError::bad_request(
+                        "x-emulator-fault",
+                        format!("unknown fault {part:?}"),
+                    )
+                    .into_response();
+                }
+            }
+        }
+    }
+    if let Some(ms) = req
+        .headers()
+        .get("x-emulator-latency-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        faults.push(Fault::Latency(Duration::from_millis(ms.min(60_000))));
+    }
+    if faults.is_empty() {
+        return next.run(req).await;
+    }
+    let mut after = None;
+    for f in &faults {
+        match f {
+            Fault::Latency(d) => tokio::time::sleep(*d).await,
+            Fault::Status(code) => {
+                let status = StatusCode::from_u16(*code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                let code = match code {
+                    500 => "INTERNAL_ERROR",
+                    501 => "PROXY_ERROR",
+                    555 => "REQUEST_TIMEOUT",
+                    _ => "INJECTED_FAULT",
+                };
+                return ApiError::new(status, code, format!("injected fault: status {}", status.as_u16()))
+                    .into_response();
+            }
+            Fault::RateLimited => return rate_limited(&state, Duration::from_millis(1000)),
+            Fault::Drift => ctx.drift = true,
+            Fault::Reset | Fault::Truncate | Fault::Malformed => after = Some(f.clone()),
+        }
+    }
+    req.extensions_mut().insert(ctx);
+    let resp = next.run(req).await;
+    match after {
+        Some(fault) => corrupt(resp, &fault).await,
+        None => resp,
+    }
+}
+
+/// Damages a response after the handler made it.
+async fn corrupt(resp: Response, fault: &Fault) -> Response {
+    let (mut parts, body) = resp.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let half = bytes.slice(..bytes.len() / 2);
+    match fault {
+        Fault::Reset => {
+            let chunks: Vec<Result<Bytes, std::io::Error>> = vec![
+                Ok(half),
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionReset,
+                    "injected connection reset",
+                )),
+            ];
+            Response::from_parts(parts, Body::from_stream(futures::stream::iter(chunks)))
+        }
+        Fault::Truncate => {
+            parts.status = StatusCode::OK;
+            Response::from_parts(parts, Body::from(half))
+        }
+        _ => {
+            parts.status = StatusCode::OK;
+            Response::from_parts(parts, Body::from("{\"url\": \"<html>not json</html>\", ]"))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request bodies
+
+/// Reads a JSON object body: 400 for a wrong content type, invalid UTF-8, malformed JSON, nesting
+/// beyond serde_json's limit or a body that is not an object; 413 beyond [`MAX_BODY`].
+async fn json_object(headers: &HeaderMap, body: Body) -> Result<Map<String, Value>, ApiError> {
+    if let Some(ct) = headers.get(header::CONTENT_TYPE) {
+        let ct = ct.to_str().unwrap_or("");
+        let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        if essence != "application/json" && !essence.ends_with("+json") {
+            return Err(ApiError::bad_request(
+                "Content-Type",
+                format!("request bodies are JSON; Content-Type {ct:?} is not application/json"),
+            ));
+        }
+    }
+    let bytes = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            format!("request body larger than {MAX_BODY} bytes"),
+        )
+    })?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        ApiError::bad_request(
+            "body",
+            format!("malformed JSON at line {} column {}: {e}", e.line(), e.column()),
+        )
+    })?;
+    match value {
+        Value::Object(m) => Ok(m),
+        other => Err(ApiError::bad_request(
+            "body",
+            format!("the body must be a JSON object, not {}", kind(&other)),
+        )),
+    }
+}
+
+fn required_str<'a>(body: &'a Map<String, Value>, field: &str) -> Result<&'a str, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Err(ApiError::bad_request(
+            field,
+            format!("missing required field `{field}`"),
+        )),
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(ApiError::invalid(
+            field,
+            format!("`{field}` must be a string, not {}", kind(other)),
+        )),
+    }
+}
+
+fn optional_str<'a>(body: &'a Map<String, Value>, field: &str) -> Result<Option<&'a str>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => required_str(body, field).map(Some),
+    }
+}
+
+/// An absolute http(s) URL with a host.
+fn http_url(text: &str) -> bool {
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"));
+    rest.is_some_and(|r| {
+        let host = r.split(['/', '?', '#']).next().unwrap_or("");
+        !host.is_empty() && !host.contains(char::is_whitespace)
+    }) && !text.contains(char::is_whitespace)
+}
+
+fn formats(body: &Map<String, Value>) -> Result<Vec<String>, ApiError> {
+    let Some(v) = body.get("formats").filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let Some(items) = v.as_array() else {
+        return Err(ApiError::invalid("formats", "formats must be an array of strings"));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match f.as_str() {
+            Some(s) if synth::FORMATS.contains(&s) => Ok(s.to_owned()),
+            _ => Err(ApiError::invalid(
+                format!("formats[{i}]"),
+                format!("unknown format {f}; allowed: html, markdown, headers, links"),
+            )),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalog
+
+async fn list_agents(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Query(query): Query<ListQuery>,
+) -> Result<Json<Vec<Value>>, ApiError> {
+    state.settle(Instant::now());
+    let catalog = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    catalog.list(&ctx.account.name, &query).map(Json)
+}
+
+async fn agent_details(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    state.settle(Instant::now());
+    let catalog = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    match catalog.get(&ctx.account.name, &name) {
+        Some(e) => serde_json::to_value(&*e.record)
+            .map(Json)
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", e.to_string())),
+        None => Err(unknown_agent(&catalog, &ctx.account.name, &name, StatusCode::NOT_FOUND)),
+    }
+}
+
+fn unknown_agent(
+    catalog: &crate::catalog::Catalog,
+    account: &str,
+    name: &str,
+    status: StatusCode,
+) -> ApiError {
+    let near = nearest(name, catalog.names(account));
+    let code = if status == StatusCode::NOT_FOUND { "NOT_FOUND" } else { "VALIDATION_ERROR" };
+    ApiError::new(
+        status,
+        code,
+        format!("unknown agent `{name}`; nearest: {}", near.join(", ")),
+    )
+    .at("agent")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agent runs
+
+/// A checked agent request, ready to run.
+struct Checked {
+    record: Arc<agents_schema::AgentRecord>,
+    params: Map<String, Value>,
+    formats: Vec<String>,
+    request: Value,
+}
+
+fn check_run(state: &State, ctx: &Ctx, body: Map<String, Value>) -> Result<Checked, ApiError> {
+    state.settle(Instant::now());
+    let agent = required_str(&body, "agent")?;
+    if body.get("params").is_none_or(Value::is_null) {
+        return Err(ApiError::bad_request("params", "missing required field `params`"));
+    }
+    let formats = formats(&body)?;
+    let record = {
+        let catalog = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match catalog.get(&ctx.account.name, agent) {
+            Some(e) => e.record.clone(),
+            None => {
+                return Err(unknown_agent(
+                    &catalog,
+                    &ctx.account.name,
+                    agent,
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                ));
+            }
+        }
+    };
+    let params = body.get("params").cloned().unwrap_or(Value::Null);
+    params::check(&record, &params, body.get("localization"), "params")?;
+    let params = params.as_object().cloned().unwrap_or_default();
+    Ok(Checked {
+        record,
+        params,
+        formats,
+        request: Value::Object(body),
+    })
+}
+
+/// The run result of a checked request (spec 2.5).
+fn execute(state: &State, ctx: &Ctx, checked: &Checked, task_id: &str) -> Value {
+    let started = Instant::now();
+    let record = &checked.record;
+    let pages = state
+        .config
+        .pages
+        .get(&record.name)
+        .copied()
+        .unwrap_or(state.config.default_pages);
+    let seed = synth::seed(record, &checked.params, pages);
+    let parse = checked.params.get("parse").and_then(Value::as_bool).unwrap_or(true);
+    let mut parsing = if parse { synth::parsing(record, seed) } else { json!({}) };
+    if ctx.drift {
+        synth::drift(record, &mut parsing, seed, 4);
+    }
+    let url = synth::page_url(record, &checked.params);
+    let mut data = Map::new();
+    data.insert("parsing".into(), parsing);
+    let title = record.display_name.as_deref().unwrap_or(&record.name);
+    synth::add_formats(&mut data, &checked.formats, title, &url);
+    let driver = match record.entity_type.as_deref() {
+        Some("chat response" | "AI overview" | "short videos") => "vx10",
+        Some("account page" | "page") => "vx8",
+        _ => "vx6",
+    };
+    json!({
+        "url": url,
+        "task_id": task_id,
+        "status": "success",
+        "status_code": 200,
+        "data": data,
+        "metadata": {
+            "agent": record.name,
+            "driver": driver,
+            "query_time": timestamp(SystemTime::now()),
+            "query_duration": started.elapsed().as_millis() as u64,
+            "response_parameters": { "input_url": url },
+        }
+    })
+}
+
+async fn run(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_object(&headers, body).await?;
+    let checked = check_run(&state, &ctx, body)?;
+    Ok(Json(execute(&state, &ctx, &checked, &ctx.task_id)))
+}
+
+/// Delivery options of an async run (spec 4.4), top-level or (one documentation page) inside
+/// `params`.
+fn delivery(body: &mut Map<String, Value>) -> Result<(), ApiError> {
+    const FIELDS: [&str; 5] = [
+        "storage_type",
+        "storage_url",
+        "storage_compress",
+        "storage_object_name",
+        "callback_url",
+    ];
+    if let Some(Value::Object(params)) = body.get_mut("params") {
+        let moved: Vec<(String, Value)> = FIELDS
+            .iter()
+            .filter_map(|f| params.remove(*f).map(|v| ((*f).to_owned(), v)))
+            .collect();
+        for (k, v) in moved {
+            body.entry(k).or_insert(v);
+        }
+    }
+    let storage_type = optional_str(body, "storage_type")?;
+    let storage_url = optional_str(body, "storage_url")?;
+    match (storage_type, storage_url) {
+        (None, None) => {}
+        (Some(t), _) if t != "s3" && t != "gs" => {
+            return Err(ApiError::invalid(
+                "storage_type",
+                format!("storage_type must be s3 or gs, not {t:?}"),
+            ));
+        }
+        (Some(_), None) => {
+            return Err(ApiError::bad_request(
+                "storage_url",
+                "storage_url is required with storage_type",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(ApiError::bad_request(
+                "storage_type",
+                "storage_type is required with storage_url",
+            ));
+        }
+        (Some(t), Some(u)) => {
+            let bucket = u
+                .strip_prefix(&format!("{t}://"))
+                .and_then(|r| r.split('/').next())
+                .unwrap_or("");
+            if bucket.is_empty() || !u.ends_with('/') {
+                return Err(ApiError::bad_request(
+                    "storage_url",
+                    format!("invalid storage_url {u:?}: expected {t}://<bucket>/<path_prefix>/"),
+                ));
+            }
+        }
+    }
+    if let Some(v) = body.get("storage_compress").filter(|v| !v.is_null() && !v.is_boolean()) {
+        return Err(ApiError::invalid(
+            "storage_compress",
+            format!("storage_compress must be a boolean, not {}", kind(v)),
+        ));
+    }
+    optional_str(body, "storage_object_name")?;
+    if let Some(u) = optional_str(body, "callback_url")?
+        && !http_url(u)
+    {
+        return Err(ApiError::bad_request(
+            "callback_url",
+            format!("invalid callback_url {u:?}: expected an http(s) URL"),
+        ));
+    }
+    Ok(())
+}
+
+async fn run_async(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let mut body = json_object(&headers, body).await?;
+    delivery(&mut body)?;
+    let checked = check_run(&state, &ctx, body)?;
+    let task_id = ctx.task_id.clone();
+    let fail = headers
+        .get("x-emulator-task")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim() == "error");
+    let duration = headers
+        .get("x-emulator-task-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+        .map_or(state.config.lifecycle.task, Duration::from_millis);
+    let end = if fail {
+        TaskEnd::Error("injected task failure: the page could not be extracted".into())
+    } else {
+        TaskEnd::Success(execute(&state, &ctx, &checked, &task_id))
+    };
+    let task = Task {
+        id: task_id.clone(),
+        account: ctx.account.name.clone(),
+        agent: checked.record.name.clone(),
+        created: SystemTime::now(),
+        ends_at: Instant::now() + duration,
+        duration,
+        end,
+        input: checked.request,
+        batch_id: None,
+    };
+    lock(&state.tasks).insert(task_id.clone(), task);
+    Ok(Json(json!({ "task_id": task_id, "status": "pending" })))
+}
+
+fn find_task(state: &State, ctx: &Ctx, id: &str) -> Result<Task, ApiError> {
+    lock(&state.tasks)
+        .get(id)
+        .filter(|t| t.account == ctx.account.name)
+        .cloned()
+        .ok_or_else(|| ApiError::not_found(format!("no task {id}")).at("task_id"))
+}
+
+async fn task(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let t = find_task(&state, &ctx, &id)?;
+    let base = state.base_url.get().map_or("", String::as_str);
+    Ok(Json(t.record(Instant::now(), base)))
+}
+
+/// Results of a task: the run result once `success`; 400 while pending; 422 when it failed.
+async fn task_results(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let t = find_task(&state, &ctx, &id)?;
+    match (t.state(Instant::now()), &t.end) {
+        (TaskState::Pending, _) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "TASK_NOT_READY",
+            format!("task {id} is pending; poll GET /v1/tasks/{id} until its state is success"),
+        )
+        .at("task_id")),
+        (_, TaskEnd::Success(result)) => Ok(Json(result.clone())),
+        (_, TaskEnd::Error(e)) => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "TASK_FAILED",
+            format!("task {id} ended in state error: {e}"),
+        )
+        .at("task_id")),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generations
+
+async fn create_generation(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let body = json_object(&headers, body).await?;
+    state.settle(Instant::now());
+    let prompt = required_str(&body, "prompt")?;
+    if prompt.trim().is_empty() {
+        return Err(ApiError::bad_request("prompt", "prompt must not be empty"));
+    }
+    let account = ctx.account.name.clone();
+    let lifecycle = state.config.lifecycle;
+    let (agent_name, source_version, end, running) = if let Some(from) = optional_str(&body, "from_agent")? {
+        let catalog = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let entry = catalog.get(&account, from).ok_or_else(|| {
+            ApiError::invalid("from_agent", format!("unknown agent `{from}`"))
+        })?;
+        if entry.owner.is_none() {
+            return Err(ApiError::invalid(
+                "from_agent",
+                format!("`{from}` is a public agent; only your own agents can be refined"),
+            ));
+        }
+        let end = match generate::refine(&entry.record, prompt) {
+            Ok(record) => success(record),
+            Err(e) => GenerationEnd::Failed(e),
+        };
+        (from.to_owned(), entry.version.clone(), end, lifecycle.generation_refine)
+    } else {
+        let url = required_str(&body, "url")?;
+        if !http_url(url) {
+            return Err(ApiError::bad_request(
+                "url",
+                format!("invalid url {url:?}: expected an http(s) URL of a sample page"),
+            ));
+        }
+        let (field, name) = match (optional_str(&body, "agent_name")?, optional_str(&body, "name")?) {
+            (Some(n), _) => ("agent_name", n.to_owned()),
+            (None, Some(n)) => ("name", n.to_owned()),
+            (None, None) => ("url", generate::name_from_url(url)),
+        };
+        if !generate::valid_name(&name) {
+            return Err(ApiError::invalid(
+                field,
+                format!("agent name {name:?} must be lowercase letters, digits and underscores"),
+            ));
+        }
+        let taken = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner).exists(&name)
+            || lock(&state.generations)
+                .values()
+                .any(|g| g.agent_name == name && !g.published && g.source_version_id.is_none());
+        if taken {
+            return Err(ApiError::invalid(
+                field,
+                format!("an agent named `{name}` already exists; refine it with from_agent or choose another name"),
+            ));
+        }
+        let end = match generate::new_agent(
+            &name,
+            prompt,
+            url,
+            body.get("input_schema").filter(|v| !v.is_null()),
+            body.get("output_schema").filter(|v| !v.is_null()),
+            body.get("metadata").filter(|v| !v.is_null()),
+        ) {
+            Ok(record) => success(record),
+            Err(e) => GenerationEnd::Failed(e),
+        };
+        (name, None, end, lifecycle.generation_new)
+    };
+    {
+        let mut log = lock(&state.generation_log);
+        let today = crate::state::generations_today(&log, &account);
+        if today >= state.config.generation_daily_limit as usize {
+            return Err(ApiError::new(
+                StatusCode::PAYMENT_REQUIRED,
+                "GENERATION_LIMIT_REACHED",
+                format!(
+                    "daily limit of {} agent generations reached for account {account}",
+                    state.config.generation_daily_limit
+                ),
+            ));
+        }
+        log.entry(account.clone()).or_default().push(SystemTime::now());
+    }
+    let now = Instant::now();
+    let id = uuid::Uuid::new_v4().to_string();
+    let generation = Generation {
+        id: id.clone(),
+        account,
+        agent_name: agent_name.clone(),
+        source_version_id: source_version,
+        created: SystemTime::now(),
+        created_at: now,
+        starts_at: now + lifecycle.generation_queued,
+        ends_at: now + lifecycle.generation_queued + running,
+        end,
+        published: false,
+    };
+    lock(&state.generations).insert(id.clone(), generation);
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "id": id, "status": "queued", "agent_name": agent_name })),
+    ))
+}
+
+fn success(record: agents_schema::AgentRecord) -> GenerationEnd {
+    let fields = record.output_schema.as_ref().map_or(0, |s| s.len());
+    let summary = format!(
+        "Extracts {fields} fields ({}) from {} pages",
+        record
+            .output_schema
+            .as_ref()
+            .map(|s| s.keys().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_default(),
+        record.domain.as_deref().unwrap_or("the sample site's"),
+    );
+    GenerationEnd::Success {
+        record: Box::new(record),
+        version_id: uuid::Uuid::new_v4().to_string(),
+        summary,
+    }
+}
+
+async fn generation(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    state.settle(now);
+    lock(&state.generations)
+        .get(&id)
+        .filter(|g| g.account == ctx.account.name)
+        .map(|g| Json(g.record(now)))
+        .ok_or_else(|| ApiError::not_found(format!("no generation {id}")).at("generation_id"))
+}
+
+/// Adds a fault rule for `key` (used by the handle).
+pub(crate) fn inject(state: &State, key: &str, fault: Fault, times: Option<u32>) {
+    lock(&state.faults)
+        .entry(key.to_owned())
+        .or_default()
+        .push(FaultRule { fault, times });
+}

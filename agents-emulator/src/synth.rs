@@ -1,0 +1,255 @@
+//! Synthetic agent results: data that conforms to the agent's output_schema, the same for the same
+//! agent and params (spec 2.5, 4.4), with the formats asked for, pages for paginated agents, and a
+//! drift mode that sends some fields with the wrong type.
+
+use agents_schema::sample::{self, mix};
+use agents_schema::{AgentRecord, FieldSchema};
+use serde_json::{Map, Value, json};
+
+use crate::params::page_number;
+
+/// Records on one page of a list agent.
+pub const LIST_LEN: usize = 10;
+
+/// The formats of spec 4.4 rule 4.
+pub const FORMATS: [&str; 4] = ["html", "markdown", "headers", "links"];
+
+/// Whether the agent's `data.parsing` is an array of records: paginated result or category pages
+/// whose schema describes one listing (web search agents describe their `entities` wrapper
+/// instead, so they answer one object).
+pub fn is_list(record: &AgentRecord) -> bool {
+    let listing_page = record
+        .entity_type
+        .as_deref()
+        .is_some_and(|t| t.ends_with("results page") || t.ends_with("category page"));
+    let wrapped = record
+        .output_schema
+        .as_ref()
+        .is_some_and(|s| s.contains_key("entities"));
+    record.supports_pagination() && listing_page && !wrapped
+}
+
+/// The seed of a request: agent name plus params, ignoring the parameters that do not change
+/// what a page shows (`tag`, `parse`), with pages past the last real one folded onto it.
+pub fn seed(record: &AgentRecord, params: &Map<String, Value>, pages: u32) -> u64 {
+    let mut p = params.clone();
+    p.remove("tag");
+    p.remove("parse");
+    if let Some(param) = record.pagination_param() {
+        let page = page_number(record, params).unwrap_or(1).clamp(1, pages.max(1));
+        p.insert(param.name.clone(), json!(page));
+    }
+    // serde_json's Map is sorted by key, so this text is canonical.
+    mix(0, &format!("{}\u{0}{}", record.name, Value::Object(p)))
+}
+
+/// `data.parsing` for a request with this seed.
+pub fn parsing(record: &AgentRecord, seed: u64) -> Value {
+    let empty = indexmap::IndexMap::new();
+    let schema = record.output_schema.as_ref().unwrap_or(&empty);
+    if is_list(record) {
+        Value::Array(
+            (0..LIST_LEN)
+                .map(|i| sample::record(schema, mix(seed, &i.to_string())))
+                .collect(),
+        )
+    } else {
+        sample::record(schema, seed)
+    }
+}
+
+/// Drift: about one field in `every` gets a value of the wrong type, the way scraped pages drift
+/// (wire notes): numbers as currency strings, a scalar where an array was declared, a string
+/// where an object was declared, a number where text was declared.
+pub fn drift(record: &AgentRecord, parsing: &mut Value, seed: u64, every: u64) {
+    let Some(schema) = record.output_schema.as_ref() else {
+        return;
+    };
+    match parsing {
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                drift_object(schema, item, mix(seed, &i.to_string()), every);
+            }
+        }
+        other => drift_object(schema, other, seed, every),
+    }
+}
+
+fn drift_object(
+    schema: &indexmap::IndexMap<String, FieldSchema>,
+    value: &mut Value,
+    seed: u64,
+    every: u64,
+) {
+    let Some(obj) = value.as_object_mut() else {
+        return;
+    };
+    for (name, field) in schema {
+        if !mix(seed, name).is_multiple_of(every.max(1)) {
+            continue;
+        }
+        let Some(v) = obj.get_mut(name) else { continue };
+        *v = match (field.ty.as_ref().and_then(|t| t.single()), &*v) {
+            (Some("number" | "integer"), Value::Number(n)) => {
+                let x = n.as_f64().unwrap_or(0.0);
+                Value::String(format!("${}", thousands(x)))
+            }
+            (Some("array"), Value::Array(items)) => {
+                items.first().cloned().unwrap_or(Value::Null)
+            }
+            (Some("object"), _) => Value::String("see page".into()),
+            (Some("string"), _) => json!(404),
+            (Some("boolean"), Value::Bool(b)) => Value::String(if *b { "Yes" } else { "No" }.into()),
+            _ => continue,
+        };
+    }
+}
+
+/// `1299.5` → `1,299.50`.
+fn thousands(x: f64) -> String {
+    let cents = (x * 100.0).round() as i64;
+    let (whole, frac) = (cents / 100, (cents % 100).abs());
+    let digits = whole.abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{}{out}.{frac:02}", if whole < 0 { "-" } else { "" })
+}
+
+/// The page URL an agent request stands for: a URL parameter when there is one, else a path on
+/// the agent's domain with the params as query.
+pub fn page_url(record: &AgentRecord, params: &Map<String, Value>) -> String {
+    for input in record.inputs() {
+        if let Some(Value::String(s)) = params.get(&input.name)
+            && (s.starts_with("http://") || s.starts_with("https://"))
+        {
+            return s.clone();
+        }
+    }
+    let domain = record.domain.as_deref().unwrap_or("agents.example");
+    let query: Vec<String> = record
+        .inputs()
+        .iter()
+        .filter_map(|i| {
+            let v = params.get(&i.name)?;
+            let text = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            Some(format!("{}={}", i.name, encode(&text)))
+        })
+        .collect();
+    format!("https://{domain}/{}?{}", record.name, query.join("&"))
+}
+
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Adds `data.html`, `data.markdown`, `data.headers` and `data.links` for the formats asked for.
+pub fn add_formats(data: &mut Map<String, Value>, formats: &[String], title: &str, url: &str) {
+    let parsing = data.get("parsing").cloned().unwrap_or(Value::Null);
+    let mut lines = Vec::new();
+    flatten("", &parsing, &mut lines);
+    let mut links = vec![url.to_owned()];
+    collect_links(&parsing, &mut links);
+    for f in formats {
+        let value = match f.as_str() {
+            "html" => {
+                let items: String = lines
+                    .iter()
+                    .map(|(k, v)| format!("<li><b>{}</b>: {}</li>", escape(k), escape(v)))
+                    .collect();
+                let anchors: String = links
+                    .iter()
+                    .map(|l| format!("<a href=\"{}\">{}</a>", escape(l), escape(l)))
+                    .collect();
+                json!(format!(
+                    "<!doctype html><html><head><title>{t}</title></head><body><h1>{t}</h1><ul>{items}</ul><nav>{anchors}</nav></body></html>",
+                    t = escape(title)
+                ))
+            }
+            "markdown" => {
+                let mut md = format!("# {title}\n\n");
+                for (k, v) in &lines {
+                    md.push_str(&format!("- **{k}**: {v}\n"));
+                }
+                json!(md)
+            }
+            "headers" => json!({
+                "content-type": "text/html; charset=utf-8",
+                "cache-control": "max-age=0, private",
+                "server": "agents-emulator",
+            }),
+            "links" => json!(links),
+            _ => continue,
+        };
+        data.insert(f.clone(), value);
+    }
+}
+
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), v, out);
+            }
+        }
+        Value::String(s) => out.push((prefix.to_owned(), s.clone())),
+        other => out.push((prefix.to_owned(), other.to_string())),
+    }
+}
+
+fn collect_links(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) if s.starts_with("https://") || s.starts_with("http://") => {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_links(v, out)),
+        Value::Object(m) => m.values().for_each(|v| collect_links(v, out)),
+        _ => {}
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_and_keeps_cents() {
+        assert_eq!(thousands(1299.0), "1,299.00");
+        assert_eq!(thousands(5.5), "5.50");
+        assert_eq!(thousands(1_234_567.891), "1,234,567.89");
+    }
+}
