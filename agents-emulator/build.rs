@@ -17,12 +17,20 @@ fn main() {
         Err(e) => panic!("cannot read the catalog directory {}: {e}", dir.display()),
     };
     files.sort();
-    let mut out = String::from("/// The catalog records embedded from `schemas/`: (file name, JSON text).\n");
+    let mut out =
+        String::from("/// The catalog records embedded from `schemas/`: (file name, JSON text).\n");
     out.push_str("pub(crate) static EMBEDDED: &[(&str, &str)] = &[\n");
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let _ = writeln!(out, "    ({name:?}, include_str!({:?})),", f.display().to_string());
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    ({name:?}, include_str!({:?})),",
+            f.display().to_string()
+        );
     }
     out.push_str("];\n");
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").unwrap_or_default());

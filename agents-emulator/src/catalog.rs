@@ -156,9 +156,7 @@ impl Catalog {
                 "private" => e.owner.is_some(),
                 _ => true,
             })
-            .filter(|e| {
-                managed.is_none_or(|m| e.record.managed_by.as_deref().unwrap_or("") == m)
-            })
+            .filter(|e| managed.is_none_or(|m| e.record.managed_by.as_deref().unwrap_or("") == m))
             .filter(|e| {
                 search.as_deref().is_none_or(|s| {
                     let r = &e.record;
@@ -178,7 +176,10 @@ fn parse_count(name: &str, value: Option<&str>, default: usize) -> Result<usize,
     match value {
         None => Ok(default),
         Some(v) => v.parse().map_err(|_| {
-            ApiError::invalid(name, format!("{name} must be a non-negative integer, not {v:?}"))
+            ApiError::invalid(
+                name,
+                format!("{name} must be a non-negative integer, not {v:?}"),
+            )
         }),
     }
 }

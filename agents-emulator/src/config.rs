@@ -98,7 +98,10 @@ impl Fault {
     pub fn parse(text: &str) -> Option<Fault> {
         let t = text.trim();
         if let Some(ms) = t.strip_prefix("latency=") {
-            return ms.parse().ok().map(|ms| Fault::Latency(Duration::from_millis(ms)));
+            return ms
+                .parse()
+                .ok()
+                .map(|ms| Fault::Latency(Duration::from_millis(ms)));
         }
         Some(match t {
             "rate-limit" => Fault::RateLimited,

@@ -40,7 +40,12 @@ impl ApiError {
 
     /// 422: the request is well-formed but a parameter is invalid.
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR", message).at(field)
+        Self::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "VALIDATION_ERROR",
+            message,
+        )
+        .at(field)
     }
 
     /// 404: no such resource (for this account).

@@ -11,11 +11,13 @@ use serde_json::{Map, Value, json};
 pub fn fields_of(prompt: &str) -> Vec<String> {
     let lower = prompt.to_lowercase();
     // What follows the verb is the list; without a verb, the whole prompt is.
-    let list = ["extract ", "get ", "scrape ", "collect ", "capture ", "fetch ", "add "]
-        .iter()
-        .filter_map(|v| lower.find(v).map(|i| &lower[i + v.len()..]))
-        .next()
-        .unwrap_or(&lower);
+    let list = [
+        "extract ", "get ", "scrape ", "collect ", "capture ", "fetch ", "add ",
+    ]
+    .iter()
+    .filter_map(|v| lower.find(v).map(|i| &lower[i + v.len()..]))
+    .next()
+    .unwrap_or(&lower);
     let list = list.split(['.', ';', ':', '\n']).next().unwrap_or("");
     let mut out: Vec<String> = Vec::new();
     for item in list.split(',').flat_map(|p| p.split(" and ")) {
@@ -41,15 +43,37 @@ pub fn fields_of(prompt: &str) -> Vec<String> {
 }
 
 const STOP: [&str; 22] = [
-    "the", "a", "an", "of", "its", "their", "each", "every", "all", "from", "this", "that", "page",
-    "whether", "it", "is", "also", "field", "fields", "for", "on", "product's",
+    "the",
+    "a",
+    "an",
+    "of",
+    "its",
+    "their",
+    "each",
+    "every",
+    "all",
+    "from",
+    "this",
+    "that",
+    "page",
+    "whether",
+    "it",
+    "is",
+    "also",
+    "field",
+    "fields",
+    "for",
+    "on",
+    "product's",
 ];
 
 /// The declared type a field name suggests.
 fn field_schema(name: &str) -> FieldSchema {
-    let ty = if ["price", "rating", "count", "number", "score", "amount", "total", "reviews", "stars"]
-        .iter()
-        .any(|w| name.split('_').any(|p| p == *w))
+    let ty = if [
+        "price", "rating", "count", "number", "score", "amount", "total", "reviews", "stars",
+    ]
+    .iter()
+    .any(|w| name.split('_').any(|p| p == *w))
     {
         "number"
     } else if name.starts_with("in_") || name.starts_with("is_") || name.starts_with("has_") {
@@ -90,7 +114,13 @@ pub fn name_from_url(url: &str) -> String {
     let host = host.strip_prefix("www.").unwrap_or(host);
     let base: String = host
         .chars()
-        .map(|c| if c.is_ascii_alphabetic() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphabetic() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     let base = base
         .split('_')
@@ -108,7 +138,9 @@ pub fn name_from_url(url: &str) -> String {
 /// starting or ending with an underscore.
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_' || b.is_ascii_digit())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'_' || b.is_ascii_digit())
         && name.starts_with(|c: char| c.is_ascii_lowercase())
         && !name.ends_with('_')
 }
@@ -124,7 +156,10 @@ pub fn new_agent(
 ) -> Result<AgentRecord, String> {
     let output = match output_schema {
         Some(v) => schema_map(v)?,
-        None => fields_of(prompt).into_iter().map(|f| (f.clone(), field_schema(&f))).collect(),
+        None => fields_of(prompt)
+            .into_iter()
+            .map(|f| (f.clone(), field_schema(&f)))
+            .collect(),
     };
     if output.is_empty() {
         return Err("the prompt names no data to extract; list the fields, for example \"extract the title, price and rating\"".into());
@@ -133,7 +168,11 @@ pub fn new_agent(
         Some(v) => input_list(v)?,
         None => vec![url_input()],
     };
-    let domain = url.split("://").nth(1).and_then(|r| r.split('/').next()).map(str::to_owned);
+    let domain = url
+        .split("://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .map(str::to_owned);
     let mut extra = Map::new();
     extra.insert("version_number".into(), json!(1));
     if let Some(m) = metadata {
@@ -173,7 +212,9 @@ pub fn refine(base: &AgentRecord, prompt: &str) -> Result<AgentRecord, String> {
         .get("version_number")
         .and_then(Value::as_u64)
         .unwrap_or(1);
-    record.extra.insert("version_number".into(), json!(version + 1));
+    record
+        .extra
+        .insert("version_number".into(), json!(version + 1));
     Ok(record)
 }
 
@@ -259,16 +300,32 @@ mod tests {
             fields_of("Extract the product name, price, rating and whether it is in stock."),
             ["product_name", "price", "rating", "in_stock"]
         );
-        assert_eq!(fields_of("Please get title and author"), ["title", "author"]);
+        assert_eq!(
+            fields_of("Please get title and author"),
+            ["title", "author"]
+        );
         assert!(fields_of("").is_empty());
     }
 
     #[test]
     fn types_follow_the_names() {
-        let r = new_agent("x", "extract price, in stock, images, title", "https://s.example/p", None, None, None)
-            .expect("record");
+        let r = new_agent(
+            "x",
+            "extract price, in stock, images, title",
+            "https://s.example/p",
+            None,
+            None,
+            None,
+        )
+        .expect("record");
         let out = r.output_schema.expect("schema");
-        let ty = |n: &str| out[n].ty.as_ref().and_then(|t| t.single()).map(str::to_owned);
+        let ty = |n: &str| {
+            out[n]
+                .ty
+                .as_ref()
+                .and_then(|t| t.single())
+                .map(str::to_owned)
+        };
         assert_eq!(ty("price").as_deref(), Some("number"));
         assert_eq!(ty("in_stock").as_deref(), Some("boolean"));
         assert_eq!(ty("images").as_deref(), Some("array"));
@@ -278,7 +335,10 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(name_from_url("https://www.Shop-1.example/p?q"), "shop_example_agent");
+        assert_eq!(
+            name_from_url("https://www.Shop-1.example/p?q"),
+            "shop_example_agent"
+        );
         assert!(valid_name("my_agent"));
         assert!(!valid_name("My_agent"));
         assert!(!valid_name("_x"));

@@ -200,7 +200,8 @@ impl Generation {
     /// The generation record at `now` (spec 2.6 plus the wire notes' extra fields).
     pub fn record(&self, now: Instant) -> Value {
         let status = self.status(now);
-        let at = |i: Instant| timestamp(self.created + i.saturating_duration_since(self.created_at));
+        let at =
+            |i: Instant| timestamp(self.created + i.saturating_duration_since(self.created_at));
         let mut out = json!({
             "id": self.id,
             "status": status.as_str(),

@@ -191,7 +191,11 @@ fn typed_value(ty: ParamTy, value: &Value) -> Option<Typed<'_>> {
         }
         // A page arrives as a number, sometimes as a string ("1") (wire notes).
         (ParamTy::Page, Value::Number(n)) if n.is_u64() => n.as_f64().map(Typed::Number),
-        (ParamTy::Page, Value::String(s)) => s.trim().parse::<u32>().ok().map(|p| Typed::Number(p.into())),
+        (ParamTy::Page, Value::String(s)) => s
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .map(|p| Typed::Number(p.into())),
         (ParamTy::Boolean, Value::Bool(_)) | (ParamTy::Any, _) => Some(Typed::Other),
         _ => None,
     }

@@ -96,7 +96,10 @@ async fn authenticate(AxState(state): AxState<Shared>, mut req: Request, next: N
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
         .map(|k| k.trim().to_owned());
     let Some(key) = key.filter(|k| !k.is_empty()) else {
         return ApiError::new(
@@ -200,7 +203,11 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
         return next.run(req).await;
     };
     let mut faults = state.take_faults(&ctx.account.key);
-    if let Some(v) = req.headers().get("x-emulator-fault").and_then(|v| v.to_str().ok()) {
+    if let Some(v) = req
+        .headers()
+        .get("x-emulator-fault")
+        .and_then(|v| v.to_str().ok())
+    {
         for part in v.split(',') {
             match Fault::parse(part) {
                 Some(f) => faults.push(f),
@@ -230,15 +237,20 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
         match f {
             Fault::Latency(d) => tokio::time::sleep(*d).await,
             Fault::Status(code) => {
-                let status = StatusCode::from_u16(*code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                let status =
+                    StatusCode::from_u16(*code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
                 let code = match code {
                     500 => "INTERNAL_ERROR",
                     501 => "PROXY_ERROR",
                     555 => "REQUEST_TIMEOUT",
                     _ => "INJECTED_FAULT",
                 };
-                return ApiError::new(status, code, format!("injected fault: status {}", status.as_u16()))
-                    .into_response();
+                return ApiError::new(
+                    status,
+                    code,
+                    format!("injected fault: status {}", status.as_u16()),
+                )
+                .into_response();
             }
             Fault::RateLimited => return rate_limited(&state, Duration::from_millis(1000)),
             Fault::Drift => ctx.drift = true,
@@ -256,7 +268,9 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
 /// Damages a response after the handler made it.
 async fn corrupt(resp: Response, fault: &Fault) -> Response {
     let (mut parts, body) = resp.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
     parts.headers.remove(header::CONTENT_LENGTH);
     let half = bytes.slice(..bytes.len() / 2);
     match fault {
@@ -289,7 +303,12 @@ async fn corrupt(resp: Response, fault: &Fault) -> Response {
 async fn json_object(headers: &HeaderMap, body: Body) -> Result<Map<String, Value>, ApiError> {
     if let Some(ct) = headers.get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("");
-        let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let essence = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         if essence != "application/json" && !essence.ends_with("+json") {
             return Err(ApiError::bad_request(
                 "Content-Type",
@@ -307,7 +326,11 @@ async fn json_object(headers: &HeaderMap, body: Body) -> Result<Map<String, Valu
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::bad_request(
             "body",
-            format!("malformed JSON at line {} column {}: {e}", e.line(), e.column()),
+            format!(
+                "malformed JSON at line {} column {}: {e}",
+                e.line(),
+                e.column()
+            ),
         )
     })?;
     match value {
@@ -333,7 +356,10 @@ fn required_str<'a>(body: &'a Map<String, Value>, field: &str) -> Result<&'a str
     }
 }
 
-fn optional_str<'a>(body: &'a Map<String, Value>, field: &str) -> Result<Option<&'a str>, ApiError> {
+fn optional_str<'a>(
+    body: &'a Map<String, Value>,
+    field: &str,
+) -> Result<Option<&'a str>, ApiError> {
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(_) => required_str(body, field).map(Some),
@@ -356,7 +382,10 @@ fn formats(body: &Map<String, Value>) -> Result<Vec<String>, ApiError> {
         return Ok(Vec::new());
     };
     let Some(items) = v.as_array() else {
-        return Err(ApiError::invalid("formats", "formats must be an array of strings"));
+        return Err(ApiError::invalid(
+            "formats",
+            "formats must be an array of strings",
+        ));
     };
     items
         .iter()
@@ -380,7 +409,10 @@ async fn list_agents(
     Query(query): Query<ListQuery>,
 ) -> Result<Json<Vec<Value>>, ApiError> {
     state.settle(Instant::now());
-    let catalog = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let catalog = state
+        .catalog
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     catalog.list(&ctx.account.name, &query).map(Json)
 }
 
@@ -390,12 +422,24 @@ async fn agent_details(
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     state.settle(Instant::now());
-    let catalog = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let catalog = state
+        .catalog
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     match catalog.get(&ctx.account.name, &name) {
-        Some(e) => serde_json::to_value(&*e.record)
-            .map(Json)
-            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", e.to_string())),
-        None => Err(unknown_agent(&catalog, &ctx.account.name, &name, StatusCode::NOT_FOUND)),
+        Some(e) => serde_json::to_value(&*e.record).map(Json).map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "INTERNAL_ERROR",
+                e.to_string(),
+            )
+        }),
+        None => Err(unknown_agent(
+            &catalog,
+            &ctx.account.name,
+            &name,
+            StatusCode::NOT_FOUND,
+        )),
     }
 }
 
@@ -406,7 +450,11 @@ fn unknown_agent(
     status: StatusCode,
 ) -> ApiError {
     let near = nearest(name, catalog.names(account));
-    let code = if status == StatusCode::NOT_FOUND { "NOT_FOUND" } else { "VALIDATION_ERROR" };
+    let code = if status == StatusCode::NOT_FOUND {
+        "NOT_FOUND"
+    } else {
+        "VALIDATION_ERROR"
+    };
     ApiError::new(
         status,
         code,
@@ -430,11 +478,17 @@ fn check_run(state: &State, ctx: &Ctx, body: Map<String, Value>) -> Result<Check
     state.settle(Instant::now());
     let agent = required_str(&body, "agent")?;
     if body.get("params").is_none_or(Value::is_null) {
-        return Err(ApiError::bad_request("params", "missing required field `params`"));
+        return Err(ApiError::bad_request(
+            "params",
+            "missing required field `params`",
+        ));
     }
     let formats = formats(&body)?;
     let record = {
-        let catalog = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let catalog = state
+            .catalog
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         match catalog.get(&ctx.account.name, agent) {
             Some(e) => e.record.clone(),
             None => {
@@ -469,8 +523,16 @@ fn execute(state: &State, ctx: &Ctx, checked: &Checked, task_id: &str) -> Value 
         .copied()
         .unwrap_or(state.config.default_pages);
     let seed = synth::seed(record, &checked.params, pages);
-    let parse = checked.params.get("parse").and_then(Value::as_bool).unwrap_or(true);
-    let mut parsing = if parse { synth::parsing(record, seed) } else { json!({}) };
+    let parse = checked
+        .params
+        .get("parse")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let mut parsing = if parse {
+        synth::parsing(record, seed)
+    } else {
+        json!({})
+    };
     if ctx.drift {
         synth::drift(record, &mut parsing, seed, 4);
     }
@@ -565,7 +627,10 @@ fn delivery(body: &mut Map<String, Value>) -> Result<(), ApiError> {
             }
         }
     }
-    if let Some(v) = body.get("storage_compress").filter(|v| !v.is_null() && !v.is_boolean()) {
+    if let Some(v) = body
+        .get("storage_compress")
+        .filter(|v| !v.is_null() && !v.is_boolean())
+    {
         return Err(ApiError::invalid(
             "storage_compress",
             format!("storage_compress must be a boolean, not {}", kind(v)),
@@ -681,11 +746,16 @@ async fn create_generation(
     }
     let account = ctx.account.name.clone();
     let lifecycle = state.config.lifecycle;
-    let (agent_name, source_version, end, running) = if let Some(from) = optional_str(&body, "from_agent")? {
-        let catalog = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let entry = catalog.get(&account, from).ok_or_else(|| {
-            ApiError::invalid("from_agent", format!("unknown agent `{from}`"))
-        })?;
+    let (agent_name, source_version, end, running) = if let Some(from) =
+        optional_str(&body, "from_agent")?
+    {
+        let catalog = state
+            .catalog
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let entry = catalog
+            .get(&account, from)
+            .ok_or_else(|| ApiError::invalid("from_agent", format!("unknown agent `{from}`")))?;
         if entry.owner.is_none() {
             return Err(ApiError::invalid(
                 "from_agent",
@@ -696,7 +766,12 @@ async fn create_generation(
             Ok(record) => success(record),
             Err(e) => GenerationEnd::Failed(e),
         };
-        (from.to_owned(), entry.version.clone(), end, lifecycle.generation_refine)
+        (
+            from.to_owned(),
+            entry.version.clone(),
+            end,
+            lifecycle.generation_refine,
+        )
     } else {
         let url = required_str(&body, "url")?;
         if !http_url(url) {
@@ -705,7 +780,10 @@ async fn create_generation(
                 format!("invalid url {url:?}: expected an http(s) URL of a sample page"),
             ));
         }
-        let (field, name) = match (optional_str(&body, "agent_name")?, optional_str(&body, "name")?) {
+        let (field, name) = match (
+            optional_str(&body, "agent_name")?,
+            optional_str(&body, "name")?,
+        ) {
             (Some(n), _) => ("agent_name", n.to_owned()),
             (None, Some(n)) => ("name", n.to_owned()),
             (None, None) => ("url", generate::name_from_url(url)),
@@ -716,14 +794,20 @@ async fn create_generation(
                 format!("agent name {name:?} must be lowercase letters, digits and underscores"),
             ));
         }
-        let taken = state.catalog.read().unwrap_or_else(std::sync::PoisonError::into_inner).exists(&name)
+        let taken = state
+            .catalog
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .exists(&name)
             || lock(&state.generations)
                 .values()
                 .any(|g| g.agent_name == name && !g.published && g.source_version_id.is_none());
         if taken {
             return Err(ApiError::invalid(
                 field,
-                format!("an agent named `{name}` already exists; refine it with from_agent or choose another name"),
+                format!(
+                    "an agent named `{name}` already exists; refine it with from_agent or choose another name"
+                ),
             ));
         }
         let end = match generate::new_agent(
@@ -752,7 +836,9 @@ async fn create_generation(
                 ),
             ));
         }
-        log.entry(account.clone()).or_default().push(SystemTime::now());
+        log.entry(account.clone())
+            .or_default()
+            .push(SystemTime::now());
     }
     let now = Instant::now();
     let id = uuid::Uuid::new_v4().to_string();

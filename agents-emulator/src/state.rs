@@ -117,7 +117,8 @@ impl State {
             Ok(snapshot) => {
                 let remaining = snapshot.remaining_burst_capacity();
                 let burst = snapshot.quota().burst_size().get();
-                let refill = Duration::from_secs_f64(f64::from(burst - remaining) / f64::from(rate));
+                let refill =
+                    Duration::from_secs_f64(f64::from(burst - remaining) / f64::from(rate));
                 RateInfo {
                     limit: rate,
                     remaining,
@@ -142,7 +143,11 @@ impl State {
     pub fn next_shape(&self) -> RateLimitShape {
         match self.config.rate_limit_shape {
             RateLimitShape::Alternating => {
-                if self.shape_turn.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
+                if self
+                    .shape_turn
+                    .fetch_add(1, Ordering::Relaxed)
+                    .is_multiple_of(2)
+                {
                     RateLimitShape::Nested
                 } else {
                     RateLimitShape::Flat
@@ -197,7 +202,6 @@ impl State {
             g.published = true;
         }
     }
-
 }
 
 /// Generations `account` started on the current UTC day, from the generation log.

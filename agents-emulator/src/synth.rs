@@ -36,7 +36,9 @@ pub fn seed(record: &AgentRecord, params: &Map<String, Value>, pages: u32) -> u6
     p.remove("tag");
     p.remove("parse");
     if let Some(param) = record.pagination_param() {
-        let page = page_number(record, params).unwrap_or(1).clamp(1, pages.max(1));
+        let page = page_number(record, params)
+            .unwrap_or(1)
+            .clamp(1, pages.max(1));
         p.insert(param.name.clone(), json!(page));
     }
     // serde_json's Map is sorted by key, so this text is canonical.
@@ -94,12 +96,12 @@ fn drift_object(
                 let x = n.as_f64().unwrap_or(0.0);
                 Value::String(format!("${}", thousands(x)))
             }
-            (Some("array"), Value::Array(items)) => {
-                items.first().cloned().unwrap_or(Value::Null)
-            }
+            (Some("array"), Value::Array(items)) => items.first().cloned().unwrap_or(Value::Null),
             (Some("object"), _) => Value::String("see page".into()),
             (Some("string"), _) => json!(404),
-            (Some("boolean"), Value::Bool(b)) => Value::String(if *b { "Yes" } else { "No" }.into()),
+            (Some("boolean"), Value::Bool(b)) => {
+                Value::String(if *b { "Yes" } else { "No" }.into())
+            }
             _ => continue,
         };
     }

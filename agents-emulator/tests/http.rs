@@ -127,7 +127,10 @@ async fn a_run_is_deterministic_conforms_and_adds_formats() {
     assert!(a["data"].get("html").is_none(), "no html unless asked");
 
     let (_, b) = json_of(api.post("/v1/agents/run", pdp("B08N5WRWNW")).await).await;
-    assert_eq!(a["data"]["parsing"], b["data"]["parsing"], "same call, same record");
+    assert_eq!(
+        a["data"]["parsing"], b["data"]["parsing"],
+        "same call, same record"
+    );
     let (_, c) = json_of(api.post("/v1/agents/run", pdp("B000000001")).await).await;
     assert_ne!(a["data"]["parsing"], c["data"]["parsing"]);
 
@@ -146,18 +149,66 @@ async fn validation_names_the_field_at_fault() {
     let api = Api::new(&e);
     let cases = [
         (json!({"params": {}}), StatusCode::BAD_REQUEST, "agent"),
-        (json!({"agent": "retailer_a_pdp"}), StatusCode::BAD_REQUEST, "params"),
-        (json!({"agent": "retailer_a_pdp", "params": {}}), StatusCode::BAD_REQUEST, "params.asin"),
-        (json!({"agent": "retailer_a_pdq", "params": {}}), StatusCode::UNPROCESSABLE_ENTITY, "agent"),
-        (json!({"agent": "retailer_a_pdp", "params": {"asin": 5}}), StatusCode::UNPROCESSABLE_ENTITY, "params.asin"),
-        (json!({"agent": "retailer_a_pdp", "params": {"asin": ""}}), StatusCode::UNPROCESSABLE_ENTITY, "params.asin"),
-        (json!({"agent": "retailer_a_pdp", "params": {"asin": "B1", "zip_code": "10001"}}), StatusCode::BAD_REQUEST, "localization"),
-        (json!({"agent": "llm_a", "params": {"prompt": "hi"}, "localization": true}), StatusCode::UNPROCESSABLE_ENTITY, "localization"),
-        (json!({"agent": "llm_a", "params": {"prompt": "hi", "store_id": "7"}}), StatusCode::UNPROCESSABLE_ENTITY, "params.store_id"),
-        (json!({"agent": "retailer_a_serp", "params": {"keyword": "x", "page": 0}}), StatusCode::UNPROCESSABLE_ENTITY, "params.page"),
-        (json!({"agent": "retailer_a_pdp", "params": {"asin": "B1", "country": "USA"}}), StatusCode::UNPROCESSABLE_ENTITY, "params.country"),
-        (json!({"agent": "retailer_a_pdp", "params": {"asin": "B1"}, "formats": ["pdf"]}), StatusCode::UNPROCESSABLE_ENTITY, "formats[0]"),
-        (json!({"agent": "retailer_a_pdp", "params": ["B1"]}), StatusCode::BAD_REQUEST, "params"),
+        (
+            json!({"agent": "retailer_a_pdp"}),
+            StatusCode::BAD_REQUEST,
+            "params",
+        ),
+        (
+            json!({"agent": "retailer_a_pdp", "params": {}}),
+            StatusCode::BAD_REQUEST,
+            "params.asin",
+        ),
+        (
+            json!({"agent": "retailer_a_pdq", "params": {}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "agent",
+        ),
+        (
+            json!({"agent": "retailer_a_pdp", "params": {"asin": 5}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "params.asin",
+        ),
+        (
+            json!({"agent": "retailer_a_pdp", "params": {"asin": ""}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "params.asin",
+        ),
+        (
+            json!({"agent": "retailer_a_pdp", "params": {"asin": "B1", "zip_code": "10001"}}),
+            StatusCode::BAD_REQUEST,
+            "localization",
+        ),
+        (
+            json!({"agent": "llm_a", "params": {"prompt": "hi"}, "localization": true}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "localization",
+        ),
+        (
+            json!({"agent": "llm_a", "params": {"prompt": "hi", "store_id": "7"}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "params.store_id",
+        ),
+        (
+            json!({"agent": "retailer_a_serp", "params": {"keyword": "x", "page": 0}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "params.page",
+        ),
+        (
+            json!({"agent": "retailer_a_pdp", "params": {"asin": "B1", "country": "USA"}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "params.country",
+        ),
+        (
+            json!({"agent": "retailer_a_pdp", "params": {"asin": "B1"}, "formats": ["pdf"]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "formats[0]",
+        ),
+        (
+            json!({"agent": "retailer_a_pdp", "params": ["B1"]}),
+            StatusCode::BAD_REQUEST,
+            "params",
+        ),
     ];
     for (body, status, field) in cases {
         let (s, v) = json_of(api.post("/v1/agents/run", body.clone()).await).await;
@@ -167,10 +218,16 @@ async fn validation_names_the_field_at_fault() {
     // Both localization forms are accepted, and a page may be a string.
     for loc in [json!(true), json!({"zip_code": "10001"})] {
         let body = json!({"agent": "retailer_a_pdp", "params": {"asin": "B1", "zip_code": "10001"}, "localization": loc});
-        assert_eq!(api.post("/v1/agents/run", body).await.status(), StatusCode::OK);
+        assert_eq!(
+            api.post("/v1/agents/run", body).await.status(),
+            StatusCode::OK
+        );
     }
     let body = json!({"agent": "retailer_a_serp", "params": {"keyword": "x", "page": "2"}});
-    assert_eq!(api.post("/v1/agents/run", body).await.status(), StatusCode::OK);
+    assert_eq!(
+        api.post("/v1/agents/run", body).await.status(),
+        StatusCode::OK
+    );
 }
 
 #[tokio::test]
@@ -185,7 +242,10 @@ async fn hostile_bodies_get_4xx_never_5xx() {
         (vec![0xff, 0xfe, b'{', b'}'], "application/json"),
         (deep.into_bytes(), "application/json"),
         (b"[1, 2]".to_vec(), "application/json"),
-        (br#"{"agent": "retailer_a_pdp", "params": {"asin": "x"}}"#.to_vec(), "text/plain"),
+        (
+            br#"{"agent": "retailer_a_pdp", "params": {"asin": "x"}}"#.to_vec(),
+            "text/plain",
+        ),
         (huge, "application/json"),
         (Vec::new(), "application/json"),
     ];
@@ -251,18 +311,27 @@ async fn rate_limit_answers_429_in_both_shapes_with_headers() {
         }
     }
     assert!(ok >= 2, "the burst is served");
-    assert!(shapes.contains(&"nested") && shapes.contains(&"flat"), "{shapes:?}");
+    assert!(
+        shapes.contains(&"nested") && shapes.contains(&"flat"),
+        "{shapes:?}"
+    );
     // Another key has its own budget.
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
 
 #[tokio::test]
 async fn pages_are_distinct_until_the_last_then_repeat() {
-    let e = start(Emulator::builder().rate_limit(None).pages("retailer_a_serp", 3)).await;
+    let e = start(
+        Emulator::builder()
+            .rate_limit(None)
+            .pages("retailer_a_serp", 3),
+    )
+    .await;
     let api = Api::new(&e);
     let mut pages = Vec::new();
     for page in 1..=5 {
-        let body = json!({"agent": "retailer_a_serp", "params": {"keyword": "earbuds", "page": page}});
+        let body =
+            json!({"agent": "retailer_a_serp", "params": {"keyword": "earbuds", "page": page}});
         let (s, v) = json_of(api.post("/v1/agents/run", body).await).await;
         assert_eq!(s, StatusCode::OK);
         let items = v["data"]["parsing"].as_array().unwrap().clone();
@@ -280,8 +349,15 @@ async fn drift_mode_sends_wrong_types() {
     let e = emulator().await;
     let api = Api::new(&e);
     let (_, clean) = json_of(api.post("/v1/agents/run", pdp("B1")).await).await;
-    let (_, drifted) =
-        json_of(api.post_with("/v1/agents/run", pdp("B1"), &[("x-emulator-fault", "drift")]).await).await;
+    let (_, drifted) = json_of(
+        api.post_with(
+            "/v1/agents/run",
+            pdp("B1"),
+            &[("x-emulator-fault", "drift")],
+        )
+        .await,
+    )
+    .await;
     let (c, d) = (&clean["data"]["parsing"], &drifted["data"]["parsing"]);
     let changed: Vec<&String> = c
         .as_object()
@@ -290,9 +366,9 @@ async fn drift_mode_sends_wrong_types() {
         .filter(|k| c[k.as_str()] != d[k.as_str()])
         .collect();
     assert!(changed.len() > 5, "{changed:?}");
-    let currency = changed
-        .iter()
-        .any(|k| c[k.as_str()].is_number() && d[k.as_str()].as_str().is_some_and(|s| s.starts_with('$')));
+    let currency = changed.iter().any(|k| {
+        c[k.as_str()].is_number() && d[k.as_str()].as_str().is_some_and(|s| s.starts_with('$'))
+    });
     assert!(currency, "a number arrives as a currency string");
 }
 
@@ -307,7 +383,10 @@ async fn async_task_moves_from_pending_to_success_or_error() {
     let id = created["task_id"].as_str().unwrap().to_owned();
     let (_, t) = json_of(api.get(&format!("/v1/tasks/{id}")).await).await;
     assert_eq!(t["task"]["state"], "pending");
-    assert_eq!(api.get(&format!("/v1/tasks/{id}/results")).await.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        api.get(&format!("/v1/tasks/{id}/results")).await.status(),
+        StatusCode::BAD_REQUEST
+    );
     tokio::time::sleep(Duration::from_millis(150)).await;
     let (_, t) = json_of(api.get(&format!("/v1/tasks/{id}")).await).await;
     assert_eq!(t["task"]["state"], "success");
@@ -318,8 +397,12 @@ async fn async_task_moves_from_pending_to_success_or_error() {
     assert_eq!(result["data"]["parsing"], sync["data"]["parsing"]);
 
     let (_, failing) = json_of(
-        api.post_with("/v1/agent/async", pdp("B1"), &[("x-emulator-task", "error"), ("x-emulator-task-ms", "0")])
-            .await,
+        api.post_with(
+            "/v1/agent/async",
+            pdp("B1"),
+            &[("x-emulator-task", "error"), ("x-emulator-task-ms", "0")],
+        )
+        .await,
     )
     .await;
     let id = failing["task_id"].as_str().unwrap();
@@ -327,13 +410,27 @@ async fn async_task_moves_from_pending_to_success_or_error() {
     assert_eq!(t["task"]["state"], "error");
     assert!(t["task"]["error"].is_string());
     let other = start(Emulator::builder()).await;
-    assert_eq!(Api::new(&other).get(&format!("/v1/tasks/{id}")).await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        Api::new(&other)
+            .get(&format!("/v1/tasks/{id}"))
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
 
     // Delivery options are checked.
     for (field, value, status) in [
-        ("storage_url", json!("s3://bucket/prefix/"), StatusCode::BAD_REQUEST),
+        (
+            "storage_url",
+            json!("s3://bucket/prefix/"),
+            StatusCode::BAD_REQUEST,
+        ),
         ("callback_url", json!("ftp://x"), StatusCode::BAD_REQUEST),
-        ("storage_type", json!("azure"), StatusCode::UNPROCESSABLE_ENTITY),
+        (
+            "storage_type",
+            json!("azure"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
     ] {
         let mut b = pdp("B1");
         b[field] = value;
@@ -343,7 +440,10 @@ async fn async_task_moves_from_pending_to_success_or_error() {
     let mut b = pdp("B1");
     b["params"]["storage_type"] = json!("gs");
     b["params"]["storage_url"] = json!("gs://bucket/results/");
-    assert_eq!(api.post("/v1/agents/async", b).await.status(), StatusCode::OK);
+    assert_eq!(
+        api.post("/v1/agents/async", b).await.status(),
+        StatusCode::OK
+    );
 }
 
 #[tokio::test]
@@ -352,22 +452,36 @@ async fn catalog_lists_filters_and_pages() {
     let api = Api::new(&e);
     let (_, all) = json_of(api.get("/v1/agents").await).await;
     assert_eq!(all.as_array().unwrap().len(), 18);
-    assert!(all[0].get("output_schema").is_none(), "list items are a subset");
+    assert!(
+        all[0].get("output_schema").is_none(),
+        "list items are a subset"
+    );
     let (_, page) = json_of(api.get("/v1/agents?offset=16&limit=5").await).await;
     assert_eq!(page.as_array().unwrap().len(), 2);
     let (_, found) = json_of(api.get("/v1/agents?search=Retailer%20B").await).await;
     assert_eq!(found.as_array().unwrap().len(), 2);
     let (_, private) = json_of(api.get("/v1/agents?privacy=private").await).await;
     assert_eq!(private, json!([]));
-    assert_eq!(api.get("/v1/agents?privacy=secret").await.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(api.get("/v1/agents?limit=-1").await.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        api.get("/v1/agents?privacy=secret").await.status(),
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+    assert_eq!(
+        api.get("/v1/agents?limit=-1").await.status(),
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
     let (s, details) = json_of(api.get("/v1/agents/retailer_a_pdp").await).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(details["output_schema"].as_object().unwrap().len(), 112);
     assert_eq!(details["feature_flags"]["is_localization_supported"], true);
     let (s, missing) = json_of(api.get("/v1/agents/retailer_a_pd").await).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
-    assert!(missing["error"]["message"].as_str().unwrap().contains("retailer_a_pdp"));
+    assert!(
+        missing["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("retailer_a_pdp")
+    );
 }
 
 #[tokio::test]
@@ -389,7 +503,10 @@ async fn generation_lifecycle_publishes_a_private_runnable_agent() {
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{dup}");
     // Not runnable before it succeeds.
     let run = json!({"agent": "book_page", "params": {"url": "https://books.example/item/2"}});
-    assert_eq!(api.post("/v1/agents/run", run.clone()).await.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        api.post("/v1/agents/run", run.clone()).await.status(),
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
     let mut seen = Vec::new();
     for _ in 0..50 {
         let (_, g) = json_of(api.get(&format!("/v1/agents/generations/{id}")).await).await;
@@ -414,21 +531,55 @@ async fn generation_lifecycle_publishes_a_private_runnable_agent() {
     assert!(parsing["author"].is_string());
     // Private: another account sees nothing.
     let other = Api::new(&e).key("other");
-    assert_eq!(other.post("/v1/agents/run", run).await.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(other.get("/v1/agents/book_page").await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        other.post("/v1/agents/run", run).await.status(),
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+    assert_eq!(
+        other.get("/v1/agents/book_page").await.status(),
+        StatusCode::NOT_FOUND
+    );
     let (_, mine) = json_of(api.get("/v1/agents?privacy=private").await).await;
     assert_eq!(mine[0]["name"], "book_page");
 
     // Refinement adds fields; then the daily limit (3) is reached.
-    let (s, _) = json_of(api.post("/v1/agents/generations", json!({"from_agent": "book_page", "prompt": "also extract the isbn"})).await).await;
+    let (s, _) = json_of(
+        api.post(
+            "/v1/agents/generations",
+            json!({"from_agent": "book_page", "prompt": "also extract the isbn"}),
+        )
+        .await,
+    )
+    .await;
     assert_eq!(s, StatusCode::CREATED);
-    let (s, failing) = json_of(api.post("/v1/agents/generations", json!({"prompt": "...", "url": "https://x.example/"})).await).await;
+    let (s, failing) = json_of(
+        api.post(
+            "/v1/agents/generations",
+            json!({"prompt": "...", "url": "https://x.example/"}),
+        )
+        .await,
+    )
+    .await;
     assert_eq!(s, StatusCode::CREATED);
-    let (s, limit) = json_of(api.post("/v1/agents/generations", json!({"prompt": "get price", "url": "https://y.example/"})).await).await;
+    let (s, limit) = json_of(
+        api.post(
+            "/v1/agents/generations",
+            json!({"prompt": "get price", "url": "https://y.example/"}),
+        )
+        .await,
+    )
+    .await;
     assert_eq!(s, StatusCode::PAYMENT_REQUIRED, "{limit}");
     assert_eq!(limit["error"]["code"], "GENERATION_LIMIT_REACHED");
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let (_, g) = json_of(api.get(&format!("/v1/agents/generations/{}", failing["id"].as_str().unwrap())).await).await;
+    let (_, g) = json_of(
+        api.get(&format!(
+            "/v1/agents/generations/{}",
+            failing["id"].as_str().unwrap()
+        ))
+        .await,
+    )
+    .await;
     assert_eq!(g["status"], "failed");
     assert!(g["error"].as_str().unwrap().contains("names no data"));
     let (_, details) = json_of(api.get("/v1/agents/book_page").await).await;
@@ -440,16 +591,30 @@ async fn injected_faults() {
     let e = emulator().await;
     let api = Api::new(&e);
     for (fault, status) in [("500", 500), ("501", 501), ("555", 555)] {
-        let r = api.post_with("/v1/agents/run", pdp("B1"), &[("x-emulator-fault", fault)]).await;
+        let r = api
+            .post_with("/v1/agents/run", pdp("B1"), &[("x-emulator-fault", fault)])
+            .await;
         assert_eq!(r.status().as_u16(), status);
         assert!(r.headers().contains_key("x-task-id"));
         let v: Value = r.json().await.unwrap();
         assert!(v["error"]["code"].is_string());
     }
-    let r = api.post_with("/v1/agents/run", pdp("B1"), &[("x-emulator-fault", "truncate")]).await;
+    let r = api
+        .post_with(
+            "/v1/agents/run",
+            pdp("B1"),
+            &[("x-emulator-fault", "truncate")],
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::OK);
     assert!(serde_json::from_slice::<Value>(&r.bytes().await.unwrap()).is_err());
-    let r = api.post_with("/v1/agents/run", pdp("B1"), &[("x-emulator-fault", "malformed")]).await;
+    let r = api
+        .post_with(
+            "/v1/agents/run",
+            pdp("B1"),
+            &[("x-emulator-fault", "malformed")],
+        )
+        .await;
     assert!(serde_json::from_slice::<Value>(&r.bytes().await.unwrap()).is_err());
     let sent = api
         .http
@@ -463,7 +628,13 @@ async fn injected_faults() {
         Ok(r) => assert!(r.bytes().await.is_err(), "the body is cut off"),
         Err(err) => assert!(err.is_request() || err.is_body(), "{err}"),
     }
-    let r = api.post_with("/v1/agents/run", pdp("B1"), &[("x-emulator-fault", "teapot")]).await;
+    let r = api
+        .post_with(
+            "/v1/agents/run",
+            pdp("B1"),
+            &[("x-emulator-fault", "teapot")],
+        )
+        .await;
     assert_eq!(r.status(), StatusCode::BAD_REQUEST);
 
     // Per key, for a number of requests.

@@ -515,6 +515,16 @@ impl<'de, T: Record> Deserialize<'de> for Parsing<T> {
     }
 }
 
+/// Raw runs: `data.parsing` kept as JSON, a list when the service sent one.
+impl<'de> Deserialize<'de> for Parsing<Value> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::Array(items) => Parsing::Many(items),
+            other => Parsing::One(other),
+        })
+    }
+}
+
 fn scalar_record<T: Record>(found: Value) -> T {
     let mut record = T::default();
     record.set_mismatches(vec![Mismatch {

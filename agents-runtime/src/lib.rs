@@ -10,7 +10,8 @@
 //! * [`validate`] checks parameters against the rules of the agent's inputs before sending.
 //!
 //! With the default `catalog` feature, [`catalog`] holds the bindings of every agent of the
-//! service's public catalog.
+//! service's public catalog; with the default `client` feature, [`client`] is the async client
+//! that runs them.
 
 pub mod agent;
 pub mod decode;
@@ -18,6 +19,15 @@ pub mod validate;
 
 #[cfg(feature = "catalog")]
 pub mod catalog;
+
+#[cfg(feature = "client")]
+pub mod client;
+
+#[cfg(feature = "client")]
+pub use client::{
+    Client, ClientBuilder, Error, RetryPolicy, WaitOptions,
+    run::{Delivery, Format, RunOptions, RunResult, StorageType},
+};
 
 pub use agent::{Agent, AgentParams, Localized, Paginated};
 pub use decode::{DriftError, Mismatch, Record};

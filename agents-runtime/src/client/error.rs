@@ -1,0 +1,353 @@
+//! Where an HTTP status becomes an error variant (spec 7), and the other ways a call fails.
+//!
+//! No variant holds the API key: errors carry the parsed body, the `x-task-id` and rate-limit
+//! headers of the answer, never request headers.
+
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+
+use crate::validate::ValidationError;
+
+/// Rate-limit state read from a response's headers (spec 8; both spellings).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RateLimit {
+    /// `X-RateLimit-Limit` / `ratelimit-limit`.
+    pub limit: Option<u64>,
+    /// `X-RateLimit-Remaining` / `ratelimit-remaining`.
+    pub remaining: Option<u64>,
+    /// `X-RateLimit-Reset`, a Unix timestamp.
+    pub reset: Option<SystemTime>,
+}
+
+impl RateLimit {
+    /// Reads both header spellings.
+    pub fn from_headers(h: &HeaderMap) -> RateLimit {
+        let num = |a: &str, b: &str| {
+            h.get(a)
+                .or_else(|| h.get(b))
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        RateLimit {
+            limit: num("x-ratelimit-limit", "ratelimit-limit"),
+            remaining: num("x-ratelimit-remaining", "ratelimit-remaining"),
+            reset: num("x-ratelimit-reset", "ratelimit-reset")
+                .map(|s| SystemTime::UNIX_EPOCH + Duration::from_secs(s)),
+        }
+    }
+}
+
+/// What every answer of the service tells besides its body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResponseInfo {
+    /// HTTP status.
+    pub status: u16,
+    /// `x-task-id`: the request or task identifier, for debugging with the operator.
+    pub task_id: Option<String>,
+    /// Rate-limit headers.
+    pub rate_limit: RateLimit,
+}
+
+impl ResponseInfo {
+    /// Reads status and headers.
+    pub fn new(status: u16, h: &HeaderMap) -> ResponseInfo {
+        ResponseInfo {
+            status,
+            task_id: h
+                .get("x-task-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            rate_limit: RateLimit::from_headers(h),
+        }
+    }
+}
+
+/// An error answer of the service, whatever its status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    /// Status, `x-task-id` and rate-limit headers of the answer.
+    pub info: ResponseInfo,
+    /// Machine-readable code when the body has one (`error.code`).
+    pub code: Option<String>,
+    /// The message of the body (`error.message` or `msg`), or the body text.
+    pub message: String,
+    /// The request field at fault, when the body names one (`error.field`).
+    pub field: Option<String>,
+    /// The body, parsed when it was JSON, else as a string.
+    pub body: Value,
+    /// How long the service asked to wait before retrying (`retry-after-ms`, `retry_after` in
+    /// the body, `Retry-After` in seconds or as an HTTP date, or `X-RateLimit-Reset`).
+    pub retry_after: Option<Duration>,
+    /// `x-should-retry`, when the service sent it.
+    pub should_retry: Option<bool>,
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HTTP {}", self.info.status)?;
+        if let Some(code) = &self.code {
+            write!(f, " {code}")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some(field) = &self.field {
+            write!(f, " (field `{field}`)")?;
+        }
+        if let Some(id) = &self.info.task_id {
+            write!(f, " [x-task-id {id}]")?;
+        }
+        Ok(())
+    }
+}
+
+impl ApiError {
+    /// Reads an error answer. The 429 body comes in two shapes (spec 7):
+    /// `{error: {code, message, retry_after}}` and `{status: "failed", msg}`. `retry_after` in the
+    /// body is taken as seconds (the spec's unit).
+    pub fn from_parts(status: u16, headers: &HeaderMap, bytes: &[u8]) -> ApiError {
+        let info = ResponseInfo::new(status, headers);
+        let body: Value = serde_json::from_slice(bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()));
+        let err = body.get("error");
+        let code = err
+            .and_then(|e| e.get("code"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let message = err
+            .and_then(|e| e.get("message").or_else(|| e.as_str().map(|_| e)))
+            .or_else(|| body.get("msg"))
+            .or_else(|| body.get("message"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| match &body {
+                Value::String(s) if !s.is_empty() => s.chars().take(500).collect(),
+                _ => status_text(status).to_owned(),
+            });
+        let field = err
+            .and_then(|e| e.get("field"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let retry_after = header("retry-after-ms")
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|ms| ms.is_finite() && *ms >= 0.0)
+            .map(|ms| Duration::from_secs_f64(ms / 1000.0))
+            .or_else(|| {
+                err.and_then(|e| e.get("retry_after"))
+                    .and_then(Value::as_f64)
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                    .map(Duration::from_secs_f64)
+            })
+            .or_else(|| header("retry-after").and_then(parse_retry_after))
+            .or_else(|| {
+                info.rate_limit
+                    .reset
+                    .filter(|_| status == 429)
+                    .and_then(|t| t.duration_since(SystemTime::now()).ok())
+            });
+        let should_retry = header("x-should-retry").and_then(|v| match v.trim() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        });
+        ApiError {
+            info,
+            code,
+            message,
+            field,
+            body,
+            retry_after,
+            should_retry,
+        }
+    }
+}
+
+/// `Retry-After`: delay-seconds or an HTTP date.
+pub fn parse_retry_after(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = httpdate::parse_http_date(v).ok()?;
+    Some(when.duration_since(SystemTime::now()).unwrap_or_default())
+}
+
+fn status_text(status: u16) -> &'static str {
+    match status {
+        400 => "bad request",
+        401 => "unauthorized",
+        402 => "payment required",
+        403 => "forbidden",
+        422 => "validation error",
+        429 => "rate limit exceeded",
+        500 => "internal server error",
+        501 => "proxy service error",
+        555 => "request timeout on the service",
+        _ => "unexpected status",
+    }
+}
+
+/// Every way a call can fail.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// 400: invalid URL, malformed or missing required parameters.
+    #[error("bad request: {0}")]
+    BadRequest(Box<ApiError>),
+    /// 401: unknown account, invalid API key or missing credentials.
+    #[error("unauthorized: {0}")]
+    Unauthorized(Box<ApiError>),
+    /// 402: no budget, limit reached (including the daily generation limit), trial over.
+    #[error("payment required: {0}")]
+    PaymentRequired(Box<ApiError>),
+    /// 403: account blocked or not activated.
+    #[error("forbidden: {0}")]
+    Forbidden(Box<ApiError>),
+    /// 404: no such agent, task or generation (for this account).
+    #[error("not found: {0}")]
+    NotFound(Box<ApiError>),
+    /// 422: invalid request parameters.
+    #[error("invalid parameters: {0}")]
+    Unprocessable(Box<ApiError>),
+    /// 429: rate limit exceeded (retried by the client before it is returned).
+    #[error("rate limited: {0}")]
+    RateLimited(Box<ApiError>),
+    /// 500: the service failed, after retrying on its side.
+    #[error("service error: {0}")]
+    Internal(Box<ApiError>),
+    /// 501: proxy service error.
+    #[error("proxy service error: {0}")]
+    NotImplemented(Box<ApiError>),
+    /// 555: the request exceeded the service's maximum execution time.
+    #[error("service timeout: {0}")]
+    ServiceTimeout(Box<ApiError>),
+    /// Any other status.
+    #[error("unexpected answer: {0}")]
+    Status(Box<ApiError>),
+    /// The request could not be sent or its answer not received.
+    #[error("transport error: {0}")]
+    Transport(#[source] reqwest::Error),
+    /// The request took longer than the client's timeout.
+    #[error("request timed out: {0}")]
+    Timeout(#[source] reqwest::Error),
+    /// The answer was not what the interface describes.
+    #[error("cannot decode the answer at `{path}`: {message}")]
+    Decode {
+        /// Where in the body decoding failed (serde path, `.` for the root).
+        path: String,
+        /// What went wrong.
+        message: String,
+        /// The raw body.
+        body: String,
+        /// Status and headers of the answer.
+        info: ResponseInfo,
+    },
+    /// The parameters broke an input rule; nothing was sent.
+    #[error(transparent)]
+    Validation(#[from] ValidationError),
+    /// A request option is invalid; nothing was sent.
+    #[error("invalid option `{option}`: {message}")]
+    InvalidOption {
+        /// The option at fault.
+        option: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// The client is misconfigured (missing or malformed key or base URL).
+    #[error("client configuration: {0}")]
+    Config(String),
+    /// An async task ended in state `error`.
+    #[error("task {} failed: {}", .0.id, .0.error.as_deref().unwrap_or("no error message"))]
+    TaskFailed(Box<crate::client::tasks::TaskRecord>),
+    /// An agent generation ended in status `failed`.
+    #[error("generation {} failed: {}", .0.id, .0.error.as_deref().unwrap_or("no error message"))]
+    GenerationFailed(Box<crate::client::generation::Generation>),
+    /// A waiter gave up.
+    #[error("gave up waiting for {what} after {waited:?} (last state: {last_state})")]
+    WaitTimeout {
+        /// What was waited for (`task …`, `generation …`).
+        what: String,
+        /// How long.
+        waited: Duration,
+        /// The last state seen.
+        last_state: String,
+    },
+}
+
+impl Error {
+    /// The error for an answer with a non-success status.
+    pub fn from_status(api: ApiError) -> Error {
+        let api = Box::new(api);
+        match api.info.status {
+            400 => Error::BadRequest(api),
+            401 => Error::Unauthorized(api),
+            402 => Error::PaymentRequired(api),
+            403 => Error::Forbidden(api),
+            404 => Error::NotFound(api),
+            422 => Error::Unprocessable(api),
+            429 => Error::RateLimited(api),
+            500 => Error::Internal(api),
+            501 => Error::NotImplemented(api),
+            555 => Error::ServiceTimeout(api),
+            _ => Error::Status(api),
+        }
+    }
+
+    /// The service's answer, for errors that have one.
+    pub fn api(&self) -> Option<&ApiError> {
+        match self {
+            Error::BadRequest(a)
+            | Error::Unauthorized(a)
+            | Error::PaymentRequired(a)
+            | Error::Forbidden(a)
+            | Error::NotFound(a)
+            | Error::Unprocessable(a)
+            | Error::RateLimited(a)
+            | Error::Internal(a)
+            | Error::NotImplemented(a)
+            | Error::ServiceTimeout(a)
+            | Error::Status(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status, for errors that come from an answer.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Decode { info, .. } => Some(info.status),
+            other => other.api().map(|a| a.info.status),
+        }
+    }
+
+    /// Whether trying the same call again may succeed: rate limits, service timeouts (555),
+    /// transport failures and timeouts. 500 is not: the service retried before answering.
+    pub fn is_retryable(&self) -> bool {
+        if let Some(should) = self.api().and_then(|a| a.should_retry) {
+            return should;
+        }
+        matches!(
+            self,
+            Error::RateLimited(_)
+                | Error::ServiceTimeout(_)
+                | Error::Transport(_)
+                | Error::Timeout(_)
+        )
+    }
+
+    /// How long the service asked to wait before retrying.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.api().and_then(|a| a.retry_after)
+    }
+}
+
+impl From<reqwest::Error> for Error {
+    fn from(e: reqwest::Error) -> Self {
+        // Drop the URL: it never holds the key, but it may hold user data in queries.
+        if e.is_timeout() {
+            Error::Timeout(e)
+        } else {
+            Error::Transport(e)
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! Agent generation (spec 4.7, 2.6): create or refine a custom agent from a prompt and wait for
+//! the published version. Creation counts against a daily limit of 100, so it is never retried
+//! after an ambiguous failure ([`Idempotency::Once`]).
+
+use reqwest::Method;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value, json};
+
+use super::error::Error;
+use super::retry::Idempotency;
+use super::waiter::{self, Poll, WaitOptions};
+use super::{Client, segment};
+
+/// A generation's status: an open set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GenerationStatus {
+    /// `queued`.
+    Queued,
+    /// `in_progress`.
+    InProgress,
+    /// `success`: the version is published and runnable by name.
+    Success,
+    /// `failed`.
+    Failed,
+    /// Any other value, kept as sent.
+    Other(String),
+}
+
+impl GenerationStatus {
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            GenerationStatus::Queued => "queued",
+            GenerationStatus::InProgress => "in_progress",
+            GenerationStatus::Success => "success",
+            GenerationStatus::Failed => "failed",
+            GenerationStatus::Other(s) => s,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GenerationStatus {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Option::<String>::deserialize(d)?.unwrap_or_default();
+        Ok(match s.as_str() {
+            "queued" => GenerationStatus::Queued,
+            "in_progress" => GenerationStatus::InProgress,
+            "success" => GenerationStatus::Success,
+            "failed" => GenerationStatus::Failed,
+            _ => GenerationStatus::Other(s),
+        })
+    }
+}
+
+/// A generation record.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Generation {
+    /// The generation id.
+    pub id: String,
+    /// Its status.
+    pub status: GenerationStatus,
+    /// The agent made or refined.
+    #[serde(default)]
+    pub agent_name: Option<String>,
+    /// The published version, on success.
+    #[serde(default)]
+    pub generated_version_id: Option<String>,
+    /// What the agent does, on success.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Why it failed.
+    #[serde(default, deserialize_with = "error_text")]
+    pub error: Option<String>,
+    /// Every other field (`created_at`, `generated_version`, …).
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
+
+fn error_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(other) => Some(other.to_string()),
+    })
+}
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerationRequest {
+    body: Map<String, Value>,
+}
+
+impl GenerationRequest {
+    /// A new agent from a prompt and a sample page URL.
+    pub fn new(prompt: impl Into<String>, url: impl Into<String>) -> Self {
+        let mut body = Map::new();
+        body.insert("prompt".into(), json!(prompt.into()));
+        body.insert("url".into(), json!(url.into()));
+        GenerationRequest { body }
+    }
+
+    /// A new version of an existing agent of yours.
+    pub fn refine(agent: impl Into<String>, prompt: impl Into<String>) -> Self {
+        let mut body = Map::new();
+        body.insert("from_agent".into(), json!(agent.into()));
+        body.insert("prompt".into(), json!(prompt.into()));
+        GenerationRequest { body }
+    }
+
+    /// The new agent's name (lowercase letters and underscores).
+    pub fn agent_name(mut self, name: impl Into<String>) -> Self {
+        self.body.insert("agent_name".into(), json!(name.into()));
+        self
+    }
+
+    /// An input schema instead of the inferred one.
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.body.insert("input_schema".into(), schema);
+        self
+    }
+
+    /// An output schema instead of the inferred one.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.body.insert("output_schema".into(), schema);
+        self
+    }
+
+    /// Labels or tags.
+    pub fn metadata(mut self, metadata: Value) -> Self {
+        self.body.insert("metadata".into(), metadata);
+        self
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        let text = |k: &str| self.body.get(k).and_then(Value::as_str).unwrap_or("");
+        if text("prompt").trim().is_empty() {
+            return Err(Error::InvalidOption {
+                option: "prompt",
+                message: "the prompt is empty".into(),
+            });
+        }
+        if let Some(name) = self.body.get("agent_name").and_then(Value::as_str)
+            && (name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'))
+        {
+            return Err(Error::InvalidOption {
+                option: "agent_name",
+                message: format!("{name:?} must be lowercase letters, digits and underscores"),
+            });
+        }
+        if !self.body.contains_key("from_agent") {
+            let url = text("url");
+            let ok = reqwest::Url::parse(url)
+                .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+            if !ok {
+                return Err(Error::InvalidOption {
+                    option: "url",
+                    message: format!("{url:?} is not an http(s) URL"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A generation in progress.
+#[derive(Debug, Clone)]
+pub struct GenerationHandle {
+    client: Client,
+    id: String,
+    agent_name: Option<String>,
+    wait: WaitOptions,
+}
+
+impl GenerationHandle {
+    /// The generation id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The agent's name as the service accepted it.
+    pub fn agent_name(&self) -> Option<&str> {
+        self.agent_name.as_deref()
+    }
+
+    /// Polls with other options.
+    pub fn with_wait(mut self, options: WaitOptions) -> Self {
+        self.wait = options;
+        self
+    }
+
+    /// The record now.
+    pub async fn status(&self) -> Result<Generation, Error> {
+        self.client.generation(&self.id).await
+    }
+
+    /// Polls until `success` (the record, with `generated_version_id` and `summary`) or
+    /// `failed` ([`Error::GenerationFailed`]).
+    pub async fn wait(&self) -> Result<Generation, Error> {
+        let g = waiter::wait(format!("generation {}", self.id), self.wait, || async {
+            let g = self.client.generation(&self.id).await?;
+            Ok(match g.status {
+                GenerationStatus::Success | GenerationStatus::Failed => Poll::Done(g),
+                ref other => Poll::Pending(other.as_str().to_owned()),
+            })
+        })
+        .await?;
+        if g.status == GenerationStatus::Failed {
+            return Err(Error::GenerationFailed(Box::new(g)));
+        }
+        Ok(g)
+    }
+}
+
+impl Client {
+    /// Starts a generation (new agent or refinement). Never retried after an ambiguous failure.
+    pub async fn generate_agent(
+        &self,
+        request: GenerationRequest,
+    ) -> Result<GenerationHandle, Error> {
+        request.check()?;
+        #[derive(Deserialize)]
+        struct Created {
+            id: String,
+            #[serde(default)]
+            agent_name: Option<String>,
+        }
+        let body = Value::Object(request.body);
+        let (created, _): (Created, _) = self
+            .send(
+                Method::POST,
+                "v1/agents/generations",
+                &[],
+                Some(&body),
+                Idempotency::Once,
+            )
+            .await?;
+        Ok(GenerationHandle {
+            client: self.clone(),
+            id: created.id,
+            agent_name: created.agent_name,
+            wait: WaitOptions::GENERATION,
+        })
+    }
+
+    /// `GET /v1/agents/generations/{id}`.
+    pub async fn generation(&self, id: &str) -> Result<Generation, Error> {
+        let path = format!("v1/agents/generations/{}", segment(id));
+        Ok(self.get::<Generation>(&path, &[]).await?.0)
+    }
+}

@@ -1,0 +1,454 @@
+//! The async client of the /v1 interface. Every endpoint goes through one send path
+//! ([`Client::send`]): throttle ([`throttle`]), authenticate, send, turn the status into an
+//! [`Error`] ([`error`]), classify and retry ([`retry`]), decode.
+
+pub mod agents;
+pub mod error;
+pub mod generation;
+pub mod retry;
+pub mod run;
+pub mod tasks;
+pub mod throttle;
+pub mod waiter;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, Url};
+use secrecy::{ExposeSecret, SecretString};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tracing::Instrument;
+
+pub use error::{ApiError, Error, RateLimit, ResponseInfo};
+pub use retry::{Decision, Idempotency, RetryPolicy};
+pub use waiter::WaitOptions;
+
+/// Environment variable holding the API key.
+pub const ENV_API_KEY: &str = "AGENTS_API_KEY";
+/// Environment variable holding the base URL (without `/v1`).
+pub const ENV_BASE_URL: &str = "AGENTS_BASE_URL";
+
+/// A client of the service. Cheap to clone: clones share the connection pool, the rate limiter
+/// and the configuration.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    http: reqwest::Client,
+    base: Url,
+    auth: HeaderValue,
+    headers: HeaderMap,
+    throttle: throttle::Throttle,
+    retry: RetryPolicy,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.inner.base.as_str())
+            .field("api_key", &"[redacted]")
+            .field("retry", &self.inner.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configures a [`Client`].
+pub struct ClientBuilder {
+    base_url: Option<String>,
+    api_key: Option<SecretString>,
+    connect_timeout: Duration,
+    timeout: Duration,
+    retry: RetryPolicy,
+    rate_limit: Option<u32>,
+    burst: u32,
+    user_agent: String,
+    http: Option<reqwest::Client>,
+    headers: Vec<(String, String)>,
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("rate_limit", &self.rate_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            base_url: None,
+            api_key: None,
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(180),
+            retry: RetryPolicy::default(),
+            rate_limit: Some(83),
+            burst: 1,
+            user_agent: concat!("agents-rs/", env!("CARGO_PKG_VERSION")).to_owned(),
+            http: None,
+            headers: Vec::new(),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// The service's base URL, such as `https://api.example.com` (a trailing `/v1` is accepted).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// The API key.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(SecretString::from(key.into()));
+        self
+    }
+
+    /// Time allowed to connect (default 10 s).
+    pub fn connect_timeout(mut self, t: Duration) -> Self {
+        self.connect_timeout = t;
+        self
+    }
+
+    /// Time allowed for a whole request (default 180 s; agent runs can be slow).
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = t;
+        self
+    }
+
+    /// How failed requests are retried.
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Client-side requests per second (default 83, the service's limit per key); `None`
+    /// removes the client-side limit.
+    pub fn rate_limit(mut self, per_second: Option<u32>) -> Self {
+        self.rate_limit = per_second;
+        self
+    }
+
+    /// Requests sent at once above the steady rate (default 1).
+    pub fn burst(mut self, burst: u32) -> Self {
+        self.burst = burst;
+        self
+    }
+
+    /// The `User-Agent` header.
+    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
+        self.user_agent = ua.into();
+        self
+    }
+
+    /// A reqwest client of your own (its timeouts and user agent then apply).
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http = Some(client);
+        self
+    }
+
+    /// A header sent with every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Builds the client; fails when the key or base URL is missing or malformed.
+    pub fn build(self) -> Result<Client, Error> {
+        let base = self.base_url.ok_or_else(|| {
+            Error::Config(format!(
+                "no base URL: call ClientBuilder::base_url or set {ENV_BASE_URL}"
+            ))
+        })?;
+        let base = normalize_base(&base)?;
+        let key = self.api_key.ok_or_else(|| {
+            Error::Config(format!(
+                "no API key: call ClientBuilder::api_key or set {ENV_API_KEY}"
+            ))
+        })?;
+        let secret = key.expose_secret();
+        if secret.trim().is_empty() {
+            return Err(Error::Config("the API key is empty".into()));
+        }
+        let mut auth =
+            HeaderValue::from_str(&format!("Bearer {}", secret.trim())).map_err(|_| {
+                Error::Config("the API key contains characters not allowed in a header".into())
+            })?;
+        auth.set_sensitive(true);
+        let mut headers = HeaderMap::new();
+        for (name, value) in self.headers {
+            let n = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| Error::Config(format!("invalid header name {name:?}")))?;
+            let v = HeaderValue::from_str(&value)
+                .map_err(|_| Error::Config(format!("invalid value for header {name}")))?;
+            headers.insert(n, v);
+        }
+        let http = match self.http {
+            Some(h) => h,
+            None => reqwest::Client::builder()
+                .connect_timeout(self.connect_timeout)
+                .timeout(self.timeout)
+                .user_agent(self.user_agent)
+                .build()
+                .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?,
+        };
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http,
+                base,
+                auth,
+                headers,
+                throttle: throttle::Throttle::new(self.rate_limit, self.burst),
+                retry: self.retry,
+            }),
+        })
+    }
+}
+
+/// Parses a base URL: http or https, no query; `/v1` and trailing slashes are dropped.
+fn normalize_base(text: &str) -> Result<Url, Error> {
+    let bad = |why: &str| Error::Config(format!("invalid base URL {text:?}: {why}"));
+    let mut url = Url::parse(text.trim()).map_err(|e| bad(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("the scheme must be http or https"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("no host"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("a base URL has no query or fragment"));
+    }
+    let path = url.path().trim_end_matches('/');
+    let path = path.strip_suffix("/v1").unwrap_or(path).to_owned();
+    url.set_path(&format!("{path}/"));
+    Ok(url)
+}
+
+impl Client {
+    /// A builder.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// A client from `AGENTS_API_KEY` and `AGENTS_BASE_URL`.
+    pub fn from_env() -> Result<Client, Error> {
+        let mut b = Client::builder();
+        match std::env::var(ENV_BASE_URL) {
+            Ok(v) => b = b.base_url(v),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(Error::Config(format!("{ENV_BASE_URL} is not valid UTF-8")));
+            }
+            Err(_) => {}
+        }
+        match std::env::var(ENV_API_KEY) {
+            Ok(v) => b = b.api_key(v),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(Error::Config(format!("{ENV_API_KEY} is not valid UTF-8")));
+            }
+            Err(_) => {}
+        }
+        b.build()
+    }
+
+    /// The base URL (ending in `/`, without `/v1`).
+    pub fn base_url(&self) -> &str {
+        self.inner.base.as_str()
+    }
+
+    /// Sends one call and decodes its answer: the single path every endpoint uses.
+    ///
+    /// `path` is relative to the base URL (`v1/agents/run`).
+    pub async fn send<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&Value>,
+        class: Idempotency,
+    ) -> Result<(T, ResponseInfo), Error> {
+        let url = self
+            .inner
+            .base
+            .join(path)
+            .map_err(|e| Error::Config(format!("cannot form a URL for {path}: {e}")))?;
+        let policy = &self.inner.retry;
+        let mut schedule = policy.schedule();
+        let start = Instant::now();
+        let mut attempt = 1u32;
+        loop {
+            let span = tracing::info_span!(
+                "agents_request",
+                method = %method,
+                path = %url.path(),
+                attempt,
+                status = tracing::field::Empty,
+                task_id = tracing::field::Empty,
+            );
+            let result = self
+                .attempt::<T>(method.clone(), url.clone(), query, body)
+                .instrument(span.clone())
+                .await;
+            let err = match result {
+                Ok(ok) => {
+                    span.record("status", ok.1.status);
+                    if let Some(id) = &ok.1.task_id {
+                        span.record("task_id", id.as_str());
+                    }
+                    return Ok(ok);
+                }
+                Err(e) => e,
+            };
+            if let Some(status) = err.status() {
+                span.record("status", status);
+            }
+            if let Some(api) = err.api() {
+                if let Some(id) = &api.info.task_id {
+                    span.record("task_id", id.as_str());
+                }
+                if api.info.status == 429
+                    && let Some(wait) = api.retry_after
+                {
+                    self.inner.throttle.pause(wait);
+                }
+            }
+            let hint = match policy.classify(&err, class) {
+                Decision::Stop => return Err(err),
+                Decision::Retry(hint) => hint,
+            };
+            let Some(backoff) = schedule.next() else {
+                return Err(err);
+            };
+            let delay = hint.map_or(backoff, |h| h.max(backoff.min(h + policy.min_delay)));
+            if start.elapsed() + delay > policy.max_elapsed {
+                return Err(err);
+            }
+            tracing::warn!(parent: &span, error = %err, ?delay, "retrying");
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    async fn attempt<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        url: Url,
+        query: &[(&str, String)],
+        body: Option<&Value>,
+    ) -> Result<(T, ResponseInfo), Error> {
+        self.inner.throttle.acquire().await;
+        let mut req = self
+            .inner
+            .http
+            .request(method, url)
+            .headers(self.inner.headers.clone())
+            .header(AUTHORIZATION, self.inner.auth.clone());
+        if !query.is_empty() {
+            req = req.query(query);
+        }
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let resp = req.send().await?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let info = ResponseInfo::new(status, &headers);
+        self.inner.throttle.observe(&info.rate_limit);
+        let bytes = resp.bytes().await?;
+        if !(200..300).contains(&status) {
+            return Err(Error::from_status(ApiError::from_parts(
+                status, &headers, &bytes,
+            )));
+        }
+        let decode_error = |path: String, message: String| Error::Decode {
+            path,
+            message,
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+            info: info.clone(),
+        };
+        let mut de = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize::<_, T>(&mut de)
+            .map_err(|e| decode_error(e.path().to_string(), e.inner().to_string()))?;
+        de.end()
+            .map_err(|e| decode_error(".".into(), e.to_string()))?;
+        Ok((value, info))
+    }
+
+    /// GET a path and decode the answer.
+    pub(crate) async fn get<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<(T, ResponseInfo), Error> {
+        self.send(Method::GET, path, query, None, Idempotency::Safe)
+            .await
+    }
+}
+
+/// Percent-encodes one path segment.
+pub(crate) fn segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_are_normalized_or_refused() {
+        for (given, want) in [
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080/"),
+            ("https://api.example.com/v1", "https://api.example.com/"),
+            ("https://api.example.com/v1/", "https://api.example.com/"),
+            ("https://h.example/prefix/", "https://h.example/prefix/"),
+        ] {
+            assert_eq!(normalize_base(given).unwrap().as_str(), want);
+        }
+        for bad in [
+            "",
+            "api.example.com",
+            "ftp://x",
+            "https://h.example/?q=1",
+            "http://",
+        ] {
+            assert!(normalize_base(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn missing_configuration_is_named() {
+        let e = Client::builder().api_key("k").build().unwrap_err();
+        assert!(e.to_string().contains(ENV_BASE_URL), "{e}");
+        let e = Client::builder()
+            .base_url("http://127.0.0.1:1")
+            .build()
+            .unwrap_err();
+        assert!(e.to_string().contains(ENV_API_KEY), "{e}");
+    }
+
+    #[test]
+    fn the_key_never_shows_in_debug() {
+        let c = Client::builder()
+            .base_url("http://127.0.0.1:1")
+            .api_key("sk-very-secret")
+            .build()
+            .unwrap();
+        assert!(!format!("{c:?}").contains("sk-very-secret"));
+        let b = Client::builder().api_key("sk-very-secret");
+        assert!(!format!("{b:?}").contains("sk-very-secret"));
+    }
+}

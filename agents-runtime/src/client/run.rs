@@ -1,0 +1,402 @@
+//! Agent runs (spec 4.4, 2.5): typed and raw, sync and async with delivery options.
+
+use std::marker::PhantomData;
+
+use reqwest::Method;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::error::{Error, ResponseInfo};
+use super::retry::Idempotency;
+use super::tasks::TaskHandle;
+use super::{Client, WaitOptions};
+use crate::agent::{Agent, AgentParams};
+use crate::decode::Parsing;
+
+/// A format that adds a `data.*` field to a run result (spec 4.4 rule 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// `data.html`.
+    Html,
+    /// `data.markdown`.
+    Markdown,
+    /// `data.headers`.
+    Headers,
+    /// `data.links`.
+    Links,
+}
+
+/// Options of a run besides the params.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    formats: Vec<Format>,
+}
+
+impl RunOptions {
+    /// Only `data.parsing`.
+    pub fn new() -> Self {
+        RunOptions::default()
+    }
+
+    /// Also return this format.
+    pub fn format(mut self, f: Format) -> Self {
+        if !self.formats.contains(&f) {
+            self.formats.push(f);
+        }
+        self
+    }
+
+    /// The formats asked for.
+    pub fn formats(&self) -> &[Format] {
+        &self.formats
+    }
+}
+
+/// Where an async run's result is delivered (spec 4.4, 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageType {
+    /// Amazon S3: `s3://bucket/prefix/`.
+    S3,
+    /// Google Cloud Storage: `gs://bucket/prefix/`.
+    Gs,
+}
+
+/// Delivery options of an async run; checked before anything is sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Delivery {
+    storage: Option<(StorageType, String)>,
+    compress: Option<bool>,
+    object_name: Option<String>,
+    callback_url: Option<String>,
+}
+
+impl Delivery {
+    /// No delivery: poll the task for its result.
+    pub fn new() -> Self {
+        Delivery::default()
+    }
+
+    /// Write the result to a bucket path (`s3://bucket/prefix/` or `gs://bucket/prefix/`).
+    pub fn storage(mut self, ty: StorageType, url: impl Into<String>) -> Self {
+        self.storage = Some((ty, url.into()));
+        self
+    }
+
+    /// GZIP the stored result (`<task_id>.json.gz`).
+    pub fn compress(mut self, yes: bool) -> Self {
+        self.compress = Some(yes);
+        self
+    }
+
+    /// Store under this name instead of the task id.
+    pub fn object_name(mut self, name: impl Into<String>) -> Self {
+        self.object_name = Some(name.into());
+        self
+    }
+
+    /// POST task metadata to this http(s) URL on completion.
+    pub fn callback_url(mut self, url: impl Into<String>) -> Self {
+        self.callback_url = Some(url.into());
+        self
+    }
+
+    /// Checks the options and adds them to a request body.
+    pub(crate) fn apply(&self, body: &mut Map<String, Value>) -> Result<(), Error> {
+        if let Some((ty, url)) = &self.storage {
+            let scheme = match ty {
+                StorageType::S3 => "s3://",
+                StorageType::Gs => "gs://",
+            };
+            let bucket = url
+                .strip_prefix(scheme)
+                .and_then(|r| r.split('/').next())
+                .unwrap_or("");
+            if bucket.is_empty() || !url.ends_with('/') || url.contains(char::is_whitespace) {
+                return Err(Error::InvalidOption {
+                    option: "storage_url",
+                    message: format!("{url:?} is not of the form {scheme}<bucket>/<path_prefix>/"),
+                });
+            }
+            body.insert("storage_type".into(), json!(ty));
+            body.insert("storage_url".into(), json!(url));
+        } else if self.compress.is_some() || self.object_name.is_some() {
+            return Err(Error::InvalidOption {
+                option: "storage_url",
+                message: "storage_compress and storage_object_name need a storage location".into(),
+            });
+        }
+        if let Some(c) = self.compress {
+            body.insert("storage_compress".into(), json!(c));
+        }
+        if let Some(n) = &self.object_name {
+            if n.is_empty() || n.contains('/') {
+                return Err(Error::InvalidOption {
+                    option: "storage_object_name",
+                    message: format!("{n:?} must be a non-empty name without '/'"),
+                });
+            }
+            body.insert("storage_object_name".into(), json!(n));
+        }
+        if let Some(u) = &self.callback_url {
+            let ok = reqwest::Url::parse(u).is_ok_and(|p| {
+                matches!(p.scheme(), "http" | "https")
+                    && p.host_str().is_some_and(|h| !h.is_empty())
+            });
+            if !ok {
+                return Err(Error::InvalidOption {
+                    option: "callback_url",
+                    message: format!("{u:?} is not an http(s) URL"),
+                });
+            }
+            body.insert("callback_url".into(), json!(u));
+        }
+        Ok(())
+    }
+}
+
+/// The status of a run result: an open set (wire notes list more than the spec).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum RunStatus {
+    /// `success`.
+    #[default]
+    Success,
+    /// `failed`.
+    Failed,
+    /// Any other value (`skipped`, `fatal`, `postponed`, …), kept as sent.
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for RunStatus {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Option::<String>::deserialize(d)?.unwrap_or_default();
+        Ok(match s.as_str() {
+            "success" => RunStatus::Success,
+            "failed" => RunStatus::Failed,
+            _ => RunStatus::Other(s),
+        })
+    }
+}
+
+/// `metadata` of a run result.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Metadata {
+    /// The agent that ran.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// The driver used (`vx6`, `vx8`, `vx10`, …).
+    #[serde(default)]
+    pub driver: Option<String>,
+    /// Every other key (`query_time`, `query_duration`, `response_parameters`, …).
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
+
+/// `data` of a run result.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(bound(deserialize = "Parsing<T>: Deserialize<'de>"))]
+pub struct RunData<T> {
+    /// The structured data: one record, or a list on list pages.
+    pub parsing: Parsing<T>,
+    /// Page HTML, when [`Format::Html`] was asked for.
+    #[serde(default)]
+    pub html: Option<String>,
+    /// Page markdown, when [`Format::Markdown`] was asked for.
+    #[serde(default)]
+    pub markdown: Option<String>,
+    /// Target response headers, when [`Format::Headers`] was asked for.
+    #[serde(default)]
+    pub headers: Option<Map<String, Value>>,
+    /// Every URL on the page, when [`Format::Links`] was asked for.
+    #[serde(default)]
+    pub links: Option<Vec<String>>,
+}
+
+/// An agent run result (spec 2.5). `T` is the generated output record (or
+/// [`serde_json::Value`] for raw runs).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(bound(deserialize = "Parsing<T>: Deserialize<'de>"))]
+pub struct RunResult<T> {
+    /// The URL that was extracted.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The request's task id.
+    #[serde(default)]
+    pub task_id: Option<String>,
+    /// `success`, `failed` or another value.
+    #[serde(default)]
+    pub status: RunStatus,
+    /// HTTP status of the target page.
+    #[serde(default)]
+    pub status_code: Option<u16>,
+    /// The extracted data.
+    pub data: RunData<T>,
+    /// `agent`, `driver` and the rest.
+    #[serde(default)]
+    pub metadata: Metadata,
+    /// Warnings the service attached.
+    #[serde(default)]
+    pub warnings: Vec<Value>,
+    /// Status, `x-task-id` and rate-limit headers of the answer that carried this result.
+    #[serde(skip)]
+    pub response: ResponseInfo,
+}
+
+impl<T> RunResult<T> {
+    /// The record when the page had exactly one.
+    pub fn record(&self) -> Option<&T> {
+        self.data.parsing.single()
+    }
+
+    /// Every record.
+    pub fn records(&self) -> &[T] {
+        self.data.parsing.records()
+    }
+}
+
+fn run_body(
+    agent: &str,
+    params: Value,
+    localize: bool,
+    options: &RunOptions,
+) -> Map<String, Value> {
+    let mut body = Map::new();
+    body.insert("agent".into(), json!(agent));
+    body.insert("params".into(), params);
+    if !options.formats.is_empty() {
+        body.insert("formats".into(), json!(options.formats));
+    }
+    if localize {
+        // The vendor's clients send a boolean (wire notes); the spec shows an object.
+        body.insert("localization".into(), json!(true));
+    }
+    body
+}
+
+/// Whether raw params set a localization parameter.
+fn raw_localizes(params: &Value) -> bool {
+    ["zip_code", "store_id"]
+        .iter()
+        .any(|k| params.get(k).is_some_and(|v| !v.is_null()))
+}
+
+fn typed_params<P: AgentParams>(params: &P) -> Result<Value, Error> {
+    params.validate()?;
+    serde_json::to_value(params).map_err(|e| Error::InvalidOption {
+        option: "params",
+        message: e.to_string(),
+    })
+}
+
+impl Client {
+    /// Runs an agent: validates the params (nothing is sent when a rule is broken), sends
+    /// `localization` when a localization parameter is set, and decodes the typed result.
+    pub async fn run<P: AgentParams>(&self, params: P) -> Result<RunResult<P::Agent>, Error> {
+        self.run_with(params, &RunOptions::new()).await
+    }
+
+    /// [`Client::run`] with formats.
+    pub async fn run_with<P: AgentParams>(
+        &self,
+        params: P,
+        options: &RunOptions,
+    ) -> Result<RunResult<P::Agent>, Error> {
+        let body = run_body(
+            <P::Agent as Agent>::NAME,
+            typed_params(&params)?,
+            params.uses_localization(),
+            options,
+        );
+        self.post_run(body).await
+    }
+
+    /// Runs an agent that has no generated bindings.
+    pub async fn run_raw(&self, agent: &str, params: Value) -> Result<RunResult<Value>, Error> {
+        self.run_raw_with(agent, params, &RunOptions::new()).await
+    }
+
+    /// [`Client::run_raw`] with formats.
+    pub async fn run_raw_with(
+        &self,
+        agent: &str,
+        params: Value,
+        options: &RunOptions,
+    ) -> Result<RunResult<Value>, Error> {
+        let localize = raw_localizes(&params);
+        self.post_run(run_body(agent, params, localize, options))
+            .await
+    }
+
+    async fn post_run<T>(&self, body: Map<String, Value>) -> Result<RunResult<T>, Error>
+    where
+        Parsing<T>: serde::de::DeserializeOwned,
+    {
+        let body = Value::Object(body);
+        let (mut result, info): (RunResult<T>, _) = self
+            .send(
+                Method::POST,
+                "v1/agents/run",
+                &[],
+                Some(&body),
+                Idempotency::Unsafe,
+            )
+            .await?;
+        result.response = info;
+        Ok(result)
+    }
+
+    /// Starts an async run; the handle's [`TaskHandle::wait`] polls until it ends.
+    pub async fn run_async<P: AgentParams>(
+        &self,
+        params: P,
+        options: &RunOptions,
+        delivery: &Delivery,
+    ) -> Result<TaskHandle<P::Agent>, Error> {
+        let mut body = run_body(
+            <P::Agent as Agent>::NAME,
+            typed_params(&params)?,
+            params.uses_localization(),
+            options,
+        );
+        delivery.apply(&mut body)?;
+        self.post_async(body).await
+    }
+
+    /// Starts an async run of an agent without bindings.
+    pub async fn run_async_raw(
+        &self,
+        agent: &str,
+        params: Value,
+        options: &RunOptions,
+        delivery: &Delivery,
+    ) -> Result<TaskHandle<Value>, Error> {
+        let localize = raw_localizes(&params);
+        let mut body = run_body(agent, params, localize, options);
+        delivery.apply(&mut body)?;
+        self.post_async(body).await
+    }
+
+    async fn post_async<T>(&self, body: Map<String, Value>) -> Result<TaskHandle<T>, Error> {
+        #[derive(Deserialize)]
+        struct Created {
+            task_id: String,
+        }
+        let body = Value::Object(body);
+        let (created, _): (Created, _) = self
+            .send(
+                Method::POST,
+                "v1/agents/async",
+                &[],
+                Some(&body),
+                Idempotency::Unsafe,
+            )
+            .await?;
+        Ok(TaskHandle {
+            client: self.clone(),
+            id: created.task_id,
+            wait: WaitOptions::TASK,
+            _output: PhantomData,
+        })
+    }
+}

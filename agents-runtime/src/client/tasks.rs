@@ -1,0 +1,185 @@
+//! Async tasks (spec 4.3, 3): task records, results, and the task waiter.
+
+use std::marker::PhantomData;
+
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+use super::error::Error;
+use super::run::RunResult;
+use super::waiter::{self, Poll, WaitOptions};
+use super::{Client, segment};
+use crate::decode::Parsing;
+
+/// The state of a task: an open set (`pending`, `queued`, `in_progress`, `success`, `error`, and
+/// anything else the service may add).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskState {
+    /// `pending`.
+    Pending,
+    /// `queued`.
+    Queued,
+    /// `in_progress`.
+    InProgress,
+    /// `success`: results can be fetched.
+    Success,
+    /// `error`: the extraction failed.
+    Error,
+    /// Any other value, kept as sent; waiters keep polling.
+    Other(String),
+}
+
+impl TaskState {
+    /// The wire value.
+    pub fn as_str(&self) -> &str {
+        match self {
+            TaskState::Pending => "pending",
+            TaskState::Queued => "queued",
+            TaskState::InProgress => "in_progress",
+            TaskState::Success => "success",
+            TaskState::Error => "error",
+            TaskState::Other(s) => s,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TaskState {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Option::<String>::deserialize(d)?.unwrap_or_default();
+        Ok(match s.as_str() {
+            "pending" => TaskState::Pending,
+            "queued" => TaskState::Queued,
+            "in_progress" => TaskState::InProgress,
+            "success" => TaskState::Success,
+            "error" => TaskState::Error,
+            _ => TaskState::Other(s),
+        })
+    }
+}
+
+/// A task record (`GET /v1/tasks/{id}`), read from the wrapped form the live service sends
+/// (`{"task": {...}}`) or a flat one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRecord {
+    /// The task id.
+    pub id: String,
+    /// Its state.
+    pub state: TaskState,
+    /// The error message of a failed task.
+    pub error: Option<String>,
+    /// The batch it belongs to.
+    pub batch_id: Option<String>,
+    /// Every field as sent (`created_at`, `download_url`, `input`, …).
+    pub fields: Map<String, Value>,
+}
+
+impl<'de> Deserialize<'de> for TaskRecord {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut outer = Map::<String, Value>::deserialize(d)?;
+        let fields = match outer.remove("task") {
+            Some(Value::Object(inner)) => inner,
+            Some(other) => {
+                outer.insert("task".into(), other);
+                outer
+            }
+            None => outer,
+        };
+        let text = |k: &str| fields.get(k).and_then(Value::as_str).map(str::to_owned);
+        let id = text("id")
+            .or_else(|| text("task_id"))
+            .ok_or_else(|| serde::de::Error::missing_field("id"))?;
+        let state = match fields.get("state") {
+            Some(v) => TaskState::deserialize(v).map_err(serde::de::Error::custom)?,
+            None => return Err(serde::de::Error::missing_field("state")),
+        };
+        let error = match fields.get("error") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        };
+        Ok(TaskRecord {
+            id,
+            state,
+            error,
+            batch_id: text("batch_id"),
+            fields,
+        })
+    }
+}
+
+/// An async run in progress. `T` is the output record type (or `Value`).
+#[derive(Debug, Clone)]
+pub struct TaskHandle<T> {
+    pub(crate) client: Client,
+    pub(crate) id: String,
+    pub(crate) wait: WaitOptions,
+    pub(crate) _output: PhantomData<fn() -> T>,
+}
+
+impl<T> TaskHandle<T>
+where
+    Parsing<T>: serde::de::DeserializeOwned,
+{
+    /// A handle for an existing task id (for example after a restart).
+    pub fn attach(client: &Client, id: impl Into<String>) -> Self {
+        TaskHandle {
+            client: client.clone(),
+            id: id.into(),
+            wait: WaitOptions::TASK,
+            _output: PhantomData,
+        }
+    }
+
+    /// The task id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Polls with other options.
+    pub fn with_wait(mut self, options: WaitOptions) -> Self {
+        self.wait = options;
+        self
+    }
+
+    /// The task record now.
+    pub async fn status(&self) -> Result<TaskRecord, Error> {
+        self.client.task(&self.id).await
+    }
+
+    /// Polls until the task ends, then fetches its result. A task in state `error` is
+    /// [`Error::TaskFailed`]; unknown states keep the waiter polling.
+    pub async fn wait(&self) -> Result<RunResult<T>, Error> {
+        let record = waiter::wait(format!("task {}", self.id), self.wait, || async {
+            let record = self.client.task(&self.id).await?;
+            Ok(match record.state {
+                TaskState::Success | TaskState::Error => Poll::Done(record),
+                ref other => Poll::Pending(other.as_str().to_owned()),
+            })
+        })
+        .await?;
+        if record.state == TaskState::Error {
+            return Err(Error::TaskFailed(Box::new(record)));
+        }
+        self.client.task_result::<T>(&self.id).await
+    }
+}
+
+impl Client {
+    /// `GET /v1/tasks/{id}`.
+    pub async fn task(&self, id: &str) -> Result<TaskRecord, Error> {
+        let path = format!("v1/tasks/{}", segment(id));
+        Ok(self.get::<TaskRecord>(&path, &[]).await?.0)
+    }
+
+    /// `GET /v1/tasks/{id}/results`, typed: `client.task_result::<RetailerAPdp>(id)`, or
+    /// `task_result::<Value>(id)` for any agent.
+    pub async fn task_result<T>(&self, id: &str) -> Result<RunResult<T>, Error>
+    where
+        Parsing<T>: serde::de::DeserializeOwned,
+    {
+        let path = format!("v1/tasks/{}/results", segment(id));
+        let (mut result, info): (RunResult<T>, _) = self.get(&path, &[]).await?;
+        result.response = info;
+        Ok(result)
+    }
+}

@@ -1,0 +1,41 @@
+//! Helpers for the end-to-end tests: an emulator and a client pointed at it.
+
+use agents_emulator::{Emulator, EmulatorBuilder, EmulatorHandle, Lifecycle};
+use agents_runtime::{Client, ClientBuilder};
+
+/// The key every test account uses.
+pub const KEY: &str = "e2e-key";
+
+/// Starts an emulator from `builder` with the test key and the fast lifecycle.
+pub async fn start(builder: EmulatorBuilder) -> EmulatorHandle {
+    match builder
+        .api_key(KEY)
+        .lifecycle(Lifecycle::fast())
+        .start()
+        .await
+    {
+        Ok(h) => h,
+        Err(e) => panic!("emulator did not start: {e}"),
+    }
+}
+
+/// An emulator without a rate limit.
+pub async fn emulator() -> EmulatorHandle {
+    start(Emulator::builder().rate_limit(None)).await
+}
+
+/// A client builder for `emulator`, without a client-side rate limit.
+pub fn client_for(emulator: &EmulatorHandle) -> ClientBuilder {
+    Client::builder()
+        .base_url(emulator.base_url())
+        .api_key(KEY)
+        .rate_limit(None)
+}
+
+/// A built client for `emulator`.
+pub fn client(emulator: &EmulatorHandle) -> Client {
+    match client_for(emulator).build() {
+        Ok(c) => c,
+        Err(e) => panic!("client did not build: {e}"),
+    }
+}

@@ -1,0 +1,430 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! The runtime client against the emulator over real HTTP.
+
+use std::time::{Duration, Instant};
+
+use agents_emulator::{Account, AccountStatus, Emulator, Fault, RateLimitShape};
+use agents_runtime::catalog::{LlmAParams, RetailerAPdp, RetailerAPdpParams, RetailerASerpParams};
+use agents_runtime::client::agents::Privacy;
+use agents_runtime::client::generation::GenerationRequest;
+use agents_runtime::client::tasks::TaskHandle;
+use agents_runtime::{
+    Delivery, Error, Format, Record, RetryPolicy, RunOptions, StorageType, WaitOptions,
+};
+use agents_tests_e2e::{KEY, client, client_for, emulator, start};
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn typed_run_returns_the_typed_record_and_response_facts() {
+    let e = start(Emulator::builder()).await;
+    let c = client_for(&e).rate_limit(Some(83)).build().unwrap();
+    let r = c.run(RetailerAPdpParams::new("B08N5WRWNW")).await.unwrap();
+    let product: &RetailerAPdp = r.record().unwrap();
+    assert!(product.product_title.is_some());
+    assert!(product.mismatches().is_empty());
+    assert!(product.unknown_fields.is_empty());
+    assert!((0.0..=5.0).contains(&product.average_of_reviews.unwrap()));
+    assert_eq!(r.metadata.agent.as_deref(), Some("retailer_a_pdp"));
+    assert_eq!(r.status_code, Some(200));
+    assert!(r.data.html.is_none());
+    assert_eq!(r.response.task_id, r.task_id);
+    assert_eq!(r.response.rate_limit.limit, Some(83));
+    assert!(r.response.rate_limit.remaining.is_some());
+
+    let with = c
+        .run_with(
+            RetailerAPdpParams::new("B08N5WRWNW"),
+            &RunOptions::new().format(Format::Html).format(Format::Links),
+        )
+        .await
+        .unwrap();
+    assert!(with.data.html.unwrap().contains("<html>"));
+    assert!(!with.data.links.unwrap().is_empty());
+    assert!(with.data.markdown.is_none());
+
+    // List pages decode into many records.
+    let serp = c.run(RetailerASerpParams::new("earbuds")).await.unwrap();
+    assert_eq!(serp.records().len(), 10);
+}
+
+#[tokio::test]
+async fn localization_is_sent_when_a_localization_param_is_set() {
+    let e = emulator().await;
+    let c = client(&e);
+    // Without `localization` the service answers 400 (spec 4.4 rule 3); the client adds it.
+    let r = c
+        .run(RetailerAPdpParams::new("B1").zip_code("10001"))
+        .await
+        .unwrap();
+    assert!(r.record().is_some());
+    let raw = c
+        .run_raw("retailer_a_pdp", json!({"asin": "B1", "zip_code": "10001"}))
+        .await
+        .unwrap();
+    assert!(raw.record().unwrap().is_object());
+}
+
+#[tokio::test]
+async fn validation_stops_a_bad_request_before_it_is_sent() {
+    let e = emulator().await;
+    let c = client(&e);
+    let err = c.run(RetailerAPdpParams::new("")).await.unwrap_err();
+    match &err {
+        Error::Validation(v) => assert_eq!(v.violations[0].param, "asin"),
+        other => panic!("{other:?}"),
+    }
+    let err = c
+        .run(RetailerAPdpParams::new("B1").country("USA"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("country"), "{err}");
+    let bad_delivery = Delivery::new().storage(StorageType::S3, "gs://wrong/");
+    let err = c
+        .run_async(
+            RetailerAPdpParams::new("B1"),
+            &RunOptions::new(),
+            &bad_delivery,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidOption {
+                option: "storage_url",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = c
+        .generate_agent(GenerationRequest::new("extract price", "not a url"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidOption { option: "url", .. }),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(KEY), 0, "the emulator saw nothing");
+}
+
+#[tokio::test]
+async fn every_status_maps_to_its_variant() {
+    let e = start(
+        Emulator::builder()
+            .rate_limit(None)
+            .account(Account::new("broke").status(AccountStatus::NoBudget))
+            .account(Account::new("banned").status(AccountStatus::Blocked)),
+    )
+    .await;
+    let no_retry = |key: &str| {
+        client_for(&e)
+            .api_key(key)
+            .retry_policy(RetryPolicy::none())
+            .build()
+            .unwrap()
+    };
+    let c = no_retry(KEY);
+    fn status<T>(r: Result<T, Error>) -> Option<(Option<u16>, &'static str)> {
+        r.err().map(|e| (e.status(), variant(&e)))
+    }
+    assert_eq!(
+        status(no_retry("wrong").agent("llm_a").await),
+        Some((Some(401), "Unauthorized"))
+    );
+    assert_eq!(
+        status(no_retry("broke").agent("llm_a").await),
+        Some((Some(402), "PaymentRequired"))
+    );
+    assert_eq!(
+        status(no_retry("banned").agent("llm_a").await),
+        Some((Some(403), "Forbidden"))
+    );
+    assert_eq!(
+        status(c.agent("no_such_agent").await),
+        Some((Some(404), "NotFound"))
+    );
+    assert_eq!(
+        status(c.run_raw("retailer_a_pdp", json!({})).await),
+        Some((Some(400), "BadRequest"))
+    );
+    let err = c
+        .run_raw("retailer_a_pdp", json!({"asin": 7}))
+        .await
+        .unwrap_err();
+    assert_eq!(variant(&err), "Unprocessable");
+    assert_eq!(err.api().unwrap().field.as_deref(), Some("params.asin"));
+    assert!(err.api().unwrap().info.task_id.is_some());
+    for (fault, code, name) in [
+        (Fault::Status(500), 500, "Internal"),
+        (Fault::Status(501), 501, "NotImplemented"),
+        (Fault::Status(555), 555, "ServiceTimeout"),
+        (Fault::Status(418), 418, "Status"),
+        (Fault::RateLimited, 429, "RateLimited"),
+    ] {
+        e.inject(KEY, fault, Some(1));
+        let err = c.run(LlmAParams::new("hi")).await.unwrap_err();
+        assert_eq!((err.status(), variant(&err)), (Some(code), name));
+    }
+    let err = c.run(LlmAParams::new("hi")).await;
+    assert!(err.is_ok());
+}
+
+fn variant(e: &Error) -> &'static str {
+    match e {
+        Error::BadRequest(_) => "BadRequest",
+        Error::Unauthorized(_) => "Unauthorized",
+        Error::PaymentRequired(_) => "PaymentRequired",
+        Error::Forbidden(_) => "Forbidden",
+        Error::NotFound(_) => "NotFound",
+        Error::Unprocessable(_) => "Unprocessable",
+        Error::RateLimited(_) => "RateLimited",
+        Error::Internal(_) => "Internal",
+        Error::NotImplemented(_) => "NotImplemented",
+        Error::ServiceTimeout(_) => "ServiceTimeout",
+        Error::Status(_) => "Status",
+        Error::Transport(_) => "Transport",
+        Error::Timeout(_) => "Timeout",
+        Error::Decode { .. } => "Decode",
+        _ => "other",
+    }
+}
+
+#[tokio::test]
+async fn both_429_shapes_are_retried_honouring_retry_after() {
+    for shape in [RateLimitShape::Nested, RateLimitShape::Flat] {
+        let e = start(Emulator::builder().rate_limit(None).rate_limit_shape(shape)).await;
+        let c = client(&e);
+        e.inject(KEY, Fault::RateLimited, Some(1));
+        let t = Instant::now();
+        let r = c.run(LlmAParams::new("hello")).await.unwrap();
+        assert!(r.record().is_some());
+        // The injected 429 asks for one second.
+        assert!(
+            t.elapsed() >= Duration::from_millis(950),
+            "{shape:?} {:?}",
+            t.elapsed()
+        );
+        assert_eq!(e.requests_seen(KEY), 2, "{shape:?}");
+    }
+}
+
+#[tokio::test]
+async fn server_errors_and_transport_failures_follow_the_classifier() {
+    let e = emulator().await;
+    let c = client(&e);
+    // 500 is not retried by default: the service already retried.
+    e.inject(KEY, Fault::Status(500), Some(1));
+    assert!(matches!(c.agent("llm_a").await, Err(Error::Internal(_))));
+    assert_eq!(e.requests_seen(KEY), 1);
+    // A reset on a safe call (GET) is retried.
+    e.inject(KEY, Fault::Reset, Some(1));
+    assert!(c.agent("llm_a").await.is_ok());
+    assert_eq!(e.requests_seen(KEY), 3);
+    // A reset on a run is not (it may have run).
+    e.inject(KEY, Fault::Reset, Some(1));
+    let err = c.run(LlmAParams::new("hi")).await.unwrap_err();
+    assert!(matches!(err, Error::Transport(_)), "{err}");
+    assert_eq!(e.requests_seen(KEY), 4);
+    // 555 on a GET is retried.
+    e.inject(KEY, Fault::Status(555), Some(1));
+    assert!(c.agent("llm_a").await.is_ok());
+    // Bodies that are not what the interface says are decode errors keeping the body.
+    for fault in [Fault::Truncate, Fault::Malformed] {
+        e.inject(KEY, fault, Some(1));
+        match c.run(LlmAParams::new("hi")).await.unwrap_err() {
+            Error::Decode { body, info, .. } => {
+                assert!(!body.is_empty());
+                assert_eq!(info.status, 200);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_limiter_keeps_below_the_limit_without_429s() {
+    let e = start(Emulator::builder().rate_limit(Some(83))).await;
+    let c = client_for(&e)
+        .rate_limit(Some(83))
+        .retry_policy(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let n = 166u32;
+    let t = Instant::now();
+    let results = futures::future::join_all((0..n).map(|i| {
+        let c = c.clone();
+        async move { c.run(LlmAParams::new(format!("prompt {i}"))).await }
+    }))
+    .await;
+    let elapsed = t.elapsed().as_secs_f64();
+    let rate = f64::from(n) / elapsed;
+    let limited = results
+        .iter()
+        .filter(|r| matches!(r, Err(Error::RateLimited(_))))
+        .count();
+    assert_eq!(limited, 0, "no 429s");
+    assert!(results.iter().all(Result::is_ok));
+    // The limiter never lets the client exceed the limit (the lower bound is a benchmark).
+    assert!(rate <= 83.0 * 1.05, "{rate:.1} req/s");
+    eprintln!("limiter: {n} runs in {elapsed:.2} s = {rate:.1} req/s");
+}
+
+#[tokio::test]
+async fn wait_ends_in_success_error_or_timeout() {
+    let e = emulator().await;
+    let c = client(&e);
+    let fast = WaitOptions::TASK.intervals(Duration::from_millis(20), Duration::from_millis(50));
+    let handle = c
+        .run_async(
+            RetailerAPdpParams::new("B08N5WRWNW"),
+            &RunOptions::new(),
+            &Delivery::new().callback_url("http://127.0.0.1:9/done"),
+        )
+        .await
+        .unwrap()
+        .with_wait(fast);
+    let r = handle.wait().await.unwrap();
+    let sync = c.run(RetailerAPdpParams::new("B08N5WRWNW")).await.unwrap();
+    assert_eq!(r.record(), sync.record());
+    // Re-attaching by id gives the same result.
+    let again = TaskHandle::<RetailerAPdp>::attach(&c, handle.id())
+        .wait()
+        .await
+        .unwrap();
+    assert_eq!(again.record(), r.record());
+
+    let failing = client_for(&e)
+        .header("x-emulator-task", "error")
+        .build()
+        .unwrap();
+    let err = failing
+        .run_async(LlmAParams::new("x"), &RunOptions::new(), &Delivery::new())
+        .await
+        .unwrap()
+        .with_wait(fast)
+        .wait()
+        .await
+        .unwrap_err();
+    match err {
+        Error::TaskFailed(record) => assert!(record.error.is_some()),
+        other => panic!("{other:?}"),
+    }
+
+    let slow = client_for(&e)
+        .header("x-emulator-task-ms", "60000")
+        .build()
+        .unwrap();
+    let err = slow
+        .run_async_raw(
+            "llm_b",
+            json!({"prompt": "x"}),
+            &RunOptions::new(),
+            &Delivery::new(),
+        )
+        .await
+        .unwrap()
+        .with_wait(fast.max_wait(Duration::from_millis(200)))
+        .wait()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::WaitTimeout { ref last_state, .. } if last_state == "pending"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn generation_create_wait_then_run_by_name() {
+    let e = emulator().await;
+    let c = client(&e);
+    let fast =
+        WaitOptions::GENERATION.intervals(Duration::from_millis(20), Duration::from_millis(50));
+    let handle = c
+        .generate_agent(
+            GenerationRequest::new(
+                "Extract the title, price and rating of the listing.",
+                "https://market.example/listing/9",
+            )
+            .agent_name("market_listing"),
+        )
+        .await
+        .unwrap()
+        .with_wait(fast);
+    assert_eq!(handle.agent_name(), Some("market_listing"));
+    let done = handle.wait().await.unwrap();
+    assert!(done.generated_version_id.is_some());
+    assert!(done.summary.unwrap().contains("price"));
+    let record = c.agent("market_listing").await.unwrap();
+    assert_eq!(record.output_schema.unwrap().len(), 3);
+    let r = c
+        .run_raw(
+            "market_listing",
+            json!({"url": "https://market.example/listing/10"}),
+        )
+        .await
+        .unwrap();
+    assert!(r.record().unwrap()["price"].is_number());
+
+    let refined = c
+        .generate_agent(GenerationRequest::refine(
+            "market_listing",
+            "also extract the seller",
+        ))
+        .await
+        .unwrap()
+        .with_wait(fast)
+        .wait()
+        .await
+        .unwrap();
+    assert_eq!(refined.agent_name.as_deref(), Some("market_listing"));
+    let failed = c
+        .generate_agent(GenerationRequest::new("?", "https://x.example/"))
+        .await
+        .unwrap()
+        .with_wait(fast)
+        .wait()
+        .await
+        .unwrap_err();
+    assert!(matches!(failed, Error::GenerationFailed(_)), "{failed}");
+}
+
+#[tokio::test]
+async fn catalog_lists_streams_and_reads_records() {
+    let e = emulator().await;
+    let c = client(&e);
+    let public = c.agents().privacy(Privacy::Public).list().await.unwrap();
+    assert_eq!(public.len(), 18);
+    let retail = c.agents().search("retailer b").list().await.unwrap();
+    assert_eq!(retail.len(), 2);
+    let streamed: Vec<_> = c.agents().limit(5).stream().collect().await;
+    assert_eq!(streamed.len(), 18);
+    let names: Vec<String> = streamed.into_iter().map(|r| r.unwrap().name).collect();
+    assert_eq!(names.first().map(String::as_str), Some("llm_a"));
+    let details = c.agent("retailer_a_pdp").await.unwrap();
+    let file = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/retailer_a_pdp.json"),
+    )
+    .unwrap();
+    assert_eq!(
+        details,
+        agents_schema::AgentRecord::from_json(&file).unwrap()
+    );
+}
+
+#[tokio::test]
+async fn drifted_values_are_recorded_not_fatal() {
+    let e = emulator().await;
+    let c = client_for(&e)
+        .header("x-emulator-fault", "drift")
+        .build()
+        .unwrap();
+    let r = c.run(RetailerAPdpParams::new("B08N5WRWNW")).await.unwrap();
+    let p = r.record().unwrap();
+    assert!(!p.mismatches().is_empty());
+    let coerced = p.mismatches().iter().filter(|m| m.coerced).count();
+    assert!(coerced > 0, "currency strings become numbers");
+    let raw: Value = serde_json::to_value(p).unwrap();
+    assert!(raw.is_object());
+}
