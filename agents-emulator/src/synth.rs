@@ -226,10 +226,10 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
 
 fn collect_links(v: &Value, out: &mut Vec<String>) {
     match v {
-        Value::String(s) if s.starts_with("https://") || s.starts_with("http://") => {
-            if !out.contains(s) {
-                out.push(s.clone());
-            }
+        Value::String(s)
+            if (s.starts_with("https://") || s.starts_with("http://")) && !out.contains(s) =>
+        {
+            out.push(s.clone());
         }
         Value::Array(items) => items.iter().for_each(|v| collect_links(v, out)),
         Value::Object(m) => m.values().for_each(|v| collect_links(v, out)),

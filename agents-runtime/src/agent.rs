@@ -30,6 +30,25 @@ pub trait AgentParams: Serialize + Clone + Send + Sync + 'static {
 /// Marker for agents that accept localization (feature flag `is_localization_supported`, or an
 /// input marked `is_localization_param`). Request options that localize are only available for
 /// these agents, so localizing an agent that does not support it does not compile.
+///
+/// The params of a localized agent have its localization setters, and the client then sends
+/// `localization` on its own:
+///
+/// ```
+/// # #[cfg(feature = "catalog")] {
+/// use agents_runtime::catalog::RetailerAPdpParams;
+/// use agents_runtime::AgentParams;
+/// assert!(RetailerAPdpParams::new("B08N5WRWNW").zip_code("10001").uses_localization());
+/// # }
+/// ```
+///
+/// An agent without localization has no such setter, so this is a compile error rather than a
+/// 422 from the service:
+///
+/// ```compile_fail
+/// use agents_runtime::catalog::LlmAParams;
+/// let params = LlmAParams::new("hello").zip_code("10001");
+/// ```
 pub trait Localized: Agent {}
 
 /// Agents with a pagination parameter (spec 4.6): one call per page, the page number in `params`.

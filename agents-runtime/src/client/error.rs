@@ -188,6 +188,20 @@ fn status_text(status: u16) -> &'static str {
     }
 }
 
+/// An answer whose body is not what the interface describes.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("cannot decode the answer at `{path}`: {message}")]
+pub struct DecodeError {
+    /// Where in the body decoding failed (serde path, `.` for the root).
+    pub path: String,
+    /// What went wrong.
+    pub message: String,
+    /// The raw body.
+    pub body: String,
+    /// Status and headers of the answer.
+    pub info: ResponseInfo,
+}
+
 /// Every way a call can fail.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -232,17 +246,8 @@ pub enum Error {
     #[error("request timed out: {0}")]
     Timeout(#[source] reqwest::Error),
     /// The answer was not what the interface describes.
-    #[error("cannot decode the answer at `{path}`: {message}")]
-    Decode {
-        /// Where in the body decoding failed (serde path, `.` for the root).
-        path: String,
-        /// What went wrong.
-        message: String,
-        /// The raw body.
-        body: String,
-        /// Status and headers of the answer.
-        info: ResponseInfo,
-    },
+    #[error(transparent)]
+    Decode(Box<DecodeError>),
     /// The parameters broke an input rule; nothing was sent.
     #[error(transparent)]
     Validation(#[from] ValidationError),
@@ -315,7 +320,7 @@ impl Error {
     /// The HTTP status, for errors that come from an answer.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Error::Decode { info, .. } => Some(info.status),
+            Error::Decode(d) => Some(d.info.status),
             other => other.api().map(|a| a.info.status),
         }
     }

@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tracing::Instrument;
 
-pub use error::{ApiError, Error, RateLimit, ResponseInfo};
+pub use error::{ApiError, DecodeError, Error, RateLimit, ResponseInfo};
 pub use retry::{Decision, Idempotency, RetryPolicy};
 pub use waiter::WaitOptions;
 
@@ -366,11 +366,13 @@ impl Client {
                 status, &headers, &bytes,
             )));
         }
-        let decode_error = |path: String, message: String| Error::Decode {
-            path,
-            message,
-            body: String::from_utf8_lossy(&bytes).into_owned(),
-            info: info.clone(),
+        let decode_error = |path: String, message: String| {
+            Error::Decode(Box::new(DecodeError {
+                path,
+                message,
+                body: String::from_utf8_lossy(&bytes).into_owned(),
+                info: info.clone(),
+            }))
         };
         let mut de = serde_json::Deserializer::from_slice(&bytes);
         let value = serde_path_to_error::deserialize::<_, T>(&mut de)

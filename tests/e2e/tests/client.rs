@@ -186,7 +186,7 @@ fn variant(e: &Error) -> &'static str {
         Error::Status(_) => "Status",
         Error::Transport(_) => "Transport",
         Error::Timeout(_) => "Timeout",
-        Error::Decode { .. } => "Decode",
+        Error::Decode(_) => "Decode",
         _ => "other",
     }
 }
@@ -234,9 +234,9 @@ async fn server_errors_and_transport_failures_follow_the_classifier() {
     for fault in [Fault::Truncate, Fault::Malformed] {
         e.inject(KEY, fault, Some(1));
         match c.run(LlmAParams::new("hi")).await.unwrap_err() {
-            Error::Decode { body, info, .. } => {
-                assert!(!body.is_empty());
-                assert_eq!(info.status, 200);
+            Error::Decode(d) => {
+                assert!(!d.body.is_empty());
+                assert_eq!(d.info.status, 200);
             }
             other => panic!("{other:?}"),
         }
