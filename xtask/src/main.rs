@@ -5,6 +5,8 @@
 //!   a one-line summary.
 //! * `cargo xtask codegen --check` regenerates in memory and exits non-zero naming every stale,
 //!   missing or extra file.
+//! * `cargo xtask bench [--quick]` builds the benchmark runner in release mode and prints one
+//!   markdown table (the figures in BENCHMARKS.md come from it).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -26,7 +28,7 @@ fn root() -> PathBuf {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: cargo xtask codegen [--check]");
+    eprintln!("usage: cargo xtask codegen [--check] | cargo xtask bench [--quick]");
     ExitCode::from(2)
 }
 
@@ -40,7 +42,36 @@ fn main() -> ExitCode {
     {
         ["codegen"] => codegen(false),
         ["codegen", "--check"] => codegen(true),
+        ["bench"] => bench(false),
+        ["bench", "--quick"] => bench(true),
         _ => usage(),
+    }
+}
+
+fn bench(quick: bool) -> ExitCode {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.current_dir(root()).args([
+        "run",
+        "--release",
+        "--quiet",
+        "--package",
+        "agents-bench",
+        "--",
+    ]);
+    if quick {
+        cmd.arg("--quick");
+    }
+    match cmd.status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => {
+            eprintln!("error: the benchmark runner failed ({s})");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: cannot run cargo: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -60,7 +60,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!(
         "   x-task-id {:?}, rate limit {:?} left of {:?}",
-        result.response.task_id, result.response.rate_limit.remaining, result.response.rate_limit.limit
+        result.response.task_id,
+        result.response.rate_limit.remaining,
+        result.response.rate_limit.limit
     );
 
     // A broken input rule never reaches the service.
@@ -71,9 +73,15 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     // 2. An async run, polled until it ends.
     let handle = client
-        .run_async(RetailerASerpParams::new("wireless earbuds"), &RunOptions::new(), &Delivery::new())
+        .run_async(
+            RetailerASerpParams::new("wireless earbuds"),
+            &RunOptions::new(),
+            &Delivery::new(),
+        )
         .await?
-        .with_wait(WaitOptions::TASK.intervals(Duration::from_millis(50), Duration::from_millis(200)));
+        .with_wait(
+            WaitOptions::TASK.intervals(Duration::from_millis(50), Duration::from_millis(200)),
+        );
     println!("\n2. async retailer_a_serp: task {}", handle.id());
     let listing = handle.wait().await?;
     println!("   done: {} listings on the page", listing.records().len());

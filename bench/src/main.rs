@@ -1,0 +1,398 @@
+//! `cargo xtask bench`: every benchmark in one run, printed as one markdown table.
+//!
+//! Ratios measured in the same run are what count; absolute times are context. Everything talks
+//! to loopback only. `--quick` shortens the long measurements (for CI smoke runs).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use agents_codegen::{Options, generate};
+use agents_emulator::{Emulator, EmulatorHandle, Lifecycle};
+use agents_runtime::catalog::{LlmAParams, RetailerAPdp};
+use agents_runtime::{Client, RetryPolicy};
+use agents_schema::AgentRecord;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+mod plain {
+    #![allow(missing_docs)]
+    include!(concat!(env!("OUT_DIR"), "/plain.rs"));
+}
+
+struct Row {
+    group: &'static str,
+    name: String,
+    value: String,
+    note: String,
+}
+
+fn row(
+    group: &'static str,
+    name: impl Into<String>,
+    value: impl Into<String>,
+    note: impl Into<String>,
+) -> Row {
+    Row {
+        group,
+        name: name.into(),
+        value: value.into(),
+        note: note.into(),
+    }
+}
+
+/// Median wall time of `f` over `iters` runs after `warmup` runs.
+fn median<F: FnMut()>(warmup: usize, iters: usize, mut f: F) -> Duration {
+    for _ in 0..warmup {
+        f();
+    }
+    let mut times: Vec<Duration> = (0..iters)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+fn catalog() -> Vec<AgentRecord> {
+    let dir = agents_test_support::schemas_dir();
+    match agents_codegen::load_dir(&dir) {
+        Ok(loaded) => loaded.into_iter().map(|l| l.record).collect(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn codegen_once(records: &[AgentRecord]) -> usize {
+    match generate(records, &Options::default()).and_then(|o| o.to_source()) {
+        Ok(src) => src.len(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn bench_codegen(rows: &mut Vec<Row>) {
+    let records = catalog();
+    let pdp: Vec<AgentRecord> = records
+        .iter()
+        .filter(|r| r.name == "retailer_a_pdp")
+        .cloned()
+        .collect();
+    let t = median(3, 15, || {
+        black_box(codegen_once(&pdp));
+    });
+    rows.push(row(
+        "codegen",
+        "retailer_a_pdp (112 fields), generate + prettyplease",
+        ms(t),
+        "target ≤ 0.5× typify (not measured: see BENCHMARKS.md)",
+    ));
+    let t_all = median(2, 9, || {
+        black_box(codegen_once(&records));
+    });
+    rows.push(row(
+        "codegen",
+        format!("all {} catalog agents", records.len()),
+        ms(t_all),
+        "target ≤ 20 ms",
+    ));
+    let mut per_field = Vec::new();
+    for n in [1_000usize, 5_000, 20_000] {
+        let wide = vec![agents_test_support::wide_record("wide", n)];
+        let t = median(1, 5, || {
+            black_box(codegen_once(&wide));
+        });
+        per_field.push(t.as_secs_f64() / n as f64);
+        rows.push(row(
+            "codegen",
+            format!("synthetic agent, {n} fields"),
+            ms(t),
+            format!("{:.2} µs/field", t.as_secs_f64() * 1e6 / n as f64),
+        ));
+    }
+    let growth = per_field[2] / per_field[0];
+    rows.push(row(
+        "codegen",
+        "per-field cost, 20,000 vs 1,000 fields",
+        format!("{growth:.2}×"),
+        "1.0× is linear",
+    ));
+}
+
+fn bench_decode(rows: &mut Vec<Row>) {
+    let records = catalog();
+    let Some(pdp) = records.iter().find(|r| r.name == "retailer_a_pdp") else {
+        panic!("retailer_a_pdp missing from schemas/");
+    };
+    let schema = pdp.output_schema.clone().unwrap_or_default();
+    let record = agents_schema::sample::record(&schema, 42);
+    let bytes = serde_json::to_vec(&record).unwrap_or_default();
+    let mut drifted = record.clone();
+    agents_emulator::synth::drift(pdp, &mut drifted, 42, 10);
+    let drifted_bytes = serde_json::to_vec(&drifted).unwrap_or_default();
+    let iters = 2_000;
+    let per = |d: Duration| d / iters;
+    let time = |f: &mut dyn FnMut()| {
+        median(1, 7, || {
+            for _ in 0..iters {
+                f();
+            }
+        })
+    };
+    let generated = time(&mut || {
+        let r: RetailerAPdp = serde_json::from_slice(black_box(&bytes)).unwrap_or_default();
+        black_box(r);
+    });
+    let strict = time(&mut || {
+        let r: Result<plain::Plain, _> = serde_json::from_slice(black_box(&bytes));
+        black_box(r.is_ok());
+    });
+    let value = time(&mut || {
+        let r: Result<Value, _> = serde_json::from_slice(black_box(&bytes));
+        black_box(r.is_ok());
+    });
+    let drift = time(&mut || {
+        let r: RetailerAPdp = serde_json::from_slice(black_box(&drifted_bytes)).unwrap_or_default();
+        black_box(r);
+    });
+    let mb = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
+    let size = format!("{:.1} KB record", bytes.len() as f64 / 1024.0);
+    rows.push(row(
+        "decode",
+        "generated drift-tolerant type",
+        format!(
+            "{:.1} µs ({:.0} MB/s)",
+            per(generated).as_secs_f64() * 1e6,
+            mb(per(generated))
+        ),
+        size,
+    ));
+    rows.push(row(
+        "decode",
+        "plain #[derive(Deserialize)] with Option fields",
+        format!(
+            "{:.1} µs ({:.0} MB/s)",
+            per(strict).as_secs_f64() * 1e6,
+            mb(per(strict))
+        ),
+        "strict baseline",
+    ));
+    rows.push(row(
+        "decode",
+        "serde_json::Value",
+        format!(
+            "{:.1} µs ({:.0} MB/s)",
+            per(value).as_secs_f64() * 1e6,
+            mb(per(value))
+        ),
+        "",
+    ));
+    rows.push(row(
+        "decode",
+        "generated, 10% of fields drifted",
+        format!("{:.1} µs", per(drift).as_secs_f64() * 1e6),
+        "mismatches recorded",
+    ));
+    rows.push(row(
+        "decode",
+        "throughput generated ÷ strict baseline",
+        format!("{:.2}×", strict.as_secs_f64() / generated.as_secs_f64()),
+        "target ≥ 0.9×",
+    ));
+    rows.push(row(
+        "decode",
+        "throughput generated ÷ Value",
+        format!("{:.2}×", value.as_secs_f64() / generated.as_secs_f64()),
+        "target ≥ 1.4×",
+    ));
+}
+
+async fn emulator(rate: Option<u32>) -> EmulatorHandle {
+    match Emulator::builder()
+        .api_key("bench")
+        .rate_limit(rate)
+        .lifecycle(Lifecycle::fast())
+        .start()
+        .await
+    {
+        Ok(e) => e,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn client(e: &EmulatorHandle, rate: Option<u32>) -> Client {
+    match Client::builder()
+        .base_url(e.base_url())
+        .api_key("bench")
+        .rate_limit(rate)
+        .retry_policy(RetryPolicy::none())
+        .build()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Runs `total` calls of `f` with `concurrency` in flight; returns (ok count, elapsed).
+async fn load<F, Fut>(total: usize, concurrency: usize, f: F) -> (usize, Duration)
+where
+    F: Fn(usize) -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let t = Instant::now();
+    let ok = futures::stream::iter(0..total)
+        .map(f)
+        .buffer_unordered(concurrency)
+        .filter(|ok| futures::future::ready(*ok))
+        .count()
+        .await;
+    (ok, t.elapsed())
+}
+
+async fn bench_emulator_and_client(rows: &mut Vec<Row>, quick: bool) {
+    let e = emulator(None).await;
+    let url = format!("{}/v1/agents/run", e.base_url());
+    let http = reqwest::Client::new();
+    let total = if quick { 2_000 } else { 20_000 };
+    let concurrency = 64;
+    let body = |i: usize| json!({"agent": "llm_a", "params": {"prompt": format!("p{}", i % 100)}});
+    // Warm the pool.
+    let _ = load(500, concurrency, |i| {
+        let (http, url) = (http.clone(), url.clone());
+        async move {
+            http.post(&url)
+                .bearer_auth("bench")
+                .json(&body(i))
+                .send()
+                .await
+                .is_ok()
+        }
+    })
+    .await;
+    let (ok, t) = load(total, concurrency, |i| {
+        let (http, url) = (http.clone(), url.clone());
+        async move {
+            match http
+                .post(&url)
+                .bearer_auth("bench")
+                .json(&body(i))
+                .send()
+                .await
+            {
+                Ok(r) => r.bytes().await.is_ok(),
+                Err(_) => false,
+            }
+        }
+    })
+    .await;
+    let emu_rate = ok as f64 / t.as_secs_f64();
+    rows.push(row(
+        "emulator",
+        format!("small agent runs, {concurrency} in flight, limit lifted"),
+        format!("{emu_rate:.0} req/s"),
+        format!("{ok}/{total} ok; load generator in the same process; target ≥ 20,000"),
+    ));
+
+    let (ok_bare, t_bare) = load(total, concurrency, |i| {
+        let (http, url) = (http.clone(), url.clone());
+        async move {
+            match http
+                .post(&url)
+                .bearer_auth("bench")
+                .json(&body(i))
+                .send()
+                .await
+            {
+                Ok(r) => match r.bytes().await {
+                    Ok(b) => serde_json::from_slice::<Value>(&b).is_ok(),
+                    Err(_) => false,
+                },
+                Err(_) => false,
+            }
+        }
+    })
+    .await;
+    let c = client(&e, None);
+    let (ok_typed, t_typed) = load(total, concurrency, |i| {
+        let c = c.clone();
+        async move {
+            c.run(LlmAParams::new(format!("p{}", i % 100)))
+                .await
+                .is_ok()
+        }
+    })
+    .await;
+    let bare = ok_bare as f64 / t_bare.as_secs_f64();
+    let typed = ok_typed as f64 / t_typed.as_secs_f64();
+    rows.push(row(
+        "client",
+        "bare reqwest POST + serde_json::Value",
+        format!("{bare:.0} req/s"),
+        format!("{ok_bare}/{total} ok"),
+    ));
+    rows.push(row(
+        "client",
+        "typed client.run (validate, throttle off, typed decode)",
+        format!("{typed:.0} req/s"),
+        format!("{ok_typed}/{total} ok"),
+    ));
+    rows.push(row(
+        "client",
+        "typed ÷ bare",
+        format!("{:.2}×", typed / bare),
+        "target ≥ 0.8×",
+    ));
+    e.shutdown().await;
+
+    // Rate-limit saturation: the emulator and the client both at 83 req/s.
+    let limited = emulator(Some(83)).await;
+    let c = client(&limited, Some(83));
+    let n = if quick { 300 } else { 2_000 };
+    let t = Instant::now();
+    let results = futures::future::join_all((0..n).map(|i| {
+        let c = c.clone();
+        async move { c.run(LlmAParams::new(format!("p{i}"))).await }
+    }))
+    .await;
+    let elapsed = t.elapsed();
+    let too_many = results
+        .iter()
+        .filter(|r| matches!(r, Err(agents_runtime::Error::RateLimited(_))))
+        .count();
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    let achieved = ok as f64 / elapsed.as_secs_f64();
+    rows.push(row(
+        "rate limit",
+        format!("{n} concurrent runs, limit 83 req/s"),
+        format!("{achieved:.1} req/s ({:.3}× limit)", achieved / 83.0),
+        format!("{too_many} × 429, {ok}/{n} ok; target ≥ 0.98× with zero 429s"),
+    ));
+    limited.shutdown().await;
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let mut rows = Vec::new();
+    eprintln!("codegen…");
+    bench_codegen(&mut rows);
+    eprintln!("decode…");
+    bench_decode(&mut rows);
+    eprintln!("emulator and client…");
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => panic!("{e}"),
+    };
+    rt.block_on(bench_emulator_and_client(&mut rows, quick));
+    println!("| group | measurement | result | notes |");
+    println!("| --- | --- | --- | --- |");
+    for r in rows {
+        println!("| {} | {} | {} | {} |", r.group, r.name, r.value, r.note);
+    }
+}
