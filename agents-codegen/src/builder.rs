@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::locate::{LocateError, locate, schema_dir};
 use crate::source::{load_file, schema_files, write_if_changed};
 use crate::{Diagnostic, Diagnostics, Options, generate_refs};
 
@@ -77,39 +78,91 @@ impl Builder {
         self
     }
 
-    fn resolve_dir(&self) -> PathBuf {
-        let dir = self
-            .schema_dir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("schemas"));
-        match std::env::var_os("CARGO_MANIFEST_DIR") {
-            Some(root) if dir.is_relative() => Path::new(&root).join(dir),
-            _ => dir,
-        }
+    fn manifest_dir() -> PathBuf {
+        std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default()
     }
 
     /// Generates the bindings as formatted source.
+    ///
+    /// Without [`Builder::schema_dir`], schemas are found the way `agent!` finds them
+    /// ([`crate::locate`]): `AGENTS_SCHEMA_DIR`, the package's `schemas/`, the workspace's, and a
+    /// live fetch with `AGENTS_OFFLINE=false`.
     pub fn generate(&self) -> Result<String, Diagnostics> {
-        let dir = self.resolve_dir();
-        let files = match &self.agents {
-            Some(names) => names
-                .iter()
-                .map(|n| dir.join(format!("{n}.json")))
-                .collect(),
-            None => schema_files(&dir)?,
-        };
+        let manifest = Self::manifest_dir();
         if self.cargo_directives {
-            println!("cargo:rerun-if-changed={}", dir.display());
-            for f in &files {
-                println!("cargo:rerun-if-changed={}", f.display());
+            for var in crate::locate::ENV_VARS {
+                println!("cargo:rerun-if-env-changed={var}");
             }
         }
-        let mut records = Vec::with_capacity(files.len());
+        let explicit = self.schema_dir.as_ref().map(|d| {
+            if d.is_relative() {
+                manifest.join(d)
+            } else {
+                d.clone()
+            }
+        });
+        let mut records = Vec::new();
         let mut problems = Vec::new();
-        for f in &files {
-            match load_file(f) {
-                Ok(l) => records.push(l.record),
-                Err(Diagnostics(d)) => problems.extend(d),
+        let mut files = Vec::new();
+        match (&explicit, &self.agents) {
+            (Some(dir), names) => {
+                if self.cargo_directives {
+                    println!("cargo:rerun-if-changed={}", dir.display());
+                }
+                let paths = match names {
+                    Some(names) => names
+                        .iter()
+                        .map(|n| dir.join(format!("{n}.json")))
+                        .collect(),
+                    None => schema_files(dir)?,
+                };
+                for f in paths {
+                    match load_file(&f) {
+                        Ok(l) => records.push(l.record),
+                        Err(Diagnostics(d)) => problems.extend(d),
+                    }
+                    files.push(f);
+                }
+            }
+            (None, Some(names)) => {
+                for n in names {
+                    match locate(n, &manifest) {
+                        Ok(l) => {
+                            files.push(l.path);
+                            records.push(l.record);
+                        }
+                        Err(e) => problems.push(locate_diagnostic(n, e)),
+                    }
+                }
+            }
+            (None, None) => {
+                let dir = schema_dir(&manifest).map_err(|searched| {
+                    Diagnostics(vec![locate_diagnostic(
+                        "*",
+                        LocateError::NoSchemaDir {
+                            name: "*".into(),
+                            searched,
+                        },
+                    )])
+                })?;
+                if self.cargo_directives {
+                    println!("cargo:rerun-if-changed={}", dir.path.display());
+                }
+                for f in schema_files(&dir.path)? {
+                    match load_file(&f) {
+                        Ok(l) => records.push(l.record),
+                        Err(Diagnostics(d)) => problems.extend(d),
+                    }
+                    files.push(f);
+                }
+            }
+        }
+        if self.cargo_directives {
+            for f in &files {
+                println!("cargo:rerun-if-changed={}", f.display());
             }
         }
         if !problems.is_empty() {
@@ -135,5 +188,17 @@ impl Builder {
             }])
         })?;
         Ok(path)
+    }
+}
+
+fn locate_diagnostic(agent: &str, e: LocateError) -> Diagnostic {
+    match e {
+        LocateError::Invalid(Diagnostics(mut d)) if d.len() == 1 => d.remove(0),
+        other => Diagnostic {
+            file: None,
+            agent: Some(agent.to_owned()),
+            path: "$".to_owned(),
+            message: other.to_string(),
+        },
     }
 }

@@ -26,7 +26,9 @@
 mod builder;
 pub mod docs;
 pub mod emit;
+pub mod expand;
 pub mod ir;
+pub mod locate;
 pub mod naming;
 pub mod rules;
 mod source;

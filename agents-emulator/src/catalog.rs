@@ -197,26 +197,3 @@ fn list_item(r: &AgentRecord) -> Value {
     m.insert("domain".into(), json!(r.domain));
     Value::Object(m)
 }
-
-/// Up to three visible names closest to `name`, for an unknown-agent message.
-pub fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut scored: Vec<(usize, &str)> = candidates.map(|c| (edit_distance(name, c), c)).collect();
-    scored.sort();
-    scored.into_iter().take(3).map(|(_, c)| c).collect()
-}
-
-/// Levenshtein distance over chars.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = Vec::with_capacity(b.len() + 1);
-        cur.push(i + 1);
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}

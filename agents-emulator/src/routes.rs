@@ -13,7 +13,9 @@ use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde_json::{Map, Value, json};
 
-use crate::catalog::{ListQuery, nearest};
+use agents_schema::nearest_names as nearest;
+
+use crate::catalog::ListQuery;
 use crate::config::{Account, AccountStatus, Fault, RateLimitShape};
 use crate::error::ApiError;
 use crate::generate;

@@ -23,6 +23,11 @@ pub mod catalog;
 #[cfg(feature = "client")]
 pub mod client;
 
+/// `agent!("name")`: the typed bindings of one agent, generated at compile time from its cached
+/// schema (`schemas/NAME.json` of the package or workspace, or `AGENTS_SCHEMA_DIR`).
+#[cfg(feature = "macros")]
+pub use agents_macro::agent;
+
 #[cfg(feature = "client")]
 pub use client::{
     Client, ClientBuilder, Error, RetryPolicy, WaitOptions,

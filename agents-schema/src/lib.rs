@@ -216,3 +216,33 @@ impl<'de> serde::Deserialize<'de> for AgentRecord {
         AgentRecord::from_value(&value).map_err(serde::de::Error::custom)
     }
 }
+
+/// Up to three of `candidates` closest to `name` (edit distance, then name order), for "did you
+/// mean" messages about unknown agents.
+pub fn nearest_names<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Vec<&'a str> {
+    let mut scored: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .map(|c| (edit_distance(name, c), c))
+        .collect();
+    scored.sort_unstable();
+    scored.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
+/// Levenshtein distance over chars.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = Vec::with_capacity(b.len() + 1);
+        cur.push(i + 1);
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,77 @@
+//! What `agent!("name")` expands to, kept here so the proc-macro crate is a thin shell and tests
+//! can compare its output with the other front doors.
+//!
+//! Expansions are cached per process by (schema file, its size and modification time, runtime
+//! path), so ten invocations of the same agent in one crate generate once.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::SystemTime;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::locate::locate;
+use crate::{Options, generate_refs};
+
+type Key = (PathBuf, u64, Option<SystemTime>, String);
+
+fn cache() -> &'static Mutex<HashMap<Key, String>> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, String>>> = OnceLock::new();
+    CACHE.get_or_init(Mutex::default)
+}
+
+/// How many expansions were generated (not served from the cache) in this process.
+pub fn generated_count() -> usize {
+    GENERATED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static GENERATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The items for agent `name` of the package at `manifest_dir`, referring to the runtime at
+/// `runtime_path`, plus an `include_bytes!` of the schema file so that editing it rebuilds the
+/// code that uses it. Errors are messages for a compile error on the macro's argument.
+pub fn expand(name: &str, runtime_path: &str, manifest_dir: &Path) -> Result<TokenStream, String> {
+    let loaded = locate(name, manifest_dir).map_err(|e| e.to_string())?;
+    let path = loaded
+        .path
+        .canonicalize()
+        .unwrap_or_else(|_| loaded.path.clone());
+    let meta = std::fs::metadata(&path).ok();
+    let key: Key = (
+        path.clone(),
+        meta.as_ref().map_or(0, std::fs::Metadata::len),
+        meta.and_then(|m| m.modified().ok()),
+        runtime_path.to_owned(),
+    );
+    let cached = cache()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .cloned();
+    let text = match cached {
+        Some(text) => text,
+        None => {
+            let options = Options {
+                runtime_path: runtime_path.to_owned(),
+            };
+            let output = generate_refs(&[&loaded.record], &options).map_err(|d| d.to_string())?;
+            let items = output.tokens();
+            let file = path.to_string_lossy().into_owned();
+            let text = quote! {
+                #items
+                const _: &[u8] = include_bytes!(#file);
+            }
+            .to_string();
+            GENERATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            cache()
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key, text.clone());
+            text
+        }
+    };
+    text.parse::<TokenStream>()
+        .map_err(|e| format!("internal error: generated tokens do not lex: {e}"))
+}

@@ -1,0 +1,210 @@
+//! Where schema data comes from: the one function ([`locate`]) that the `agent!` macro and
+//! build scripts share, like sqlx's offline mode.
+//!
+//! 1. `AGENTS_SCHEMA_DIR` when set (relative to the package root when relative);
+//! 2. else `schemas/` under the package root (`CARGO_MANIFEST_DIR`);
+//! 3. else the nearest `schemas/` in a directory above it (the workspace root).
+//!
+//! With `AGENTS_OFFLINE=false` and `AGENTS_API_KEY` set, the record is first fetched from
+//! `GET {AGENTS_BASE_URL}/v1/agents/{name}` and written into that directory (feature `live`,
+//! a small blocking client; without the feature this is an error that says so).
+
+use std::path::{Path, PathBuf};
+
+use crate::source::{Loaded, load_file};
+use crate::{Diagnostics, write_if_changed};
+
+/// Environment variable naming the schema directory.
+pub const ENV_SCHEMA_DIR: &str = "AGENTS_SCHEMA_DIR";
+/// `AGENTS_OFFLINE=false` allows fetching records from the live API while building.
+pub const ENV_OFFLINE: &str = "AGENTS_OFFLINE";
+/// The API key for live fetches.
+pub const ENV_API_KEY: &str = "AGENTS_API_KEY";
+/// The base URL for live fetches.
+pub const ENV_BASE_URL: &str = "AGENTS_BASE_URL";
+/// Every environment variable [`locate`] reads (build scripts print `rerun-if-env-changed`).
+pub const ENV_VARS: [&str; 4] = [ENV_SCHEMA_DIR, ENV_OFFLINE, ENV_API_KEY, ENV_BASE_URL];
+
+/// Why a schema could not be found or read. Every message says how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum LocateError {
+    /// No schema directory exists.
+    #[error(
+        "no schema directory for agent `{name}`: looked in {}; create `schemas/` with `cargo agents fetch {name}`, or set {ENV_SCHEMA_DIR}",
+        .searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    NoSchemaDir {
+        /// The agent asked for.
+        name: String,
+        /// The places looked at.
+        searched: Vec<PathBuf>,
+    },
+    /// The directory has no record of this agent.
+    #[error(
+        "no cached schema for agent `{name}` in {}{}; fetch it with `cargo agents fetch {name}`, or build with {ENV_OFFLINE}=false and {ENV_API_KEY} set",
+        .dir.display(),
+        if .nearest.is_empty() { String::new() } else { format!(" (nearest: {})", .nearest.join(", ")) }
+    )]
+    UnknownAgent {
+        /// The agent asked for.
+        name: String,
+        /// The directory searched.
+        dir: PathBuf,
+        /// The closest cached names.
+        nearest: Vec<String>,
+    },
+    /// The cached record is invalid.
+    #[error("{0}")]
+    Invalid(Diagnostics),
+    /// A live fetch failed.
+    #[error(
+        "fetching agent `{name}` from {url} failed: {message}; to build offline, unset {ENV_OFFLINE} (or set it to true) and use the cached schema in schemas/"
+    )]
+    Fetch {
+        /// The agent asked for.
+        name: String,
+        /// The URL fetched (never with the key).
+        url: String,
+        /// What went wrong (status and body, or transport error).
+        message: String,
+    },
+}
+
+/// How the schema directory was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaDir {
+    /// The directory.
+    pub path: PathBuf,
+    /// Why this one: `AGENTS_SCHEMA_DIR`, `package` or `workspace`.
+    pub reason: &'static str,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Chooses the schema directory for a package rooted at `manifest_dir`.
+pub fn schema_dir(manifest_dir: &Path) -> Result<SchemaDir, Vec<PathBuf>> {
+    if let Some(dir) = env(ENV_SCHEMA_DIR) {
+        let dir = PathBuf::from(dir);
+        let path = if dir.is_relative() {
+            manifest_dir.join(dir)
+        } else {
+            dir
+        };
+        return Ok(SchemaDir {
+            path,
+            reason: ENV_SCHEMA_DIR,
+        });
+    }
+    let mut searched = Vec::new();
+    for (i, dir) in manifest_dir.ancestors().enumerate() {
+        let candidate = dir.join("schemas");
+        if candidate.is_dir() {
+            return Ok(SchemaDir {
+                path: candidate,
+                reason: if i == 0 { "package" } else { "workspace" },
+            });
+        }
+        searched.push(candidate);
+    }
+    Err(searched)
+}
+
+/// Whether the environment asks for live fetches (`AGENTS_OFFLINE=false` and a key).
+pub fn live_requested() -> bool {
+    env(ENV_OFFLINE).is_some_and(|v| v.eq_ignore_ascii_case("false") || v == "0")
+        && env(ENV_API_KEY).is_some()
+}
+
+/// Finds, and if asked fetches, the record of agent `name` for the package at `manifest_dir`.
+pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
+    let live = live_requested();
+    let dir = match schema_dir(manifest_dir) {
+        Ok(d) => d.path,
+        // A live fetch creates the package's cache directory.
+        Err(_) if live => manifest_dir.join("schemas"),
+        Err(searched) => {
+            return Err(LocateError::NoSchemaDir {
+                name: name.to_owned(),
+                searched,
+            });
+        }
+    };
+    let file = dir.join(format!("{name}.json"));
+    if live {
+        let base = env(ENV_BASE_URL).unwrap_or_default();
+        let key = env(ENV_API_KEY).unwrap_or_default();
+        let body = fetch_record(&base, &key, name)?;
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| write_if_changed(&file, &body).map(|_| ()))
+            .map_err(|e| LocateError::Fetch {
+                name: name.to_owned(),
+                url: base.clone(),
+                message: format!("cannot write {}: {e}", file.display()),
+            })?;
+    }
+    if !file.is_file() {
+        let names: Vec<String> = crate::source::schema_files(&dir)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .collect();
+        let nearest = agents_schema::nearest_names(name, names.iter().map(String::as_str))
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        return Err(LocateError::UnknownAgent {
+            name: name.to_owned(),
+            dir,
+            nearest,
+        });
+    }
+    load_file(&file).map_err(LocateError::Invalid)
+}
+
+/// `GET {base}/v1/agents/{name}` with a small blocking client; the body as text.
+#[cfg(feature = "live")]
+pub fn fetch_record(base: &str, key: &str, name: &str) -> Result<String, LocateError> {
+    let base = base.trim_end_matches('/');
+    let base = base.strip_suffix("/v1").unwrap_or(base);
+    let url = format!("{base}/v1/agents/{name}");
+    let fail = |message: String| LocateError::Fetch {
+        name: name.to_owned(),
+        url: url.clone(),
+        message,
+    };
+    if base.is_empty() {
+        return Err(fail(format!("{ENV_BASE_URL} is not set")));
+    }
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_secs(30)))
+        .build()
+        .new_agent();
+    let mut resp = agent
+        .get(&url)
+        .header("Authorization", &format!("Bearer {key}"))
+        .call()
+        .map_err(|e| fail(e.to_string()))?;
+    let status = resp.status().as_u16();
+    let body = resp
+        .body_mut()
+        .read_to_string()
+        .map_err(|e| fail(format!("cannot read the body: {e}")))?;
+    if status != 200 {
+        let snippet: String = body.chars().take(300).collect();
+        return Err(fail(format!("HTTP {status}: {snippet}")));
+    }
+    Ok(body)
+}
+
+/// Without the `live` feature, live fetches are refused with a message that says so.
+#[cfg(not(feature = "live"))]
+pub fn fetch_record(base: &str, _key: &str, name: &str) -> Result<String, LocateError> {
+    Err(LocateError::Fetch {
+        name: name.to_owned(),
+        url: format!("{}/v1/agents/{name}", base.trim_end_matches('/')),
+        message: "agents-codegen was built without the `live` feature".to_owned(),
+    })
+}

@@ -1,0 +1,68 @@
+//! `agent!("retailer_a_pdp")` expands in place to that agent's typed bindings: the output record
+//! (`RetailerAPdp`), its nested types, the params (`RetailerAPdpParams`) and the `Agent` impls.
+//!
+//! A thin shell over `agents_codegen::expand`: the schema is found the way build scripts find it
+//! (`AGENTS_SCHEMA_DIR`, the package's `schemas/`, the workspace's; a live fetch with
+//! `AGENTS_OFFLINE=false` and the `live` feature), and every error points at the string literal.
+//! Use it through `agents_runtime::agent!`, so that one dependency is enough.
+//!
+//! ```text
+//! agent!("retailer_a_pdp");
+//! agent!("my_custom_agent", runtime = "crate"); // inside a crate that re-exports the runtime
+//! ```
+
+use proc_macro::TokenStream;
+use syn::parse::{Parse, ParseStream};
+use syn::{LitStr, Token};
+
+struct Input {
+    name: LitStr,
+    runtime: Option<LitStr>,
+}
+
+impl Parse for Input {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let name: LitStr = input.parse()?;
+        let mut runtime = None;
+        while input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key: syn::Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let value: LitStr = input.parse()?;
+            if key == "runtime" {
+                runtime = Some(value);
+            } else {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("unknown option `{key}`; the only option is `runtime = \"path\"`"),
+                ));
+            }
+        }
+        Ok(Input { name, runtime })
+    }
+}
+
+/// Expands to the typed bindings of one agent. See the crate docs.
+#[proc_macro]
+pub fn agent(input: TokenStream) -> TokenStream {
+    let input = match syn::parse::<Input>(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default();
+    let runtime = input
+        .runtime
+        .as_ref()
+        .map_or_else(|| "::agents_runtime".to_owned(), LitStr::value);
+    match agents_codegen::expand::expand(&input.name.value(), &runtime, &manifest) {
+        Ok(tokens) => tokens.into(),
+        Err(message) => syn::Error::new(input.name.span(), message)
+            .to_compile_error()
+            .into(),
+    }
+}

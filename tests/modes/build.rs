@@ -1,0 +1,15 @@
+//! Build-script mode: the builder finds `schemas/` at the workspace root, as `agent!` does.
+
+fn main() {
+    let Some(out) = std::env::var_os("OUT_DIR") else {
+        eprintln!("OUT_DIR is not set; run through cargo");
+        std::process::exit(1);
+    };
+    if let Err(e) = agents_codegen::Builder::new()
+        .agents(["retailer_a_pdp", "llm_a"])
+        .generate_to(out)
+    {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,103 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! The three modes produce the same items for the same schemas.
+
+use agents_codegen::{Builder, Options, expand, format, generate_refs, load_file};
+use agents_runtime::{Agent, AgentParams, Record};
+use agents_test_support::{schemas_dir, workspace_root};
+
+fn strip_include(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    // The macro adds `const _: &[u8] = include_bytes!(…);` to track the schema file.
+    let text = tokens.to_string();
+    let cut = text.rfind("const _ : & [u8] = include_bytes !").unwrap();
+    text[..cut].parse().unwrap()
+}
+
+#[test]
+fn macro_and_build_script_produce_identical_source() {
+    let root = workspace_root().join("tests/modes");
+    for agent in ["retailer_a_pdp", "llm_a"] {
+        let macro_src = format(strip_include(
+            expand::expand(agent, "::agents_runtime", &root).unwrap(),
+        ))
+        .unwrap();
+        let built = Builder::new()
+            .schema_dir(schemas_dir())
+            .agents([agent])
+            .cargo_directives(false)
+            .generate()
+            .unwrap();
+        assert_eq!(macro_src, built, "{agent}");
+    }
+}
+
+#[test]
+fn checked_in_bindings_are_the_same_generator_with_the_crate_path() {
+    let record = load_file(&schemas_dir().join("retailer_a_pdp.json"))
+        .unwrap()
+        .record;
+    let options = Options {
+        runtime_path: "crate".into(),
+    };
+    let ours = generate_refs(&[&record], &options)
+        .unwrap()
+        .to_source()
+        .unwrap();
+    let ours = agents_codegen::rustfmt(&ours).unwrap();
+    let checked_in = std::fs::read_to_string(
+        workspace_root().join("agents-runtime/src/catalog/retailer_a_pdp.rs"),
+    )
+    .unwrap();
+    assert!(checked_in.ends_with(&ours), "cargo xtask codegen is stale");
+}
+
+#[test]
+fn the_three_types_decode_and_encode_alike() {
+    use agents_runtime::catalog::RetailerAPdp as CheckedIn;
+    use agents_tests_modes::built::RetailerAPdp as Built;
+    use agents_tests_modes::expanded::RetailerAPdp as Expanded;
+    let record = load_file(&schemas_dir().join("retailer_a_pdp.json"))
+        .unwrap()
+        .record;
+    let mut sample = agents_schema::sample::record(record.output_schema.as_ref().unwrap(), 7);
+    sample["web_price"] = "$1,299.00".into();
+    let a: CheckedIn = serde_json::from_value(sample.clone()).unwrap();
+    let b: Built = serde_json::from_value(sample.clone()).unwrap();
+    let c: Expanded = serde_json::from_value(sample).unwrap();
+    assert_eq!(
+        serde_json::to_value(&a).unwrap(),
+        serde_json::to_value(&b).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_value(&a).unwrap(),
+        serde_json::to_value(&c).unwrap()
+    );
+    assert_eq!(a.mismatches().len(), 1);
+    assert_eq!(b.mismatches(), a.mismatches());
+    assert_eq!(c.mismatches(), a.mismatches());
+    assert_eq!(<Built as Agent>::NAME, <CheckedIn as Agent>::NAME);
+    let p = agents_tests_modes::expanded::RetailerAPdpParams::new("");
+    assert!(p.validate().is_err());
+    assert!(!AgentParams::uses_localization(&p));
+}
+
+#[test]
+fn ten_expansions_generate_once() {
+    let root = workspace_root().join("tests/modes");
+    let before = expand::generated_count();
+    for _ in 0..10 {
+        expand::expand("llm_b", "::agents_runtime", &root).unwrap();
+    }
+    assert_eq!(expand::generated_count() - before, 1);
+}
+
+#[test]
+fn macro_errors_name_the_agent_and_the_fix() {
+    let root = workspace_root().join("tests/modes");
+    let err = expand::expand("retailer_a_pbp", "::agents_runtime", &root).unwrap_err();
+    assert!(
+        err.contains("no cached schema for agent `retailer_a_pbp`"),
+        "{err}"
+    );
+    assert!(err.contains("nearest: retailer_a_pdp"), "{err}");
+    assert!(err.contains("cargo agents fetch retailer_a_pbp"), "{err}");
+}
