@@ -17,6 +17,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub mod diff;
 pub use load::{FieldError, RecordError};
 
 /// An agent record: the body of `GET /v1/agents/{name}` (spec 2.1), or an item of the agent list

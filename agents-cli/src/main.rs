@@ -1,0 +1,461 @@
+//! `cargo agents`: fetch agent schemas into `schemas/`, generate bindings, check the cache for
+//! drift against the live API, and generate custom agents from a prompt.
+//!
+//! Reads `AGENTS_API_KEY` and `AGENTS_BASE_URL` like the runtime. `--json` prints one JSON
+//! document for scripts. Exit codes: 0 success, 1 failure or drift found, 2 usage.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use agents_codegen::{Builder, write_if_changed};
+use agents_runtime::client::agents::Privacy;
+use agents_runtime::client::generation::{GenerationRequest, GenerationStatus};
+use agents_runtime::{Client, Error};
+use agents_schema::AgentRecord;
+use agents_schema::diff::diff;
+use clap::{Parser, Subcommand};
+use futures::StreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+/// Cargo invokes `cargo-agents agents ARGS`; run directly, `cargo-agents ARGS`.
+#[derive(Debug, Parser)]
+#[command(name = "cargo agents", bin_name = "cargo agents", version)]
+struct Cli {
+    /// Print one JSON document instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// The schema cache.
+    #[arg(long, global = true, default_value = "schemas")]
+    dir: PathBuf,
+    /// The service's base URL (default: AGENTS_BASE_URL).
+    #[arg(long, global = true, env = "AGENTS_BASE_URL", hide_env_values = true)]
+    base_url: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Write agent records (GET /v1/agents/{name}) into the schema cache.
+    Fetch {
+        /// Agents to fetch.
+        names: Vec<String>,
+        /// Every private agent of the account.
+        #[arg(long)]
+        private: bool,
+        /// Every agent the account can see.
+        #[arg(long, conflicts_with = "private")]
+        all: bool,
+    },
+    /// Write bindings for every cached schema.
+    Generate {
+        /// Output file (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Path of the runtime crate in the generated code.
+        #[arg(long, default_value = "::agents_runtime")]
+        runtime: String,
+    },
+    /// Compare cached schemas with the live API, field by field; exit 1 on drift.
+    Check {
+        /// Agents to check (default: every cached schema).
+        names: Vec<String>,
+    },
+    /// Create a custom agent from a prompt (or refine one), cache its record, write its bindings.
+    GenerateAgent {
+        /// What to extract, in words.
+        #[arg(long)]
+        prompt: String,
+        /// A sample page (new agents).
+        #[arg(long, required_unless_present = "refine")]
+        url: Option<String>,
+        /// Name of the new agent (lowercase letters and underscores).
+        #[arg(long, conflicts_with = "refine")]
+        name: Option<String>,
+        /// Refine this agent of yours into a new version instead.
+        #[arg(long, conflicts_with = "url")]
+        refine: Option<String>,
+        /// Where to write the bindings (default: src/NAME.rs).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Give up waiting after this many seconds.
+        #[arg(long, default_value_t = 1200)]
+        timeout: u64,
+    },
+}
+
+/// A failure with what to do about it.
+struct Failure(String);
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        let hint = match &e {
+            Error::Unauthorized(_) => "; check AGENTS_API_KEY",
+            Error::PaymentRequired(_) => "; the account has no budget or reached a limit",
+            Error::Forbidden(_) => "; the account is blocked or not activated",
+            Error::NotFound(_) => "; check the agent name with `cargo agents fetch --all`",
+            Error::Config(_) => "; set AGENTS_API_KEY and AGENTS_BASE_URL (or --base-url)",
+            Error::Transport(_) | Error::Timeout(_) => "; check AGENTS_BASE_URL and the network",
+            _ => "",
+        };
+        Failure(format!("{e}{hint}"))
+    }
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Self {
+        Failure(s)
+    }
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("agents") {
+        args.remove(1);
+    }
+    let mut cli = Cli::parse_from(args);
+    // Relative to where the command runs (not to any CARGO_MANIFEST_DIR in the environment).
+    if cli.dir.is_relative()
+        && let Ok(cwd) = std::env::current_dir()
+    {
+        cli.dir = cwd.join(&cli.dir);
+    }
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(run(&cli)) {
+        Ok(code) => code,
+        Err(Failure(message)) => {
+            if cli.json {
+                println!("{}", json!({ "error": message }));
+            } else {
+                eprintln!("error: {message}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn client(cli: &Cli) -> Result<Client, Failure> {
+    let mut b = Client::builder();
+    if let Some(url) = &cli.base_url {
+        b = b.base_url(url.clone());
+    }
+    if let Ok(key) = std::env::var("AGENTS_API_KEY") {
+        b = b.api_key(key);
+    }
+    Ok(b.build()?)
+}
+
+async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
+    match &cli.command {
+        Command::Fetch {
+            names,
+            private,
+            all,
+        } => fetch(cli, names, *private, *all).await,
+        Command::Generate { out, runtime } => generate(cli, out.as_deref(), runtime),
+        Command::Check { names } => check(cli, names).await,
+        Command::GenerateAgent {
+            prompt,
+            url,
+            name,
+            refine,
+            out,
+            timeout,
+        } => {
+            generate_agent(
+                cli,
+                prompt,
+                url.as_deref(),
+                name.as_deref(),
+                refine.as_deref(),
+                out.as_deref(),
+                Duration::from_secs(*timeout),
+            )
+            .await
+        }
+    }
+}
+
+fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf, bool), Failure> {
+    let path = dir.join(format!("{}.json", record.name));
+    let text = serde_json::to_string_pretty(record)
+        .map_err(|e| format!("cannot serialize {}: {e}", record.name))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let changed = write_if_changed(&path, &format!("{text}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok((path, changed))
+}
+
+async fn fetch(cli: &Cli, names: &[String], private: bool, all: bool) -> Result<ExitCode, Failure> {
+    let c = client(cli)?;
+    let mut names = names.to_vec();
+    if private || all {
+        let q = c.agents().privacy(if private {
+            Privacy::Private
+        } else {
+            Privacy::All
+        });
+        let mut stream = std::pin::pin!(q.stream());
+        while let Some(item) = stream.next().await {
+            names.push(item?.name);
+        }
+    }
+    if names.is_empty() {
+        return Err(Failure(
+            "name agents to fetch, or pass --private or --all".into(),
+        ));
+    }
+    let bar = if cli.json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(names.len() as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut written = Vec::new();
+    for name in &names {
+        bar.set_message(name.clone());
+        let record = c.agent(name).await?;
+        let (path, changed) = write_record(&cli.dir, &record)?;
+        written.push(json!({ "agent": name, "file": path, "changed": changed }));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if cli.json {
+        println!("{}", json!({ "fetched": written }));
+    } else {
+        for w in &written {
+            println!(
+                "{} {}",
+                if w["changed"] == true {
+                    "wrote"
+                } else {
+                    "unchanged"
+                },
+                w["file"].as_str().unwrap_or("")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bindings(dir: &Path, agents: Option<&[String]>, runtime: &str) -> Result<String, Failure> {
+    let mut b = Builder::new()
+        .schema_dir(dir)
+        .runtime_path(runtime)
+        .cargo_directives(false);
+    if let Some(agents) = agents {
+        b = b.agents(agents.iter().cloned());
+    }
+    b.generate().map_err(|d| Failure(d.to_string()))
+}
+
+fn generate(cli: &Cli, out: Option<&Path>, runtime: &str) -> Result<ExitCode, Failure> {
+    let source = bindings(&cli.dir, None, runtime)?;
+    match out {
+        Some(path) => {
+            let changed = write_if_changed(path, &source)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            if cli.json {
+                println!(
+                    "{}",
+                    json!({ "file": path, "changed": changed, "bytes": source.len() })
+                );
+            } else {
+                println!(
+                    "{} {}",
+                    if changed { "wrote" } else { "unchanged" },
+                    path.display()
+                );
+            }
+        }
+        None => print!("{source}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn check(cli: &Cli, names: &[String]) -> Result<ExitCode, Failure> {
+    let files = agents_codegen::schema_files(&cli.dir).map_err(|d| Failure(d.to_string()))?;
+    let c = client(cli)?;
+    let mut report = Vec::new();
+    let mut drifted = 0;
+    for file in files {
+        let cached = agents_codegen::load_file(&file)
+            .map_err(|d| Failure(d.to_string()))?
+            .record;
+        if !names.is_empty() && !names.contains(&cached.name) {
+            continue;
+        }
+        let live = match c.agent(&cached.name).await {
+            Ok(r) => r,
+            Err(Error::NotFound(_)) => {
+                drifted += 1;
+                report.push(json!({ "agent": cached.name, "missing": true, "changes": [] }));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let changes = diff(&cached, &live);
+        if !changes.is_empty() {
+            drifted += 1;
+        }
+        report.push(json!({ "agent": cached.name, "missing": false, "changes": changes }));
+    }
+    if cli.json {
+        println!("{}", json!({ "drifted": drifted, "agents": report }));
+    } else {
+        for a in &report {
+            let name = a["agent"].as_str().unwrap_or("");
+            if a["missing"] == true {
+                println!("{name}: not found on the live API");
+                continue;
+            }
+            let changes = a["changes"].as_array().map_or(&[][..], Vec::as_slice);
+            if changes.is_empty() {
+                println!("{name}: up to date");
+            } else {
+                println!("{name}: {} change(s)", changes.len());
+                for ch in changes {
+                    println!(
+                        "  {:<14} {}: {}",
+                        ch["kind"].as_str().unwrap_or("").replace('_', " "),
+                        ch["path"].as_str().unwrap_or(""),
+                        ch["detail"].as_str().unwrap_or("")
+                    );
+                }
+            }
+        }
+        if drifted > 0 {
+            println!("{drifted} agent(s) drifted; refresh with `cargo agents fetch NAME`");
+        }
+    }
+    Ok(if drifted > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+async fn generate_agent(
+    cli: &Cli,
+    prompt: &str,
+    url: Option<&str>,
+    name: Option<&str>,
+    refine: Option<&str>,
+    out: Option<&Path>,
+    timeout: Duration,
+) -> Result<ExitCode, Failure> {
+    let c = client(cli)?;
+    let request = match (refine, url) {
+        (Some(agent), _) => GenerationRequest::refine(agent, prompt),
+        (None, Some(url)) => {
+            let r = GenerationRequest::new(prompt, url);
+            match name {
+                Some(n) => r.agent_name(n),
+                None => r,
+            }
+        }
+        (None, None) => return Err(Failure("--url is required for a new agent".into())),
+    };
+    let handle = c.generate_agent(request).await?;
+    let spinner = if cli.json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    let start = Instant::now();
+    let mut interval = Duration::from_millis(250);
+    let done = loop {
+        let g = handle.status().await?;
+        spinner.set_message(format!(
+            "generation {} of `{}`: {} ({}s)",
+            g.id,
+            g.agent_name.as_deref().unwrap_or("?"),
+            g.status.as_str(),
+            start.elapsed().as_secs()
+        ));
+        match g.status {
+            GenerationStatus::Success => break g,
+            GenerationStatus::Failed => {
+                spinner.finish_and_clear();
+                return Err(Failure(format!(
+                    "generation {} failed: {}",
+                    g.id,
+                    g.error.as_deref().unwrap_or("no reason given")
+                )));
+            }
+            _ if start.elapsed() > timeout => {
+                spinner.finish_and_clear();
+                return Err(Failure(format!(
+                    "generation {} still {} after {}s; check later with its id",
+                    g.id,
+                    g.status.as_str(),
+                    timeout.as_secs()
+                )));
+            }
+            _ => {}
+        }
+        tokio::time::sleep(interval).await;
+        interval = (interval * 3 / 2).min(Duration::from_secs(10));
+    };
+    spinner.finish_and_clear();
+    let agent = done
+        .agent_name
+        .clone()
+        .or_else(|| handle.agent_name().map(str::to_owned))
+        .ok_or_else(|| Failure("the generation record names no agent".into()))?;
+    let record = c.agent(&agent).await?;
+    let (schema_file, _) = write_record(&cli.dir, &record)?;
+    let source = bindings(
+        &cli.dir,
+        Some(std::slice::from_ref(&agent)),
+        "::agents_runtime",
+    )?;
+    let out = out.map_or_else(
+        || PathBuf::from("src").join(format!("{agent}.rs")),
+        Path::to_path_buf,
+    );
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    write_if_changed(&out, &source).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let fields = record.output_schema.as_ref().map_or(0, |s| s.len());
+    if cli.json {
+        println!(
+            "{}",
+            json!({
+                "agent": agent,
+                "generation_id": done.id,
+                "generated_version_id": done.generated_version_id,
+                "summary": done.summary,
+                "schema": schema_file,
+                "bindings": out,
+                "fields": fields,
+            })
+        );
+    } else {
+        println!(
+            "agent `{agent}` version {} ({fields} fields): {}",
+            done.generated_version_id.as_deref().unwrap_or("?"),
+            done.summary.as_deref().unwrap_or("")
+        );
+        println!("schema   {}", schema_file.display());
+        println!("bindings {}", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

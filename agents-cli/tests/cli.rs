@@ -1,0 +1,200 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! `cargo agents` against the emulator over loopback.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use agents_emulator::{Emulator, EmulatorHandle, Lifecycle};
+use agents_schema::AgentRecord;
+use serde_json::Value;
+
+const KEY: &str = "cli-key";
+
+async fn emulator() -> EmulatorHandle {
+    Emulator::builder()
+        .api_key(KEY)
+        .rate_limit(None)
+        .lifecycle(Lifecycle::fast())
+        .start()
+        .await
+        .unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agents-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, key: &str, args: &[&str]) -> Output {
+    let (base, cwd, key) = (e.base_url().to_owned(), cwd.to_owned(), key.to_owned());
+    let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cargo-agents"))
+            .arg("agents") // as cargo invokes it
+            .args(&args)
+            .current_dir(cwd)
+            .env("AGENTS_BASE_URL", base)
+            .env("AGENTS_API_KEY", key)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn schemas() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetch_then_check_reports_drift_field_by_field() {
+    let e = emulator().await;
+    let dir = scratch("fetch");
+    let out = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &["--json", "fetch", "retailer_a_pdp", "llm_a"],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out)["fetched"].as_array().unwrap().len(), 2);
+    let cached = std::fs::read_to_string(dir.join("schemas/retailer_a_pdp.json")).unwrap();
+    let original = std::fs::read_to_string(schemas().join("retailer_a_pdp.json")).unwrap();
+    assert_eq!(
+        AgentRecord::from_json(&cached).unwrap(),
+        AgentRecord::from_json(&original).unwrap()
+    );
+
+    let ok = cargo_agents(&e, &dir, KEY, &["check"]).await;
+    assert!(ok.status.success());
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("retailer_a_pdp: up to date"));
+
+    // The cache says web_price is a string and lacks brand: the live API differs.
+    let mut v: Value = serde_json::from_str(&cached).unwrap();
+    v["output_schema"]["web_price"]["type"] = "string".into();
+    v["output_schema"].as_object_mut().unwrap().remove("brand");
+    std::fs::write(dir.join("schemas/retailer_a_pdp.json"), v.to_string()).unwrap();
+    let drift = cargo_agents(&e, &dir, KEY, &["--json", "check"]).await;
+    assert_eq!(drift.status.code(), Some(1));
+    let report = json(&drift);
+    assert_eq!(report["drifted"], 1);
+    let changes = &report["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == "retailer_a_pdp")
+        .unwrap()["changes"];
+    let kinds: Vec<(&str, &str)> = changes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap(), c["path"].as_str().unwrap()))
+        .collect();
+    assert!(
+        kinds.contains(&("type_changed", "output_schema.web_price")),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("field_added", "output_schema.brand")),
+        "{kinds:?}"
+    );
+
+    let gen_out = dir.join("bindings.rs");
+    let g = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &["generate", "--out", gen_out.to_str().unwrap()],
+    )
+    .await;
+    assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
+    let src = std::fs::read_to_string(&gen_out).unwrap();
+    assert!(src.contains("pub struct RetailerAPdp"));
+    assert!(src.contains("pub struct LlmAParams"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generate_agent_goes_from_prompt_to_typed_struct() {
+    let e = emulator().await;
+    let dir = scratch("generate");
+    let out = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "--json",
+            "generate-agent",
+            "--prompt",
+            "Extract the recipe title, rating and cooking time.",
+            "--url",
+            "https://recipes.example/r/1",
+            "--name",
+            "recipe_page",
+        ],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&out);
+    assert_eq!(r["agent"], "recipe_page");
+    assert_eq!(r["fields"], 3);
+    assert!(dir.join("schemas/recipe_page.json").is_file());
+    let src = std::fs::read_to_string(dir.join("src/recipe_page.rs")).unwrap();
+    assert!(src.contains("pub struct RecipePage"));
+    assert!(src.contains("pub recipe_title: Option<String>"));
+
+    let refined = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "generate-agent",
+            "--refine",
+            "recipe_page",
+            "--prompt",
+            "also extract the servings",
+        ],
+    )
+    .await;
+    assert!(
+        refined.status.success(),
+        "{}",
+        String::from_utf8_lossy(&refined.stderr)
+    );
+    let src = std::fs::read_to_string(dir.join("src/recipe_page.rs")).unwrap();
+    assert!(src.contains("pub servings"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_failures_are_clear() {
+    let e = emulator().await;
+    let dir = scratch("errors");
+    let out = cargo_agents(&e, &dir, "wrong-key", &["fetch", "llm_a"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("401") && err.contains("AGENTS_API_KEY"),
+        "{err}"
+    );
+    let out = cargo_agents(&e, &dir, KEY, &["--json", "fetch", "no_such_agent"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(json(&out)["error"].as_str().unwrap().contains("404"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,258 @@
+//! Field-by-field differences between two versions of an agent record (`cargo agents check`):
+//! output fields added, removed or retyped (at any depth), inputs added, removed or changed
+//! (type, required, rules, localization/pagination role), and feature flags.
+
+use indexmap::IndexMap;
+
+use crate::{AgentRecord, FieldSchema, InputProperty};
+
+/// What changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// An output field exists only in the new record.
+    FieldAdded,
+    /// An output field exists only in the old record.
+    FieldRemoved,
+    /// An output field's type (or item type) changed.
+    TypeChanged,
+    /// An input exists only in the new record.
+    InputAdded,
+    /// An input exists only in the old record.
+    InputRemoved,
+    /// An input's type, required flag, rules or role changed.
+    InputChanged,
+    /// A feature flag changed.
+    FlagChanged,
+}
+
+/// One difference.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Change {
+    /// What changed.
+    pub kind: ChangeKind,
+    /// Where: `output_schema.price`, `output_schema.reviews[].stars`, `input_properties.asin`,
+    /// `feature_flags.is_pagination_supported`.
+    pub path: String,
+    /// Old and new, in words.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.kind {
+            ChangeKind::FieldAdded => "added",
+            ChangeKind::FieldRemoved => "removed",
+            ChangeKind::TypeChanged => "type changed",
+            ChangeKind::InputAdded => "input added",
+            ChangeKind::InputRemoved => "input removed",
+            ChangeKind::InputChanged => "input changed",
+            ChangeKind::FlagChanged => "flag changed",
+        };
+        write!(f, "{kind:<14} {}: {}", self.path, self.detail)
+    }
+}
+
+/// Every difference from `old` to `new`, in schema order.
+pub fn diff(old: &AgentRecord, new: &AgentRecord) -> Vec<Change> {
+    let mut out = Vec::new();
+    let empty = IndexMap::new();
+    fields(
+        "output_schema",
+        old.output_schema.as_ref().unwrap_or(&empty),
+        new.output_schema.as_ref().unwrap_or(&empty),
+        &mut out,
+    );
+    inputs(old.inputs(), new.inputs(), &mut out);
+    let (of, nf) = (
+        old.feature_flags.clone().unwrap_or_default(),
+        new.feature_flags.clone().unwrap_or_default(),
+    );
+    for (name, a, b) in [
+        (
+            "is_localization_supported",
+            of.is_localization_supported,
+            nf.is_localization_supported,
+        ),
+        (
+            "is_pagination_supported",
+            of.is_pagination_supported,
+            nf.is_pagination_supported,
+        ),
+    ] {
+        if a != b {
+            out.push(Change {
+                kind: ChangeKind::FlagChanged,
+                path: format!("feature_flags.{name}"),
+                detail: format!("{a} → {b}"),
+            });
+        }
+    }
+    out
+}
+
+fn type_name(f: &FieldSchema) -> String {
+    let base = match &f.ty {
+        Some(crate::SchemaType::One(t)) => t.clone(),
+        Some(crate::SchemaType::Union(ts)) => ts.join("|"),
+        None if f.properties.is_some() => "object".into(),
+        None if f.items.is_some() => "array".into(),
+        None => "untyped".into(),
+    };
+    match (&f.items, base.as_str()) {
+        (Some(items), "array") => format!("array of {}", type_name(items)),
+        _ => base,
+    }
+}
+
+fn fields(
+    at: &str,
+    old: &IndexMap<String, FieldSchema>,
+    new: &IndexMap<String, FieldSchema>,
+    out: &mut Vec<Change>,
+) {
+    for (name, o) in old {
+        let path = format!("{at}.{name}");
+        match new.get(name) {
+            None => out.push(Change {
+                kind: ChangeKind::FieldRemoved,
+                path,
+                detail: type_name(o),
+            }),
+            Some(n) => field(&path, o, n, out),
+        }
+    }
+    for (name, n) in new {
+        if !old.contains_key(name) {
+            out.push(Change {
+                kind: ChangeKind::FieldAdded,
+                path: format!("{at}.{name}"),
+                detail: type_name(n),
+            });
+        }
+    }
+}
+
+fn field(path: &str, o: &FieldSchema, n: &FieldSchema, out: &mut Vec<Change>) {
+    let (ot, nt) = (type_name(o), type_name(n));
+    if ot != nt {
+        out.push(Change {
+            kind: ChangeKind::TypeChanged,
+            path: path.to_owned(),
+            detail: format!("{ot} → {nt}"),
+        });
+        return;
+    }
+    let empty = IndexMap::new();
+    if o.properties.is_some() || n.properties.is_some() {
+        fields(
+            path,
+            o.properties.as_ref().unwrap_or(&empty),
+            n.properties.as_ref().unwrap_or(&empty),
+            out,
+        );
+    }
+    if let (Some(oi), Some(ni)) = (&o.items, &n.items) {
+        field(&format!("{path}[]"), oi, ni, out);
+    }
+}
+
+fn inputs(old: &[InputProperty], new: &[InputProperty], out: &mut Vec<Change>) {
+    for o in old {
+        let path = format!("input_properties.{}", o.name);
+        match new.iter().find(|n| n.name == o.name) {
+            None => out.push(Change {
+                kind: ChangeKind::InputRemoved,
+                path,
+                detail: o.ty.clone().unwrap_or_default(),
+            }),
+            Some(n) => {
+                let mut what = Vec::new();
+                if o.ty != n.ty {
+                    what.push(format!(
+                        "type {} → {}",
+                        o.ty.as_deref().unwrap_or("none"),
+                        n.ty.as_deref().unwrap_or("none")
+                    ));
+                }
+                if o.required != n.required {
+                    what.push(format!("required {} → {}", o.required, n.required));
+                }
+                if o.rules != n.rules {
+                    what.push(format!("rules {:?} → {:?}", o.rules, n.rules));
+                }
+                if o.is_localization_param != n.is_localization_param
+                    || o.is_pagination_param != n.is_pagination_param
+                {
+                    what.push("localization/pagination role".to_owned());
+                }
+                if !what.is_empty() {
+                    out.push(Change {
+                        kind: ChangeKind::InputChanged,
+                        path,
+                        detail: what.join("; "),
+                    });
+                }
+            }
+        }
+    }
+    for n in new {
+        if !old.iter().any(|o| o.name == n.name) {
+            out.push(Change {
+                kind: ChangeKind::InputAdded,
+                path: format!("input_properties.{}", n.name),
+                detail: format!(
+                    "{}{}",
+                    n.ty.as_deref().unwrap_or("untyped"),
+                    if n.required { ", required" } else { "" }
+                ),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(json: &str) -> AgentRecord {
+        match AgentRecord::from_json(json) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn reports_each_kind_with_its_path() {
+        let old = rec(
+            r#"{"name":"a","output_schema":{"price":{"type":"number"},"gone":{"type":"string"},
+            "reviews":{"type":"array","items":{"type":"object","properties":{"stars":{"type":"number"}}}}},
+            "input_properties":[{"name":"q","type":"string","required":true,"rules":["minimum length 1"]},
+                                {"name":"old","type":"string"}],
+            "feature_flags":{"is_localization_supported":false,"is_pagination_supported":false}}"#,
+        );
+        let new = rec(
+            r#"{"name":"a","output_schema":{"price":{"type":"string"},"new":{"type":"boolean"},
+            "reviews":{"type":"array","items":{"type":"object","properties":{"stars":{"type":"string"},"text":{"type":"string"}}}}},
+            "input_properties":[{"name":"q","type":"string","required":true,"rules":["minimum length 2"]},
+                                {"name":"page","type":"number"}],
+            "feature_flags":{"is_localization_supported":false,"is_pagination_supported":true}}"#,
+        );
+        let changes: Vec<String> = diff(&old, &new).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            changes,
+            [
+                "type changed   output_schema.price: number → string",
+                "removed        output_schema.gone: string",
+                "type changed   output_schema.reviews[].stars: number → string",
+                "added          output_schema.reviews[].text: string",
+                "added          output_schema.new: boolean",
+                "input changed  input_properties.q: rules [\"minimum length 1\"] → [\"minimum length 2\"]",
+                "input removed  input_properties.old: string",
+                "input added    input_properties.page: number",
+                "flag changed   feature_flags.is_pagination_supported: false → true",
+            ]
+        );
+        assert!(diff(&old, &old).is_empty());
+    }
+}
