@@ -172,6 +172,8 @@ pub struct Config {
     pub default_pages: u32,
     /// Per-agent override of `default_pages`.
     pub pages: BTreeMap<String, u32>,
+    /// Past the last real page, list agents answer an empty list instead of repeating it.
+    pub empty_past_end: bool,
     /// Agent generations per account per day (spec 8: 100).
     pub generation_daily_limit: u32,
     /// A directory of extra agent records that add to or replace the embedded catalog.
@@ -188,6 +190,7 @@ impl Default for Config {
             lifecycle: Lifecycle::default(),
             default_pages: 5,
             pages: BTreeMap::new(),
+            empty_past_end: false,
             generation_daily_limit: 100,
             schema_dir: None,
         }

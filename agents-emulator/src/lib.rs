@@ -23,6 +23,7 @@
 //! validation), [`synth`] (synthetic results), [`lifecycle`] (task and generation states),
 //! [`generate`] (prompt → agent record), [`catalog`], [`state`].
 
+pub mod batch;
 pub mod catalog;
 pub mod config;
 pub mod error;
@@ -127,6 +128,13 @@ impl EmulatorBuilder {
     /// Real pages of one agent.
     pub fn pages(mut self, agent: impl Into<String>, pages: u32) -> Self {
         self.config.pages.insert(agent.into(), pages);
+        self
+    }
+
+    /// Past the last real page, list agents answer an empty list (default: they repeat the last
+    /// page, as real sites do).
+    pub fn empty_past_end(mut self, empty: bool) -> Self {
+        self.config.empty_past_end = empty;
         self
     }
 

@@ -38,8 +38,9 @@ impl TaskState {
 /// How a task ends.
 #[derive(Debug, Clone)]
 pub enum TaskEnd {
-    /// With this run result.
-    Success(Value),
+    /// With the run result of this request (computed when fetched: results are deterministic,
+    /// so a task keeps only its request, and 100,000 tasks stay small).
+    Success(std::sync::Arc<crate::synth::RunSpec>),
     /// With this error message.
     Error(String),
 }

@@ -19,7 +19,7 @@ use crate::catalog::ListQuery;
 use crate::config::{Account, AccountStatus, Fault, RateLimitShape};
 use crate::error::ApiError;
 use crate::generate;
-use crate::lifecycle::{Generation, GenerationEnd, Task, TaskEnd, TaskState, timestamp};
+use crate::lifecycle::{Generation, GenerationEnd, Task, TaskEnd, TaskState};
 use crate::params::{self, kind};
 use crate::state::{FaultRule, State, lock};
 use crate::synth;
@@ -31,10 +31,10 @@ type Shared = Arc<State>;
 
 /// Per-request facts the layers hand to the handlers.
 #[derive(Debug, Clone)]
-struct Ctx {
-    task_id: String,
-    account: Account,
-    drift: bool,
+pub(crate) struct Ctx {
+    pub(crate) task_id: String,
+    pub(crate) account: Account,
+    pub(crate) drift: bool,
 }
 
 /// The router of the whole /v1 interface.
@@ -49,6 +49,10 @@ pub fn router(state: Shared) -> Router {
         .route("/v1/tasks/{id}/results", get(task_results))
         .route("/v1/agents/generations", post(create_generation))
         .route("/v1/agents/generations/{id}", get(generation))
+        .route("/v1/agents/batch", post(crate::batch::create))
+        .route("/v1/batches", get(crate::batch::list))
+        .route("/v1/batches/{id}", get(crate::batch::details))
+        .route("/v1/batches/{id}/progress", get(crate::batch::progress))
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(middleware::from_fn_with_state(state.clone(), faults))
         .route_layer(middleware::from_fn_with_state(state.clone(), rate_limit))
@@ -302,7 +306,10 @@ async fn corrupt(resp: Response, fault: &Fault) -> Response {
 
 /// Reads a JSON object body: 400 for a wrong content type, invalid UTF-8, malformed JSON, nesting
 /// beyond serde_json's limit or a body that is not an object; 413 beyond [`MAX_BODY`].
-async fn json_object(headers: &HeaderMap, body: Body) -> Result<Map<String, Value>, ApiError> {
+pub(crate) async fn json_object(
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Map<String, Value>, ApiError> {
     if let Some(ct) = headers.get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("");
         let essence = ct
@@ -344,7 +351,10 @@ async fn json_object(headers: &HeaderMap, body: Body) -> Result<Map<String, Valu
     }
 }
 
-fn required_str<'a>(body: &'a Map<String, Value>, field: &str) -> Result<&'a str, ApiError> {
+pub(crate) fn required_str<'a>(
+    body: &'a Map<String, Value>,
+    field: &str,
+) -> Result<&'a str, ApiError> {
     match body.get(field) {
         None | Some(Value::Null) => Err(ApiError::bad_request(
             field,
@@ -358,7 +368,7 @@ fn required_str<'a>(body: &'a Map<String, Value>, field: &str) -> Result<&'a str
     }
 }
 
-fn optional_str<'a>(
+pub(crate) fn optional_str<'a>(
     body: &'a Map<String, Value>,
     field: &str,
 ) -> Result<Option<&'a str>, ApiError> {
@@ -379,15 +389,13 @@ fn http_url(text: &str) -> bool {
     }) && !text.contains(char::is_whitespace)
 }
 
-fn formats(body: &Map<String, Value>) -> Result<Vec<String>, ApiError> {
+/// `formats` of a request body; `at` names it in errors (`formats`, `inputs[2].formats`).
+pub(crate) fn formats(body: &Map<String, Value>, at: &str) -> Result<Vec<String>, ApiError> {
     let Some(v) = body.get("formats").filter(|v| !v.is_null()) else {
         return Ok(Vec::new());
     };
     let Some(items) = v.as_array() else {
-        return Err(ApiError::invalid(
-            "formats",
-            "formats must be an array of strings",
-        ));
+        return Err(ApiError::invalid(at, "formats must be an array of strings"));
     };
     items
         .iter()
@@ -395,7 +403,7 @@ fn formats(body: &Map<String, Value>) -> Result<Vec<String>, ApiError> {
         .map(|(i, f)| match f.as_str() {
             Some(s) if synth::FORMATS.contains(&s) => Ok(s.to_owned()),
             _ => Err(ApiError::invalid(
-                format!("formats[{i}]"),
+                format!("{at}[{i}]"),
                 format!("unknown format {f}; allowed: html, markdown, headers, links"),
             )),
         })
@@ -469,11 +477,30 @@ fn unknown_agent(
 // Agent runs
 
 /// A checked agent request, ready to run.
-struct Checked {
-    record: Arc<agents_schema::AgentRecord>,
-    params: Map<String, Value>,
-    formats: Vec<String>,
-    request: Value,
+pub(crate) struct Checked {
+    pub(crate) spec: synth::RunSpec,
+    pub(crate) request: Value,
+}
+
+/// Looks up `agent` as `account` sees it: 422 naming the nearest agents when unknown.
+pub(crate) fn find_agent(
+    state: &State,
+    account: &str,
+    agent: &str,
+) -> Result<Arc<agents_schema::AgentRecord>, ApiError> {
+    let catalog = state
+        .catalog
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match catalog.get(account, agent) {
+        Some(e) => Ok(e.record.clone()),
+        None => Err(unknown_agent(
+            &catalog,
+            account,
+            agent,
+            StatusCode::UNPROCESSABLE_ENTITY,
+        )),
+    }
 }
 
 fn check_run(state: &State, ctx: &Ctx, body: Map<String, Value>) -> Result<Checked, ApiError> {
@@ -485,82 +512,22 @@ fn check_run(state: &State, ctx: &Ctx, body: Map<String, Value>) -> Result<Check
             "missing required field `params`",
         ));
     }
-    let formats = formats(&body)?;
-    let record = {
-        let catalog = state
-            .catalog
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match catalog.get(&ctx.account.name, agent) {
-            Some(e) => e.record.clone(),
-            None => {
-                return Err(unknown_agent(
-                    &catalog,
-                    &ctx.account.name,
-                    agent,
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                ));
-            }
-        }
-    };
+    let formats = formats(&body, "formats")?;
+    let record = find_agent(state, &ctx.account.name, agent)?;
     let params = body.get("params").cloned().unwrap_or(Value::Null);
     params::check(&record, &params, body.get("localization"), "params")?;
     let params = params.as_object().cloned().unwrap_or_default();
+    let pages = state.pages(&record.name);
     Ok(Checked {
-        record,
-        params,
-        formats,
+        spec: synth::RunSpec {
+            record,
+            params,
+            formats,
+            drift: ctx.drift,
+            pages,
+            empty_past_end: state.config.empty_past_end,
+        },
         request: Value::Object(body),
-    })
-}
-
-/// The run result of a checked request (spec 2.5).
-fn execute(state: &State, ctx: &Ctx, checked: &Checked, task_id: &str) -> Value {
-    let started = Instant::now();
-    let record = &checked.record;
-    let pages = state
-        .config
-        .pages
-        .get(&record.name)
-        .copied()
-        .unwrap_or(state.config.default_pages);
-    let seed = synth::seed(record, &checked.params, pages);
-    let parse = checked
-        .params
-        .get("parse")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
-    let mut parsing = if parse {
-        synth::parsing(record, seed)
-    } else {
-        json!({})
-    };
-    if ctx.drift {
-        synth::drift(record, &mut parsing, seed, 4);
-    }
-    let url = synth::page_url(record, &checked.params);
-    let mut data = Map::new();
-    data.insert("parsing".into(), parsing);
-    let title = record.display_name.as_deref().unwrap_or(&record.name);
-    synth::add_formats(&mut data, &checked.formats, title, &url);
-    let driver = match record.entity_type.as_deref() {
-        Some("chat response" | "AI overview" | "short videos") => "vx10",
-        Some("account page" | "page") => "vx8",
-        _ => "vx6",
-    };
-    json!({
-        "url": url,
-        "task_id": task_id,
-        "status": "success",
-        "status_code": 200,
-        "data": data,
-        "metadata": {
-            "agent": record.name,
-            "driver": driver,
-            "query_time": timestamp(SystemTime::now()),
-            "query_duration": started.elapsed().as_millis() as u64,
-            "response_parameters": { "input_url": url },
-        }
     })
 }
 
@@ -572,12 +539,12 @@ async fn run(
 ) -> Result<Json<Value>, ApiError> {
     let body = json_object(&headers, body).await?;
     let checked = check_run(&state, &ctx, body)?;
-    Ok(Json(execute(&state, &ctx, &checked, &ctx.task_id)))
+    Ok(Json(checked.spec.result(&ctx.task_id)))
 }
 
 /// Delivery options of an async run (spec 4.4), top-level or (one documentation page) inside
 /// `params`.
-fn delivery(body: &mut Map<String, Value>) -> Result<(), ApiError> {
+pub(crate) fn delivery(body: &mut Map<String, Value>) -> Result<(), ApiError> {
     const FIELDS: [&str; 5] = [
         "storage_type",
         "storage_url",
@@ -669,15 +636,16 @@ async fn run_async(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse().ok())
         .map_or(state.config.lifecycle.task, Duration::from_millis);
+    let agent = checked.spec.record.name.clone();
     let end = if fail {
         TaskEnd::Error("injected task failure: the page could not be extracted".into())
     } else {
-        TaskEnd::Success(execute(&state, &ctx, &checked, &task_id))
+        TaskEnd::Success(Arc::new(checked.spec))
     };
     let task = Task {
         id: task_id.clone(),
         account: ctx.account.name.clone(),
-        agent: checked.record.name.clone(),
+        agent,
         created: SystemTime::now(),
         ends_at: Instant::now() + duration,
         duration,
@@ -689,7 +657,7 @@ async fn run_async(
     Ok(Json(json!({ "task_id": task_id, "status": "pending" })))
 }
 
-fn find_task(state: &State, ctx: &Ctx, id: &str) -> Result<Task, ApiError> {
+pub(crate) fn find_task(state: &State, ctx: &Ctx, id: &str) -> Result<Task, ApiError> {
     lock(&state.tasks)
         .get(id)
         .filter(|t| t.account == ctx.account.name)
@@ -721,7 +689,7 @@ async fn task_results(
             format!("task {id} is pending; poll GET /v1/tasks/{id} until its state is success"),
         )
         .at("task_id")),
-        (_, TaskEnd::Success(result)) => Ok(Json(result.clone())),
+        (_, TaskEnd::Success(spec)) => Ok(Json(spec.result(&t.id))),
         (_, TaskEnd::Error(e)) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "TASK_FAILED",

@@ -50,6 +50,8 @@ pub struct State {
     pub catalog: RwLock<Catalog>,
     /// Async tasks by id.
     pub tasks: Mutex<HashMap<String, Task>>,
+    /// Batches by id.
+    pub batches: Mutex<HashMap<String, crate::batch::Batch>>,
     /// Generations by id.
     pub generations: Mutex<HashMap<String, Generation>>,
     /// Creation times of each account's generations, for the daily limit.
@@ -96,6 +98,7 @@ impl State {
             catalog: RwLock::new(catalog),
             tasks: Mutex::default(),
             generations: Mutex::default(),
+            batches: Mutex::default(),
             generation_log: Mutex::default(),
             faults: Mutex::default(),
             seen: Mutex::default(),
@@ -103,6 +106,15 @@ impl State {
             limiter,
             shape_turn: AtomicU64::new(0),
         }
+    }
+
+    /// Real pages of a paginated agent.
+    pub fn pages(&self, agent: &str) -> u32 {
+        self.config
+            .pages
+            .get(agent)
+            .copied()
+            .unwrap_or(self.config.default_pages)
     }
 
     /// Counts a request against `key`'s rate limit. `None` when the limit is lifted.

@@ -2,11 +2,82 @@
 //! agent and params (spec 2.5, 4.4), with the formats asked for, pages for paginated agents, and a
 //! drift mode that sends some fields with the wrong type.
 
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
 use agents_schema::sample::{self, mix};
 use agents_schema::{AgentRecord, FieldSchema};
 use serde_json::{Map, Value, json};
 
+use crate::lifecycle::timestamp;
 use crate::params::page_number;
+
+/// A checked agent request: everything its run result is computed from.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// The agent.
+    pub record: Arc<AgentRecord>,
+    /// The params (after batch merging).
+    pub params: Map<String, Value>,
+    /// Formats asked for.
+    pub formats: Vec<String>,
+    /// Whether to drift some values.
+    pub drift: bool,
+    /// Real pages of the agent.
+    pub pages: u32,
+    /// Past the last real page, answer an empty list instead of repeating the last page.
+    pub empty_past_end: bool,
+}
+
+impl RunSpec {
+    /// The run result (spec 2.5) with this task id.
+    pub fn result(&self, task_id: &str) -> Value {
+        let started = Instant::now();
+        let record = &self.record;
+        let seed = seed(record, &self.params, self.pages);
+        let parse = self
+            .params
+            .get("parse")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        let past_end = record.pagination_param().is_some()
+            && page_number(record, &self.params).unwrap_or(1) > self.pages;
+        let mut parsing = if !parse {
+            json!({})
+        } else if past_end && self.empty_past_end && is_list(record) {
+            json!([])
+        } else {
+            parsing(record, seed)
+        };
+        if self.drift {
+            drift(record, &mut parsing, seed, 4);
+        }
+        let url = page_url(record, &self.params);
+        let mut data = Map::new();
+        data.insert("parsing".into(), parsing);
+        let title = record.display_name.as_deref().unwrap_or(&record.name);
+        add_formats(&mut data, &self.formats, title, &url);
+        let driver = match record.entity_type.as_deref() {
+            Some("chat response" | "AI overview" | "short videos") => "vx10",
+            Some("account page" | "page") => "vx8",
+            _ => "vx6",
+        };
+        json!({
+            "url": url,
+            "task_id": task_id,
+            "status": "success",
+            "status_code": 200,
+            "data": data,
+            "metadata": {
+                "agent": record.name,
+                "driver": driver,
+                "query_time": timestamp(SystemTime::now()),
+                "query_duration": started.elapsed().as_millis() as u64,
+                "response_parameters": { "input_url": url },
+            }
+        })
+    }
+}
 
 /// Records on one page of a list agent.
 pub const LIST_LEN: usize = 10;

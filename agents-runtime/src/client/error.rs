@@ -259,6 +259,22 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// Item `index` of a batch broke an input rule; nothing was sent.
+    #[error("batch item {index}: {error}")]
+    InvalidItem {
+        /// Position of the item.
+        index: usize,
+        /// The broken rules.
+        error: ValidationError,
+    },
+    /// Some batches were submitted before one failed; their ids are kept so nothing is lost.
+    #[error("{} batch(es) submitted, then: {source}", .submitted.len())]
+    BatchPartiallySubmitted {
+        /// Ids of the batches that were submitted.
+        submitted: Vec<String>,
+        /// Why the next one failed.
+        source: Box<Error>,
+    },
     /// The client is misconfigured (missing or malformed key or base URL).
     #[error("client configuration: {0}")]
     Config(String),

@@ -3,8 +3,10 @@
 //! [`Error`] ([`error`]), classify and retry ([`retry`]), decode.
 
 pub mod agents;
+pub mod batch;
 pub mod error;
 pub mod generation;
+pub mod pages;
 pub mod retry;
 pub mod run;
 pub mod tasks;

@@ -56,8 +56,15 @@ pub enum Poll<T> {
     Pending(String),
 }
 
+/// Whether a failed poll should just be tried again at the next interval: transport failures,
+/// timeouts, 429 and 5xx answers (the per-request retries were already spent; a poll is a read,
+/// so repeating it is harmless). Other errors (401, 404, decode, …) end the wait.
+fn transient(e: &Error) -> bool {
+    e.is_retryable() || e.status().is_some_and(|s| s >= 500) && !matches!(e, Error::Decode(_))
+}
+
 /// Polls `poll` until it is done or `options.max_wait` has passed. `what` names the resource in
-/// the timeout error.
+/// the timeout error. Transient failures of a poll count as "not finished yet".
 pub async fn wait<T, F, Fut>(what: String, options: WaitOptions, mut poll: F) -> Result<T, Error>
 where
     F: FnMut() -> Fut,
@@ -66,9 +73,14 @@ where
     let start = Instant::now();
     let mut interval = options.initial_interval;
     loop {
-        let state = match poll().await? {
-            Poll::Done(t) => return Ok(t),
-            Poll::Pending(state) => state,
+        let state = match poll().await {
+            Ok(Poll::Done(t)) => return Ok(t),
+            Ok(Poll::Pending(state)) => state,
+            Err(e) if transient(&e) => {
+                tracing::warn!(%what, error = %e, "poll failed; polling again");
+                format!("unknown ({e})")
+            }
+            Err(e) => return Err(e),
         };
         let waited = start.elapsed();
         if waited >= options.max_wait {

@@ -1,0 +1,314 @@
+//! Agent batches (spec 4.4 batch rules, 4.5, 3): up to 1,000 items, each an independent async
+//! task; progress, details and listing.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use axum::Extension;
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, State as AxState};
+use axum::http::HeaderMap;
+use serde_json::{Map, Value, json};
+
+use crate::error::ApiError;
+use crate::lifecycle::{Task, TaskEnd, TaskState, timestamp};
+use crate::params;
+use crate::routes::{Ctx, delivery, find_agent, formats, json_object, required_str};
+use crate::state::{State, lock};
+use crate::synth::RunSpec;
+
+/// Items per batch (spec 8).
+pub const MAX_ITEMS: usize = 1_000;
+
+/// A batch: its tasks, in input order.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    /// The batch id.
+    pub id: String,
+    /// The owning account.
+    pub account: String,
+    /// Creation time.
+    pub created: SystemTime,
+    /// Task ids in input order.
+    pub tasks: Vec<String>,
+}
+
+type Shared = Arc<State>;
+
+fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// `POST /v1/agents/batch`. The whole batch is refused (naming `inputs[i]…`) when any item is
+/// invalid, so nothing runs half-checked. `x-emulator-task-error-every: N` makes every Nth task
+/// end in `error`; `x-emulator-task-ms` sets how long tasks take (each item up to 50% longer, so
+/// progress moves).
+pub(crate) async fn create(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_object(&headers, body).await?;
+    state.settle(Instant::now());
+    let inputs = match body.get("inputs") {
+        Some(Value::Array(items)) => items,
+        None | Some(Value::Null) => {
+            return Err(ApiError::bad_request(
+                "inputs",
+                "missing required field `inputs`",
+            ));
+        }
+        Some(_) => return Err(ApiError::bad_request("inputs", "inputs must be an array")),
+    };
+    if inputs.is_empty() {
+        return Err(ApiError::bad_request("inputs", "inputs is empty"));
+    }
+    if inputs.len() > MAX_ITEMS {
+        return Err(ApiError::bad_request(
+            "inputs",
+            format!(
+                "a batch has at most {MAX_ITEMS} items, this one has {}",
+                inputs.len()
+            ),
+        ));
+    }
+    let mut shared = match body.get("shared_inputs") {
+        Some(Value::Object(m)) => m.clone(),
+        None | Some(Value::Null) => {
+            return Err(ApiError::bad_request(
+                "shared_inputs",
+                "missing required field `shared_inputs`",
+            ));
+        }
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "shared_inputs",
+                "shared_inputs must be an object",
+            ));
+        }
+    };
+    delivery(&mut shared)?;
+    let agent = required_str(&shared, "agent").map_err(|e| e.at("shared_inputs.agent"))?;
+    let record = find_agent(&state, &ctx.account.name, agent)?;
+    let shared_params = match shared.get("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "shared_inputs.params",
+                "shared_inputs.params must be an object",
+            ));
+        }
+    };
+    let shared_formats = formats(&shared, "shared_inputs.formats")?;
+    let pages = state.pages(&record.name);
+    let mut specs = Vec::with_capacity(inputs.len());
+    for (i, item) in inputs.iter().enumerate() {
+        let at = format!("inputs[{i}]");
+        let Some(item) = item.as_object() else {
+            return Err(ApiError::bad_request(
+                &at,
+                format!("{at} must be an object"),
+            ));
+        };
+        if item.contains_key("agent") {
+            return Err(ApiError::invalid(
+                format!("{at}.agent"),
+                "agent is set only in shared_inputs and applies to every item",
+            ));
+        }
+        // Rule 3: item params merge over shared params; the item wins.
+        let mut merged = shared_params.clone();
+        match item.get("params") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(p)) => merged.extend(p.clone()),
+            Some(_) => {
+                return Err(ApiError::bad_request(
+                    format!("{at}.params"),
+                    format!("{at}.params must be an object"),
+                ));
+            }
+        }
+        // Rule 2: item localization and formats override the shared ones.
+        let localization = item
+            .get("localization")
+            .filter(|v| !v.is_null())
+            .or_else(|| shared.get("localization"));
+        let merged = Value::Object(merged);
+        params::check(&record, &merged, localization, &format!("{at}.params"))?;
+        let formats = if item.get("formats").is_some_and(|v| !v.is_null()) {
+            formats(item, &format!("{at}.formats"))?
+        } else {
+            shared_formats.clone()
+        };
+        specs.push(RunSpec {
+            record: record.clone(),
+            params: match merged {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            },
+            formats,
+            drift: ctx.drift,
+            pages,
+            empty_past_end: state.config.empty_past_end,
+        });
+    }
+
+    let batch_id = uuid::Uuid::new_v4().to_string();
+    let error_every = header_u64(&headers, "x-emulator-task-error-every").unwrap_or(0);
+    let base = header_u64(&headers, "x-emulator-task-ms")
+        .map_or(state.config.lifecycle.task, Duration::from_millis);
+    let now = Instant::now();
+    let created = SystemTime::now();
+    let mut ids = Vec::with_capacity(specs.len());
+    let mut listed = Vec::with_capacity(specs.len());
+    {
+        let mut tasks = lock(&state.tasks);
+        for (i, spec) in specs.into_iter().enumerate() {
+            let id = uuid::Uuid::new_v4().to_string();
+            let stretch = agents_schema::sample::mix(0, &id) % 50;
+            let duration = base + base * u32::try_from(stretch).unwrap_or(0) / 100;
+            let end = if error_every > 0 && (i as u64 + 1).is_multiple_of(error_every) {
+                TaskEnd::Error("injected task failure: the page could not be extracted".into())
+            } else {
+                TaskEnd::Success(Arc::new(spec))
+            };
+            let input = json!({ "params": match &end { TaskEnd::Success(s) => Value::Object(s.params.clone()), TaskEnd::Error(_) => Value::Null } });
+            tasks.insert(
+                id.clone(),
+                Task {
+                    id: id.clone(),
+                    account: ctx.account.name.clone(),
+                    agent: record.name.clone(),
+                    created,
+                    ends_at: now + duration,
+                    duration,
+                    end,
+                    input,
+                    batch_id: Some(batch_id.clone()),
+                },
+            );
+            listed.push(json!({ "task_id": id, "state": "pending" }));
+            ids.push(id);
+        }
+    }
+    let total = ids.len();
+    lock(&state.batches).insert(
+        batch_id.clone(),
+        Batch {
+            id: batch_id.clone(),
+            account: ctx.account.name.clone(),
+            created,
+            tasks: ids,
+        },
+    );
+    Ok(Json(json!({
+        "batch_id": batch_id,
+        "status": "pending",
+        "total": total,
+        "tasks": listed,
+    })))
+}
+
+fn find(state: &State, ctx: &Ctx, id: &str) -> Result<Batch, ApiError> {
+    lock(&state.batches)
+        .get(id)
+        .filter(|b| b.account == ctx.account.name)
+        .cloned()
+        .ok_or_else(|| ApiError::not_found(format!("no batch {id}")).at("batch_id"))
+}
+
+/// The progress record (wire notes: `{id, completed, completed_count, progress, status,
+/// completed_at}`), plus `total` and `failed_count`.
+fn progress_of(state: &State, batch: &Batch, now: Instant) -> Value {
+    let tasks = lock(&state.tasks);
+    let mut done = 0usize;
+    let mut failed = 0usize;
+    let mut last_end: Option<SystemTime> = None;
+    for id in &batch.tasks {
+        if let Some(t) = tasks.get(id) {
+            match t.state(now) {
+                TaskState::Pending => {}
+                s => {
+                    done += 1;
+                    if s == TaskState::Error {
+                        failed += 1;
+                    }
+                    let end = t.created + t.duration;
+                    last_end = Some(last_end.map_or(end, |l: SystemTime| l.max(end)));
+                }
+            }
+        }
+    }
+    let total = batch.tasks.len();
+    let completed = done == total;
+    json!({
+        "id": batch.id,
+        "completed": completed,
+        "completed_count": done,
+        "failed_count": failed,
+        "total": total,
+        "progress": if total == 0 { 1.0 } else { done as f64 / total as f64 },
+        "status": if completed { "completed" } else { "in_progress" },
+        "completed_at": if completed { last_end.map(timestamp) } else { None },
+    })
+}
+
+/// `GET /v1/batches/{id}/progress`: the lightweight poll.
+pub(crate) async fn progress(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let batch = find(&state, &ctx, &id)?;
+    Ok(Json(progress_of(&state, &batch, Instant::now())))
+}
+
+/// `GET /v1/batches/{id}`: progress plus every task record (state, download URL).
+pub(crate) async fn details(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let batch = find(&state, &ctx, &id)?;
+    let now = Instant::now();
+    let mut out = progress_of(&state, &batch, now);
+    let base = state.base_url.get().map_or("", String::as_str);
+    let tasks = lock(&state.tasks);
+    let list: Vec<Value> = batch
+        .tasks
+        .iter()
+        .map(|id| match tasks.get(id) {
+            Some(t) => match t.record(now, base) {
+                Value::Object(mut m) => m.remove("task").unwrap_or(Value::Null),
+                other => other,
+            },
+            None => Value::Null,
+        })
+        .collect();
+    out["created_at"] = json!(timestamp(batch.created));
+    out["tasks"] = Value::Array(list);
+    Ok(Json(out))
+}
+
+/// `GET /v1/batches`: the account's batches, newest first, as progress records.
+pub(crate) async fn list(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+) -> Json<Value> {
+    let mut mine: Vec<Batch> = lock(&state.batches)
+        .values()
+        .filter(|b| b.account == ctx.account.name)
+        .cloned()
+        .collect();
+    mine.sort_by(|a, b| b.created.cmp(&a.created).then_with(|| a.id.cmp(&b.id)));
+    let now = Instant::now();
+    Json(Value::Array(
+        mine.iter().map(|b| progress_of(&state, b, now)).collect(),
+    ))
+}

@@ -1,0 +1,407 @@
+//! Agent batches (spec 4.4 batch rules, 4.5): a typed builder that splits more than 1,000 items
+//! into several batches, a handle that polls only the lightweight `/progress` endpoint, and a
+//! stream of typed results with bounded concurrency. Every item comes out exactly once: a result,
+//! or a [`BatchItemError`] carrying its task id.
+//!
+//! ```no_run
+//! # async fn demo(client: agents_runtime::Client) -> Result<(), agents_runtime::Error> {
+//! use agents_runtime::catalog::{RetailerAPdp, RetailerAPdpParams};
+//! use futures::StreamExt;
+//!
+//! let asins = ["B08N5WRWNW", "B07XJ8C8F5"];
+//! let batch = client
+//!     .batch::<RetailerAPdp>()
+//!     .shared_param("country", "US")
+//!     .submit(asins.iter().map(|a| RetailerAPdpParams::new(*a)))
+//!     .await?;
+//! let mut results = std::pin::pin!(batch.results());
+//! while let Some(item) = results.next().await {
+//!     match item {
+//!         Ok(run) => println!("{:?}", run.record().and_then(|p| p.product_title.as_ref())),
+//!         Err(failed) => eprintln!("task {:?}: {}", failed.task_id, failed.error),
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+
+use std::collections::HashSet;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures::stream::{self, BoxStream, Stream, StreamExt};
+use reqwest::Method;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::error::Error;
+use super::retry::Idempotency;
+use super::run::{Delivery, RunOptions, RunResult};
+use super::tasks::{TaskRecord, TaskState};
+use super::waiter::{self, Poll, WaitOptions};
+use super::{Client, segment};
+use crate::agent::{Agent, AgentParams};
+
+/// Items per batch (spec 8).
+pub const MAX_ITEMS: usize = 1_000;
+
+/// An item that did not produce a result.
+#[derive(Debug, thiserror::Error)]
+#[error("batch {batch_id}, task {}: {error}", .task_id.as_deref().unwrap_or("unknown"))]
+pub struct BatchItemError {
+    /// The batch.
+    pub batch_id: String,
+    /// The task, when known.
+    pub task_id: Option<String>,
+    /// What happened: [`Error::TaskFailed`] for a task in state `error`, else the failure to
+    /// fetch its result.
+    pub error: Error,
+}
+
+/// Progress over every batch of a handle.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BatchProgress {
+    /// Tasks that ended (successfully or not).
+    pub completed: usize,
+    /// Tasks that ended in `error`, when the service says.
+    pub failed: usize,
+    /// Tasks in all.
+    pub total: usize,
+    /// Whether every batch has completed.
+    pub done: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct ProgressRecord {
+    #[serde(default)]
+    completed: bool,
+    #[serde(default)]
+    completed_count: usize,
+    #[serde(default)]
+    failed_count: usize,
+    #[serde(default)]
+    total: Option<usize>,
+}
+
+/// Builds a batch of one agent: `client.batch::<RetailerAPdp>()`.
+#[derive(Debug)]
+pub struct BatchBuilder<A: Agent> {
+    client: Client,
+    shared: Map<String, Value>,
+    options: RunOptions,
+    delivery: Delivery,
+    _agent: PhantomData<fn() -> A>,
+}
+
+impl<A: Agent> BatchBuilder<A> {
+    /// A parameter for every item (`country`, `locale`, `tag`, …); items that set it win
+    /// (spec 4.4 batch rule 3).
+    pub fn shared_param(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.shared.insert(name.into(), value.into());
+        self
+    }
+
+    /// Formats for every item.
+    pub fn options(mut self, options: RunOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Cloud delivery or a webhook for every item.
+    pub fn delivery(mut self, delivery: Delivery) -> Self {
+        self.delivery = delivery;
+        self
+    }
+
+    /// Validates every item (merged over the shared params), then submits in batches of at most
+    /// 1,000. Nothing is sent when an item breaks a rule. If a later batch fails to submit, the
+    /// error carries the ids of those already submitted.
+    pub async fn submit<I>(self, items: I) -> Result<BatchHandle<A>, Error>
+    where
+        I: IntoIterator<Item = A::Params>,
+    {
+        let mut shared_inputs = Map::new();
+        shared_inputs.insert("agent".into(), json!(A::NAME));
+        if let Some(Value::String(c)) = self.shared.get("country")
+            && (c.len() != 2 || !c.bytes().all(|b| b.is_ascii_alphabetic()))
+        {
+            return Err(Error::InvalidOption {
+                option: "country",
+                message: format!("{c:?} is not a two-letter country code"),
+            });
+        }
+        shared_inputs.insert("params".into(), Value::Object(self.shared.clone()));
+        if !self.options.formats().is_empty() {
+            shared_inputs.insert("formats".into(), json!(self.options.formats()));
+        }
+        self.delivery.apply(&mut shared_inputs)?;
+        let mut inputs = Vec::new();
+        for (index, item) in items.into_iter().enumerate() {
+            item.validate()
+                .map_err(|error| Error::InvalidItem { index, error })?;
+            let mut params = match serde_json::to_value(&item) {
+                Ok(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            // The item's own values win; drop the ones equal to the shared value to keep the
+            // wire form small.
+            params.retain(|k, v| self.shared.get(k) != Some(v));
+            let mut input = Map::new();
+            input.insert("params".into(), Value::Object(params));
+            if item.uses_localization() {
+                input.insert("localization".into(), json!(true));
+            }
+            inputs.push(Value::Object(input));
+        }
+        if inputs.is_empty() {
+            return Err(Error::InvalidOption {
+                option: "items",
+                message: "a batch needs at least one item".into(),
+            });
+        }
+        #[derive(Deserialize)]
+        struct Created {
+            batch_id: String,
+        }
+        let mut ids = Vec::new();
+        for chunk in inputs.chunks(MAX_ITEMS) {
+            let body = json!({ "shared_inputs": shared_inputs, "inputs": chunk });
+            let sent = self
+                .client
+                .send::<Created>(
+                    Method::POST,
+                    "v1/agents/batch",
+                    &[],
+                    Some(&body),
+                    Idempotency::Once,
+                )
+                .await;
+            match sent {
+                Ok((created, _)) => ids.push(created.batch_id),
+                Err(e) if ids.is_empty() => return Err(e),
+                Err(e) => {
+                    return Err(Error::BatchPartiallySubmitted {
+                        submitted: ids,
+                        source: Box::new(e),
+                    });
+                }
+            }
+        }
+        Ok(BatchHandle::attach(&self.client, ids))
+    }
+}
+
+/// Submitted batches of one agent. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct BatchHandle<A: Agent> {
+    client: Client,
+    ids: Vec<String>,
+    wait: WaitOptions,
+    concurrency: usize,
+    skip: Arc<HashSet<String>>,
+    polls: Arc<AtomicUsize>,
+    _agent: PhantomData<fn() -> A>,
+}
+
+impl<A: Agent> BatchHandle<A> {
+    /// Re-attaches to batches by id (for example after a crash).
+    pub fn attach(client: &Client, ids: Vec<String>) -> Self {
+        BatchHandle {
+            client: client.clone(),
+            ids,
+            wait: WaitOptions::TASK.max_wait(std::time::Duration::from_secs(6 * 3600)),
+            concurrency: 16,
+            skip: Arc::default(),
+            polls: Arc::default(),
+            _agent: PhantomData,
+        }
+    }
+
+    /// The batch ids, in submission order.
+    pub fn ids(&self) -> &[String] {
+        &self.ids
+    }
+
+    /// Results fetched at once (default 16; the client's rate limiter still applies).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// How progress is polled.
+    pub fn with_wait(mut self, options: WaitOptions) -> Self {
+        self.wait = options;
+        self
+    }
+
+    /// Tasks already handled (after a crash): their results are not fetched again.
+    pub fn skip_tasks(mut self, done: impl IntoIterator<Item = String>) -> Self {
+        self.skip = Arc::new(done.into_iter().collect());
+        self
+    }
+
+    /// How many `/progress` polls this handle (and its clones) made.
+    pub fn progress_polls(&self) -> usize {
+        self.polls.load(Ordering::Relaxed)
+    }
+
+    async fn progress_of(&self, id: &str) -> Result<ProgressRecord, Error> {
+        self.polls.fetch_add(1, Ordering::Relaxed);
+        let path = format!("v1/batches/{}/progress", segment(id));
+        Ok(self.client.get::<ProgressRecord>(&path, &[]).await?.0)
+    }
+
+    /// Progress over every batch now (one `/progress` call per batch).
+    pub async fn progress(&self) -> Result<BatchProgress, Error> {
+        let mut p = BatchProgress {
+            done: true,
+            ..BatchProgress::default()
+        };
+        for id in &self.ids {
+            let r = self.progress_of(id).await?;
+            p.completed += r.completed_count;
+            p.failed += r.failed_count;
+            p.total += r.total.unwrap_or(r.completed_count);
+            p.done &= r.completed;
+        }
+        Ok(p)
+    }
+
+    /// Progress as it changes, polled with growing intervals, ending when every batch has
+    /// completed (or after an error).
+    pub fn progress_stream(&self) -> impl Stream<Item = Result<BatchProgress, Error>> + use<A> {
+        let this = self.clone();
+        stream::unfold(
+            (this, Some(self.wait.initial_interval), false),
+            |(this, interval, first)| async move {
+                let interval = interval?;
+                if first {
+                    tokio::time::sleep(interval).await;
+                }
+                match this.progress().await {
+                    Ok(p) => {
+                        let next = (!p.done)
+                            .then(|| (interval + interval / 2).min(this.wait.max_interval));
+                        Some((Ok(p), (this, next, true)))
+                    }
+                    Err(e) => Some((Err(e), (this, None, true))),
+                }
+            },
+        )
+    }
+
+    /// Waits (polling `/progress`) until batch `id` completes, then lists its tasks. Both the
+    /// polls and the listing go through the waiter, so transient failures are polled through.
+    async fn finished_tasks(&self, id: &str) -> Result<Vec<Option<TaskRecord>>, Error> {
+        #[derive(Deserialize)]
+        struct Details {
+            #[serde(default)]
+            tasks: Vec<Option<TaskRecord>>,
+        }
+        let path = format!("v1/batches/{}", segment(id));
+        waiter::wait(format!("batch {id}"), self.wait, || async {
+            let p = self.progress_of(id).await?;
+            if !p.completed {
+                return Ok(Poll::Pending(format!(
+                    "{}/{} done",
+                    p.completed_count,
+                    p.total.unwrap_or(0)
+                )));
+            }
+            let details = self.client.get::<Details>(&path, &[]).await?.0;
+            Ok(Poll::Done(details.tasks))
+        })
+        .await
+    }
+
+    /// Every item's typed result (or its error), batch by batch as each completes, fetched with
+    /// bounded concurrency. Results stream: nothing is collected, so memory stays flat.
+    pub fn results(&self) -> BoxStream<'static, Result<RunResult<A>, BatchItemError>>
+    where
+        crate::decode::Parsing<A>: serde::de::DeserializeOwned,
+    {
+        let this = self.clone();
+        let concurrency = self.concurrency;
+        stream::iter(self.ids.clone())
+            .then(move |batch_id| {
+                let this = this.clone();
+                async move {
+                    let tasks = this.finished_tasks(&batch_id).await;
+                    (this, batch_id, tasks)
+                }
+            })
+            .flat_map(move |(this, batch_id, tasks)| match tasks {
+                Err(error) => stream::once(async move {
+                    Err(BatchItemError {
+                        batch_id,
+                        task_id: None,
+                        error,
+                    })
+                })
+                .boxed(),
+                Ok(tasks) => {
+                    let skip = this.skip.clone();
+                    stream::iter(tasks.into_iter().enumerate())
+                        .filter(move |(_, t)| {
+                            let keep = t.as_ref().is_none_or(|t| !skip.contains(&t.id));
+                            async move { keep }
+                        })
+                        .map(move |(index, task)| {
+                            let (client, batch_id) = (this.client.clone(), batch_id.clone());
+                            async move { fetch_one::<A>(client, batch_id, index, task).await }
+                        })
+                        .buffer_unordered(concurrency)
+                        .boxed()
+                }
+            })
+            .boxed()
+    }
+}
+
+async fn fetch_one<A: Agent>(
+    client: Client,
+    batch_id: String,
+    index: usize,
+    task: Option<TaskRecord>,
+) -> Result<RunResult<A>, BatchItemError>
+where
+    crate::decode::Parsing<A>: serde::de::DeserializeOwned,
+{
+    let Some(task) = task else {
+        return Err(BatchItemError {
+            batch_id,
+            task_id: None,
+            error: Error::InvalidOption {
+                option: "tasks",
+                message: format!("the batch details have no record for item {index}"),
+            },
+        });
+    };
+    let fail = |error| BatchItemError {
+        batch_id: batch_id.clone(),
+        task_id: Some(task.id.clone()),
+        error,
+    };
+    match task.state {
+        TaskState::Success => client.task_result::<A>(&task.id).await.map_err(fail),
+        TaskState::Error => Err(fail(Error::TaskFailed(Box::new(task.clone())))),
+        ref other => Err(fail(Error::WaitTimeout {
+            what: format!("task {}", task.id),
+            waited: std::time::Duration::ZERO,
+            last_state: other.as_str().to_owned(),
+        })),
+    }
+}
+
+impl Client {
+    /// A batch of agent `A`: `client.batch::<RetailerAPdp>()`.
+    pub fn batch<A: Agent>(&self) -> BatchBuilder<A> {
+        BatchBuilder {
+            client: self.clone(),
+            shared: Map::new(),
+            options: RunOptions::new(),
+            delivery: Delivery::new(),
+            _agent: PhantomData,
+        }
+    }
+}
