@@ -178,7 +178,7 @@ pub(crate) async fn create(
             } else {
                 TaskEnd::Success(Arc::new(spec))
             };
-            let input = json!({ "params": match &end { TaskEnd::Success(s) => Value::Object(s.params.clone()), TaskEnd::Error(_) => Value::Null } });
+            let input = json!({ "params": match &end { TaskEnd::Success(s) => Value::Object(s.params.clone()), _ => Value::Null } });
             tasks.insert(
                 id.clone(),
                 Task {

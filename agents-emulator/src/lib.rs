@@ -33,6 +33,7 @@ pub mod params;
 pub mod routes;
 pub mod state;
 pub mod synth;
+pub mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -41,6 +41,8 @@ pub enum TaskEnd {
     /// With the run result of this request (computed when fetched: results are deterministic,
     /// so a task keeps only its request, and 100,000 tasks stay small).
     Success(std::sync::Arc<crate::synth::RunSpec>),
+    /// With this result, computed when the task was created (extract, search, map, crawl pages).
+    Value(std::sync::Arc<Value>),
     /// With this error message.
     Error(String),
 }
@@ -75,7 +77,7 @@ impl Task {
             TaskState::Pending
         } else {
             match self.end {
-                TaskEnd::Success(_) => TaskState::Success,
+                TaskEnd::Success(_) | TaskEnd::Value(_) => TaskState::Success,
                 TaskEnd::Error(_) => TaskState::Error,
             }
         }
@@ -109,7 +111,7 @@ impl Task {
                 "error_type": if state == TaskState::Error { json!("extraction_failed") } else { Value::Null },
                 "status_code": status_code,
                 "input": self.input,
-                "api_type": "agent",
+                "api_type": if matches!(self.end, TaskEnd::Success(_)) { "agent" } else { self.agent.as_str() },
                 "account_name": self.account,
                 "queue": "default",
             }

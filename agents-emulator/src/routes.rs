@@ -50,6 +50,20 @@ pub fn router(state: Shared) -> Router {
         .route("/v1/agents/generations", post(create_generation))
         .route("/v1/agents/generations/{id}", get(generation))
         .route("/v1/agents/batch", post(crate::batch::create))
+        .route("/v1/extract", post(crate::web::extract))
+        .route("/v1/extract/async", post(crate::web::extract_async))
+        .route("/v1/search", post(crate::web::search))
+        .route("/v1/search/async", post(crate::web::search_async))
+        .route("/v1/map", post(crate::web::map))
+        .route("/v1/map/async", post(crate::web::map_async))
+        .route(
+            "/v1/crawl",
+            post(crate::web::crawl).get(crate::web::crawl_list),
+        )
+        .route(
+            "/v1/crawl/{id}",
+            get(crate::web::crawl_get).delete(crate::web::crawl_delete),
+        )
         .route("/v1/batches", get(crate::batch::list))
         .route("/v1/batches/{id}", get(crate::batch::details))
         .route("/v1/batches/{id}/progress", get(crate::batch::progress))
@@ -690,6 +704,7 @@ async fn task_results(
         )
         .at("task_id")),
         (_, TaskEnd::Success(spec)) => Ok(Json(spec.result(&t.id))),
+        (_, TaskEnd::Value(v)) => Ok(Json((**v).clone())),
         (_, TaskEnd::Error(e)) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "TASK_FAILED",

@@ -50,6 +50,8 @@ pub struct State {
     pub catalog: RwLock<Catalog>,
     /// Async tasks by id.
     pub tasks: Mutex<HashMap<String, Task>>,
+    /// Crawls by id.
+    pub crawls: Mutex<HashMap<String, crate::web::Crawl>>,
     /// Batches by id.
     pub batches: Mutex<HashMap<String, crate::batch::Batch>>,
     /// Generations by id.
@@ -99,6 +101,7 @@ impl State {
             tasks: Mutex::default(),
             generations: Mutex::default(),
             batches: Mutex::default(),
+            crawls: Mutex::default(),
             generation_log: Mutex::default(),
             faults: Mutex::default(),
             seen: Mutex::default(),

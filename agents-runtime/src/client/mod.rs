@@ -12,6 +12,7 @@ pub mod run;
 pub mod tasks;
 pub mod throttle;
 pub mod waiter;
+pub mod web;
 
 use std::fmt;
 use std::sync::Arc;

@@ -352,7 +352,7 @@ impl Client {
         params: P,
         options: &RunOptions,
         delivery: &Delivery,
-    ) -> Result<TaskHandle<P::Agent>, Error> {
+    ) -> Result<TaskHandle<RunResult<P::Agent>>, Error> {
         let mut body = run_body(
             <P::Agent as Agent>::NAME,
             typed_params(&params)?,
@@ -370,27 +370,30 @@ impl Client {
         params: Value,
         options: &RunOptions,
         delivery: &Delivery,
-    ) -> Result<TaskHandle<Value>, Error> {
+    ) -> Result<TaskHandle<RunResult<Value>>, Error> {
         let localize = raw_localizes(&params);
         let mut body = run_body(agent, params, localize, options);
         delivery.apply(&mut body)?;
         self.post_async(body).await
     }
 
-    async fn post_async<T>(&self, body: Map<String, Value>) -> Result<TaskHandle<T>, Error> {
+    async fn post_async<R>(&self, body: Map<String, Value>) -> Result<TaskHandle<R>, Error> {
+        self.start_task("v1/agents/async", Value::Object(body))
+            .await
+    }
+
+    /// POSTs an async request and returns the handle of the task it created.
+    pub(crate) async fn start_task<R>(
+        &self,
+        path: &str,
+        body: Value,
+    ) -> Result<TaskHandle<R>, Error> {
         #[derive(Deserialize)]
         struct Created {
             task_id: String,
         }
-        let body = Value::Object(body);
         let (created, _): (Created, _) = self
-            .send(
-                Method::POST,
-                "v1/agents/async",
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .send(Method::POST, path, &[], Some(&body), Idempotency::Unsafe)
             .await?;
         Ok(TaskHandle {
             client: self.clone(),

@@ -107,19 +107,34 @@ impl<'de> Deserialize<'de> for TaskRecord {
     }
 }
 
-/// An async run in progress. `T` is the output record type (or `Value`).
-#[derive(Debug, Clone)]
-pub struct TaskHandle<T> {
-    pub(crate) client: Client,
-    pub(crate) id: String,
-    pub(crate) wait: WaitOptions,
-    pub(crate) _output: PhantomData<fn() -> T>,
+/// The result type of an async task: an agent run result, or an extract, search or map result.
+pub trait TaskOutput: serde::de::DeserializeOwned + Send + 'static {
+    /// Keeps the status and headers of the answer that carried the result.
+    fn set_response(&mut self, _info: super::error::ResponseInfo) {}
 }
 
-impl<T> TaskHandle<T>
+impl<T: Send + 'static> TaskOutput for RunResult<T>
 where
     Parsing<T>: serde::de::DeserializeOwned,
 {
+    fn set_response(&mut self, info: super::error::ResponseInfo) {
+        self.response = info;
+    }
+}
+
+impl TaskOutput for Value {}
+
+/// An async task in progress; `R` is its result type (`RunResult<RetailerAPdp>`,
+/// `ExtractResult`, …).
+#[derive(Debug, Clone)]
+pub struct TaskHandle<R> {
+    pub(crate) client: Client,
+    pub(crate) id: String,
+    pub(crate) wait: WaitOptions,
+    pub(crate) _output: PhantomData<fn() -> R>,
+}
+
+impl<R: TaskOutput> TaskHandle<R> {
     /// A handle for an existing task id (for example after a restart).
     pub fn attach(client: &Client, id: impl Into<String>) -> Self {
         TaskHandle {
@@ -148,7 +163,7 @@ where
 
     /// Polls until the task ends, then fetches its result. A task in state `error` is
     /// [`Error::TaskFailed`]; unknown states keep the waiter polling.
-    pub async fn wait(&self) -> Result<RunResult<T>, Error> {
+    pub async fn wait(&self) -> Result<R, Error> {
         let record = waiter::wait(format!("task {}", self.id), self.wait, || async {
             let record = self.client.task(&self.id).await?;
             Ok(match record.state {
@@ -160,7 +175,7 @@ where
         if record.state == TaskState::Error {
             return Err(Error::TaskFailed(Box::new(record)));
         }
-        self.client.task_result::<T>(&self.id).await
+        self.client.task_output::<R>(&self.id).await
     }
 }
 
@@ -173,13 +188,18 @@ impl Client {
 
     /// `GET /v1/tasks/{id}/results`, typed: `client.task_result::<RetailerAPdp>(id)`, or
     /// `task_result::<Value>(id)` for any agent.
-    pub async fn task_result<T>(&self, id: &str) -> Result<RunResult<T>, Error>
+    pub async fn task_result<T: Send + 'static>(&self, id: &str) -> Result<RunResult<T>, Error>
     where
         Parsing<T>: serde::de::DeserializeOwned,
     {
+        self.task_output(id).await
+    }
+
+    /// `GET /v1/tasks/{id}/results` into any task result type.
+    pub async fn task_output<R: TaskOutput>(&self, id: &str) -> Result<R, Error> {
         let path = format!("v1/tasks/{}/results", segment(id));
-        let (mut result, info): (RunResult<T>, _) = self.get(&path, &[]).await?;
-        result.response = info;
+        let (mut result, info): (R, _) = self.get(&path, &[]).await?;
+        result.set_response(info);
         Ok(result)
     }
 }

@@ -9,7 +9,7 @@ use agents_runtime::client::agents::Privacy;
 use agents_runtime::client::generation::GenerationRequest;
 use agents_runtime::client::tasks::TaskHandle;
 use agents_runtime::{
-    Delivery, Error, Format, Record, RetryPolicy, RunOptions, StorageType, WaitOptions,
+    Delivery, Error, Format, Record, RetryPolicy, RunOptions, RunResult, StorageType, WaitOptions,
 };
 use agents_tests_e2e::{KEY, client, client_for, emulator, start};
 use futures::StreamExt;
@@ -289,7 +289,7 @@ async fn wait_ends_in_success_error_or_timeout() {
     let sync = c.run(RetailerAPdpParams::new("B08N5WRWNW")).await.unwrap();
     assert_eq!(r.record(), sync.record());
     // Re-attaching by id gives the same result.
-    let again = TaskHandle::<RetailerAPdp>::attach(&c, handle.id())
+    let again = TaskHandle::<RunResult<RetailerAPdp>>::attach(&c, handle.id())
         .wait()
         .await
         .unwrap();
