@@ -93,6 +93,7 @@ pub(crate) async fn create(
         }
     };
     delivery(&mut shared)?;
+    let deliver = crate::delivery::Delivery::from_body(&shared);
     let agent = required_str(&shared, "agent").map_err(|e| e.at("shared_inputs.agent"))?;
     let record = find_agent(&state, &ctx.account.name, agent)?;
     let shared_params = match shared.get("params") {
@@ -195,6 +196,11 @@ pub(crate) async fn create(
             );
             listed.push(json!({ "task_id": id, "state": "pending" }));
             ids.push(id);
+        }
+    }
+    if let Some(d) = &deliver {
+        for id in &ids {
+            crate::delivery::schedule(state.clone(), id.clone(), d.clone());
         }
     }
     let total = ids.len();

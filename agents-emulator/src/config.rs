@@ -178,6 +178,8 @@ pub struct Config {
     pub generation_daily_limit: u32,
     /// A directory of extra agent records that add to or replace the embedded catalog.
     pub schema_dir: Option<PathBuf>,
+    /// A directory standing in for cloud buckets (`s3://bucket/prefix/` → `DIR/bucket/prefix/`).
+    pub bucket_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -193,6 +195,7 @@ impl Default for Config {
             empty_past_end: false,
             generation_daily_limit: 100,
             schema_dir: None,
+            bucket_dir: None,
         }
     }
 }

@@ -26,6 +26,7 @@
 pub mod batch;
 pub mod catalog;
 pub mod config;
+pub mod delivery;
 pub mod error;
 pub mod generate;
 pub mod lifecycle;
@@ -151,6 +152,12 @@ impl EmulatorBuilder {
         self
     }
 
+    /// A directory standing in for cloud buckets: `s3://bucket/prefix/` is `DIR/bucket/prefix/`.
+    pub fn bucket_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.config.bucket_dir = Some(dir.into());
+        self
+    }
+
     /// The address to listen on (default `127.0.0.1:0`, an ephemeral port).
     pub fn addr(mut self, addr: SocketAddr) -> Self {
         self.addr = addr;
@@ -259,6 +266,14 @@ impl EmulatorHandle {
     /// Requests that presented `key`, counted before auth, rate limit and faults.
     pub fn requests_seen(&self, key: &str) -> u64 {
         lock(&self.state.seen).get(key).copied().unwrap_or(0)
+    }
+
+    /// Problems delivering task `id` (webhook not reachable, no bucket directory, …).
+    pub fn delivery_errors(&self, id: &str) -> Vec<String> {
+        lock(&self.state.delivery_errors)
+            .get(id)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Async tasks created so far.

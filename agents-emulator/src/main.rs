@@ -41,6 +41,9 @@ struct Args {
     /// Real pages of paginated agents; later pages repeat the last.
     #[arg(long, default_value_t = 5)]
     pages: u32,
+    /// A directory standing in for cloud buckets (s3://bucket/prefix/ → DIR/bucket/prefix/).
+    #[arg(long, value_name = "DIR")]
+    bucket_dir: Option<PathBuf>,
     /// Finish tasks and generations in a fraction of a second instead of minutes.
     #[arg(long)]
     fast: bool,
@@ -83,6 +86,9 @@ async fn main() -> ExitCode {
         });
     if args.fast {
         builder = builder.lifecycle(Lifecycle::fast());
+    }
+    if let Some(dir) = args.bucket_dir {
+        builder = builder.bucket_dir(dir);
     }
     if let Some(dir) = args.schemas {
         builder = builder.schema_dir(dir);

@@ -639,6 +639,7 @@ async fn run_async(
 ) -> Result<Json<Value>, ApiError> {
     let mut body = json_object(&headers, body).await?;
     delivery(&mut body)?;
+    let deliver = crate::delivery::Delivery::from_body(&body);
     let checked = check_run(&state, &ctx, body)?;
     let task_id = ctx.task_id.clone();
     let fail = headers
@@ -668,6 +669,9 @@ async fn run_async(
         batch_id: None,
     };
     lock(&state.tasks).insert(task_id.clone(), task);
+    if let Some(d) = deliver {
+        crate::delivery::schedule(state.clone(), task_id.clone(), d);
+    }
     Ok(Json(json!({ "task_id": task_id, "status": "pending" })))
 }
 

@@ -50,6 +50,8 @@ pub struct State {
     pub catalog: RwLock<Catalog>,
     /// Async tasks by id.
     pub tasks: Mutex<HashMap<String, Task>>,
+    /// Delivery problems by task id.
+    pub delivery_errors: Mutex<HashMap<String, Vec<String>>>,
     /// Crawls by id.
     pub crawls: Mutex<HashMap<String, crate::web::Crawl>>,
     /// Batches by id.
@@ -102,6 +104,7 @@ impl State {
             generations: Mutex::default(),
             batches: Mutex::default(),
             crawls: Mutex::default(),
+            delivery_errors: Mutex::default(),
             generation_log: Mutex::default(),
             faults: Mutex::default(),
             seen: Mutex::default(),

@@ -4,15 +4,19 @@
 
 pub mod agents;
 pub mod batch;
+#[cfg(feature = "delivery")]
+pub mod delivery;
 pub mod error;
 pub mod generation;
 pub mod pages;
+pub mod proxy;
 pub mod retry;
 pub mod run;
 pub mod tasks;
 pub mod throttle;
 pub mod waiter;
 pub mod web;
+pub mod webhook;
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,0 +1,146 @@
+//! What happens when an async task with delivery options completes (spec 6): a webhook POST to
+//! `callback_url` with task metadata (no result data), and cloud delivery of the result as
+//! `<task_id>.json` (or `.json.gz`, or a custom object name) under `storage_url`.
+//!
+//! The emulator's "buckets" are local directories: with `--bucket-dir DIR`,
+//! `s3://bucket/prefix/` is `DIR/bucket/prefix/`. Webhooks go to loopback URLs only; any other
+//! host is never contacted (the task record says so in `delivery_errors`).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use reqwest::Url;
+use serde_json::{Map, Value, json};
+
+use crate::lifecycle::{TaskEnd, TaskState, timestamp};
+use crate::state::{State, lock};
+use crate::web::is_loopback;
+
+/// Delivery options of a request, already checked by `routes::delivery`.
+#[derive(Debug, Clone, Default)]
+pub struct Delivery {
+    /// Webhook URL.
+    pub callback_url: Option<String>,
+    /// `(s3|gs, storage_url)`.
+    pub storage: Option<(String, String)>,
+    /// GZIP the object.
+    pub compress: bool,
+    /// Object name instead of the task id.
+    pub object_name: Option<String>,
+}
+
+impl Delivery {
+    /// Reads the (checked) options of a request body.
+    pub fn from_body(body: &Map<String, Value>) -> Option<Delivery> {
+        let text = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_owned);
+        let d = Delivery {
+            callback_url: text("callback_url"),
+            storage: text("storage_type").zip(text("storage_url")),
+            compress: body
+                .get("storage_compress")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            object_name: text("storage_object_name"),
+        };
+        (d.callback_url.is_some() || d.storage.is_some()).then_some(d)
+    }
+}
+
+/// Waits until task `id` ends, then delivers.
+pub fn schedule(state: Arc<State>, id: String, delivery: Delivery) {
+    tokio::spawn(async move {
+        let Some(ends_at) = lock(&state.tasks).get(&id).map(|t| t.ends_at) else {
+            return;
+        };
+        tokio::time::sleep_until(ends_at.into()).await;
+        let errors = deliver(&state, &id, &delivery).await;
+        if !errors.is_empty() {
+            tracing::warn!(task = %id, ?errors, "delivery problems");
+            lock(&state.delivery_errors).insert(id, errors);
+        }
+    });
+}
+
+async fn deliver(state: &State, id: &str, d: &Delivery) -> Vec<String> {
+    let mut errors = Vec::new();
+    let now = Instant::now();
+    let Some(task) = lock(&state.tasks).get(id).cloned() else {
+        return errors;
+    };
+    let task_state = task.state(now);
+    if let Some((_, url)) = &d.storage
+        && task_state == TaskState::Success
+    {
+        let result = match &task.end {
+            TaskEnd::Success(spec) => Some(spec.result(id)),
+            TaskEnd::Value(v) => Some((**v).clone()),
+            TaskEnd::Error(_) => None,
+        };
+        if let Some(result) = result
+            && let Err(e) = store(state, url, id, d, &result)
+        {
+            errors.push(e);
+        }
+    }
+    if let Some(url) = &d.callback_url {
+        match Url::parse(url) {
+            Ok(u) if is_loopback(&u) => {
+                let payload = json!({
+                    "task_id": id,
+                    "state": task_state.as_str(),
+                    "status": if task_state == TaskState::Success { "success" } else { "failed" },
+                    "agent": task.agent,
+                    "batch_id": task.batch_id,
+                    "account_name": task.account,
+                    "created_at": timestamp(task.created),
+                    "completed_at": timestamp(task.created + task.duration),
+                    "download_url": format!("{}/v1/tasks/{id}/results", state.base_url.get().map_or("", String::as_str)),
+                });
+                let sent = reqwest::Client::new()
+                    .post(u)
+                    .header("user-agent", "agents-emulator-webhook")
+                    .json(&payload)
+                    .timeout(std::time::Duration::from_secs(10))
+                    .send()
+                    .await;
+                match sent {
+                    Ok(r) if r.status().is_success() => {}
+                    Ok(r) => errors.push(format!("webhook {url} answered {}", r.status())),
+                    Err(e) => errors.push(format!("webhook {url} failed: {e}")),
+                }
+            }
+            _ => errors.push(format!(
+                "webhook {url} not called: the emulator only contacts loopback addresses"
+            )),
+        }
+    }
+    errors
+}
+
+/// Writes a result into the local-directory bucket.
+fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Value) -> Result<(), String> {
+    let Some(root) = &state.config.bucket_dir else {
+        return Err(format!(
+            "result for {url} not stored: start the emulator with a bucket directory (--bucket-dir)"
+        ));
+    };
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let dir: PathBuf = root.join(rest.trim_end_matches('/'));
+    let name = d.object_name.as_deref().unwrap_or(id);
+    let bytes = serde_json::to_vec(result).map_err(|e| e.to_string())?;
+    let (file, data) = if d.compress {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&bytes).map_err(|e| e.to_string())?;
+        (
+            format!("{name}.json.gz"),
+            gz.finish().map_err(|e| e.to_string())?,
+        )
+    } else {
+        (format!("{name}.json"), bytes)
+    };
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(dir.join(&file), data))
+        .map_err(|e| format!("cannot write {}: {e}", dir.join(file).display()))
+}

@@ -1,0 +1,130 @@
+//! The residential proxy (spec 4.8): a typed connection string
+//! `http://account-<ACCOUNT>-pipeline-<PIPELINE>-country-<CC>:<PASSWORD>@<host>:7000` whose
+//! password stays secret, and the `reqwest::Proxy` it makes.
+//!
+//! ```
+//! # fn main() -> Result<(), agents_runtime::Error> {
+//! use agents_runtime::client::proxy::ProxyConfig;
+//! let proxy = ProxyConfig::new("proxy.example.com", "acme", "residential", "de", "s3cret")?;
+//! assert_eq!(proxy.username(), "account-acme-pipeline-residential-country-DE");
+//! assert!(!format!("{proxy:?}").contains("s3cret"));
+//! let http = reqwest::Client::builder().proxy(proxy.to_reqwest()?).build();
+//! # let _ = http; Ok(()) }
+//! ```
+
+use secrecy::{ExposeSecret, SecretString};
+
+use super::error::Error;
+
+/// Proxy settings; the password never appears in Debug output or errors.
+#[derive(Clone)]
+pub struct ProxyConfig {
+    host: String,
+    port: u16,
+    account: String,
+    pipeline: String,
+    country: String,
+    password: SecretString,
+}
+
+impl std::fmt::Debug for ProxyConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProxyConfig")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("username", &self.username())
+            .field("password", &"[redacted]")
+            .finish()
+    }
+}
+
+fn part(option: &'static str, value: &str) -> Result<String, Error> {
+    let ok = !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+    if ok {
+        Ok(value.to_owned())
+    } else {
+        Err(Error::InvalidOption {
+            option,
+            message: format!("{value:?} must be letters, digits, '_' or '.'"),
+        })
+    }
+}
+
+impl ProxyConfig {
+    /// Settings for `host` (port 7000): account, pipeline, two-letter country, password.
+    pub fn new(
+        host: impl Into<String>,
+        account: &str,
+        pipeline: &str,
+        country: &str,
+        password: impl Into<String>,
+    ) -> Result<Self, Error> {
+        let host = host.into();
+        if host.is_empty() || host.contains(['/', '@', ':', ' ']) {
+            return Err(Error::InvalidOption {
+                option: "host",
+                message: format!("{host:?} is not a host name"),
+            });
+        }
+        if country.len() != 2 || !country.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return Err(Error::InvalidOption {
+                option: "country",
+                message: format!("{country:?} is not a two-letter country code"),
+            });
+        }
+        let password = password.into();
+        if password.is_empty() {
+            return Err(Error::InvalidOption {
+                option: "password",
+                message: "the password is empty".into(),
+            });
+        }
+        Ok(ProxyConfig {
+            host,
+            port: 7000,
+            account: part("account", account)?,
+            pipeline: part("pipeline", pipeline)?,
+            country: country.to_ascii_uppercase(),
+            password: SecretString::from(password),
+        })
+    }
+
+    /// Another port (default 7000).
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
+    /// The user part: `account-<A>-pipeline-<P>-country-<CC>`.
+    pub fn username(&self) -> String {
+        format!(
+            "account-{}-pipeline-{}-country-{}",
+            self.account, self.pipeline, self.country
+        )
+    }
+
+    /// The whole connection string, password included (keep it secret).
+    pub fn connection_string(&self) -> SecretString {
+        SecretString::from(format!(
+            "http://{}:{}@{}:{}",
+            self.username(),
+            self.password.expose_secret(),
+            self.host,
+            self.port
+        ))
+    }
+
+    /// A `reqwest::Proxy` for every scheme, authenticating with the account values.
+    pub fn to_reqwest(&self) -> Result<reqwest::Proxy, Error> {
+        let url = format!("http://{}:{}", self.host, self.port);
+        reqwest::Proxy::all(&url)
+            .map(|p| p.basic_auth(&self.username(), self.password.expose_secret()))
+            .map_err(|e| Error::InvalidOption {
+                option: "host",
+                message: format!("cannot make a proxy for {url}: {e}"),
+            })
+    }
+}
