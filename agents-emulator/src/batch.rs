@@ -55,43 +55,13 @@ pub(crate) async fn create(
 ) -> Result<Json<Value>, ApiError> {
     let body = json_object(&headers, body).await?;
     state.settle(Instant::now());
-    let inputs = match body.get("inputs") {
-        Some(Value::Array(items)) => items,
-        None | Some(Value::Null) => {
-            return Err(ApiError::bad_request(
-                "inputs",
-                "missing required field `inputs`",
-            ));
-        }
-        Some(_) => return Err(ApiError::bad_request("inputs", "inputs must be an array")),
-    };
-    if inputs.is_empty() {
-        return Err(ApiError::bad_request("inputs", "inputs is empty"));
-    }
-    if inputs.len() > MAX_ITEMS {
+    let (inputs, mut shared) = batch_parts(&body)?;
+    if !body.get("shared_inputs").is_some_and(Value::is_object) {
         return Err(ApiError::bad_request(
-            "inputs",
-            format!(
-                "a batch has at most {MAX_ITEMS} items, this one has {}",
-                inputs.len()
-            ),
+            "shared_inputs",
+            "missing required field `shared_inputs` (it names the agent)",
         ));
     }
-    let mut shared = match body.get("shared_inputs") {
-        Some(Value::Object(m)) => m.clone(),
-        None | Some(Value::Null) => {
-            return Err(ApiError::bad_request(
-                "shared_inputs",
-                "missing required field `shared_inputs`",
-            ));
-        }
-        Some(_) => {
-            return Err(ApiError::bad_request(
-                "shared_inputs",
-                "shared_inputs must be an object",
-            ));
-        }
-    };
     delivery(&mut shared)?;
     let deliver = crate::delivery::Delivery::from_body(&shared);
     let agent = required_str(&shared, "agent").map_err(|e| e.at("shared_inputs.agent"))?;
@@ -160,32 +130,66 @@ pub(crate) async fn create(
         });
     }
 
+    let ends = specs
+        .into_iter()
+        .map(|spec| {
+            let input = json!({ "params": spec.params.clone() });
+            (TaskEnd::Success(Arc::new(spec)), input)
+        })
+        .collect();
+    Ok(Json(register(
+        &state,
+        &ctx,
+        &headers,
+        &record.name,
+        ends,
+        deliver,
+    )))
+}
+
+/// Stores a batch's tasks and answers with the batch record. `x-emulator-task-error-every: N`
+/// turns every Nth task into one that ends in `error`; `x-emulator-task-ms` sets how long tasks
+/// take (each item up to 50% longer, so progress moves).
+fn register(
+    state: &Shared,
+    ctx: &Ctx,
+    headers: &HeaderMap,
+    api: &str,
+    ends: Vec<(TaskEnd, Value)>,
+    deliver: Option<crate::delivery::Delivery>,
+) -> Value {
     let batch_id = uuid::Uuid::new_v4().to_string();
-    let error_every = header_u64(&headers, "x-emulator-task-error-every").unwrap_or(0);
-    let base = header_u64(&headers, "x-emulator-task-ms")
+    let error_every = header_u64(headers, "x-emulator-task-error-every").unwrap_or(0);
+    let base = header_u64(headers, "x-emulator-task-ms")
         .map_or(state.config.lifecycle.task, Duration::from_millis);
     let now = Instant::now();
     let created = SystemTime::now();
-    let mut ids = Vec::with_capacity(specs.len());
-    let mut listed = Vec::with_capacity(specs.len());
+    let mut ids = Vec::with_capacity(ends.len());
+    let mut listed = Vec::with_capacity(ends.len());
     {
         let mut tasks = lock(&state.tasks);
-        for (i, spec) in specs.into_iter().enumerate() {
+        for (i, (end, input)) in ends.into_iter().enumerate() {
             let id = uuid::Uuid::new_v4().to_string();
             let stretch = agents_schema::sample::mix(0, &id) % 50;
             let duration = base + base * u32::try_from(stretch).unwrap_or(0) / 100;
-            let end = if error_every > 0 && (i as u64 + 1).is_multiple_of(error_every) {
-                TaskEnd::Error("injected task failure: the page could not be extracted".into())
-            } else {
-                TaskEnd::Success(Arc::new(spec))
+            let end = match end {
+                _ if error_every > 0 && (i as u64 + 1).is_multiple_of(error_every) => {
+                    TaskEnd::Error("injected task failure: the page could not be extracted".into())
+                }
+                // Results computed before the id existed get it now.
+                TaskEnd::Value(v) if v.get("task_id").is_some_and(|t| t == "") => {
+                    let mut v = (*v).clone();
+                    v["task_id"] = json!(id);
+                    TaskEnd::Value(Arc::new(v))
+                }
+                other => other,
             };
-            let input = json!({ "params": match &end { TaskEnd::Success(s) => Value::Object(s.params.clone()), _ => Value::Null } });
             tasks.insert(
                 id.clone(),
                 Task {
                     id: id.clone(),
                     account: ctx.account.name.clone(),
-                    agent: record.name.clone(),
+                    agent: api.to_owned(),
                     created,
                     ends_at: now + duration,
                     duration,
@@ -213,12 +217,83 @@ pub(crate) async fn create(
             tasks: ids,
         },
     );
-    Ok(Json(json!({
+    json!({
         "batch_id": batch_id,
         "status": "pending",
         "total": total,
         "tasks": listed,
-    })))
+    })
+}
+
+/// Checks `inputs` (1 to 1,000 items) and `shared_inputs` (an object) of a batch body.
+fn batch_parts(body: &Map<String, Value>) -> Result<(&Vec<Value>, Map<String, Value>), ApiError> {
+    let inputs = match body.get("inputs") {
+        Some(Value::Array(items)) => items,
+        None | Some(Value::Null) => {
+            return Err(ApiError::bad_request(
+                "inputs",
+                "missing required field `inputs`",
+            ));
+        }
+        Some(_) => return Err(ApiError::bad_request("inputs", "inputs must be an array")),
+    };
+    if inputs.is_empty() {
+        return Err(ApiError::bad_request("inputs", "inputs is empty"));
+    }
+    if inputs.len() > MAX_ITEMS {
+        return Err(ApiError::bad_request(
+            "inputs",
+            format!(
+                "a batch has at most {MAX_ITEMS} items, this one has {}",
+                inputs.len()
+            ),
+        ));
+    }
+    let shared = match body.get("shared_inputs") {
+        Some(Value::Object(m)) => m.clone(),
+        None | Some(Value::Null) => Map::new(),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "shared_inputs",
+                "shared_inputs must be an object",
+            ));
+        }
+    };
+    Ok((inputs, shared))
+}
+
+/// `POST /v1/extract/batch` (spec 4.1): each item one URL; item fields override shared ones.
+pub(crate) async fn create_extract(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_object(&headers, body).await?;
+    let (inputs, mut shared) = batch_parts(&body)?;
+    delivery(&mut shared)?;
+    let deliver = crate::delivery::Delivery::from_body(&shared);
+    let mut ends = Vec::with_capacity(inputs.len());
+    for (i, item) in inputs.iter().enumerate() {
+        let at = format!("inputs[{i}]");
+        let Some(item) = item.as_object() else {
+            return Err(ApiError::bad_request(
+                &at,
+                format!("{at} must be an object"),
+            ));
+        };
+        let mut merged = shared.clone();
+        merged.extend(item.clone());
+        let result = crate::web::extract_result(&merged, "").await.map_err(|e| {
+            let field = e.field.clone().unwrap_or_default();
+            e.at(format!("{at}.{field}"))
+        })?;
+        let input = json!({ "url": merged.get("url") });
+        ends.push((TaskEnd::Value(Arc::new(result)), input));
+    }
+    Ok(Json(register(
+        &state, &ctx, &headers, "extract", ends, deliver,
+    )))
 }
 
 fn find(state: &State, ctx: &Ctx, id: &str) -> Result<Batch, ApiError> {

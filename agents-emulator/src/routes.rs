@@ -52,6 +52,7 @@ pub fn router(state: Shared) -> Router {
         .route("/v1/agents/batch", post(crate::batch::create))
         .route("/v1/extract", post(crate::web::extract))
         .route("/v1/extract/async", post(crate::web::extract_async))
+        .route("/v1/extract/batch", post(crate::batch::create_extract))
         .route("/v1/search", post(crate::web::search))
         .route("/v1/search/async", post(crate::web::search_async))
         .route("/v1/map", post(crate::web::map))

@@ -37,8 +37,9 @@ use serde_json::{Map, Value, json};
 use super::error::Error;
 use super::retry::Idempotency;
 use super::run::{Delivery, RunOptions, RunResult};
-use super::tasks::{TaskRecord, TaskState};
+use super::tasks::{TaskOutput, TaskRecord, TaskState};
 use super::waiter::{self, Poll, WaitOptions};
+use super::web::{ExtractRequest, ExtractResult};
 use super::{Client, segment};
 use crate::agent::{Agent, AgentParams};
 
@@ -116,7 +117,7 @@ impl<A: Agent> BatchBuilder<A> {
     /// Validates every item (merged over the shared params), then submits in batches of at most
     /// 1,000. Nothing is sent when an item breaks a rule. If a later batch fails to submit, the
     /// error carries the ids of those already submitted.
-    pub async fn submit<I>(self, items: I) -> Result<BatchHandle<A>, Error>
+    pub async fn submit<I>(self, items: I) -> Result<BatchHandle<RunResult<A>>, Error>
     where
         I: IntoIterator<Item = A::Params>,
     {
@@ -159,51 +160,76 @@ impl<A: Agent> BatchBuilder<A> {
                 message: "a batch needs at least one item".into(),
             });
         }
-        #[derive(Deserialize)]
-        struct Created {
-            batch_id: String,
-        }
-        let mut ids = Vec::new();
-        for chunk in inputs.chunks(MAX_ITEMS) {
-            let body = json!({ "shared_inputs": shared_inputs, "inputs": chunk });
-            let sent = self
-                .client
-                .send::<Created>(
-                    Method::POST,
-                    "v1/agents/batch",
-                    &[],
-                    Some(&body),
-                    Idempotency::Once,
-                )
-                .await;
-            match sent {
-                Ok((created, _)) => ids.push(created.batch_id),
-                Err(e) if ids.is_empty() => return Err(e),
-                Err(e) => {
-                    return Err(Error::BatchPartiallySubmitted {
-                        submitted: ids,
-                        source: Box::new(e),
-                    });
-                }
-            }
-        }
-        Ok(BatchHandle::attach(&self.client, ids))
+        submit_chunks(
+            &self.client,
+            "v1/agents/batch",
+            &Value::Object(shared_inputs),
+            &inputs,
+        )
+        .await
     }
 }
 
-/// Submitted batches of one agent. Cheap to clone.
-#[derive(Debug, Clone)]
-pub struct BatchHandle<A: Agent> {
+/// Submits `inputs` in batches of at most 1,000 to `path`; a failure after the first batch
+/// keeps the ids already submitted.
+async fn submit_chunks<R: TaskOutput>(
+    client: &Client,
+    path: &str,
+    shared_inputs: &Value,
+    inputs: &[Value],
+) -> Result<BatchHandle<R>, Error> {
+    #[derive(Deserialize)]
+    struct Created {
+        batch_id: String,
+    }
+    let mut ids = Vec::new();
+    for chunk in inputs.chunks(MAX_ITEMS) {
+        let body = json!({ "shared_inputs": shared_inputs, "inputs": chunk });
+        let sent = client
+            .send::<Created>(Method::POST, path, &[], Some(&body), Idempotency::Once)
+            .await;
+        match sent {
+            Ok((created, _)) => ids.push(created.batch_id),
+            Err(e) if ids.is_empty() => return Err(e),
+            Err(e) => {
+                return Err(Error::BatchPartiallySubmitted {
+                    submitted: ids,
+                    source: Box::new(e),
+                });
+            }
+        }
+    }
+    Ok(BatchHandle::attach(client, ids))
+}
+
+/// Submitted batches; `R` is each item's result (`RunResult<RetailerAPdp>`, `ExtractResult`).
+/// Cheap to clone.
+#[derive(Debug)]
+pub struct BatchHandle<R> {
     client: Client,
     ids: Vec<String>,
     wait: WaitOptions,
     concurrency: usize,
     skip: Arc<HashSet<String>>,
     polls: Arc<AtomicUsize>,
-    _agent: PhantomData<fn() -> A>,
+    _output: PhantomData<fn() -> R>,
 }
 
-impl<A: Agent> BatchHandle<A> {
+impl<R> Clone for BatchHandle<R> {
+    fn clone(&self) -> Self {
+        BatchHandle {
+            client: self.client.clone(),
+            ids: self.ids.clone(),
+            wait: self.wait,
+            concurrency: self.concurrency,
+            skip: self.skip.clone(),
+            polls: self.polls.clone(),
+            _output: PhantomData,
+        }
+    }
+}
+
+impl<R: TaskOutput> BatchHandle<R> {
     /// Re-attaches to batches by id (for example after a crash).
     pub fn attach(client: &Client, ids: Vec<String>) -> Self {
         BatchHandle {
@@ -213,7 +239,7 @@ impl<A: Agent> BatchHandle<A> {
             concurrency: 16,
             skip: Arc::default(),
             polls: Arc::default(),
-            _agent: PhantomData,
+            _output: PhantomData,
         }
     }
 
@@ -269,7 +295,7 @@ impl<A: Agent> BatchHandle<A> {
 
     /// Progress as it changes, polled with growing intervals, ending when every batch has
     /// completed (or after an error).
-    pub fn progress_stream(&self) -> impl Stream<Item = Result<BatchProgress, Error>> + use<A> {
+    pub fn progress_stream(&self) -> impl Stream<Item = Result<BatchProgress, Error>> + use<R> {
         let this = self.clone();
         stream::unfold(
             (this, Some(self.wait.initial_interval), false),
@@ -316,10 +342,7 @@ impl<A: Agent> BatchHandle<A> {
 
     /// Every item's typed result (or its error), batch by batch as each completes, fetched with
     /// bounded concurrency. Results stream: nothing is collected, so memory stays flat.
-    pub fn results(&self) -> BoxStream<'static, Result<RunResult<A>, BatchItemError>>
-    where
-        crate::decode::Parsing<A>: serde::de::DeserializeOwned,
-    {
+    pub fn results(&self) -> BoxStream<'static, Result<R, BatchItemError>> {
         let this = self.clone();
         let concurrency = self.concurrency;
         stream::iter(self.ids.clone())
@@ -348,7 +371,7 @@ impl<A: Agent> BatchHandle<A> {
                         })
                         .map(move |(index, task)| {
                             let (client, batch_id) = (this.client.clone(), batch_id.clone());
-                            async move { fetch_one::<A>(client, batch_id, index, task).await }
+                            async move { fetch_one::<R>(client, batch_id, index, task).await }
                         })
                         .buffer_unordered(concurrency)
                         .boxed()
@@ -358,15 +381,12 @@ impl<A: Agent> BatchHandle<A> {
     }
 }
 
-async fn fetch_one<A: Agent>(
+async fn fetch_one<R: TaskOutput>(
     client: Client,
     batch_id: String,
     index: usize,
     task: Option<TaskRecord>,
-) -> Result<RunResult<A>, BatchItemError>
-where
-    crate::decode::Parsing<A>: serde::de::DeserializeOwned,
-{
+) -> Result<R, BatchItemError> {
     let Some(task) = task else {
         return Err(BatchItemError {
             batch_id,
@@ -383,7 +403,7 @@ where
         error,
     };
     match task.state {
-        TaskState::Success => client.task_result::<A>(&task.id).await.map_err(fail),
+        TaskState::Success => client.task_output::<R>(&task.id).await.map_err(fail),
         TaskState::Error => Err(fail(Error::TaskFailed(Box::new(task.clone())))),
         ref other => Err(fail(Error::WaitTimeout {
             what: format!("task {}", task.id),
@@ -394,6 +414,34 @@ where
 }
 
 impl Client {
+    /// An extract batch (spec 4.1): every request's fields go per item; `shared` settings (such
+    /// as `render` or `country`) apply to all, item fields override them. More than 1,000 items
+    /// are split into several batches.
+    pub async fn extract_batch(
+        &self,
+        shared: Map<String, Value>,
+        items: impl IntoIterator<Item = ExtractRequest>,
+    ) -> Result<BatchHandle<ExtractResult>, Error> {
+        let mut inputs = Vec::new();
+        for (index, item) in items.into_iter().enumerate() {
+            item.check().map_err(|e| match e {
+                Error::InvalidOption { option, message } => Error::InvalidOption {
+                    option,
+                    message: format!("item {index}: {message}"),
+                },
+                other => other,
+            })?;
+            inputs.push(Value::Object(item.into_body()));
+        }
+        if inputs.is_empty() {
+            return Err(Error::InvalidOption {
+                option: "items",
+                message: "a batch needs at least one item".into(),
+            });
+        }
+        submit_chunks(self, "v1/extract/batch", &Value::Object(shared), &inputs).await
+    }
+
     /// A batch of agent `A`: `client.batch::<RetailerAPdp>()`.
     pub fn batch<A: Agent>(&self) -> BatchBuilder<A> {
         BatchBuilder {

@@ -126,12 +126,23 @@ impl TaskOutput for Value {}
 
 /// An async task in progress; `R` is its result type (`RunResult<RetailerAPdp>`,
 /// `ExtractResult`, …).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct TaskHandle<R> {
     pub(crate) client: Client,
     pub(crate) id: String,
     pub(crate) wait: WaitOptions,
     pub(crate) _output: PhantomData<fn() -> R>,
+}
+
+impl<R> Clone for TaskHandle<R> {
+    fn clone(&self) -> Self {
+        TaskHandle {
+            client: self.client.clone(),
+            id: self.id.clone(),
+            wait: self.wait,
+            _output: PhantomData,
+        }
+    }
 }
 
 impl<R: TaskOutput> TaskHandle<R> {

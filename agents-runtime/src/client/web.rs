@@ -314,7 +314,11 @@ impl ExtractRequest {
         self
     }
 
-    fn check(&self) -> Result<(), Error> {
+    pub(crate) fn into_body(self) -> Map<String, Value> {
+        self.body
+    }
+
+    pub(crate) fn check(&self) -> Result<(), Error> {
         let url = self.body.get("url").and_then(Value::as_str).unwrap_or("");
         let ok = reqwest::Url::parse(url)
             .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());

@@ -9,7 +9,7 @@ use agents_runtime::catalog::{
     LlmA, LlmAParams, RetailerAPdp, RetailerAPdpParams, RetailerASerpParams,
 };
 use agents_runtime::client::batch::BatchHandle;
-use agents_runtime::{Error, RetryPolicy, WaitOptions};
+use agents_runtime::{Error, RetryPolicy, RunResult, WaitOptions};
 use agents_tests_e2e::{KEY, client, client_for, emulator, start};
 use futures::StreamExt;
 use serde_json::json;
@@ -222,7 +222,7 @@ async fn a_handle_reattaches_and_fetches_only_what_is_left() {
         .collect()
         .await;
     drop(first); // "crash"
-    let rest: Vec<String> = BatchHandle::<LlmA>::attach(&c, ids)
+    let rest: Vec<String> = BatchHandle::<RunResult<LlmA>>::attach(&c, ids)
         .with_wait(fast())
         .skip_tasks(done.clone())
         .results()

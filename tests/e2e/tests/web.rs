@@ -330,3 +330,49 @@ async fn crawl_extracts_up_to_limit_pages_and_can_be_terminated() {
     assert_eq!(stopped.status, CrawlStatus::Canceled);
     assert!(stopped.tasks.iter().all(|t| t.status == "failed"));
 }
+
+#[tokio::test]
+async fn extract_batches_run_every_url() {
+    let (e, base) = (emulator().await, site().await);
+    let c = client(&e);
+    let mut shared = serde_json::Map::new();
+    shared.insert("formats".into(), serde_json::json!(["markdown"]));
+    let handle = c
+        .extract_batch(
+            shared,
+            [
+                ExtractRequest::new(format!("{base}/a")),
+                ExtractRequest::new(format!("{base}/b")).format(ExtractFormat::Links),
+                ExtractRequest::new("https://shop.example/p/7"),
+            ],
+        )
+        .await
+        .unwrap()
+        .with_wait(fast());
+    let mut results: Vec<_> = futures::StreamExt::collect::<Vec<_>>(handle.results())
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    results.sort_by(|a, b| a.url.cmp(&b.url));
+    assert_eq!(results.len(), 3);
+    assert!(
+        results
+            .iter()
+            .all(|r| r.task_id.as_deref().is_some_and(|t| !t.is_empty()))
+    );
+    assert!(
+        results[0]
+            .data
+            .markdown
+            .as_ref()
+            .unwrap()
+            .contains("Page A")
+    );
+    assert!(
+        results[1].data.links.is_some(),
+        "item formats override shared ones"
+    );
+    assert!(results[1].data.markdown.is_none());
+    assert!(results[2].url.as_deref().unwrap().contains("shop.example"));
+}
