@@ -344,8 +344,9 @@ impl<'de, T: Decode> Visitor<'de> for Seed<'_, '_, T> {
 }
 
 /// Reads an object key and classifies it with a generated lookup, allocating only for keys the
-/// schema does not declare.
-pub struct KeySeed<K>(pub fn(&str) -> Option<K>);
+/// schema does not declare. Generic over the lookup so that it inlines (a function pointer
+/// would cost an indirect call per key).
+pub struct KeySeed<F>(pub F);
 
 /// A key read by [`KeySeed`].
 pub enum Key<K> {
@@ -355,14 +356,14 @@ pub enum Key<K> {
     Unknown(String),
 }
 
-impl<'de, K> DeserializeSeed<'de> for KeySeed<K> {
+impl<'de, K, F: Fn(&str) -> Option<K>> DeserializeSeed<'de> for KeySeed<F> {
     type Value = Key<K>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key<K>, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<'de, K> Visitor<'de> for KeySeed<K> {
+impl<'de, K, F: Fn(&str) -> Option<K>> Visitor<'de> for KeySeed<F> {
     type Value = Key<K>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object key")

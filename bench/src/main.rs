@@ -254,8 +254,8 @@ where
 }
 
 async fn bench_emulator_and_client(rows: &mut Vec<Row>, quick: bool) {
-    let e = emulator(None).await;
-    let url = format!("{}/v1/agents/run", e.base_url());
+    let (mut child, base) = spawn_emulator();
+    let url = format!("{base}/v1/agents/run");
     let http = reqwest::Client::new();
     let total = if quick { 2_000 } else { 20_000 };
     let concurrency = 64;
@@ -316,7 +316,16 @@ async fn bench_emulator_and_client(rows: &mut Vec<Row>, quick: bool) {
         }
     })
     .await;
-    let c = client(&e, None);
+    let c = match Client::builder()
+        .base_url(&base)
+        .api_key("bench")
+        .rate_limit(None)
+        .retry_policy(RetryPolicy::none())
+        .build()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
     let (ok_typed, t_typed) = load(total, concurrency, |i| {
         let c = c.clone();
         async move {
@@ -346,7 +355,8 @@ async fn bench_emulator_and_client(rows: &mut Vec<Row>, quick: bool) {
         format!("{:.2}×", typed / bare),
         "target ≥ 0.8×",
     ));
-    e.shutdown().await;
+    let _ = child.kill();
+    let _ = child.wait();
 
     // Rate-limit saturation: the emulator and the client both at 83 req/s.
     let limited = emulator(Some(83)).await;
@@ -374,9 +384,158 @@ async fn bench_emulator_and_client(rows: &mut Vec<Row>, quick: bool) {
     limited.shutdown().await;
 }
 
+/// Resident set size of this process, from /proc (Linux); 0 elsewhere.
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
+/// Batch of 1,000 at 83 req/s: wall time against the ideal (requests ÷ 83) and progress polls.
+async fn bench_batch(rows: &mut Vec<Row>) {
+    let e = emulator(Some(83)).await;
+    let c = match Client::builder()
+        .base_url(e.base_url())
+        .api_key("bench")
+        .rate_limit(Some(83))
+        .header("x-emulator-task-ms", "0")
+        .build()
+    {
+        Ok(c) => c,
+        Err(err) => panic!("{err}"),
+    };
+    let t = Instant::now();
+    let handle = match c
+        .batch::<agents_runtime::catalog::LlmA>()
+        .submit((0..1000).map(|i| LlmAParams::new(format!("p{i}"))))
+        .await
+    {
+        Ok(h) => h.concurrency(32),
+        Err(err) => panic!("{err}"),
+    };
+    let ok = handle
+        .results()
+        .filter(|r| futures::future::ready(r.is_ok()))
+        .count()
+        .await;
+    let wall = t.elapsed();
+    let polls = handle.progress_polls();
+    let requests = 1 + polls + 1 + 1000;
+    let ideal = requests as f64 / 83.0;
+    rows.push(row("batch", "1,000 items, tasks done at once, 83 req/s", format!("{:.2} s ({:.3}× ideal)", wall.as_secs_f64(), wall.as_secs_f64() / ideal), format!("{ok}/1000 ok; {requests} requests ({polls} progress polls); ideal {ideal:.2} s; target ≤ 1.1×")));
+    e.shutdown().await;
+}
+
+/// An emulator in a child process (rate limit lifted, fast lifecycle), so that its memory and
+/// allocations are not this process's; returns the child and its base URL.
+fn spawn_emulator() -> (std::process::Child, String) {
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let mut child = match std::process::Command::new(exe)
+        .arg("--serve-emulator")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line);
+    }
+    (child, line.trim().to_owned())
+}
+
+/// Streams 100,000 batch results from an emulator in a child process (so only the client's
+/// memory is measured) and samples this process's RSS.
+async fn bench_memory(rows: &mut Vec<Row>, quick: bool) {
+    let n: usize = if quick { 10_000 } else { 100_000 };
+    let (mut child, base) = spawn_emulator();
+    let c = match Client::builder()
+        .base_url(&base)
+        .api_key("bench")
+        .rate_limit(None)
+        .header("x-emulator-task-ms", "0")
+        .build()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
+    let before = rss_bytes();
+    let handle = match c
+        .batch::<agents_runtime::catalog::LlmA>()
+        .submit((0..n).map(|i| LlmAParams::new(format!("p{i}"))))
+        .await
+    {
+        Ok(h) => h.concurrency(32),
+        Err(e) => panic!("{e}"),
+    };
+    let after_submit = rss_bytes();
+    let mut peak = after_submit;
+    let mut samples = Vec::new();
+    let mut count = 0usize;
+    let t = Instant::now();
+    let mut results = handle.results();
+    while let Some(r) = results.next().await {
+        if r.is_ok() {
+            count += 1;
+        }
+        if count % 1000 == 0 {
+            let rss = rss_bytes();
+            peak = peak.max(rss);
+            if count % (n / 4).max(1) == 0 {
+                samples.push(format!("{}k: {:.0} MB", count / 1000, rss as f64 / 1e6));
+            }
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    rows.push(row(
+        "memory",
+        format!("stream {n} batch results, peak RSS of the client process"),
+        format!("{:.0} MB", peak as f64 / 1e6),
+        format!(
+            "{count}/{n} ok in {:.1} s; before {:.0} MB, after submit {:.0} MB; {}; target < 100 MB and flat",
+            t.elapsed().as_secs_f64(),
+            before as f64 / 1e6,
+            after_submit as f64 / 1e6,
+            samples.join(", ")
+        ),
+    ));
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "--serve-emulator") {
+        // Child process for the memory benchmark: serve until killed.
+        let rt = match tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt,
+            Err(e) => panic!("{e}"),
+        };
+        rt.block_on(async {
+            let e = emulator(None).await;
+            println!("{}", e.base_url());
+            std::future::pending::<()>().await;
+        });
+        return;
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     let mut rows = Vec::new();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => panic!("{e}"),
+    };
+    // First, while this process is still small: its RSS is the client's alone.
+    eprintln!("memory…");
+    rt.block_on(bench_memory(&mut rows, quick));
     eprintln!("codegen…");
     bench_codegen(&mut rows);
     eprintln!("decode…");
@@ -390,6 +549,8 @@ fn main() {
         Err(e) => panic!("{e}"),
     };
     rt.block_on(bench_emulator_and_client(&mut rows, quick));
+    eprintln!("batch…");
+    rt.block_on(bench_batch(&mut rows));
     println!("| group | measurement | result | notes |");
     println!("| --- | --- | --- | --- |");
     for r in rows {

@@ -97,7 +97,7 @@ impl Default for ClientBuilder {
             timeout: Duration::from_secs(180),
             retry: RetryPolicy::default(),
             rate_limit: Some(83),
-            burst: 1,
+            burst: 4,
             user_agent: concat!("agents-rs/", env!("CARGO_PKG_VERSION")).to_owned(),
             http: None,
             headers: Vec::new(),
@@ -143,7 +143,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Requests sent at once above the steady rate (default 1).
+    /// Requests sent at once above the steady rate (default 4: enough to absorb timer lateness
+    /// so the steady rate is reached, well within the service's own burst allowance).
     pub fn burst(mut self, burst: u32) -> Self {
         self.burst = burst;
         self
