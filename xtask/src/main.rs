@@ -5,7 +5,7 @@
 //!   a one-line summary.
 //! * `cargo xtask codegen --check` regenerates in memory and exits non-zero naming every stale,
 //!   missing or extra file.
-//! * `cargo xtask bench [--quick]` builds the benchmark runner in release mode and prints one
+//! * `cargo xtask bench [--quick] [--only GROUPS]` builds the benchmark runner in release mode and prints one
 //!   markdown table (the figures in BENCHMARKS.md come from it).
 
 use std::collections::BTreeSet;
@@ -28,7 +28,9 @@ fn root() -> PathBuf {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: cargo xtask codegen [--check] | cargo xtask bench [--quick]");
+    eprintln!(
+        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,client,batch]"
+    );
     ExitCode::from(2)
 }
 
@@ -42,13 +44,12 @@ fn main() -> ExitCode {
     {
         ["codegen"] => codegen(false),
         ["codegen", "--check"] => codegen(true),
-        ["bench"] => bench(false),
-        ["bench", "--quick"] => bench(true),
+        ["bench", rest @ ..] => bench(rest),
         _ => usage(),
     }
 }
 
-fn bench(quick: bool) -> ExitCode {
+fn bench(args: &[&str]) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = std::process::Command::new(cargo);
     cmd.current_dir(root()).args([
@@ -59,9 +60,7 @@ fn bench(quick: bool) -> ExitCode {
         "agents-bench",
         "--",
     ]);
-    if quick {
-        cmd.arg("--quick");
-    }
+    cmd.args(args);
     match cmd.status() {
         Ok(s) if s.success() => ExitCode::SUCCESS,
         Ok(s) => {

@@ -152,7 +152,7 @@ impl<A: Agent> BatchBuilder<A> {
             if item.uses_localization() {
                 input.insert("localization".into(), json!(true));
             }
-            inputs.push(Value::Object(input));
+            inputs.push(compact(&Value::Object(input))?);
         }
         if inputs.is_empty() {
             return Err(Error::InvalidOption {
@@ -170,13 +170,24 @@ impl<A: Agent> BatchBuilder<A> {
     }
 }
 
+/// One validated item, kept as compact JSON text until its chunk is sent: 100,000 items cost a
+/// few MB instead of a JSON tree each.
+fn compact(v: &Value) -> Result<Box<str>, Error> {
+    serde_json::to_string(v)
+        .map(String::into_boxed_str)
+        .map_err(|e| Error::InvalidOption {
+            option: "items",
+            message: e.to_string(),
+        })
+}
+
 /// Submits `inputs` in batches of at most 1,000 to `path`; a failure after the first batch
 /// keeps the ids already submitted.
 async fn submit_chunks<R: TaskOutput>(
     client: &Client,
     path: &str,
     shared_inputs: &Value,
-    inputs: &[Value],
+    inputs: &[Box<str>],
 ) -> Result<BatchHandle<R>, Error> {
     #[derive(Deserialize)]
     struct Created {
@@ -184,7 +195,15 @@ async fn submit_chunks<R: TaskOutput>(
     }
     let mut ids = Vec::new();
     for chunk in inputs.chunks(MAX_ITEMS) {
-        let body = json!({ "shared_inputs": shared_inputs, "inputs": chunk });
+        let items = chunk
+            .iter()
+            .map(|text| serde_json::from_str::<Value>(text))
+            .collect::<Result<Vec<Value>, _>>()
+            .map_err(|e| Error::InvalidOption {
+                option: "items",
+                message: e.to_string(),
+            })?;
+        let body = json!({ "shared_inputs": shared_inputs, "inputs": items });
         let sent = client
             .send::<Created>(Method::POST, path, &[], Some(&body), Idempotency::Once)
             .await;
@@ -431,7 +450,7 @@ impl Client {
                 },
                 other => other,
             })?;
-            inputs.push(Value::Object(item.into_body()));
+            inputs.push(compact(&Value::Object(item.into_body()))?);
         }
         if inputs.is_empty() {
             return Err(Error::InvalidOption {
