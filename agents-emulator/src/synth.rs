@@ -213,22 +213,14 @@ pub fn page_url(record: &AgentRecord, params: &Map<String, Value>) -> String {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            Some(format!("{}={}", i.name, encode(&text)))
+            Some(format!(
+                "{}={}",
+                i.name,
+                agents_runtime::client::segment(&text)
+            ))
         })
         .collect();
     format!("https://{domain}/{}?{}", record.name, query.join("&"))
-}
-
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// Adds `data.html`, `data.markdown`, `data.headers` and `data.links` for the formats asked for.

@@ -11,44 +11,17 @@ use super::retry::Idempotency;
 use super::waiter::{self, Poll, WaitOptions};
 use super::{Client, segment};
 
-/// A generation's status: an open set.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GenerationStatus {
-    /// `queued`.
-    Queued,
-    /// `in_progress`.
-    InProgress,
-    /// `success`: the version is published and runnable by name.
-    Success,
-    /// `failed`.
-    Failed,
-    /// Any other value, kept as sent.
-    Other(String),
-}
-
-impl GenerationStatus {
-    /// The wire value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            GenerationStatus::Queued => "queued",
-            GenerationStatus::InProgress => "in_progress",
-            GenerationStatus::Success => "success",
-            GenerationStatus::Failed => "failed",
-            GenerationStatus::Other(s) => s,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for GenerationStatus {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = Option::<String>::deserialize(d)?.unwrap_or_default();
-        Ok(match s.as_str() {
-            "queued" => GenerationStatus::Queued,
-            "in_progress" => GenerationStatus::InProgress,
-            "success" => GenerationStatus::Success,
-            "failed" => GenerationStatus::Failed,
-            _ => GenerationStatus::Other(s),
-        })
+super::open::open_enum! {
+    /// A generation's status: an open set.
+    GenerationStatus {
+        /// `queued`.
+        Queued = "queued",
+        /// `in_progress`.
+        InProgress = "in_progress",
+        /// `success`: the version is published and runnable by name.
+        Success = "success",
+        /// `failed`.
+        Failed = "failed",
     }
 }
 

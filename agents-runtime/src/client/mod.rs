@@ -2,6 +2,8 @@
 //! ([`Client::send`]): throttle ([`throttle`]), authenticate, send, turn the status into an
 //! [`Error`] ([`error`]), classify and retry ([`retry`]), decode.
 
+#[macro_use]
+pub mod open;
 pub mod agents;
 pub mod batch;
 #[cfg(feature = "delivery")]
@@ -401,8 +403,9 @@ impl Client {
     }
 }
 
-/// Percent-encodes one path segment.
-pub(crate) fn segment(s: &str) -> String {
+/// Percent-encodes a path segment or query value (everything but ASCII letters, digits and
+/// `-_.~`).
+pub fn segment(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {

@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 
 use reqwest::Method;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::error::{Error, ResponseInfo};
@@ -156,26 +156,15 @@ impl Delivery {
     }
 }
 
-/// The status of a run result: an open set (wire notes list more than the spec).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum RunStatus {
-    /// `success`.
-    #[default]
-    Success,
-    /// `failed`.
-    Failed,
-    /// Any other value (`skipped`, `fatal`, `postponed`, …), kept as sent.
-    Other(String),
-}
-
-impl<'de> Deserialize<'de> for RunStatus {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = Option::<String>::deserialize(d)?.unwrap_or_default();
-        Ok(match s.as_str() {
-            "success" => RunStatus::Success,
-            "failed" => RunStatus::Failed,
-            _ => RunStatus::Other(s),
-        })
+super::open::open_enum! {
+    /// The status of a run result: an open set (wire notes list more than the spec).
+    #[derive(Default)]
+    RunStatus {
+        /// `success`.
+        #[default]
+        Success = "success",
+        /// `failed`.
+        Failed = "failed",
     }
 }
 

@@ -11,49 +11,20 @@ use super::waiter::{self, Poll, WaitOptions};
 use super::{Client, segment};
 use crate::decode::Parsing;
 
-/// The state of a task: an open set (`pending`, `queued`, `in_progress`, `success`, `error`, and
-/// anything else the service may add).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TaskState {
-    /// `pending`.
-    Pending,
-    /// `queued`.
-    Queued,
-    /// `in_progress`.
-    InProgress,
-    /// `success`: results can be fetched.
-    Success,
-    /// `error`: the extraction failed.
-    Error,
-    /// Any other value, kept as sent; waiters keep polling.
-    Other(String),
-}
-
-impl TaskState {
-    /// The wire value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            TaskState::Pending => "pending",
-            TaskState::Queued => "queued",
-            TaskState::InProgress => "in_progress",
-            TaskState::Success => "success",
-            TaskState::Error => "error",
-            TaskState::Other(s) => s,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for TaskState {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = Option::<String>::deserialize(d)?.unwrap_or_default();
-        Ok(match s.as_str() {
-            "pending" => TaskState::Pending,
-            "queued" => TaskState::Queued,
-            "in_progress" => TaskState::InProgress,
-            "success" => TaskState::Success,
-            "error" => TaskState::Error,
-            _ => TaskState::Other(s),
-        })
+super::open::open_enum! {
+    /// The state of a task: an open set (`pending`, `queued`, `in_progress`, `success`, `error`,
+    /// and anything else the service may add; waiters keep polling on unknown values).
+    TaskState {
+        /// `pending`.
+        Pending = "pending",
+        /// `queued`.
+        Queued = "queued",
+        /// `in_progress`.
+        InProgress = "in_progress",
+        /// `success`: results can be fetched.
+        Success = "success",
+        /// `error`: the extraction failed.
+        Error = "error",
     }
 }
 

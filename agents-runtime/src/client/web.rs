@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use reqwest::Method;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::error::Error;
@@ -16,52 +16,7 @@ use super::tasks::{TaskHandle, TaskOutput};
 use super::waiter::{self, Poll, WaitOptions};
 use super::{Client, segment};
 
-fn open_enum<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
-}
-
-macro_rules! open_enum {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $wire:literal),* $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-        pub enum $name {
-            $($(#[$vdoc])* $variant,)*
-            /// A value this client does not know, sent and kept as is.
-            Other(String),
-        }
-
-        impl $name {
-            /// The wire value.
-            pub fn as_str(&self) -> &str {
-                match self {
-                    $($name::$variant => $wire,)*
-                    $name::Other(s) => s,
-                }
-            }
-        }
-
-        impl From<&str> for $name {
-            fn from(s: &str) -> Self {
-                match s {
-                    $($wire => $name::$variant,)*
-                    other => $name::Other(other.to_owned()),
-                }
-            }
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                open_enum(d).map(|s| $name::from(s.as_str()))
-            }
-        }
-    };
-}
+use super::open::open_string as open_enum;
 
 open_enum! {
     /// The request execution mode (spec 1; more values live).
@@ -227,8 +182,16 @@ pub struct ExtractRequest {
     body: Map<String, Value>,
 }
 
+/// Request bodies built field by field: typed setters, plus `field(name, value)`, the escape
+/// hatch for fields this client does not know (sent as is).
 macro_rules! setters {
     ($($(#[$doc:meta])* $name:ident : $ty:ty => $key:literal),* $(,)?) => {
+        /// Any other field, sent as is.
+        pub fn field(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+            self.body.insert(name.into(), value.into());
+            self
+        }
+
         $(
             $(#[$doc])*
             pub fn $name(mut self, value: $ty) -> Self {
@@ -266,6 +229,8 @@ impl ExtractRequest {
         tag: &str => "tag",
         /// Parse with the stored or inline parser.
         parse: bool => "parse",
+        /// The driver (open set).
+        driver: Driver => "driver",
     }
 
     /// Adds an output format.
@@ -280,12 +245,6 @@ impl ExtractRequest {
                 items.push(v);
             }
         }
-        self
-    }
-
-    /// The driver (open set).
-    pub fn driver(mut self, d: Driver) -> Self {
-        self.body.insert("driver".into(), json!(d));
         self
     }
 
@@ -305,12 +264,6 @@ impl ExtractRequest {
     /// A custom parser definition, or a stored parser's name.
     pub fn parser(mut self, parser: Value) -> Self {
         self.body.insert("parser".into(), parser);
-        self
-    }
-
-    /// Any other field, sent as is.
-    pub fn field(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.body.insert(name.into(), value.into());
         self
     }
 
@@ -475,24 +428,10 @@ impl SearchRequest {
         max_results: u32 => "max_results",
         /// Add an AI-written answer.
         include_answer: bool => "include_answer",
-    }
-
-    /// The focus (open set).
-    pub fn focus(mut self, f: Focus) -> Self {
-        self.body.insert("focus".into(), json!(f));
-        self
-    }
-
-    /// The depth (open set).
-    pub fn depth(mut self, d: SearchDepth) -> Self {
-        self.body.insert("search_depth".into(), json!(d));
-        self
-    }
-
-    /// Any other field (`time_range`, `include_domains`, …), sent as is.
-    pub fn field(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.body.insert(name.into(), value.into());
-        self
+        /// The focus (open set).
+        focus: Focus => "focus",
+        /// The depth (open set).
+        depth: SearchDepth => "search_depth",
     }
 }
 
@@ -565,18 +504,8 @@ impl MapRequest {
         domain_filter: &str => "domain_filter",
         /// Two-letter country.
         country: &str => "country",
-    }
-
-    /// Sitemap use.
-    pub fn sitemap(mut self, s: Sitemap) -> Self {
-        self.body.insert("sitemap".into(), json!(s));
-        self
-    }
-
-    /// Any other field, sent as is.
-    pub fn field(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.body.insert(name.into(), value.into());
-        self
+        /// Sitemap use.
+        sitemap: Sitemap => "sitemap",
     }
 }
 
@@ -638,18 +567,8 @@ impl CrawlRequest {
         allow_subdomains: bool => "allow_subdomains",
         /// A name for the crawl.
         name: &str => "name",
-    }
-
-    /// Sitemap use.
-    pub fn sitemap(mut self, s: Sitemap) -> Self {
-        self.body.insert("sitemap".into(), json!(s));
-        self
-    }
-
-    /// Any other field (`callback`, `extract_options`, …), sent as is.
-    pub fn field(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.body.insert(name.into(), value.into());
-        self
+        /// Sitemap use.
+        sitemap: Sitemap => "sitemap",
     }
 }
 

@@ -6,14 +6,15 @@ use agents_runtime::{Client, ClientBuilder};
 /// The key every test account uses.
 pub const KEY: &str = "e2e-key";
 
-/// Starts an emulator from `builder` with the test key and the fast lifecycle.
+/// Starts an emulator from `builder` with the test key, and the fast lifecycle unless the builder
+/// chose one.
 pub async fn start(builder: EmulatorBuilder) -> EmulatorHandle {
-    match builder
-        .api_key(KEY)
-        .lifecycle(Lifecycle::fast())
-        .start()
-        .await
-    {
+    let builder = if builder.config().lifecycle == Lifecycle::default() {
+        builder.lifecycle(Lifecycle::fast())
+    } else {
+        builder
+    };
+    match builder.api_key(KEY).start().await {
         Ok(h) => h,
         Err(e) => panic!("emulator did not start: {e}"),
     }

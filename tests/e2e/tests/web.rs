@@ -328,7 +328,10 @@ async fn crawl_extracts_up_to_limit_pages_and_can_be_terminated() {
     assert_eq!(running.record().await.unwrap().status, CrawlStatus::Running);
     let stopped = running.terminate().await.unwrap();
     assert_eq!(stopped.status, CrawlStatus::Canceled);
-    assert!(stopped.tasks.iter().all(|t| t.status == "failed"));
+    assert!(
+        stopped.tasks.iter().all(|t| t.status == "failed"),
+        "{stopped:?}"
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,56 @@
+//! Open sets: the service adds states, statuses and drivers over time (wire notes), so every
+//! such enum keeps unknown values instead of failing. One macro makes them all.
+
+use serde::{Deserialize, Deserializer};
+
+/// Deserializes a string that may be missing or null (as empty), for open string fields.
+pub fn open_string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
+}
+
+/// An enum over an open set of wire strings: known values as variants, anything else kept in
+/// `Other`, so an unknown value never fails a response.
+macro_rules! open_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $wire:literal),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+            /// A value this client does not know, sent and kept as is.
+            Other(String),
+        }
+
+        impl $name {
+            /// The wire value.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($name::$variant => $wire,)*
+                    $name::Other(s) => s,
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                match s {
+                    $($wire => $name::$variant,)*
+                    other => $name::Other(other.to_owned()),
+                }
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::client::open::open_string(d).map(|s| $name::from(s.as_str()))
+            }
+        }
+    };
+}
+
+pub(crate) use open_enum;
