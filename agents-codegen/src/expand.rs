@@ -22,12 +22,24 @@ fn cache() -> &'static Mutex<HashMap<Key, String>> {
     CACHE.get_or_init(Mutex::default)
 }
 
-/// How many expansions were generated (not served from the cache) in this process.
-pub fn generated_count() -> usize {
-    GENERATED.load(std::sync::atomic::Ordering::Relaxed)
+fn generated() -> &'static Mutex<HashMap<PathBuf, usize>> {
+    static GENERATED: OnceLock<Mutex<HashMap<PathBuf, usize>>> = OnceLock::new();
+    GENERATED.get_or_init(Mutex::default)
 }
 
-static GENERATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// How many times the expansion of `schema_file` was generated (not served from the cache) in
+/// this process.
+pub fn times_generated(schema_file: &Path) -> usize {
+    let path = schema_file
+        .canonicalize()
+        .unwrap_or_else(|_| schema_file.to_path_buf());
+    generated()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&path)
+        .copied()
+        .unwrap_or(0)
+}
 
 /// The items for agent `name` of the package at `manifest_dir`, referring to the runtime at
 /// `runtime_path`, plus an `include_bytes!` of the schema file so that editing it rebuilds the
@@ -53,23 +65,27 @@ pub fn expand(name: &str, runtime_path: &str, manifest_dir: &Path) -> Result<Tok
     let text = match cached {
         Some(text) => text,
         None => {
+            // A miss returns the tokens it made; only later hits pay for lexing the cached text.
             let options = Options {
                 runtime_path: runtime_path.to_owned(),
             };
             let output = generate_refs(&[&loaded.record], &options).map_err(|d| d.to_string())?;
             let items = output.tokens();
             let file = path.to_string_lossy().into_owned();
-            let text = quote! {
+            let tokens = quote! {
                 #items
                 const _: &[u8] = include_bytes!(#file);
-            }
-            .to_string();
-            GENERATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            };
+            *generated()
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(path.clone())
+                .or_default() += 1;
             cache()
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .insert(key, text.clone());
-            text
+                .insert(key, tokens.to_string());
+            return Ok(tokens);
         }
     };
     text.parse::<TokenStream>()

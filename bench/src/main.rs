@@ -14,6 +14,8 @@ use agents_schema::AgentRecord;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+mod compile;
+
 mod plain {
     #![allow(missing_docs)]
     include!(concat!(env!("OUT_DIR"), "/plain.rs"));
@@ -533,7 +535,7 @@ fn main() {
         Ok(rt) => rt,
         Err(e) => panic!("{e}"),
     };
-    // `--only GROUP[,GROUP]` runs some groups: memory, codegen, decode, client, batch.
+    // `--only GROUP[,GROUP]` runs some groups: memory, codegen, decode, client, batch, compile.
     let only: Option<String> = std::env::args().skip_while(|a| a != "--only").nth(1);
     let run = |group: &str| {
         only.as_deref()
@@ -559,6 +561,45 @@ fn main() {
     if run("batch") {
         eprintln!("batch…");
         rt.block_on(bench_batch(&mut rows));
+    }
+    if run("compile") {
+        eprintln!("compile cost…");
+        let measured = compile::measure(&compile::workspace_root());
+        let checked = measured.first().map(|r| (r.1, r.2));
+        for (mode, clean, incremental) in &measured {
+            let ratio = |d: &Duration, base: Option<Duration>| {
+                base.map_or(String::new(), |b| {
+                    format!(" ({:.2}× checked-in)", d.as_secs_f64() / b.as_secs_f64())
+                })
+            };
+            let (name, result) = if mode.starts_with("macro, touch") {
+                (
+                    mode.clone(),
+                    format!(
+                        "rebuild {:.2} s{}",
+                        incremental.as_secs_f64(),
+                        ratio(incremental, checked.map(|c| c.1))
+                    ),
+                )
+            } else {
+                (
+                    format!("{mode}: all catalog agents"),
+                    format!(
+                        "clean {:.2} s{}, incremental {:.2} s{}",
+                        clean.as_secs_f64(),
+                        ratio(clean, checked.map(|c| c.0)),
+                        incremental.as_secs_f64(),
+                        ratio(incremental, checked.map(|c| c.1))
+                    ),
+                )
+            };
+            rows.push(row(
+                "compile",
+                name,
+                result,
+                "dev profile, dependencies prebuilt; target: macro ≤ 1.2× checked-in",
+            ));
+        }
     }
     println!("| group | measurement | result | notes |");
     println!("| --- | --- | --- | --- |");

@@ -1,0 +1,162 @@
+//! Compile cost of bindings through each mode: a scratch crate using all catalog agents, built
+//! with the workspace's dependencies already compiled (so the figures are the bindings' own cost).
+//!
+//! * clean: `cargo clean -p <crate>` then `cargo build` (for build.rs mode this includes running
+//!   the build script);
+//! * incremental: touch the crate's lib.rs and rebuild;
+//! * macro, ten invocations: touch a file with ten `agent!` calls and rebuild.
+//!
+//! Each figure is the median of three rounds.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use agents_codegen::{Builder, load_dir};
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if let Err(e) = std::fs::write(path, text) {
+        panic!("{}: {e}", path.display());
+    }
+}
+
+/// Builds `package` in the scratch workspace; returns the wall time.
+fn build(dir: &Path, package: &str) -> Duration {
+    let t = Instant::now();
+    let status = cargo()
+        .current_dir(dir)
+        .args(["build", "--quiet", "--offline", "--package", package])
+        .status();
+    match status {
+        Ok(s) if s.success() => t.elapsed(),
+        other => panic!("building {package} failed: {other:?}"),
+    }
+}
+
+fn touch(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    write(path, &format!("{text}\n"));
+}
+
+/// Returns rows: (mode, clean, incremental).
+pub fn measure(root: &Path) -> Vec<(String, Duration, Duration)> {
+    let dir = root.join("target/bench-compile");
+    let names: Vec<String> = match load_dir(&root.join("schemas")) {
+        Ok(l) => l.into_iter().map(|l| l.record.name).collect(),
+        Err(e) => panic!("{e}"),
+    };
+    let dep = |name: &str| {
+        format!(
+            "{name} = {{ path = {:?} }}",
+            root.join(name).display().to_string()
+        )
+    };
+    let manifest = |name: &str, build_dep: bool| {
+        let mut m = format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\n{}\n",
+            dep("agents-runtime")
+        );
+        if build_dep {
+            m.push_str(&format!(
+                "\n[build-dependencies]\n{}\n",
+                dep("agents-codegen")
+            ));
+        }
+        m
+    };
+    write(
+        &dir.join("Cargo.toml"),
+        "[workspace]\nresolver = \"3\"\nmembers = [\"macro-mode\", \"buildrs-mode\", \"checked-mode\"]\n",
+    );
+    // Macro mode: every agent through agent!, ten of them in one file.
+    let mut lib = String::from("#![allow(missing_docs)]\nmod ten;\n");
+    let mut ten = String::new();
+    for (i, n) in names.iter().enumerate() {
+        let line = format!("pub mod m_{n} {{ agents_runtime::agent!({n:?}); }}\n");
+        if i < 10 {
+            ten.push_str(&line);
+        } else {
+            lib.push_str(&line);
+        }
+    }
+    write(
+        &dir.join("macro-mode/Cargo.toml"),
+        &manifest("macro-mode", false),
+    );
+    write(&dir.join("macro-mode/src/lib.rs"), &lib);
+    write(&dir.join("macro-mode/src/ten.rs"), &ten);
+    // build.rs mode.
+    write(
+        &dir.join("buildrs-mode/Cargo.toml"),
+        &manifest("buildrs-mode", true),
+    );
+    write(
+        &dir.join("buildrs-mode/build.rs"),
+        &format!(
+            "fn main() {{\n    let out = std::env::var_os(\"OUT_DIR\").unwrap_or_default();\n    if let Err(e) = agents_codegen::Builder::new().schema_dir({:?}).generate_to(out) {{\n        eprintln!(\"{{e}}\");\n        std::process::exit(1);\n    }}\n}}\n",
+            root.join("schemas").display().to_string()
+        ),
+    );
+    write(
+        &dir.join("buildrs-mode/src/lib.rs"),
+        "#![allow(missing_docs)]\ninclude!(concat!(env!(\"OUT_DIR\"), \"/agents.rs\"));\n",
+    );
+    // Checked-in mode: the generated source committed in the crate.
+    let source = match Builder::new()
+        .schema_dir(root.join("schemas"))
+        .cargo_directives(false)
+        .generate()
+    {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    write(
+        &dir.join("checked-mode/Cargo.toml"),
+        &manifest("checked-mode", false),
+    );
+    let mut checked = String::from("#![allow(missing_docs)]\n");
+    let _ = write!(checked, "{source}");
+    write(&dir.join("checked-mode/src/lib.rs"), &checked);
+
+    // Warm the dependencies once (not measured).
+    for p in ["macro-mode", "buildrs-mode", "checked-mode"] {
+        build(&dir, p);
+    }
+    let mut rows = Vec::new();
+    for (p, label) in [
+        ("checked-mode", "checked-in"),
+        ("buildrs-mode", "build.rs"),
+        ("macro-mode", "macro"),
+    ] {
+        let _ = cargo()
+            .current_dir(&dir)
+            .args(["clean", "--quiet", "--offline", "--package", p])
+            .status();
+        let clean = build(&dir, p);
+        touch(&dir.join(format!("{p}/src/lib.rs")));
+        let incremental = build(&dir, p);
+        rows.push((label.to_owned(), clean, incremental));
+    }
+    touch(&dir.join("macro-mode/src/ten.rs"));
+    let ten = build(&dir, "macro-mode");
+    rows.push((
+        "macro, touch a file with ten agent! calls".to_owned(),
+        ten,
+        ten,
+    ));
+    rows
+}
+
+/// The workspace root (this package's parent).
+pub fn workspace_root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map_or(here.clone(), Path::to_path_buf)
+}
