@@ -723,7 +723,7 @@ fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiE
                 "snippet": format!("About {query}: finding {} of the {site} index.", i + 1),
                 "description": format!("{site} page on {query}"),
                 "content": format!("{query} is discussed here in depth. Entry {:x}.", s),
-                "metadata": { "focus": focus[0], "rank": i + 1 },
+                "metadata": { "focus": focus.first(), "rank": i + 1 },
             })
         })
         .collect();

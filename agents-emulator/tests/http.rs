@@ -647,3 +647,66 @@ async fn injected_faults() {
     assert_eq!(api.get("/v1/agents").await.status(), StatusCode::OK);
     assert!(t.elapsed() >= Duration::from_millis(120));
 }
+
+#[tokio::test]
+async fn every_post_endpoint_answers_garbage_with_a_4xx() {
+    let e = emulator().await;
+    let http = Client::new();
+    let endpoints = [
+        "/v1/agents/run",
+        "/v1/agents/async",
+        "/v1/agent/async",
+        "/v1/agents/batch",
+        "/v1/agents/generations",
+        "/v1/extract",
+        "/v1/extract/async",
+        "/v1/extract/batch",
+        "/v1/search",
+        "/v1/search/async",
+        "/v1/map",
+        "/v1/map/async",
+        "/v1/crawl",
+    ];
+    let bodies = [
+        "{not json",
+        "[]",
+        "{}",
+        "null",
+        r#"{"url": 5, "query": [], "prompt": {}, "inputs": "x", "agent": 1, "params": 2}"#,
+        r#"{"url": "javascript:alert(1)", "query": "", "inputs": [], "shared_inputs": 3}"#,
+        r#"{"url": "http://127.0.0.1:1/", "limit": -1, "focus": [1], "max_results": 0, "formats": ["x"]}"#,
+    ];
+    for path in endpoints {
+        for body in bodies {
+            let r = http
+                .post(format!("{}{path}", e.base_url()))
+                .bearer_auth(KEY)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let status = r.status();
+            let v: Value = r.json().await.unwrap_or(Value::Null);
+            assert!(status.is_client_error(), "{path} {body} → {status} {v}");
+            assert!(v["error"]["message"].is_string(), "{path} {body} → {v}");
+        }
+    }
+    // Extract options that only extract checks (map and crawl ignore fields they do not know).
+    for body in [
+        r#"{"url": "https://x.example/", "browser_actions": [{"wait": "forever"}]}"#,
+        r#"{"url": "https://x.example/", "browser_actions": [{}]}"#,
+        r#"{"url": "https://x.example/", "expected_status_codes": ["a"]}"#,
+        r#"{"url": "https://x.example/", "render": "sometimes"}"#,
+    ] {
+        let r = http
+            .post(format!("{}/v1/extract", e.base_url()))
+            .bearer_auth(KEY)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    }
+}

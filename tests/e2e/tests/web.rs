@@ -255,6 +255,14 @@ async fn search_is_deterministic_with_an_answer_when_asked() {
         .await
         .unwrap_err();
     assert!(matches!(err, Error::Unprocessable(_)));
+    // A list of foci is accepted too, even an empty one.
+    for focus in [serde_json::json!([]), serde_json::json!(["news", "geo"])] {
+        let r = c
+            .search(SearchRequest::new("x").field("focus", focus))
+            .await
+            .unwrap();
+        assert_eq!(r.results.len(), 10);
+    }
     let async_hits = c
         .search_async(req())
         .await
