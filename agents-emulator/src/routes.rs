@@ -50,13 +50,13 @@ pub fn router(state: Shared) -> Router {
         .route("/v1/agents/generations", post(create_generation))
         .route("/v1/agents/generations/{id}", get(generation))
         .route("/v1/agents/batch", post(crate::batch::create))
-        .route("/v1/extract", post(crate::web::extract))
-        .route("/v1/extract/async", post(crate::web::extract_async))
+        .route("/v1/extract", post(crate::web::extract::<false>))
+        .route("/v1/extract/async", post(crate::web::extract::<true>))
         .route("/v1/extract/batch", post(crate::batch::create_extract))
-        .route("/v1/search", post(crate::web::search))
-        .route("/v1/search/async", post(crate::web::search_async))
-        .route("/v1/map", post(crate::web::map))
-        .route("/v1/map/async", post(crate::web::map_async))
+        .route("/v1/search", post(crate::web::search::<false>))
+        .route("/v1/search/async", post(crate::web::search::<true>))
+        .route("/v1/map", post(crate::web::map::<false>))
+        .route("/v1/map/async", post(crate::web::map::<true>))
         .route(
             "/v1/crawl",
             post(crate::web::crawl).get(crate::web::crawl_list),

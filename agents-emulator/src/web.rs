@@ -599,18 +599,19 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
     }))
 }
 
-/// `POST /v1/extract`.
-pub(crate) async fn extract(
-    Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Json<Value>, ApiError> {
-    let body = json_object(&headers, body).await?;
-    extract_result(&body, &ctx.task_id).await.map(Json)
-}
-
-/// Stores a finished async task (extract, search, map) whose result is already known.
-fn ready_task(state: &State, ctx: &Ctx, api_type: &str, input: Value, result: Value) -> Value {
+/// A result answered now (`ASYNC = false`), or stored as a task that finishes on the lifecycle
+/// clock, answering its id (`ASYNC = true`): the sync and async variants of extract, search and
+/// map differ only in this.
+fn finish<const ASYNC: bool>(
+    state: &State,
+    ctx: &Ctx,
+    api_type: &str,
+    input: Map<String, Value>,
+    result: Value,
+) -> Json<Value> {
+    if !ASYNC {
+        return Json(result);
+    }
     let duration = state.config.lifecycle.task;
     let task = Task {
         id: ctx.task_id.clone(),
@@ -620,15 +621,15 @@ fn ready_task(state: &State, ctx: &Ctx, api_type: &str, input: Value, result: Va
         ends_at: Instant::now() + duration,
         duration,
         end: TaskEnd::Value(Arc::new(result)),
-        input,
+        input: Value::Object(input),
         batch_id: None,
     };
     lock(&state.tasks).insert(ctx.task_id.clone(), task);
-    json!({ "task_id": ctx.task_id, "status": "pending" })
+    Json(json!({ "task_id": ctx.task_id, "status": "pending" }))
 }
 
-/// `POST /v1/extract/async`.
-pub(crate) async fn extract_async(
+/// `POST /v1/extract` and `POST /v1/extract/async`.
+pub(crate) async fn extract<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     headers: HeaderMap,
@@ -636,13 +637,7 @@ pub(crate) async fn extract_async(
 ) -> Result<Json<Value>, ApiError> {
     let body = json_object(&headers, body).await?;
     let result = extract_result(&body, &ctx.task_id).await?;
-    Ok(Json(ready_task(
-        &state,
-        &ctx,
-        "extract",
-        Value::Object(body),
-        result,
-    )))
+    Ok(finish::<ASYNC>(&state, &ctx, "extract", body, result))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -749,18 +744,8 @@ fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiE
     Ok(out)
 }
 
-/// `POST /v1/search`.
-pub(crate) async fn search(
-    Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Json<Value>, ApiError> {
-    let body = json_object(&headers, body).await?;
-    search_result(&body, &ctx.task_id).map(Json)
-}
-
-/// `POST /v1/search/async`.
-pub(crate) async fn search_async(
+/// `POST /v1/search` and `POST /v1/search/async`.
+pub(crate) async fn search<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     headers: HeaderMap,
@@ -768,13 +753,7 @@ pub(crate) async fn search_async(
 ) -> Result<Json<Value>, ApiError> {
     let body = json_object(&headers, body).await?;
     let result = search_result(&body, &ctx.task_id)?;
-    Ok(Json(ready_task(
-        &state,
-        &ctx,
-        "search",
-        Value::Object(body),
-        result,
-    )))
+    Ok(finish::<ASYNC>(&state, &ctx, "search", body, result))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -954,18 +933,8 @@ async fn map_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, A
     Ok(json!({ "success": true, "task_id": task_id, "links": links }))
 }
 
-/// `POST /v1/map`.
-pub(crate) async fn map(
-    Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Json<Value>, ApiError> {
-    let body = json_object(&headers, body).await?;
-    map_result(&body, &ctx.task_id).await.map(Json)
-}
-
-/// `POST /v1/map/async`.
-pub(crate) async fn map_async(
+/// `POST /v1/map` and `POST /v1/map/async`.
+pub(crate) async fn map<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     headers: HeaderMap,
@@ -973,13 +942,7 @@ pub(crate) async fn map_async(
 ) -> Result<Json<Value>, ApiError> {
     let body = json_object(&headers, body).await?;
     let result = map_result(&body, &ctx.task_id).await?;
-    Ok(Json(ready_task(
-        &state,
-        &ctx,
-        "map",
-        Value::Object(body),
-        result,
-    )))
+    Ok(finish::<ASYNC>(&state, &ctx, "map", body, result))
 }
 
 /// A crawl: its pages are tasks that finish on the lifecycle clock.
