@@ -4,7 +4,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::ir::{AgentIr, FieldIr, ParamIr, ParamsIr, StructIr};
+use crate::ir::{AgentIr, ParamIr, ParamsIr, StructIr};
 use crate::naming::ident;
 use crate::rules::Rule;
 use crate::types::{ParamTy, Ty};
@@ -106,7 +106,11 @@ fn record_struct(s: &StructIr, agent: &AgentIr, p: &Paths) -> TokenStream {
     } else {
         " Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record."
     };
-    let from_map = from_map(&s.fields, p);
+    let decode_fields = s.fields.iter().map(|f| {
+        let id = ident(&f.ident);
+        let json = Literal::string(&f.json);
+        quote!((#id, #json))
+    });
     quote! {
         #docs
         #[derive(Debug, Clone, PartialEq, Default, #rt::__private::serde::Serialize)]
@@ -121,90 +125,7 @@ fn record_struct(s: &StructIr, agent: &AgentIr, p: &Paths) -> TokenStream {
             pub mismatches: Vec<#rt::decode::Mismatch>,
         }
 
-        impl #rt::decode::Decode for #name {
-            const EXPECTED: #rt::decode::Expected = #rt::decode::Expected::Object;
-            #from_map
-        }
-
-        impl #rt::decode::Record for #name {
-            fn unknown_fields(&self) -> &#rt::JsonMap {
-                &self.unknown_fields
-            }
-            fn mismatches(&self) -> &[#rt::decode::Mismatch] {
-                &self.mismatches
-            }
-            fn set_mismatches(&mut self, mismatches: Vec<#rt::decode::Mismatch>) {
-                self.mismatches = mismatches;
-            }
-        }
-
-        impl<'de> #rt::__private::serde::Deserialize<'de> for #name {
-            fn deserialize<D: #rt::__private::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                #rt::decode::deserialize_record(deserializer)
-            }
-        }
-    }
-}
-
-fn from_map(fields: &[FieldIr], p: &Paths) -> TokenStream {
-    let rt = &p.rt;
-    let sig = quote! {
-        fn from_map<'de, A: #rt::__private::serde::de::MapAccess<'de>>(
-            mut map: A,
-            ctx: #rt::decode::Ctx<'_, '_>,
-        ) -> Result<Option<Self>, A::Error>
-    };
-    let unknown = quote! {
-        let value: #rt::Value = map.next_value()?;
-        out.unknown_fields.insert(name, value);
-    };
-    if fields.is_empty() {
-        return quote! {
-            #sig {
-                let _ = ctx;
-                let mut out = Self::default();
-                while let Some(name) = map.next_key::<String>()? {
-                    #unknown
-                }
-                Ok(Some(out))
-            }
-        };
-    }
-    let variants: Vec<_> = (0..fields.len()).map(|i| format_ident!("F{i}")).collect();
-    let lookup = fields.iter().zip(&variants).map(|(f, v)| {
-        let json = Literal::string(&f.json);
-        quote!(#json => Some(Field::#v),)
-    });
-    let arms = fields.iter().zip(&variants).map(|(f, v)| {
-        let id = ident(&f.ident);
-        let json = &f.json;
-        quote! {
-            #rt::decode::Key::Known(Field::#v) => {
-                out.#id = map.next_value_seed(#rt::decode::Seed::field(&mut *sink, &path, #json))?;
-            }
-        }
-    });
-    quote! {
-        #sig {
-            enum Field { #(#variants),* }
-            fn field(name: &str) -> Option<Field> {
-                match name {
-                    #(#lookup)*
-                    _ => None,
-                }
-            }
-            let #rt::decode::Ctx { sink, path } = ctx;
-            let mut out = Self::default();
-            while let Some(key) = map.next_key_seed(#rt::decode::KeySeed(field))? {
-                match key {
-                    #(#arms)*
-                    #rt::decode::Key::Unknown(name) => {
-                        #unknown
-                    }
-                }
-            }
-            Ok(Some(out))
-        }
+        #rt::__decode_record!(#name, [#(#decode_fields),*]);
     }
 }
 

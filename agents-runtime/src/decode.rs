@@ -744,3 +744,71 @@ impl Decode for Value {
         Some(Value::Null)
     }
 }
+
+/// The decoding impls of a generated record: `Decode` (one pass over the object, a key lookup
+/// that allocates only for unknown keys, each declared field read by its [`Seed`]), `Record` and
+/// `Deserialize`. Generated code invokes it with the struct's fields and their JSON names, so the
+/// per-field decoder is written once here instead of once per field in every generated file.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __decode_record {
+    ($name:ident, [$(($field:ident, $json:literal)),* $(,)?]) => {
+        impl $crate::decode::Decode for $name {
+            const EXPECTED: $crate::decode::Expected = $crate::decode::Expected::Object;
+            fn from_map<'de, A: $crate::__private::serde::de::MapAccess<'de>>(
+                mut map: A,
+                ctx: $crate::decode::Ctx<'_, '_>,
+            ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                #[allow(non_camel_case_types)]
+                enum Field {
+                    $($field,)*
+                }
+                fn field(name: &str) -> ::core::option::Option<Field> {
+                    match name {
+                        $($json => ::core::option::Option::Some(Field::$field),)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+                let $crate::decode::Ctx { sink, path } = ctx;
+                let _ = (&sink, &path);
+                let mut out = <Self as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) =
+                    map.next_key_seed($crate::decode::KeySeed(field))?
+                {
+                    match key {
+                        $($crate::decode::Key::Known(Field::$field) => {
+                            out.$field = map.next_value_seed(
+                                $crate::decode::Seed::field(&mut *sink, &path, $json),
+                            )?;
+                        })*
+                        $crate::decode::Key::Unknown(name) => {
+                            let value: $crate::Value = map.next_value()?;
+                            out.unknown_fields.insert(name, value);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(::core::option::Option::Some(out))
+            }
+        }
+
+        impl $crate::decode::Record for $name {
+            fn unknown_fields(&self) -> &$crate::JsonMap {
+                &self.unknown_fields
+            }
+            fn mismatches(&self) -> &[$crate::decode::Mismatch] {
+                &self.mismatches
+            }
+            fn set_mismatches(&mut self, mismatches: ::std::vec::Vec<$crate::decode::Mismatch>) {
+                self.mismatches = mismatches;
+            }
+        }
+
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::decode::deserialize_record(deserializer)
+            }
+        }
+    };
+}

@@ -34,87 +34,16 @@ pub struct LlmA {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for LlmA {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "prompt" => Some(Field::F0),
-                "response" => Some(Field::F1),
-                "model" => Some(Field::F2),
-                "citations" => Some(Field::F3),
-                "response_markdown" => Some(Field::F4),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.prompt = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "prompt"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.response = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "response",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.model = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "model"))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.citations = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "citations",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.response_markdown = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "response_markdown",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for LlmA {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for LlmA {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    LlmA,
+    [
+        (prompt, "prompt"),
+        (response, "response"),
+        (model, "model"),
+        (citations, "citations"),
+        (response_markdown, "response_markdown")
+    ]
+);
 /// An item of `citations` of [`LlmA`].
 ///
 /// Items of the field `citations` of [`LlmA`].
@@ -137,69 +66,10 @@ pub struct LlmACitationsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for LlmACitationsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "title" => Some(Field::F0),
-                "url" => Some(Field::F1),
-                "snippet" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.snippet = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "snippet",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for LlmACitationsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for LlmACitationsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    LlmACitationsItem,
+    [(title, "title"), (url, "url"), (snippet, "snippet")]
+);
 /// Parameters of the agent `llm_a`; the output is [`LlmA`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

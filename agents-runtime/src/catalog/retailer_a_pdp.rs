@@ -368,1010 +368,177 @@ pub struct RetailerAPdp {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdp {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-            F8,
-            F9,
-            F10,
-            F11,
-            F12,
-            F13,
-            F14,
-            F15,
-            F16,
-            F17,
-            F18,
-            F19,
-            F20,
-            F21,
-            F22,
-            F23,
-            F24,
-            F25,
-            F26,
-            F27,
-            F28,
-            F29,
-            F30,
-            F31,
-            F32,
-            F33,
-            F34,
-            F35,
-            F36,
-            F37,
-            F38,
-            F39,
-            F40,
-            F41,
-            F42,
-            F43,
-            F44,
-            F45,
-            F46,
-            F47,
-            F48,
-            F49,
-            F50,
-            F51,
-            F52,
-            F53,
-            F54,
-            F55,
-            F56,
-            F57,
-            F58,
-            F59,
-            F60,
-            F61,
-            F62,
-            F63,
-            F64,
-            F65,
-            F66,
-            F67,
-            F68,
-            F69,
-            F70,
-            F71,
-            F72,
-            F73,
-            F74,
-            F75,
-            F76,
-            F77,
-            F78,
-            F79,
-            F80,
-            F81,
-            F82,
-            F83,
-            F84,
-            F85,
-            F86,
-            F87,
-            F88,
-            F89,
-            F90,
-            F91,
-            F92,
-            F93,
-            F94,
-            F95,
-            F96,
-            F97,
-            F98,
-            F99,
-            F100,
-            F101,
-            F102,
-            F103,
-            F104,
-            F105,
-            F106,
-            F107,
-            F108,
-            F109,
-            F110,
-            F111,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "product_title" => Some(Field::F0),
-                "manufacturer" => Some(Field::F1),
-                "product_url" => Some(Field::F2),
-                "pack_size" => Some(Field::F3),
-                "product_availability_and_delivery_terms" => Some(Field::F4),
-                "unit_of_measure" => Some(Field::F5),
-                "selection_for_type_of_item_field" => Some(Field::F6),
-                "selection_for_type_of_item_field_entry" => Some(Field::F7),
-                "secondary_selection_for_type_of_item_field" => Some(Field::F8),
-                "secondary_selection_for_type_of_item_field_entry" => Some(Field::F9),
-                "brand" => Some(Field::F10),
-                "product_description" => Some(Field::F11),
-                "publisher" => Some(Field::F12),
-                "sold_by" => Some(Field::F13),
-                "ships_from" => Some(Field::F14),
-                "payment" => Some(Field::F15),
-                "packaging" => Some(Field::F16),
-                "best_sellers_category_1_name" => Some(Field::F17),
-                "best_sellers_category_1_rank" => Some(Field::F18),
-                "best_sellers_category_2_name" => Some(Field::F19),
-                "best_sellers_category_2_rank" => Some(Field::F20),
-                "warning" => Some(Field::F21),
-                "special_feature" => Some(Field::F22),
-                "size" => Some(Field::F23),
-                "color" => Some(Field::F24),
-                "material" => Some(Field::F25),
-                "recommended_uses" => Some(Field::F26),
-                "model" => Some(Field::F27),
-                "country_of_origin" => Some(Field::F28),
-                "asin" => Some(Field::F29),
-                "customers_say" => Some(Field::F30),
-                "brand_logo" => Some(Field::F31),
-                "brand_story_background" => Some(Field::F32),
-                "brand_description" => Some(Field::F33),
-                "brand_store" => Some(Field::F34),
-                "bought_in_past_month" => Some(Field::F35),
-                "long_text" => Some(Field::F36),
-                "feature" => Some(Field::F37),
-                "feature_value" => Some(Field::F38),
-                "UNSPSC" => Some(Field::F39),
-                "agent_zip_code" => Some(Field::F40),
-                "climate_pledge_certification" => Some(Field::F41),
-                "UPC" => Some(Field::F42),
-                "shipping_weight" => Some(Field::F43),
-                "product_dimensions" => Some(Field::F44),
-                "suggested_use" => Some(Field::F45),
-                "extra_savings" => Some(Field::F46),
-                "savings" => Some(Field::F47),
-                "subscribe_and_save_details" => Some(Field::F48),
-                "buy_x_get_y" => Some(Field::F49),
-                "scent" => Some(Field::F50),
-                "subscription_price" => Some(Field::F51),
-                "deal_description" => Some(Field::F52),
-                "sun_protection" => Some(Field::F53),
-                "shipping_amount" => Some(Field::F54),
-                "reviews_ai_summary" => Some(Field::F55),
-                "replenishment_frequency_common" => Some(Field::F56),
-                "option_name" => Some(Field::F57),
-                "similar_item" => Some(Field::F58),
-                "sponsored_item" => Some(Field::F59),
-                "delivery_time_estimate" => Some(Field::F60),
-                "uom" => Some(Field::F61),
-                "moq_price" => Some(Field::F62),
-                "shipping_time" => Some(Field::F63),
-                "store_location" => Some(Field::F64),
-                "alternate_product_1_product_description" => Some(Field::F65),
-                "alternate_product_1_product_url" => Some(Field::F66),
-                "alternate_product_1_web_price" => Some(Field::F67),
-                "alternate_product_1_feature" => Some(Field::F68),
-                "alternate_product_1_feature_value" => Some(Field::F69),
-                "image_url" => Some(Field::F70),
-                "web_price" => Some(Field::F71),
-                "list_price" => Some(Field::F72),
-                "review_scale" => Some(Field::F73),
-                "number_of_reviews" => Some(Field::F74),
-                "unit_of_measure_quantity" => Some(Field::F75),
-                "uomq" => Some(Field::F76),
-                "moq" => Some(Field::F77),
-                "video_count" => Some(Field::F78),
-                "price_per_unit" => Some(Field::F79),
-                "average_of_reviews" => Some(Field::F80),
-                "availability" => Some(Field::F81),
-                "direct" => Some(Field::F82),
-                "retailer_as_choice" => Some(Field::F83),
-                "climate_pledge_friendly" => Some(Field::F84),
-                "subscribe_and_save" => Some(Field::F85),
-                "has_a_plus_section" => Some(Field::F86),
-                "product_hierarchy" => Some(Field::F87),
-                "variants" => Some(Field::F88),
-                "brief_product_description" => Some(Field::F89),
-                "a_plus_headers" => Some(Field::F90),
-                "cel_widgets" => Some(Field::F91),
-                "visible_images_count" => Some(Field::F92),
-                "bundle_asins" => Some(Field::F93),
-                "review_mentions_with_positive_sentiment" => Some(Field::F94),
-                "review_mentions_with_neutral_sentiment" => Some(Field::F95),
-                "review_mentions_with_negative_sentiment" => Some(Field::F96),
-                "replenishment_frequency_options" => Some(Field::F97),
-                "variations" => Some(Field::F98),
-                "promos" => Some(Field::F99),
-                "coupons" => Some(Field::F100),
-                "badges" => Some(Field::F101),
-                "product_detail_column_and_information_within_table" => Some(Field::F102),
-                "technical_details" => Some(Field::F103),
-                "top_reviews" => Some(Field::F104),
-                "alternatives" => Some(Field::F105),
-                "4_stars_and_above" => Some(Field::F106),
-                "related_products" => Some(Field::F107),
-                "related_products_free_delivery" => Some(Field::F108),
-                "reviews_statistics_percentage_five_to_zero" => Some(Field::F109),
-                "frequently_bought_with" => Some(Field::F110),
-                "alternate_products_for_top_3_alternates" => Some(Field::F111),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.product_title = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_title",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.manufacturer = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "manufacturer",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.product_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.pack_size = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "pack_size",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.product_availability_and_delivery_terms =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "product_availability_and_delivery_terms",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.unit_of_measure = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "unit_of_measure",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.selection_for_type_of_item_field =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "selection_for_type_of_item_field",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.selection_for_type_of_item_field_entry =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "selection_for_type_of_item_field_entry",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F8) => {
-                    out.secondary_selection_for_type_of_item_field =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "secondary_selection_for_type_of_item_field",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F9) => {
-                    out.secondary_selection_for_type_of_item_field_entry =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "secondary_selection_for_type_of_item_field_entry",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F10) => {
-                    out.brand = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "brand"))?;
-                }
-                crate::decode::Key::Known(Field::F11) => {
-                    out.product_description = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_description",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F12) => {
-                    out.publisher = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "publisher",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F13) => {
-                    out.sold_by = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "sold_by",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F14) => {
-                    out.ships_from = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "ships_from",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F15) => {
-                    out.payment = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "payment",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F16) => {
-                    out.packaging = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "packaging",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F17) => {
-                    out.best_sellers_category_1_name =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "best_sellers_category_1_name",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F18) => {
-                    out.best_sellers_category_1_rank =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "best_sellers_category_1_rank",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F19) => {
-                    out.best_sellers_category_2_name =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "best_sellers_category_2_name",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F20) => {
-                    out.best_sellers_category_2_rank =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "best_sellers_category_2_rank",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F21) => {
-                    out.warning = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "warning",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F22) => {
-                    out.special_feature = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "special_feature",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F23) => {
-                    out.size =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "size"))?;
-                }
-                crate::decode::Key::Known(Field::F24) => {
-                    out.color = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "color"))?;
-                }
-                crate::decode::Key::Known(Field::F25) => {
-                    out.material = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "material",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F26) => {
-                    out.recommended_uses = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "recommended_uses",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F27) => {
-                    out.model = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "model"))?;
-                }
-                crate::decode::Key::Known(Field::F28) => {
-                    out.country_of_origin = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "country_of_origin",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F29) => {
-                    out.asin =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "asin"))?;
-                }
-                crate::decode::Key::Known(Field::F30) => {
-                    out.customers_say = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "customers_say",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F31) => {
-                    out.brand_logo = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "brand_logo",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F32) => {
-                    out.brand_story_background = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "brand_story_background"),
-                    )?;
-                }
-                crate::decode::Key::Known(Field::F33) => {
-                    out.brand_description = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "brand_description",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F34) => {
-                    out.brand_store = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "brand_store",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F35) => {
-                    out.bought_in_past_month = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "bought_in_past_month",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F36) => {
-                    out.long_text = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "long_text",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F37) => {
-                    out.feature = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "feature",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F38) => {
-                    out.feature_value = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "feature_value",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F39) => {
-                    out.unspsc = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "UNSPSC"))?;
-                }
-                crate::decode::Key::Known(Field::F40) => {
-                    out.agent_zip_code = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "agent_zip_code",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F41) => {
-                    out.climate_pledge_certification =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "climate_pledge_certification",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F42) => {
-                    out.upc =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "UPC"))?;
-                }
-                crate::decode::Key::Known(Field::F43) => {
-                    out.shipping_weight = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "shipping_weight",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F44) => {
-                    out.product_dimensions = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_dimensions",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F45) => {
-                    out.suggested_use = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "suggested_use",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F46) => {
-                    out.extra_savings = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "extra_savings",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F47) => {
-                    out.savings = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "savings",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F48) => {
-                    out.subscribe_and_save_details = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "subscribe_and_save_details"),
-                    )?;
-                }
-                crate::decode::Key::Known(Field::F49) => {
-                    out.buy_x_get_y = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "buy_x_get_y",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F50) => {
-                    out.scent = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "scent"))?;
-                }
-                crate::decode::Key::Known(Field::F51) => {
-                    out.subscription_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "subscription_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F52) => {
-                    out.deal_description = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "deal_description",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F53) => {
-                    out.sun_protection = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "sun_protection",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F54) => {
-                    out.shipping_amount = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "shipping_amount",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F55) => {
-                    out.reviews_ai_summary = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "reviews_ai_summary",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F56) => {
-                    out.replenishment_frequency_common =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "replenishment_frequency_common",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F57) => {
-                    out.option_name = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "option_name",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F58) => {
-                    out.similar_item = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "similar_item",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F59) => {
-                    out.sponsored_item = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "sponsored_item",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F60) => {
-                    out.delivery_time_estimate = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "delivery_time_estimate"),
-                    )?;
-                }
-                crate::decode::Key::Known(Field::F61) => {
-                    out.uom =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "uom"))?;
-                }
-                crate::decode::Key::Known(Field::F62) => {
-                    out.moq_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "moq_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F63) => {
-                    out.shipping_time = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "shipping_time",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F64) => {
-                    out.store_location = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "store_location",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F65) => {
-                    out.alternate_product_1_product_description =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "alternate_product_1_product_description",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F66) => {
-                    out.alternate_product_1_product_url =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "alternate_product_1_product_url",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F67) => {
-                    out.alternate_product_1_web_price =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "alternate_product_1_web_price",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F68) => {
-                    out.alternate_product_1_feature =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "alternate_product_1_feature",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F69) => {
-                    out.alternate_product_1_feature_value =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "alternate_product_1_feature_value",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F70) => {
-                    out.image_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "image_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F71) => {
-                    out.web_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "web_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F72) => {
-                    out.list_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "list_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F73) => {
-                    out.review_scale = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "review_scale",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F74) => {
-                    out.number_of_reviews = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "number_of_reviews",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F75) => {
-                    out.unit_of_measure_quantity = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "unit_of_measure_quantity"),
-                    )?;
-                }
-                crate::decode::Key::Known(Field::F76) => {
-                    out.uomq =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "uomq"))?;
-                }
-                crate::decode::Key::Known(Field::F77) => {
-                    out.moq =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "moq"))?;
-                }
-                crate::decode::Key::Known(Field::F78) => {
-                    out.video_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "video_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F79) => {
-                    out.price_per_unit = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "price_per_unit",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F80) => {
-                    out.average_of_reviews = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "average_of_reviews",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F81) => {
-                    out.availability = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "availability",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F82) => {
-                    out.direct = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "direct"))?;
-                }
-                crate::decode::Key::Known(Field::F83) => {
-                    out.retailer_as_choice = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "retailer_as_choice",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F84) => {
-                    out.climate_pledge_friendly = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "climate_pledge_friendly"),
-                    )?;
-                }
-                crate::decode::Key::Known(Field::F85) => {
-                    out.subscribe_and_save = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "subscribe_and_save",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F86) => {
-                    out.has_a_plus_section = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "has_a_plus_section",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F87) => {
-                    out.product_hierarchy = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_hierarchy",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F88) => {
-                    out.variants = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "variants",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F89) => {
-                    out.brief_product_description = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "brief_product_description"),
-                    )?;
-                }
-                crate::decode::Key::Known(Field::F90) => {
-                    out.a_plus_headers = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "a_plus_headers",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F91) => {
-                    out.cel_widgets = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "cel_widgets",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F92) => {
-                    out.visible_images_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "visible_images_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F93) => {
-                    out.bundle_asins = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "bundle_asins",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F94) => {
-                    out.review_mentions_with_positive_sentiment =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "review_mentions_with_positive_sentiment",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F95) => {
-                    out.review_mentions_with_neutral_sentiment =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "review_mentions_with_neutral_sentiment",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F96) => {
-                    out.review_mentions_with_negative_sentiment =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "review_mentions_with_negative_sentiment",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F97) => {
-                    out.replenishment_frequency_options =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "replenishment_frequency_options",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F98) => {
-                    out.variations = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "variations",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F99) => {
-                    out.promos = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "promos"))?;
-                }
-                crate::decode::Key::Known(Field::F100) => {
-                    out.coupons = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "coupons",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F101) => {
-                    out.badges = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "badges"))?;
-                }
-                crate::decode::Key::Known(Field::F102) => {
-                    out.product_detail_column_and_information_within_table =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "product_detail_column_and_information_within_table",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F103) => {
-                    out.technical_details = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "technical_details",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F104) => {
-                    out.top_reviews = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "top_reviews",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F105) => {
-                    out.alternatives = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "alternatives",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F106) => {
-                    out._4_stars_and_above = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "4_stars_and_above",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F107) => {
-                    out.related_products = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "related_products",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F108) => {
-                    out.related_products_free_delivery =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "related_products_free_delivery",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F109) => {
-                    out.reviews_statistics_percentage_five_to_zero =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "reviews_statistics_percentage_five_to_zero",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F110) => {
-                    out.frequently_bought_with = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "frequently_bought_with"),
-                    )?;
-                }
-                crate::decode::Key::Known(Field::F111) => {
-                    out.alternate_products_for_top_3_alternates =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "alternate_products_for_top_3_alternates",
-                        ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdp {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerAPdp {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdp,
+    [
+        (product_title, "product_title"),
+        (manufacturer, "manufacturer"),
+        (product_url, "product_url"),
+        (pack_size, "pack_size"),
+        (
+            product_availability_and_delivery_terms,
+            "product_availability_and_delivery_terms"
+        ),
+        (unit_of_measure, "unit_of_measure"),
+        (
+            selection_for_type_of_item_field,
+            "selection_for_type_of_item_field"
+        ),
+        (
+            selection_for_type_of_item_field_entry,
+            "selection_for_type_of_item_field_entry"
+        ),
+        (
+            secondary_selection_for_type_of_item_field,
+            "secondary_selection_for_type_of_item_field"
+        ),
+        (
+            secondary_selection_for_type_of_item_field_entry,
+            "secondary_selection_for_type_of_item_field_entry"
+        ),
+        (brand, "brand"),
+        (product_description, "product_description"),
+        (publisher, "publisher"),
+        (sold_by, "sold_by"),
+        (ships_from, "ships_from"),
+        (payment, "payment"),
+        (packaging, "packaging"),
+        (best_sellers_category_1_name, "best_sellers_category_1_name"),
+        (best_sellers_category_1_rank, "best_sellers_category_1_rank"),
+        (best_sellers_category_2_name, "best_sellers_category_2_name"),
+        (best_sellers_category_2_rank, "best_sellers_category_2_rank"),
+        (warning, "warning"),
+        (special_feature, "special_feature"),
+        (size, "size"),
+        (color, "color"),
+        (material, "material"),
+        (recommended_uses, "recommended_uses"),
+        (model, "model"),
+        (country_of_origin, "country_of_origin"),
+        (asin, "asin"),
+        (customers_say, "customers_say"),
+        (brand_logo, "brand_logo"),
+        (brand_story_background, "brand_story_background"),
+        (brand_description, "brand_description"),
+        (brand_store, "brand_store"),
+        (bought_in_past_month, "bought_in_past_month"),
+        (long_text, "long_text"),
+        (feature, "feature"),
+        (feature_value, "feature_value"),
+        (unspsc, "UNSPSC"),
+        (agent_zip_code, "agent_zip_code"),
+        (climate_pledge_certification, "climate_pledge_certification"),
+        (upc, "UPC"),
+        (shipping_weight, "shipping_weight"),
+        (product_dimensions, "product_dimensions"),
+        (suggested_use, "suggested_use"),
+        (extra_savings, "extra_savings"),
+        (savings, "savings"),
+        (subscribe_and_save_details, "subscribe_and_save_details"),
+        (buy_x_get_y, "buy_x_get_y"),
+        (scent, "scent"),
+        (subscription_price, "subscription_price"),
+        (deal_description, "deal_description"),
+        (sun_protection, "sun_protection"),
+        (shipping_amount, "shipping_amount"),
+        (reviews_ai_summary, "reviews_ai_summary"),
+        (
+            replenishment_frequency_common,
+            "replenishment_frequency_common"
+        ),
+        (option_name, "option_name"),
+        (similar_item, "similar_item"),
+        (sponsored_item, "sponsored_item"),
+        (delivery_time_estimate, "delivery_time_estimate"),
+        (uom, "uom"),
+        (moq_price, "moq_price"),
+        (shipping_time, "shipping_time"),
+        (store_location, "store_location"),
+        (
+            alternate_product_1_product_description,
+            "alternate_product_1_product_description"
+        ),
+        (
+            alternate_product_1_product_url,
+            "alternate_product_1_product_url"
+        ),
+        (
+            alternate_product_1_web_price,
+            "alternate_product_1_web_price"
+        ),
+        (alternate_product_1_feature, "alternate_product_1_feature"),
+        (
+            alternate_product_1_feature_value,
+            "alternate_product_1_feature_value"
+        ),
+        (image_url, "image_url"),
+        (web_price, "web_price"),
+        (list_price, "list_price"),
+        (review_scale, "review_scale"),
+        (number_of_reviews, "number_of_reviews"),
+        (unit_of_measure_quantity, "unit_of_measure_quantity"),
+        (uomq, "uomq"),
+        (moq, "moq"),
+        (video_count, "video_count"),
+        (price_per_unit, "price_per_unit"),
+        (average_of_reviews, "average_of_reviews"),
+        (availability, "availability"),
+        (direct, "direct"),
+        (retailer_as_choice, "retailer_as_choice"),
+        (climate_pledge_friendly, "climate_pledge_friendly"),
+        (subscribe_and_save, "subscribe_and_save"),
+        (has_a_plus_section, "has_a_plus_section"),
+        (product_hierarchy, "product_hierarchy"),
+        (variants, "variants"),
+        (brief_product_description, "brief_product_description"),
+        (a_plus_headers, "a_plus_headers"),
+        (cel_widgets, "cel_widgets"),
+        (visible_images_count, "visible_images_count"),
+        (bundle_asins, "bundle_asins"),
+        (
+            review_mentions_with_positive_sentiment,
+            "review_mentions_with_positive_sentiment"
+        ),
+        (
+            review_mentions_with_neutral_sentiment,
+            "review_mentions_with_neutral_sentiment"
+        ),
+        (
+            review_mentions_with_negative_sentiment,
+            "review_mentions_with_negative_sentiment"
+        ),
+        (
+            replenishment_frequency_options,
+            "replenishment_frequency_options"
+        ),
+        (variations, "variations"),
+        (promos, "promos"),
+        (coupons, "coupons"),
+        (badges, "badges"),
+        (
+            product_detail_column_and_information_within_table,
+            "product_detail_column_and_information_within_table"
+        ),
+        (technical_details, "technical_details"),
+        (top_reviews, "top_reviews"),
+        (alternatives, "alternatives"),
+        (_4_stars_and_above, "4_stars_and_above"),
+        (related_products, "related_products"),
+        (
+            related_products_free_delivery,
+            "related_products_free_delivery"
+        ),
+        (
+            reviews_statistics_percentage_five_to_zero,
+            "reviews_statistics_percentage_five_to_zero"
+        ),
+        (frequently_bought_with, "frequently_bought_with"),
+        (
+            alternate_products_for_top_3_alternates,
+            "alternate_products_for_top_3_alternates"
+        )
+    ]
+);
 /// An item of `product_detail_column_and_information_within_table` of [`RetailerAPdp`].
 ///
 /// Items of the field `product_detail_column_and_information_within_table` of [`RetailerAPdp`].
@@ -1391,64 +558,10 @@ pub struct RetailerAPdpProductDetailColumnAndInformationWithinTableItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpProductDetailColumnAndInformationWithinTableItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "field" => Some(Field::F0),
-                "value" => Some(Field::F1),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.field = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "field"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.value = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "value"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpProductDetailColumnAndInformationWithinTableItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de>
-    for RetailerAPdpProductDetailColumnAndInformationWithinTableItem
-{
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpProductDetailColumnAndInformationWithinTableItem,
+    [(field, "field"), (value, "value")]
+);
 /// An item of `technical_details` of [`RetailerAPdp`].
 ///
 /// Items of the field `technical_details` of [`RetailerAPdp`].
@@ -1468,62 +581,10 @@ pub struct RetailerAPdpTechnicalDetailsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpTechnicalDetailsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "key" => Some(Field::F0),
-                "value" => Some(Field::F1),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.key =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "key"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.value = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "value"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpTechnicalDetailsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerAPdpTechnicalDetailsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpTechnicalDetailsItem,
+    [(key, "key"), (value, "value")]
+);
 /// An item of `top_reviews` of [`RetailerAPdp`].
 ///
 /// Items of the field `top_reviews` of [`RetailerAPdp`].
@@ -1546,74 +607,14 @@ pub struct RetailerAPdpTopReviewsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpTopReviewsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "stars" => Some(Field::F0),
-                "review_title" => Some(Field::F1),
-                "review_body" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.stars = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "stars"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.review_title = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "review_title",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.review_body = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "review_body",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpTopReviewsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerAPdpTopReviewsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpTopReviewsItem,
+    [
+        (stars, "stars"),
+        (review_title, "review_title"),
+        (review_body, "review_body")
+    ]
+);
 /// An item of `alternatives` of [`RetailerAPdp`].
 ///
 /// Items of the field `alternatives` of [`RetailerAPdp`].
@@ -1636,68 +637,10 @@ pub struct RetailerAPdpAlternativesItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpAlternativesItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "asin" => Some(Field::F0),
-                "price" => Some(Field::F1),
-                "title" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.asin =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "asin"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpAlternativesItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerAPdpAlternativesItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpAlternativesItem,
+    [(asin, "asin"), (price, "price"), (title, "title")]
+);
 /// An item of `4_stars_and_above` of [`RetailerAPdp`].
 ///
 /// Items of the field `4_stars_and_above` of [`RetailerAPdp`].
@@ -1720,68 +663,10 @@ pub struct RetailerAPdp4StarsAndAboveItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdp4StarsAndAboveItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "asin" => Some(Field::F0),
-                "price" => Some(Field::F1),
-                "title" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.asin =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "asin"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdp4StarsAndAboveItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerAPdp4StarsAndAboveItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdp4StarsAndAboveItem,
+    [(asin, "asin"), (price, "price"), (title, "title")]
+);
 /// An item of `related_products` of [`RetailerAPdp`].
 ///
 /// Items of the field `related_products` of [`RetailerAPdp`].
@@ -1804,68 +689,10 @@ pub struct RetailerAPdpRelatedProductsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpRelatedProductsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "asin" => Some(Field::F0),
-                "price" => Some(Field::F1),
-                "title" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.asin =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "asin"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpRelatedProductsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerAPdpRelatedProductsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpRelatedProductsItem,
+    [(asin, "asin"), (price, "price"), (title, "title")]
+);
 /// An item of `related_products_free_delivery` of [`RetailerAPdp`].
 ///
 /// Items of the field `related_products_free_delivery` of [`RetailerAPdp`].
@@ -1888,70 +715,10 @@ pub struct RetailerAPdpRelatedProductsFreeDeliveryItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpRelatedProductsFreeDeliveryItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "asin" => Some(Field::F0),
-                "price" => Some(Field::F1),
-                "title" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.asin =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "asin"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpRelatedProductsFreeDeliveryItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de>
-    for RetailerAPdpRelatedProductsFreeDeliveryItem
-{
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpRelatedProductsFreeDeliveryItem,
+    [(asin, "asin"), (price, "price"), (title, "title")]
+);
 /// Share of reviews per star rating
 ///
 /// Value of the field `reviews_statistics_percentage_five_to_zero` of [`RetailerAPdp`].
@@ -1980,82 +747,16 @@ pub struct RetailerAPdpReviewsStatisticsPercentageFiveToZero {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpReviewsStatisticsPercentageFiveToZero {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "5_star" => Some(Field::F0),
-                "4_star" => Some(Field::F1),
-                "3_star" => Some(Field::F2),
-                "2_star" => Some(Field::F3),
-                "1_star" => Some(Field::F4),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out._5_star = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "5_star"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out._4_star = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "4_star"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out._3_star = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "3_star"))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out._2_star = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "2_star"))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out._1_star = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "1_star"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpReviewsStatisticsPercentageFiveToZero {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de>
-    for RetailerAPdpReviewsStatisticsPercentageFiveToZero
-{
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpReviewsStatisticsPercentageFiveToZero,
+    [
+        (_5_star, "5_star"),
+        (_4_star, "4_star"),
+        (_3_star, "3_star"),
+        (_2_star, "2_star"),
+        (_1_star, "1_star")
+    ]
+);
 /// Products frequently bought together
 ///
 /// Value of the field `frequently_bought_with` of [`RetailerAPdp`].
@@ -2075,66 +776,10 @@ pub struct RetailerAPdpFrequentlyBoughtWith {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpFrequentlyBoughtWith {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "total_price" => Some(Field::F0),
-                "products" => Some(Field::F1),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.total_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "total_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.products = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "products",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpFrequentlyBoughtWith {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerAPdpFrequentlyBoughtWith {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpFrequentlyBoughtWith,
+    [(total_price, "total_price"), (products, "products")]
+);
 /// An item of `products` of [`RetailerAPdpFrequentlyBoughtWith`].
 ///
 /// Items of the field `products` of [`RetailerAPdpFrequentlyBoughtWith`].
@@ -2157,70 +802,10 @@ pub struct RetailerAPdpFrequentlyBoughtWithProductsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpFrequentlyBoughtWithProductsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "price" => Some(Field::F0),
-                "title" => Some(Field::F1),
-                "asin" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.asin =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "asin"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpFrequentlyBoughtWithProductsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de>
-    for RetailerAPdpFrequentlyBoughtWithProductsItem
-{
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpFrequentlyBoughtWithProductsItem,
+    [(price, "price"), (title, "title"), (asin, "asin")]
+);
 /// Top three alternate products
 ///
 /// Value of the field `alternate_products_for_top_3_alternates` of [`RetailerAPdp`].
@@ -2279,184 +864,35 @@ pub struct RetailerAPdpAlternateProductsForTop3Alternates {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerAPdpAlternateProductsForTop3Alternates {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-            F8,
-            F9,
-            F10,
-            F11,
-            F12,
-            F13,
-            F14,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "product_1_product_description" => Some(Field::F0),
-                "product_1_url" => Some(Field::F1),
-                "product_1_web_price" => Some(Field::F2),
-                "product_1_feature" => Some(Field::F3),
-                "product_1_feature_value" => Some(Field::F4),
-                "product_2_product_description" => Some(Field::F5),
-                "product_2_url" => Some(Field::F6),
-                "product_2_web_price" => Some(Field::F7),
-                "product_2_feature" => Some(Field::F8),
-                "product_2_feature_value" => Some(Field::F9),
-                "product_3_product_description" => Some(Field::F10),
-                "product_3_url" => Some(Field::F11),
-                "product_3_web_price" => Some(Field::F12),
-                "product_3_feature" => Some(Field::F13),
-                "product_3_feature_value" => Some(Field::F14),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.product_1_product_description =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "product_1_product_description",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.product_1_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_1_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.product_1_web_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_1_web_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.product_1_feature = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_1_feature",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.product_1_feature_value = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "product_1_feature_value"),
-                    )?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.product_2_product_description =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "product_2_product_description",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.product_2_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_2_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.product_2_web_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_2_web_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F8) => {
-                    out.product_2_feature = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_2_feature",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F9) => {
-                    out.product_2_feature_value = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "product_2_feature_value"),
-                    )?;
-                }
-                crate::decode::Key::Known(Field::F10) => {
-                    out.product_3_product_description =
-                        map.next_value_seed(crate::decode::Seed::field(
-                            &mut *sink,
-                            &path,
-                            "product_3_product_description",
-                        ))?;
-                }
-                crate::decode::Key::Known(Field::F11) => {
-                    out.product_3_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_3_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F12) => {
-                    out.product_3_web_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_3_web_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F13) => {
-                    out.product_3_feature = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_3_feature",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F14) => {
-                    out.product_3_feature_value = map.next_value_seed(
-                        crate::decode::Seed::field(&mut *sink, &path, "product_3_feature_value"),
-                    )?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerAPdpAlternateProductsForTop3Alternates {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de>
-    for RetailerAPdpAlternateProductsForTop3Alternates
-{
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerAPdpAlternateProductsForTop3Alternates,
+    [
+        (
+            product_1_product_description,
+            "product_1_product_description"
+        ),
+        (product_1_url, "product_1_url"),
+        (product_1_web_price, "product_1_web_price"),
+        (product_1_feature, "product_1_feature"),
+        (product_1_feature_value, "product_1_feature_value"),
+        (
+            product_2_product_description,
+            "product_2_product_description"
+        ),
+        (product_2_url, "product_2_url"),
+        (product_2_web_price, "product_2_web_price"),
+        (product_2_feature, "product_2_feature"),
+        (product_2_feature_value, "product_2_feature_value"),
+        (
+            product_3_product_description,
+            "product_3_product_description"
+        ),
+        (product_3_url, "product_3_url"),
+        (product_3_web_price, "product_3_web_price"),
+        (product_3_feature, "product_3_feature"),
+        (product_3_feature_value, "product_3_feature_value")
+    ]
+);
 /// Parameters of the agent `retailer_a_pdp`; the output is [`RetailerAPdp`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

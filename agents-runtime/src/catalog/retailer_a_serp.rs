@@ -58,149 +58,24 @@ pub struct RetailerASerp {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerASerp {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-            F8,
-            F9,
-            F10,
-            F11,
-            F12,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "position" => Some(Field::F0),
-                "asin" => Some(Field::F1),
-                "product_title" => Some(Field::F2),
-                "product_url" => Some(Field::F3),
-                "price" => Some(Field::F4),
-                "list_price" => Some(Field::F5),
-                "rating" => Some(Field::F6),
-                "number_of_reviews" => Some(Field::F7),
-                "is_sponsored" => Some(Field::F8),
-                "is_prime" => Some(Field::F9),
-                "image_url" => Some(Field::F10),
-                "badges" => Some(Field::F11),
-                "delivery" => Some(Field::F12),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.position = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "position",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.asin =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "asin"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.product_title = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_title",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.product_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.list_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "list_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.rating = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "rating"))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.number_of_reviews = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "number_of_reviews",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F8) => {
-                    out.is_sponsored = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "is_sponsored",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F9) => {
-                    out.is_prime = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "is_prime",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F10) => {
-                    out.image_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "image_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F11) => {
-                    out.badges = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "badges"))?;
-                }
-                crate::decode::Key::Known(Field::F12) => {
-                    out.delivery = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "delivery",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerASerp {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerASerp {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerASerp,
+    [
+        (position, "position"),
+        (asin, "asin"),
+        (product_title, "product_title"),
+        (product_url, "product_url"),
+        (price, "price"),
+        (list_price, "list_price"),
+        (rating, "rating"),
+        (number_of_reviews, "number_of_reviews"),
+        (is_sponsored, "is_sponsored"),
+        (is_prime, "is_prime"),
+        (image_url, "image_url"),
+        (badges, "badges"),
+        (delivery, "delivery")
+    ]
+);
 /// Parameters of the agent `retailer_a_serp`; the output is [`RetailerASerp`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

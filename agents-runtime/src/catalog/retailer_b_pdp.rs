@@ -79,190 +79,29 @@ pub struct RetailerBPdp {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerBPdp {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-            F8,
-            F9,
-            F10,
-            F11,
-            F12,
-            F13,
-            F14,
-            F15,
-            F16,
-            F17,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "product_title" => Some(Field::F0),
-                "brand" => Some(Field::F1),
-                "product_url" => Some(Field::F2),
-                "price" => Some(Field::F3),
-                "currency" => Some(Field::F4),
-                "list_price" => Some(Field::F5),
-                "rating" => Some(Field::F6),
-                "review_count" => Some(Field::F7),
-                "availability" => Some(Field::F8),
-                "image_urls" => Some(Field::F9),
-                "description" => Some(Field::F10),
-                "categories" => Some(Field::F11),
-                "specifications" => Some(Field::F12),
-                "seller" => Some(Field::F13),
-                "variants" => Some(Field::F14),
-                "UPC" => Some(Field::F15),
-                "fulfillment" => Some(Field::F16),
-                "badges" => Some(Field::F17),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.product_title = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_title",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.brand = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "brand"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.product_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.currency = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "currency",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.list_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "list_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.rating = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "rating"))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.review_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "review_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F8) => {
-                    out.availability = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "availability",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F9) => {
-                    out.image_urls = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "image_urls",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F10) => {
-                    out.description = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "description",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F11) => {
-                    out.categories = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "categories",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F12) => {
-                    out.specifications = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "specifications",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F13) => {
-                    out.seller = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "seller"))?;
-                }
-                crate::decode::Key::Known(Field::F14) => {
-                    out.variants = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "variants",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F15) => {
-                    out.upc =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "UPC"))?;
-                }
-                crate::decode::Key::Known(Field::F16) => {
-                    out.fulfillment = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "fulfillment",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F17) => {
-                    out.badges = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "badges"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerBPdp {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerBPdp {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerBPdp,
+    [
+        (product_title, "product_title"),
+        (brand, "brand"),
+        (product_url, "product_url"),
+        (price, "price"),
+        (currency, "currency"),
+        (list_price, "list_price"),
+        (rating, "rating"),
+        (review_count, "review_count"),
+        (availability, "availability"),
+        (image_urls, "image_urls"),
+        (description, "description"),
+        (categories, "categories"),
+        (specifications, "specifications"),
+        (seller, "seller"),
+        (variants, "variants"),
+        (upc, "UPC"),
+        (fulfillment, "fulfillment"),
+        (badges, "badges")
+    ]
+);
 /// An item of `specifications` of [`RetailerBPdp`].
 ///
 /// Items of the field `specifications` of [`RetailerBPdp`].
@@ -282,62 +121,10 @@ pub struct RetailerBPdpSpecificationsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerBPdpSpecificationsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "name" => Some(Field::F0),
-                "value" => Some(Field::F1),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.name =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "name"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.value = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "value"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerBPdpSpecificationsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerBPdpSpecificationsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerBPdpSpecificationsItem,
+    [(name, "name"), (value, "value")]
+);
 /// Seller of the offer
 ///
 /// Value of the field `seller` of [`RetailerBPdp`].
@@ -360,68 +147,10 @@ pub struct RetailerBPdpSeller {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerBPdpSeller {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "name" => Some(Field::F0),
-                "rating" => Some(Field::F1),
-                "url" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.name =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "name"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.rating = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "rating"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerBPdpSeller {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerBPdpSeller {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerBPdpSeller,
+    [(name, "name"), (rating, "rating"), (url, "url")]
+);
 /// An item of `variants` of [`RetailerBPdp`].
 ///
 /// Items of the field `variants` of [`RetailerBPdp`].
@@ -447,77 +176,15 @@ pub struct RetailerBPdpVariantsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerBPdpVariantsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "id" => Some(Field::F0),
-                "title" => Some(Field::F1),
-                "price" => Some(Field::F2),
-                "available" => Some(Field::F3),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.id =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "id"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.available = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "available",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerBPdpVariantsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerBPdpVariantsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerBPdpVariantsItem,
+    [
+        (id, "id"),
+        (title, "title"),
+        (price, "price"),
+        (available, "available")
+    ]
+);
 /// The object `fulfillment` of [`RetailerBPdp`].
 ///
 /// Value of the field `fulfillment` of [`RetailerBPdp`].
@@ -543,79 +210,15 @@ pub struct RetailerBPdpFulfillment {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerBPdpFulfillment {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "pickup" => Some(Field::F0),
-                "delivery" => Some(Field::F1),
-                "shipping" => Some(Field::F2),
-                "delivery_date" => Some(Field::F3),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.pickup = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "pickup"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.delivery = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "delivery",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.shipping = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "shipping",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.delivery_date = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "delivery_date",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerBPdpFulfillment {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerBPdpFulfillment {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerBPdpFulfillment,
+    [
+        (pickup, "pickup"),
+        (delivery, "delivery"),
+        (shipping, "shipping"),
+        (delivery_date, "delivery_date")
+    ]
+);
 /// Parameters of the agent `retailer_b_pdp`; the output is [`RetailerBPdp`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

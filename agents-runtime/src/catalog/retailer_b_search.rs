@@ -52,135 +52,22 @@ pub struct RetailerBSearch {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerBSearch {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-            F8,
-            F9,
-            F10,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "position" => Some(Field::F0),
-                "product_id" => Some(Field::F1),
-                "title" => Some(Field::F2),
-                "url" => Some(Field::F3),
-                "price" => Some(Field::F4),
-                "was_price" => Some(Field::F5),
-                "rating" => Some(Field::F6),
-                "review_count" => Some(Field::F7),
-                "seller_name" => Some(Field::F8),
-                "is_sponsored" => Some(Field::F9),
-                "fulfillment_badges" => Some(Field::F10),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.position = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "position",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.product_id = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_id",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.was_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "was_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.rating = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "rating"))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.review_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "review_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F8) => {
-                    out.seller_name = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "seller_name",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F9) => {
-                    out.is_sponsored = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "is_sponsored",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F10) => {
-                    out.fulfillment_badges = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "fulfillment_badges",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerBSearch {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerBSearch {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerBSearch,
+    [
+        (position, "position"),
+        (product_id, "product_id"),
+        (title, "title"),
+        (url, "url"),
+        (price, "price"),
+        (was_price, "was_price"),
+        (rating, "rating"),
+        (review_count, "review_count"),
+        (seller_name, "seller_name"),
+        (is_sponsored, "is_sponsored"),
+        (fulfillment_badges, "fulfillment_badges")
+    ]
+);
 /// Parameters of the agent `retailer_b_search`; the output is [`RetailerBSearch`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

@@ -77,193 +77,29 @@ pub struct RetailerDPdp {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerDPdp {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-            F8,
-            F9,
-            F10,
-            F11,
-            F12,
-            F13,
-            F14,
-            F15,
-            F16,
-            F17,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "product_title" => Some(Field::F0),
-                "brand" => Some(Field::F1),
-                "product_url" => Some(Field::F2),
-                "price" => Some(Field::F3),
-                "currency" => Some(Field::F4),
-                "list_price" => Some(Field::F5),
-                "rating" => Some(Field::F6),
-                "review_count" => Some(Field::F7),
-                "availability" => Some(Field::F8),
-                "image_urls" => Some(Field::F9),
-                "description" => Some(Field::F10),
-                "categories" => Some(Field::F11),
-                "specifications" => Some(Field::F12),
-                "seller" => Some(Field::F13),
-                "variants" => Some(Field::F14),
-                "tcin" => Some(Field::F15),
-                "store_availability" => Some(Field::F16),
-                "nutrition_facts" => Some(Field::F17),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.product_title = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_title",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.brand = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "brand"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.product_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "product_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.currency = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "currency",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.list_price = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "list_price",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.rating = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "rating"))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.review_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "review_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F8) => {
-                    out.availability = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "availability",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F9) => {
-                    out.image_urls = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "image_urls",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F10) => {
-                    out.description = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "description",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F11) => {
-                    out.categories = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "categories",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F12) => {
-                    out.specifications = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "specifications",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F13) => {
-                    out.seller = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "seller"))?;
-                }
-                crate::decode::Key::Known(Field::F14) => {
-                    out.variants = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "variants",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F15) => {
-                    out.tcin =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "tcin"))?;
-                }
-                crate::decode::Key::Known(Field::F16) => {
-                    out.store_availability = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "store_availability",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F17) => {
-                    out.nutrition_facts = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "nutrition_facts",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerDPdp {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerDPdp {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerDPdp,
+    [
+        (product_title, "product_title"),
+        (brand, "brand"),
+        (product_url, "product_url"),
+        (price, "price"),
+        (currency, "currency"),
+        (list_price, "list_price"),
+        (rating, "rating"),
+        (review_count, "review_count"),
+        (availability, "availability"),
+        (image_urls, "image_urls"),
+        (description, "description"),
+        (categories, "categories"),
+        (specifications, "specifications"),
+        (seller, "seller"),
+        (variants, "variants"),
+        (tcin, "tcin"),
+        (store_availability, "store_availability"),
+        (nutrition_facts, "nutrition_facts")
+    ]
+);
 /// An item of `specifications` of [`RetailerDPdp`].
 ///
 /// Items of the field `specifications` of [`RetailerDPdp`].
@@ -283,62 +119,10 @@ pub struct RetailerDPdpSpecificationsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerDPdpSpecificationsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "name" => Some(Field::F0),
-                "value" => Some(Field::F1),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.name =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "name"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.value = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "value"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerDPdpSpecificationsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerDPdpSpecificationsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerDPdpSpecificationsItem,
+    [(name, "name"), (value, "value")]
+);
 /// Seller of the offer
 ///
 /// Value of the field `seller` of [`RetailerDPdp`].
@@ -361,68 +145,10 @@ pub struct RetailerDPdpSeller {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerDPdpSeller {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "name" => Some(Field::F0),
-                "rating" => Some(Field::F1),
-                "url" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.name =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "name"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.rating = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "rating"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerDPdpSeller {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerDPdpSeller {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerDPdpSeller,
+    [(name, "name"), (rating, "rating"), (url, "url")]
+);
 /// An item of `variants` of [`RetailerDPdp`].
 ///
 /// Items of the field `variants` of [`RetailerDPdp`].
@@ -448,77 +174,15 @@ pub struct RetailerDPdpVariantsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerDPdpVariantsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "id" => Some(Field::F0),
-                "title" => Some(Field::F1),
-                "price" => Some(Field::F2),
-                "available" => Some(Field::F3),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.id =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "id"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.price = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "price"))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.available = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "available",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerDPdpVariantsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerDPdpVariantsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerDPdpVariantsItem,
+    [
+        (id, "id"),
+        (title, "title"),
+        (price, "price"),
+        (available, "available")
+    ]
+);
 /// An item of `store_availability` of [`RetailerDPdp`].
 ///
 /// Items of the field `store_availability` of [`RetailerDPdp`].
@@ -544,80 +208,15 @@ pub struct RetailerDPdpStoreAvailabilityItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for RetailerDPdpStoreAvailabilityItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "store_id" => Some(Field::F0),
-                "store_name" => Some(Field::F1),
-                "in_stock" => Some(Field::F2),
-                "quantity" => Some(Field::F3),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.store_id = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "store_id",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.store_name = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "store_name",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.in_stock = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "in_stock",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.quantity = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "quantity",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for RetailerDPdpStoreAvailabilityItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for RetailerDPdpStoreAvailabilityItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    RetailerDPdpStoreAvailabilityItem,
+    [
+        (store_id, "store_id"),
+        (store_name, "store_name"),
+        (in_stock, "in_stock"),
+        (quantity, "quantity")
+    ]
+);
 /// Parameters of the agent `retailer_d_pdp`; the output is [`RetailerDPdp`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

@@ -28,75 +28,14 @@ pub struct SearchEngineMapsSearch {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineMapsSearch {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "entities" => Some(Field::F0),
-                "total_entities_count" => Some(Field::F1),
-                "entities_count" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.entities = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "entities",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.total_entities_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "total_entities_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.entities_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "entities_count",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineMapsSearch {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SearchEngineMapsSearch {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SearchEngineMapsSearch,
+    [
+        (entities, "entities"),
+        (total_entities_count, "total_entities_count"),
+        (entities_count, "entities_count")
+    ]
+);
 /// The object `entities` of [`SearchEngineMapsSearch`].
 ///
 /// Value of the field `entities` of [`SearchEngineMapsSearch`].
@@ -113,56 +52,7 @@ pub struct SearchEngineMapsSearchEntities {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineMapsSearchEntities {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "Place" => Some(Field::F0),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.place = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "Place"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineMapsSearchEntities {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SearchEngineMapsSearchEntities {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(SearchEngineMapsSearchEntities, [(place, "Place")]);
 /// An item of `Place` of [`SearchEngineMapsSearchEntities`].
 ///
 /// Items of the field `Place` of [`SearchEngineMapsSearchEntities`].
@@ -212,135 +102,23 @@ pub struct SearchEngineMapsSearchEntitiesPlaceItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineMapsSearchEntitiesPlaceItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-            F8,
-            F9,
-            F10,
-            F11,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "position" => Some(Field::F0),
-                "title" => Some(Field::F1),
-                "place_id" => Some(Field::F2),
-                "address" => Some(Field::F3),
-                "phone" => Some(Field::F4),
-                "website" => Some(Field::F5),
-                "rating" => Some(Field::F6),
-                "reviews" => Some(Field::F7),
-                "category" => Some(Field::F8),
-                "latitude" => Some(Field::F9),
-                "longitude" => Some(Field::F10),
-                "opening_hours" => Some(Field::F11),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.position = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "position",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.place_id = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "place_id",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.address = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "address",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.phone = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "phone"))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.website = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "website",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.rating = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "rating"))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.reviews = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "reviews",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F8) => {
-                    out.category = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "category",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F9) => {
-                    out.latitude = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "latitude",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F10) => {
-                    out.longitude = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "longitude",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F11) => {
-                    out.opening_hours = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "opening_hours",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineMapsSearchEntitiesPlaceItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SearchEngineMapsSearchEntitiesPlaceItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SearchEngineMapsSearchEntitiesPlaceItem,
+    [
+        (position, "position"),
+        (title, "title"),
+        (place_id, "place_id"),
+        (address, "address"),
+        (phone, "phone"),
+        (website, "website"),
+        (rating, "rating"),
+        (reviews, "reviews"),
+        (category, "category"),
+        (latitude, "latitude"),
+        (longitude, "longitude"),
+        (opening_hours, "opening_hours")
+    ]
+);
 /// Parameters of the agent `search_engine_maps_search`; the output is [`SearchEngineMapsSearch`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

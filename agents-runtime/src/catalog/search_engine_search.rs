@@ -28,75 +28,14 @@ pub struct SearchEngineSearch {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineSearch {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "entities" => Some(Field::F0),
-                "total_entities_count" => Some(Field::F1),
-                "entities_count" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.entities = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "entities",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.total_entities_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "total_entities_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.entities_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "entities_count",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineSearch {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SearchEngineSearch {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SearchEngineSearch,
+    [
+        (entities, "entities"),
+        (total_entities_count, "total_entities_count"),
+        (entities_count, "entities_count")
+    ]
+);
 /// Results by entity kind
 ///
 /// Value of the field `entities` of [`SearchEngineSearch`].
@@ -122,83 +61,15 @@ pub struct SearchEngineSearchEntities {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineSearchEntities {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "OrganicResult" => Some(Field::F0),
-                "PeopleAlsoAsk" => Some(Field::F1),
-                "RelatedSearch" => Some(Field::F2),
-                "Ad" => Some(Field::F3),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.organic_result = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "OrganicResult",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.people_also_ask = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "PeopleAlsoAsk",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.related_search = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "RelatedSearch",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.ad =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "Ad"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineSearchEntities {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SearchEngineSearchEntities {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SearchEngineSearchEntities,
+    [
+        (organic_result, "OrganicResult"),
+        (people_also_ask, "PeopleAlsoAsk"),
+        (related_search, "RelatedSearch"),
+        (ad, "Ad")
+    ]
+);
 /// An item of `OrganicResult` of [`SearchEngineSearchEntities`].
 ///
 /// Items of the field `OrganicResult` of [`SearchEngineSearchEntities`].
@@ -230,96 +101,17 @@ pub struct SearchEngineSearchEntitiesOrganicResultItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineSearchEntitiesOrganicResultItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "position" => Some(Field::F0),
-                "title" => Some(Field::F1),
-                "url" => Some(Field::F2),
-                "displayed_url" => Some(Field::F3),
-                "snippet" => Some(Field::F4),
-                "sitelinks" => Some(Field::F5),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.position = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "position",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.displayed_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "displayed_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.snippet = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "snippet",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.sitelinks = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "sitelinks",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineSearchEntitiesOrganicResultItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de>
-    for SearchEngineSearchEntitiesOrganicResultItem
-{
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SearchEngineSearchEntitiesOrganicResultItem,
+    [
+        (position, "position"),
+        (title, "title"),
+        (url, "url"),
+        (displayed_url, "displayed_url"),
+        (snippet, "snippet"),
+        (sitelinks, "sitelinks")
+    ]
+);
 /// An item of `sitelinks` of [`SearchEngineSearchEntitiesOrganicResultItem`].
 ///
 /// Items of the field `sitelinks` of [`SearchEngineSearchEntitiesOrganicResultItem`].
@@ -339,64 +131,10 @@ pub struct SearchEngineSearchEntitiesOrganicResultItemSitelinksItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineSearchEntitiesOrganicResultItemSitelinksItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "title" => Some(Field::F0),
-                "url" => Some(Field::F1),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineSearchEntitiesOrganicResultItemSitelinksItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de>
-    for SearchEngineSearchEntitiesOrganicResultItemSitelinksItem
-{
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SearchEngineSearchEntitiesOrganicResultItemSitelinksItem,
+    [(title, "title"), (url, "url")]
+);
 /// An item of `PeopleAlsoAsk` of [`SearchEngineSearchEntities`].
 ///
 /// Items of the field `PeopleAlsoAsk` of [`SearchEngineSearchEntities`].
@@ -419,74 +157,14 @@ pub struct SearchEngineSearchEntitiesPeopleAlsoAskItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineSearchEntitiesPeopleAlsoAskItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "question" => Some(Field::F0),
-                "answer" => Some(Field::F1),
-                "source_url" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.question = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "question",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.answer = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "answer"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.source_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "source_url",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineSearchEntitiesPeopleAlsoAskItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de>
-    for SearchEngineSearchEntitiesPeopleAlsoAskItem
-{
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SearchEngineSearchEntitiesPeopleAlsoAskItem,
+    [
+        (question, "question"),
+        (answer, "answer"),
+        (source_url, "source_url")
+    ]
+);
 /// An item of `RelatedSearch` of [`SearchEngineSearchEntities`].
 ///
 /// Items of the field `RelatedSearch` of [`SearchEngineSearchEntities`].
@@ -506,64 +184,10 @@ pub struct SearchEngineSearchEntitiesRelatedSearchItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineSearchEntitiesRelatedSearchItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "query" => Some(Field::F0),
-                "url" => Some(Field::F1),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.query = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "query"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineSearchEntitiesRelatedSearchItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de>
-    for SearchEngineSearchEntitiesRelatedSearchItem
-{
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SearchEngineSearchEntitiesRelatedSearchItem,
+    [(query, "query"), (url, "url")]
+);
 /// An item of `Ad` of [`SearchEngineSearchEntities`].
 ///
 /// Items of the field `Ad` of [`SearchEngineSearchEntities`].
@@ -589,78 +213,15 @@ pub struct SearchEngineSearchEntitiesAdItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SearchEngineSearchEntitiesAdItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "position" => Some(Field::F0),
-                "title" => Some(Field::F1),
-                "url" => Some(Field::F2),
-                "description" => Some(Field::F3),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.position = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "position",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.description = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "description",
-                    ))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SearchEngineSearchEntitiesAdItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SearchEngineSearchEntitiesAdItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SearchEngineSearchEntitiesAdItem,
+    [
+        (position, "position"),
+        (title, "title"),
+        (url, "url"),
+        (description, "description")
+    ]
+);
 /// Parameters of the agent `search_engine_search`; the output is [`SearchEngineSearch`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

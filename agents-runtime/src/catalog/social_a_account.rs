@@ -49,135 +49,21 @@ pub struct SocialAAccount {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SocialAAccount {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-            F8,
-            F9,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "username" => Some(Field::F0),
-                "full_name" => Some(Field::F1),
-                "biography" => Some(Field::F2),
-                "followers" => Some(Field::F3),
-                "following" => Some(Field::F4),
-                "posts_count" => Some(Field::F5),
-                "is_verified" => Some(Field::F6),
-                "profile_pic_url" => Some(Field::F7),
-                "external_url" => Some(Field::F8),
-                "posts" => Some(Field::F9),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.username = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "username",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.full_name = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "full_name",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.biography = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "biography",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.followers = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "followers",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.following = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "following",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.posts_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "posts_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.is_verified = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "is_verified",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.profile_pic_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "profile_pic_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F8) => {
-                    out.external_url = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "external_url",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F9) => {
-                    out.posts = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "posts"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SocialAAccount {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SocialAAccount {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SocialAAccount,
+    [
+        (username, "username"),
+        (full_name, "full_name"),
+        (biography, "biography"),
+        (followers, "followers"),
+        (following, "following"),
+        (posts_count, "posts_count"),
+        (is_verified, "is_verified"),
+        (profile_pic_url, "profile_pic_url"),
+        (external_url, "external_url"),
+        (posts, "posts")
+    ]
+);
 /// An item of `posts` of [`SocialAAccount`].
 ///
 /// Items of the field `posts` of [`SocialAAccount`].
@@ -215,112 +101,19 @@ pub struct SocialAAccountPostsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SocialAAccountPostsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "id" => Some(Field::F0),
-                "shortcode" => Some(Field::F1),
-                "caption" => Some(Field::F2),
-                "like_count" => Some(Field::F3),
-                "comment_count" => Some(Field::F4),
-                "taken_at" => Some(Field::F5),
-                "media_type" => Some(Field::F6),
-                "url" => Some(Field::F7),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.id =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "id"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.shortcode = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "shortcode",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.caption = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "caption",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.like_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "like_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.comment_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "comment_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.taken_at = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "taken_at",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.media_type = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "media_type",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SocialAAccountPostsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SocialAAccountPostsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SocialAAccountPostsItem,
+    [
+        (id, "id"),
+        (shortcode, "shortcode"),
+        (caption, "caption"),
+        (like_count, "like_count"),
+        (comment_count, "comment_count"),
+        (taken_at, "taken_at"),
+        (media_type, "media_type"),
+        (url, "url")
+    ]
+);
 /// Parameters of the agent `social_a_account`; the output is [`SocialAAccount`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

@@ -58,140 +58,24 @@ pub struct SocialBPage {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SocialBPage {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-            F8,
-            F9,
-            F10,
-            F11,
-            F12,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "name" => Some(Field::F0),
-                "category" => Some(Field::F1),
-                "about" => Some(Field::F2),
-                "followers" => Some(Field::F3),
-                "likes" => Some(Field::F4),
-                "website" => Some(Field::F5),
-                "phone" => Some(Field::F6),
-                "email" => Some(Field::F7),
-                "address" => Some(Field::F8),
-                "rating" => Some(Field::F9),
-                "is_verified" => Some(Field::F10),
-                "recent_posts" => Some(Field::F11),
-                "type" => Some(Field::F12),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.name =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "name"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.category = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "category",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.about = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "about"))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.followers = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "followers",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.likes = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "likes"))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.website = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "website",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.phone = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "phone"))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.email = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "email"))?;
-                }
-                crate::decode::Key::Known(Field::F8) => {
-                    out.address = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "address",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F9) => {
-                    out.rating = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "rating"))?;
-                }
-                crate::decode::Key::Known(Field::F10) => {
-                    out.is_verified = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "is_verified",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F11) => {
-                    out.recent_posts = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "recent_posts",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F12) => {
-                    out.r#type =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "type"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SocialBPage {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SocialBPage {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SocialBPage,
+    [
+        (name, "name"),
+        (category, "category"),
+        (about, "about"),
+        (followers, "followers"),
+        (likes, "likes"),
+        (website, "website"),
+        (phone, "phone"),
+        (email, "email"),
+        (address, "address"),
+        (rating, "rating"),
+        (is_verified, "is_verified"),
+        (recent_posts, "recent_posts"),
+        (r#type, "type")
+    ]
+);
 /// An item of `recent_posts` of [`SocialBPage`].
 ///
 /// Items of the field `recent_posts` of [`SocialBPage`].
@@ -220,87 +104,16 @@ pub struct SocialBPageRecentPostsItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SocialBPageRecentPostsItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "text" => Some(Field::F0),
-                "posted_at" => Some(Field::F1),
-                "reactions" => Some(Field::F2),
-                "comments" => Some(Field::F3),
-                "shares" => Some(Field::F4),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.text =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "text"))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.posted_at = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "posted_at",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.reactions = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "reactions",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.comments = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "comments",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.shares = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "shares"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SocialBPageRecentPostsItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SocialBPageRecentPostsItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SocialBPageRecentPostsItem,
+    [
+        (text, "text"),
+        (posted_at, "posted_at"),
+        (reactions, "reactions"),
+        (comments, "comments"),
+        (shares, "shares")
+    ]
+);
 /// Parameters of the agent `social_b_page`; the output is [`SocialBPage`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

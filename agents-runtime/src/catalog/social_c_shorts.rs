@@ -28,74 +28,14 @@ pub struct SocialCShorts {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SocialCShorts {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "channel_name" => Some(Field::F0),
-                "subscribers" => Some(Field::F1),
-                "videos" => Some(Field::F2),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.channel_name = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "channel_name",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.subscribers = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "subscribers",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.videos = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "videos"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SocialCShorts {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SocialCShorts {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SocialCShorts,
+    [
+        (channel_name, "channel_name"),
+        (subscribers, "subscribers"),
+        (videos, "videos")
+    ]
+);
 /// An item of `videos` of [`SocialCShorts`].
 ///
 /// Items of the field `videos` of [`SocialCShorts`].
@@ -133,114 +73,19 @@ pub struct SocialCShortsVideosItem {
     #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-impl crate::decode::Decode for SocialCShortsVideosItem {
-    const EXPECTED: crate::decode::Expected = crate::decode::Expected::Object;
-    fn from_map<'de, A: crate::__private::serde::de::MapAccess<'de>>(
-        mut map: A,
-        ctx: crate::decode::Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        enum Field {
-            F0,
-            F1,
-            F2,
-            F3,
-            F4,
-            F5,
-            F6,
-            F7,
-        }
-        fn field(name: &str) -> Option<Field> {
-            match name {
-                "video_id" => Some(Field::F0),
-                "title" => Some(Field::F1),
-                "view_count" => Some(Field::F2),
-                "like_count" => Some(Field::F3),
-                "published" => Some(Field::F4),
-                "duration_seconds" => Some(Field::F5),
-                "thumbnail" => Some(Field::F6),
-                "url" => Some(Field::F7),
-                _ => None,
-            }
-        }
-        let crate::decode::Ctx { sink, path } = ctx;
-        let mut out = Self::default();
-        while let Some(key) = map.next_key_seed(crate::decode::KeySeed(field))? {
-            match key {
-                crate::decode::Key::Known(Field::F0) => {
-                    out.video_id = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink, &path, "video_id",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F1) => {
-                    out.title = map
-                        .next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "title"))?;
-                }
-                crate::decode::Key::Known(Field::F2) => {
-                    out.view_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "view_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F3) => {
-                    out.like_count = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "like_count",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F4) => {
-                    out.published = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "published",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F5) => {
-                    out.duration_seconds = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "duration_seconds",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F6) => {
-                    out.thumbnail = map.next_value_seed(crate::decode::Seed::field(
-                        &mut *sink,
-                        &path,
-                        "thumbnail",
-                    ))?;
-                }
-                crate::decode::Key::Known(Field::F7) => {
-                    out.url =
-                        map.next_value_seed(crate::decode::Seed::field(&mut *sink, &path, "url"))?;
-                }
-                crate::decode::Key::Unknown(name) => {
-                    let value: crate::Value = map.next_value()?;
-                    out.unknown_fields.insert(name, value);
-                }
-            }
-        }
-        Ok(Some(out))
-    }
-}
-impl crate::decode::Record for SocialCShortsVideosItem {
-    fn unknown_fields(&self) -> &crate::JsonMap {
-        &self.unknown_fields
-    }
-    fn mismatches(&self) -> &[crate::decode::Mismatch] {
-        &self.mismatches
-    }
-    fn set_mismatches(&mut self, mismatches: Vec<crate::decode::Mismatch>) {
-        self.mismatches = mismatches;
-    }
-}
-impl<'de> crate::__private::serde::Deserialize<'de> for SocialCShortsVideosItem {
-    fn deserialize<D: crate::__private::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        crate::decode::deserialize_record(deserializer)
-    }
-}
+crate::__decode_record!(
+    SocialCShortsVideosItem,
+    [
+        (video_id, "video_id"),
+        (title, "title"),
+        (view_count, "view_count"),
+        (like_count, "like_count"),
+        (published, "published"),
+        (duration_seconds, "duration_seconds"),
+        (thumbnail, "thumbnail"),
+        (url, "url")
+    ]
+);
 /// Parameters of the agent `social_c_shorts`; the output is [`SocialCShorts`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.
