@@ -87,17 +87,16 @@ pub fn agent(agent: &AgentIr, p: &Paths) -> TokenStream {
 
 fn record_struct(s: &StructIr, agent: &AgentIr, p: &Paths) -> TokenStream {
     let rt = &p.rt;
-    let serde_crate = &p.serde_crate;
     let name = ident(&s.ident);
     let docs = doc_attrs(&s.docs);
+    // No serde attributes: `__decode_record!` writes Serialize and Deserialize from the
+    // (field, JSON name) list, so each field is only its docs and its type.
     let fields = s.fields.iter().map(|f| {
         let id = ident(&f.ident);
         let ty = ty_tokens(&f.ty, agent, p);
         let docs = doc_attrs(&f.docs);
-        let rename = rename(&f.json, &f.ident);
         quote! {
             #docs
-            #[serde(#rename skip_serializing_if = "Option::is_none")]
             pub #id: Option<#ty>,
         }
     });
@@ -113,15 +112,13 @@ fn record_struct(s: &StructIr, agent: &AgentIr, p: &Paths) -> TokenStream {
     });
     quote! {
         #docs
-        #[derive(Debug, Clone, PartialEq, Default, #rt::__private::serde::Serialize)]
-        #[serde(crate = #serde_crate)]
+        #[derive(Debug, Clone, PartialEq, Default)]
         pub struct #name {
             #(#fields)*
-            /// Keys the schema does not declare, kept as the service sent them.
-            #[serde(flatten)]
+            /// Keys the schema does not declare, kept as the service sent them (serialized
+            /// after the declared fields).
             pub unknown_fields: #rt::JsonMap,
             #[doc = #mismatch_doc]
-            #[serde(skip)]
             pub mismatches: Vec<#rt::decode::Mismatch>,
         }
 

@@ -745,9 +745,10 @@ impl Decode for Value {
     }
 }
 
-/// The decoding impls of a generated record: `Decode` (one pass over the object, a key lookup
-/// that allocates only for unknown keys, each declared field read by its [`Seed`]), `Record` and
-/// `Deserialize`. Generated code invokes it with the struct's fields and their JSON names, so the
+/// The serde impls of a generated record: `Decode` (one pass over the object, a key lookup
+/// that allocates only for unknown keys, each declared field read by its [`Seed`]), `Record`,
+/// `Deserialize`, and `Serialize` (declared fields that are set, by JSON name, then the unknown
+/// fields; mismatches are not serialized). Generated code invokes it with the struct's fields and their JSON names, so the
 /// per-field decoder is written once here instead of once per field in every generated file.
 #[doc(hidden)]
 #[macro_export]
@@ -808,6 +809,25 @@ macro_rules! __decode_record {
                 deserializer: D,
             ) -> ::core::result::Result<Self, D::Error> {
                 $crate::decode::deserialize_record(deserializer)
+            }
+        }
+
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                use $crate::__private::serde::ser::SerializeMap as _;
+                let mut map = serializer.serialize_map(::core::option::Option::None)?;
+                $(
+                    if let ::core::option::Option::Some(value) = &self.$field {
+                        map.serialize_entry($json, value)?;
+                    }
+                )*
+                for (key, value) in &self.unknown_fields {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
             }
         }
     };

@@ -9,29 +9,22 @@
 /// Domain: llm-a.example. Vertical: llm. Page type: chat response. Does not support localization. Does not support pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LlmA {
     /// The prompt that was sent
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// The text of the answer
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub response: Option<String>,
     /// Model that answered
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// Sources cited in the answer
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub citations: Option<Vec<LlmACitationsItem>>,
     /// The answer as markdown
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub response_markdown: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -47,23 +40,18 @@ crate::__decode_record!(
 /// An item of `citations` of [`LlmA`].
 ///
 /// Items of the field `citations` of [`LlmA`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LlmACitationsItem {
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// The field `snippet`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

@@ -9,41 +9,30 @@
 /// Domain: retailer-a.example. Vertical: e-commerce. Page type: category page. Does not support localization. Supports pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerACategory {
     /// The field `position`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<f64>,
     /// The field `asin`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub asin: Option<String>,
     /// The field `product_title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_title: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_url: Option<String>,
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<f64>,
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The field `number_of_reviews`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub number_of_reviews: Option<f64>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub image_url: Option<String>,
     /// The field `best_seller_rank`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub best_seller_rank: Option<f64>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

@@ -9,363 +9,249 @@
 /// Domain: retailer-a.example. Vertical: e-commerce. Page type: product detail page. Supports localization. Does not support pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdp {
     /// Title of the product as shown on the page
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_title: Option<String>,
     /// Manufacturer
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub manufacturer: Option<String>,
     /// Product url
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_url: Option<String>,
     /// Pack size
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pack_size: Option<String>,
     /// Product availability and delivery terms
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_availability_and_delivery_terms: Option<String>,
     /// Unit of measure
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub unit_of_measure: Option<String>,
     /// Selection for type of item field
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub selection_for_type_of_item_field: Option<String>,
     /// Selection for type of item field entry
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub selection_for_type_of_item_field_entry: Option<String>,
     /// Secondary selection for type of item field
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub secondary_selection_for_type_of_item_field: Option<String>,
     /// Secondary selection for type of item field entry
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub secondary_selection_for_type_of_item_field_entry: Option<String>,
     /// Brand
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub brand: Option<String>,
     /// Product description
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_description: Option<String>,
     /// Publisher
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub publisher: Option<String>,
     /// Sold by
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sold_by: Option<String>,
     /// Ships from
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ships_from: Option<String>,
     /// Payment
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub payment: Option<String>,
     /// Packaging
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub packaging: Option<String>,
     /// Best sellers category 1 name
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub best_sellers_category_1_name: Option<String>,
     /// Best sellers category 1 rank
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub best_sellers_category_1_rank: Option<String>,
     /// Best sellers category 2 name
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub best_sellers_category_2_name: Option<String>,
     /// Best sellers category 2 rank
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub best_sellers_category_2_rank: Option<String>,
     /// Warning
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
     /// Special feature
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub special_feature: Option<String>,
     /// Size
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<String>,
     /// Color
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
     /// Material
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub material: Option<String>,
     /// Recommended uses
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub recommended_uses: Option<String>,
     /// Model
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// Country of origin
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub country_of_origin: Option<String>,
     /// Product identifier of the retailer
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub asin: Option<String>,
     /// Customers say
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub customers_say: Option<String>,
     /// Brand logo
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub brand_logo: Option<String>,
     /// Brand story background
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub brand_story_background: Option<String>,
     /// Brand description
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub brand_description: Option<String>,
     /// Brand store
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub brand_store: Option<String>,
     /// Bought in past month
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub bought_in_past_month: Option<String>,
     /// Long text
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub long_text: Option<String>,
     /// Feature
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub feature: Option<String>,
     /// Feature value
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_value: Option<String>,
     /// United Nations Standard Products and Services Code
     ///
     /// JSON name: `UNSPSC`.
-    #[serde(rename = "UNSPSC", skip_serializing_if = "Option::is_none")]
     pub unspsc: Option<String>,
     /// ZIP code the page was requested for
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_zip_code: Option<String>,
     /// Climate pledge certification
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub climate_pledge_certification: Option<String>,
     /// Universal Product Code
     ///
     /// JSON name: `UPC`.
-    #[serde(rename = "UPC", skip_serializing_if = "Option::is_none")]
     pub upc: Option<String>,
     /// Shipping weight
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub shipping_weight: Option<String>,
     /// Product dimensions
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_dimensions: Option<String>,
     /// Suggested use
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub suggested_use: Option<String>,
     /// Extra savings
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub extra_savings: Option<String>,
     /// Savings
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub savings: Option<String>,
     /// Subscribe and save details
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subscribe_and_save_details: Option<String>,
     /// Buy x get y
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub buy_x_get_y: Option<String>,
     /// Scent
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scent: Option<String>,
     /// Subscription price
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subscription_price: Option<String>,
     /// Deal description
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub deal_description: Option<String>,
     /// Sun protection
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sun_protection: Option<String>,
     /// Shipping amount
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub shipping_amount: Option<String>,
     /// Reviews ai summary
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reviews_ai_summary: Option<String>,
     /// Replenishment frequency common
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub replenishment_frequency_common: Option<String>,
     /// Option name
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub option_name: Option<String>,
     /// Similar item
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub similar_item: Option<String>,
     /// Sponsored item
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sponsored_item: Option<String>,
     /// Delivery time estimate
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery_time_estimate: Option<String>,
     /// Uom
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub uom: Option<String>,
     /// Moq price
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub moq_price: Option<String>,
     /// Shipping time
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub shipping_time: Option<String>,
     /// Store location
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub store_location: Option<String>,
     /// Alternate product 1 product description
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alternate_product_1_product_description: Option<String>,
     /// Alternate product 1 product url
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alternate_product_1_product_url: Option<String>,
     /// Alternate product 1 web price
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alternate_product_1_web_price: Option<String>,
     /// Alternate product 1 feature
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alternate_product_1_feature: Option<String>,
     /// Alternate product 1 feature value
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alternate_product_1_feature_value: Option<String>,
     /// Main product image
     ///
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub image_url: Option<String>,
     /// Current price (USD)
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub web_price: Option<f64>,
     /// List price before discounts (USD)
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub list_price: Option<f64>,
     /// Review scale
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_scale: Option<f64>,
     /// Number of reviews
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub number_of_reviews: Option<f64>,
     /// Unit of measure quantity
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub unit_of_measure_quantity: Option<f64>,
     /// Uomq
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub uomq: Option<f64>,
     /// Moq
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub moq: Option<f64>,
     /// Video count
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub video_count: Option<f64>,
     /// Price per unit
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price_per_unit: Option<f64>,
     /// Average star rating
     ///
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub average_of_reviews: Option<f64>,
     /// Whether the product can be bought now
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub availability: Option<bool>,
     /// Seller is the retailer itself
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub direct: Option<bool>,
     /// Carries the retailer's choice badge
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub retailer_as_choice: Option<bool>,
     /// Climate pledge friendly
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub climate_pledge_friendly: Option<bool>,
     /// Subscribe and save is offered
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subscribe_and_save: Option<bool>,
     /// The page has an A+ content section
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub has_a_plus_section: Option<bool>,
     /// Product hierarchy
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_hierarchy: Option<Vec<String>>,
     /// Variants
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub variants: Option<Vec<String>>,
     /// Brief product description
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub brief_product_description: Option<Vec<String>>,
     /// A plus headers
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub a_plus_headers: Option<Vec<String>>,
     /// Cel widgets
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cel_widgets: Option<Vec<String>>,
     /// Visible images count
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub visible_images_count: Option<Vec<String>>,
     /// Bundle asins
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub bundle_asins: Option<Vec<String>>,
     /// Review mentions with positive sentiment
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_mentions_with_positive_sentiment: Option<Vec<String>>,
     /// Review mentions with neutral sentiment
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_mentions_with_neutral_sentiment: Option<Vec<String>>,
     /// Review mentions with negative sentiment
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_mentions_with_negative_sentiment: Option<Vec<String>>,
     /// Replenishment frequency options
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub replenishment_frequency_options: Option<Vec<String>>,
     /// Variations
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub variations: Option<Vec<String>>,
     /// Promos
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub promos: Option<Vec<crate::Value>>,
     /// Coupons
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub coupons: Option<Vec<crate::Value>>,
     /// Badges
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub badges: Option<Vec<crate::Value>>,
     /// Rows of the product detail table
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_detail_column_and_information_within_table:
         Option<Vec<RetailerAPdpProductDetailColumnAndInformationWithinTableItem>>,
     /// Technical details table
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub technical_details: Option<Vec<RetailerAPdpTechnicalDetailsItem>>,
     /// Top reviews
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub top_reviews: Option<Vec<RetailerAPdpTopReviewsItem>>,
     /// Alternatives
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alternatives: Option<Vec<RetailerAPdpAlternativesItem>>,
     /// 4 stars and above
     ///
     /// JSON name: `4_stars_and_above`.
-    #[serde(rename = "4_stars_and_above", skip_serializing_if = "Option::is_none")]
     pub _4_stars_and_above: Option<Vec<RetailerAPdp4StarsAndAboveItem>>,
     /// Related products
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub related_products: Option<Vec<RetailerAPdpRelatedProductsItem>>,
     /// Related products free delivery
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub related_products_free_delivery: Option<Vec<RetailerAPdpRelatedProductsFreeDeliveryItem>>,
     /// Share of reviews per star rating
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reviews_statistics_percentage_five_to_zero:
         Option<RetailerAPdpReviewsStatisticsPercentageFiveToZero>,
     /// Products frequently bought together
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub frequently_bought_with: Option<RetailerAPdpFrequentlyBoughtWith>,
     /// Top three alternate products
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alternate_products_for_top_3_alternates:
         Option<RetailerAPdpAlternateProductsForTop3Alternates>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -542,20 +428,16 @@ crate::__decode_record!(
 /// An item of `product_detail_column_and_information_within_table` of [`RetailerAPdp`].
 ///
 /// Items of the field `product_detail_column_and_information_within_table` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpProductDetailColumnAndInformationWithinTableItem {
     /// The field `field`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
     /// The field `value`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -565,20 +447,16 @@ crate::__decode_record!(
 /// An item of `technical_details` of [`RetailerAPdp`].
 ///
 /// Items of the field `technical_details` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpTechnicalDetailsItem {
     /// The field `key`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     /// The field `value`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -588,23 +466,18 @@ crate::__decode_record!(
 /// An item of `top_reviews` of [`RetailerAPdp`].
 ///
 /// Items of the field `top_reviews` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpTopReviewsItem {
     /// Stars given
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stars: Option<f64>,
     /// The field `review_title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_title: Option<String>,
     /// The field `review_body`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_body: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -618,23 +491,18 @@ crate::__decode_record!(
 /// An item of `alternatives` of [`RetailerAPdp`].
 ///
 /// Items of the field `alternatives` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpAlternativesItem {
     /// The field `asin`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub asin: Option<String>,
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<String>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -644,23 +512,18 @@ crate::__decode_record!(
 /// An item of `4_stars_and_above` of [`RetailerAPdp`].
 ///
 /// Items of the field `4_stars_and_above` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdp4StarsAndAboveItem {
     /// The field `asin`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub asin: Option<String>,
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<String>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -670,23 +533,18 @@ crate::__decode_record!(
 /// An item of `related_products` of [`RetailerAPdp`].
 ///
 /// Items of the field `related_products` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpRelatedProductsItem {
     /// The field `asin`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub asin: Option<String>,
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<String>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -696,23 +554,18 @@ crate::__decode_record!(
 /// An item of `related_products_free_delivery` of [`RetailerAPdp`].
 ///
 /// Items of the field `related_products_free_delivery` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpRelatedProductsFreeDeliveryItem {
     /// The field `asin`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub asin: Option<String>,
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<String>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -722,29 +575,22 @@ crate::__decode_record!(
 /// Share of reviews per star rating
 ///
 /// Value of the field `reviews_statistics_percentage_five_to_zero` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpReviewsStatisticsPercentageFiveToZero {
     /// JSON name: `5_star`.
-    #[serde(rename = "5_star", skip_serializing_if = "Option::is_none")]
     pub _5_star: Option<String>,
     /// JSON name: `4_star`.
-    #[serde(rename = "4_star", skip_serializing_if = "Option::is_none")]
     pub _4_star: Option<String>,
     /// JSON name: `3_star`.
-    #[serde(rename = "3_star", skip_serializing_if = "Option::is_none")]
     pub _3_star: Option<String>,
     /// JSON name: `2_star`.
-    #[serde(rename = "2_star", skip_serializing_if = "Option::is_none")]
     pub _2_star: Option<String>,
     /// JSON name: `1_star`.
-    #[serde(rename = "1_star", skip_serializing_if = "Option::is_none")]
     pub _1_star: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -760,20 +606,16 @@ crate::__decode_record!(
 /// Products frequently bought together
 ///
 /// Value of the field `frequently_bought_with` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpFrequentlyBoughtWith {
     /// The field `total_price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub total_price: Option<String>,
     /// The field `products`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub products: Option<Vec<RetailerAPdpFrequentlyBoughtWithProductsItem>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -783,23 +625,18 @@ crate::__decode_record!(
 /// An item of `products` of [`RetailerAPdpFrequentlyBoughtWith`].
 ///
 /// Items of the field `products` of [`RetailerAPdpFrequentlyBoughtWith`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpFrequentlyBoughtWithProductsItem {
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<String>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The field `asin`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub asin: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -809,59 +646,42 @@ crate::__decode_record!(
 /// Top three alternate products
 ///
 /// Value of the field `alternate_products_for_top_3_alternates` of [`RetailerAPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpAlternateProductsForTop3Alternates {
     /// The field `product_1_product_description`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_1_product_description: Option<String>,
     /// The field `product_1_url`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_1_url: Option<String>,
     /// The field `product_1_web_price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_1_web_price: Option<String>,
     /// The field `product_1_feature`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_1_feature: Option<String>,
     /// The field `product_1_feature_value`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_1_feature_value: Option<String>,
     /// The field `product_2_product_description`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_2_product_description: Option<String>,
     /// The field `product_2_url`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_2_url: Option<String>,
     /// The field `product_2_web_price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_2_web_price: Option<String>,
     /// The field `product_2_feature`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_2_feature: Option<String>,
     /// The field `product_2_feature_value`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_2_feature_value: Option<String>,
     /// The field `product_3_product_description`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_3_product_description: Option<String>,
     /// The field `product_3_url`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_3_url: Option<String>,
     /// The field `product_3_web_price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_3_web_price: Option<String>,
     /// The field `product_3_feature`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_3_feature: Option<String>,
     /// The field `product_3_feature_value`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_3_feature_value: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

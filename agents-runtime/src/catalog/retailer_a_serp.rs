@@ -9,53 +9,38 @@
 /// Domain: retailer-a.example. Vertical: e-commerce. Page type: search results page. Supports localization. Supports pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerASerp {
     /// Position on the page
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<f64>,
     /// The field `asin`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub asin: Option<String>,
     /// The field `product_title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_title: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_url: Option<String>,
     /// Price (USD)
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<f64>,
     /// The field `list_price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub list_price: Option<f64>,
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The field `number_of_reviews`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub number_of_reviews: Option<f64>,
     /// The field `is_sponsored`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub is_sponsored: Option<bool>,
     /// The field `is_prime`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub is_prime: Option<bool>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub image_url: Option<String>,
     /// The field `badges`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub badges: Option<Vec<String>>,
     /// The field `delivery`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

@@ -9,74 +9,54 @@
 /// Domain: retailer-b.example. Vertical: e-commerce. Page type: product detail page. Supports localization. Does not support pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBPdp {
     /// Product title
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_title: Option<String>,
     /// Brand
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub brand: Option<String>,
     /// Canonical product URL
     ///
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_url: Option<String>,
     /// Current price
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<f64>,
     /// ISO 4217 currency code
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
     /// Price before discounts
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub list_price: Option<f64>,
     /// Average rating
     ///
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// Number of reviews
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_count: Option<f64>,
     /// In stock
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub availability: Option<bool>,
     /// Product images
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub image_urls: Option<Vec<String>>,
     /// Product description
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Category breadcrumb
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<String>>,
     /// Specification table
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub specifications: Option<Vec<RetailerBPdpSpecificationsItem>>,
     /// Seller of the offer
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub seller: Option<RetailerBPdpSeller>,
     /// Product variants
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub variants: Option<Vec<RetailerBPdpVariantsItem>>,
     /// Universal Product Code
     ///
     /// JSON name: `UPC`.
-    #[serde(rename = "UPC", skip_serializing_if = "Option::is_none")]
     pub upc: Option<String>,
     /// The field `fulfillment`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fulfillment: Option<RetailerBPdpFulfillment>,
     /// Badges
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub badges: Option<Vec<crate::Value>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -105,20 +85,16 @@ crate::__decode_record!(
 /// An item of `specifications` of [`RetailerBPdp`].
 ///
 /// Items of the field `specifications` of [`RetailerBPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBPdpSpecificationsItem {
     /// The field `name`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The field `value`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -128,23 +104,18 @@ crate::__decode_record!(
 /// Seller of the offer
 ///
 /// Value of the field `seller` of [`RetailerBPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBPdpSeller {
     /// The field `name`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -154,26 +125,20 @@ crate::__decode_record!(
 /// An item of `variants` of [`RetailerBPdp`].
 ///
 /// Items of the field `variants` of [`RetailerBPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBPdpVariantsItem {
     /// The field `id`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<f64>,
     /// The field `available`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub available: Option<bool>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -188,26 +153,20 @@ crate::__decode_record!(
 /// The object `fulfillment` of [`RetailerBPdp`].
 ///
 /// Value of the field `fulfillment` of [`RetailerBPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBPdpFulfillment {
     /// The field `pickup`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pickup: Option<bool>,
     /// The field `delivery`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery: Option<bool>,
     /// The field `shipping`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub shipping: Option<bool>,
     /// The field `delivery_date`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery_date: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

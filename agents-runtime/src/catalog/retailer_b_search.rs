@@ -9,47 +9,34 @@
 /// Domain: retailer-b.example. Vertical: e-commerce. Page type: search results page. Supports localization. Supports pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBSearch {
     /// The field `position`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<f64>,
     /// The field `product_id`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_id: Option<String>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<f64>,
     /// The field `was_price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub was_price: Option<f64>,
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The field `review_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_count: Option<f64>,
     /// The field `seller_name`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub seller_name: Option<String>,
     /// The field `is_sponsored`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub is_sponsored: Option<bool>,
     /// The field `fulfillment_badges`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fulfillment_badges: Option<Vec<String>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

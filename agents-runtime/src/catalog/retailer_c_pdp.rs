@@ -9,75 +9,54 @@
 /// Domain: retailer-c.example. Vertical: e-commerce. Page type: product detail page. Supports localization. Does not support pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerCPdp {
     /// Product title
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_title: Option<String>,
     /// Brand
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub brand: Option<String>,
     /// Canonical product URL
     ///
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub product_url: Option<String>,
     /// Current price
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<f64>,
     /// ISO 4217 currency code
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
     /// Price before discounts
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub list_price: Option<f64>,
     /// Average rating
     ///
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// Number of reviews
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub review_count: Option<f64>,
     /// In stock
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub availability: Option<bool>,
     /// Product images
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub image_urls: Option<Vec<String>>,
     /// Product description
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Category breadcrumb
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<String>>,
     /// Specification table
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub specifications: Option<Vec<RetailerCPdpSpecificationsItem>>,
     /// Seller of the offer
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub seller: Option<RetailerCPdpSeller>,
     /// Product variants
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub variants: Option<Vec<RetailerCPdpVariantsItem>>,
     /// The field `model_number`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub model_number: Option<String>,
     /// The field `sku`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sku: Option<String>,
     /// Open-box price
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub open_box_price: Option<f64>,
     /// The field `protection_plans`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub protection_plans: Option<Vec<RetailerCPdpProtectionPlansItem>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -107,20 +86,16 @@ crate::__decode_record!(
 /// An item of `specifications` of [`RetailerCPdp`].
 ///
 /// Items of the field `specifications` of [`RetailerCPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerCPdpSpecificationsItem {
     /// The field `name`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The field `value`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -130,23 +105,18 @@ crate::__decode_record!(
 /// Seller of the offer
 ///
 /// Value of the field `seller` of [`RetailerCPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerCPdpSeller {
     /// The field `name`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -156,26 +126,20 @@ crate::__decode_record!(
 /// An item of `variants` of [`RetailerCPdp`].
 ///
 /// Items of the field `variants` of [`RetailerCPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerCPdpVariantsItem {
     /// The field `id`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<f64>,
     /// The field `available`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub available: Option<bool>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -190,23 +154,18 @@ crate::__decode_record!(
 /// An item of `protection_plans` of [`RetailerCPdp`].
 ///
 /// Items of the field `protection_plans` of [`RetailerCPdp`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerCPdpProtectionPlansItem {
     /// The field `name`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The field `price`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<f64>,
     /// The field `term`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub term: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

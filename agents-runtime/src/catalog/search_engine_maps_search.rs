@@ -9,23 +9,18 @@
 /// Domain: maps.search-engine.example. Vertical: search. Page type: local results page. Supports localization. Supports pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineMapsSearch {
     /// The field `entities`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub entities: Option<SearchEngineMapsSearchEntities>,
     /// The field `total_entities_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub total_entities_count: Option<f64>,
     /// The field `entities_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub entities_count: Option<crate::JsonMap>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -39,67 +34,50 @@ crate::__decode_record!(
 /// The object `entities` of [`SearchEngineMapsSearch`].
 ///
 /// Value of the field `entities` of [`SearchEngineMapsSearch`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineMapsSearchEntities {
     /// JSON name: `Place`.
-    #[serde(rename = "Place", skip_serializing_if = "Option::is_none")]
     pub place: Option<Vec<SearchEngineMapsSearchEntitiesPlaceItem>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(SearchEngineMapsSearchEntities, [(place, "Place")]);
 /// An item of `Place` of [`SearchEngineMapsSearchEntities`].
 ///
 /// Items of the field `Place` of [`SearchEngineMapsSearchEntities`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineMapsSearchEntitiesPlaceItem {
     /// The field `position`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<f64>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The field `place_id`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub place_id: Option<String>,
     /// The field `address`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
     /// The field `phone`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub phone: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub website: Option<String>,
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The field `reviews`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reviews: Option<f64>,
     /// The field `category`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     /// Range: -90 to 90.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub latitude: Option<f64>,
     /// Range: -180 to 180.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub longitude: Option<f64>,
     /// Opening hours by weekday
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub opening_hours: Option<crate::JsonMap>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

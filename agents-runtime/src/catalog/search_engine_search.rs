@@ -9,23 +9,18 @@
 /// Domain: search-engine.example. Vertical: search. Page type: search results page. Supports localization. Supports pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearch {
     /// Results by entity kind
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub entities: Option<SearchEngineSearchEntities>,
     /// Number of entities on the page
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub total_entities_count: Option<f64>,
     /// Number of entities per kind
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub entities_count: Option<crate::JsonMap>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -39,26 +34,20 @@ crate::__decode_record!(
 /// Results by entity kind
 ///
 /// Value of the field `entities` of [`SearchEngineSearch`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntities {
     /// JSON name: `OrganicResult`.
-    #[serde(rename = "OrganicResult", skip_serializing_if = "Option::is_none")]
     pub organic_result: Option<Vec<SearchEngineSearchEntitiesOrganicResultItem>>,
     /// JSON name: `PeopleAlsoAsk`.
-    #[serde(rename = "PeopleAlsoAsk", skip_serializing_if = "Option::is_none")]
     pub people_also_ask: Option<Vec<SearchEngineSearchEntitiesPeopleAlsoAskItem>>,
     /// JSON name: `RelatedSearch`.
-    #[serde(rename = "RelatedSearch", skip_serializing_if = "Option::is_none")]
     pub related_search: Option<Vec<SearchEngineSearchEntitiesRelatedSearchItem>>,
     /// JSON name: `Ad`.
-    #[serde(rename = "Ad", skip_serializing_if = "Option::is_none")]
     pub ad: Option<Vec<SearchEngineSearchEntitiesAdItem>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -73,32 +62,24 @@ crate::__decode_record!(
 /// An item of `OrganicResult` of [`SearchEngineSearchEntities`].
 ///
 /// Items of the field `OrganicResult` of [`SearchEngineSearchEntities`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesOrganicResultItem {
     /// The field `position`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<f64>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// The field `displayed_url`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub displayed_url: Option<String>,
     /// The field `snippet`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
     /// The field `sitelinks`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sitelinks: Option<Vec<SearchEngineSearchEntitiesOrganicResultItemSitelinksItem>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -115,20 +96,16 @@ crate::__decode_record!(
 /// An item of `sitelinks` of [`SearchEngineSearchEntitiesOrganicResultItem`].
 ///
 /// Items of the field `sitelinks` of [`SearchEngineSearchEntitiesOrganicResultItem`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesOrganicResultItemSitelinksItem {
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -138,23 +115,18 @@ crate::__decode_record!(
 /// An item of `PeopleAlsoAsk` of [`SearchEngineSearchEntities`].
 ///
 /// Items of the field `PeopleAlsoAsk` of [`SearchEngineSearchEntities`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesPeopleAlsoAskItem {
     /// The field `question`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
     /// The field `answer`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub source_url: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -168,20 +140,16 @@ crate::__decode_record!(
 /// An item of `RelatedSearch` of [`SearchEngineSearchEntities`].
 ///
 /// Items of the field `RelatedSearch` of [`SearchEngineSearchEntities`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesRelatedSearchItem {
     /// The field `query`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -191,26 +159,20 @@ crate::__decode_record!(
 /// An item of `Ad` of [`SearchEngineSearchEntities`].
 ///
 /// Items of the field `Ad` of [`SearchEngineSearchEntities`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesAdItem {
     /// The field `position`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<f64>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// The field `description`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

@@ -9,23 +9,18 @@
 /// Domain: search-engine.example. Vertical: search. Page type: AI overview. Supports localization. Does not support pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchAio {
     /// The field `query`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// The field `ai_overview`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ai_overview: Option<SearchEngineSearchAioAiOverview>,
     /// The field `has_ai_overview`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub has_ai_overview: Option<bool>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -39,23 +34,18 @@ crate::__decode_record!(
 /// The object `ai_overview` of [`SearchEngineSearchAio`].
 ///
 /// Value of the field `ai_overview` of [`SearchEngineSearchAio`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchAioAiOverview {
     /// Overview text
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// The field `markdown`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
     /// The field `sources`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub sources: Option<Vec<SearchEngineSearchAioAiOverviewSourcesItem>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -65,23 +55,18 @@ crate::__decode_record!(
 /// An item of `sources` of [`SearchEngineSearchAioAiOverview`].
 ///
 /// Items of the field `sources` of [`SearchEngineSearchAioAiOverview`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchAioAiOverviewSourcesItem {
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// The field `snippet`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

@@ -9,44 +9,32 @@
 /// Domain: social-a.example. Vertical: social. Page type: account page. Does not support localization. Supports pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialAAccount {
     /// The field `username`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
     /// The field `full_name`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub full_name: Option<String>,
     /// The field `biography`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub biography: Option<String>,
     /// The field `followers`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub followers: Option<f64>,
     /// The field `following`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub following: Option<f64>,
     /// The field `posts_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub posts_count: Option<f64>,
     /// The field `is_verified`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub is_verified: Option<bool>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub profile_pic_url: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub external_url: Option<String>,
     /// The field `posts`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub posts: Option<Vec<SocialAAccountPostsItem>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -67,38 +55,28 @@ crate::__decode_record!(
 /// An item of `posts` of [`SocialAAccount`].
 ///
 /// Items of the field `posts` of [`SocialAAccount`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialAAccountPostsItem {
     /// The field `id`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The field `shortcode`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub shortcode: Option<String>,
     /// The field `caption`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub caption: Option<String>,
     /// The field `like_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub like_count: Option<f64>,
     /// The field `comment_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub comment_count: Option<f64>,
     /// ISO 8601 timestamp
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub taken_at: Option<String>,
     /// The field `media_type`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

@@ -9,53 +9,38 @@
 /// Domain: social-b.example. Vertical: social. Page type: page. Does not support localization. Does not support pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialBPage {
     /// The field `name`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The field `category`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     /// The field `about`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub about: Option<String>,
     /// The field `followers`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub followers: Option<f64>,
     /// The field `likes`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub likes: Option<f64>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub website: Option<String>,
     /// The field `phone`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub phone: Option<String>,
     /// The field `email`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     /// The field `address`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
     /// Range: 0 to 5.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The field `is_verified`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub is_verified: Option<bool>,
     /// The field `recent_posts`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub recent_posts: Option<Vec<SocialBPageRecentPostsItem>>,
     /// Page type
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub r#type: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -79,29 +64,22 @@ crate::__decode_record!(
 /// An item of `recent_posts` of [`SocialBPage`].
 ///
 /// Items of the field `recent_posts` of [`SocialBPage`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialBPageRecentPostsItem {
     /// The field `text`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// The field `posted_at`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub posted_at: Option<String>,
     /// The field `reactions`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reactions: Option<f64>,
     /// The field `comments`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub comments: Option<f64>,
     /// The field `shares`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub shares: Option<f64>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(

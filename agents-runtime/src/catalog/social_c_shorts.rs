@@ -9,23 +9,18 @@
 /// Domain: social-c.example. Vertical: social. Page type: short videos. Does not support localization. Supports pagination.
 ///
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialCShorts {
     /// The field `channel_name`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub channel_name: Option<String>,
     /// The field `subscribers`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subscribers: Option<f64>,
     /// The field `videos`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub videos: Option<Vec<SocialCShortsVideosItem>>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
@@ -39,38 +34,28 @@ crate::__decode_record!(
 /// An item of `videos` of [`SocialCShorts`].
 ///
 /// Items of the field `videos` of [`SocialCShorts`].
-#[derive(Debug, Clone, PartialEq, Default, crate::__private::serde::Serialize)]
-#[serde(crate = "crate::__private::serde")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialCShortsVideosItem {
     /// The field `video_id`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub video_id: Option<String>,
     /// The field `title`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The field `view_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub view_count: Option<f64>,
     /// The field `like_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub like_count: Option<f64>,
     /// The field `published`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub published: Option<String>,
     /// The field `duration_seconds`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_seconds: Option<f64>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub thumbnail: Option<String>,
     /// Format: `uri`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// Keys the schema does not declare, kept as the service sent them.
-    #[serde(flatten)]
+    /// Keys the schema does not declare, kept as the service sent them (serialized
+    /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
-    #[serde(skip)]
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(
