@@ -29,7 +29,7 @@ fn root() -> PathBuf {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,client,batch,compile]"
+        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,client,batch,compile] [--dump DIR]"
     );
     ExitCode::from(2)
 }
