@@ -70,7 +70,7 @@ pub fn expand(name: &str, runtime_path: &str, manifest_dir: &Path) -> Result<Tok
                 runtime_path: runtime_path.to_owned(),
             };
             let output = generate_refs(&[&loaded.record], &options).map_err(|d| d.to_string())?;
-            let items = output.tokens();
+            let items = output.tokens().map_err(|d| d.to_string())?;
             let file = path.to_string_lossy().into_owned();
             let tokens = quote! {
                 #items

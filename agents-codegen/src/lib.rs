@@ -8,8 +8,10 @@
 //! 2. **check / lower** ([`ir`]): every Rust name is claimed ([`naming`]), every type resolved
 //!    ([`types`]), rule text parsed ([`rules`]) and doc text made safe ([`docs`]); problems of all
 //!    agents are collected into one [`Diagnostics`];
-//! 3. **emit** ([`emit`]): tokens with `quote`;
-//! 4. **format**: `prettyplease`, deterministic byte for byte.
+//! 3. **emit** ([`emit`]): `syn` trees: one-off parts quoted and parsed, repeated parts (fields,
+//!    setters, doc lines) cloned from parsed templates;
+//! 4. **format**: `prettyplease` over the trees, deterministic byte for byte (the macro path
+//!    prints the same trees as tokens instead).
 //!
 //! ```
 //! let record = agents_schema::AgentRecord::from_json(r#"{
@@ -115,19 +117,22 @@ impl Default for Options {
     }
 }
 
-/// The generated items of one agent.
+/// The generated items of one agent: its resolved model, printed on demand as tokens
+/// ([`AgentOutput::tokens`], the macro path) or as source ([`AgentOutput::to_source`]).
 #[derive(Debug, Clone)]
 pub struct AgentOutput {
     /// The agent name.
     pub name: String,
     /// A snake_case module / file stem, unique among the agents generated together.
     pub module: String,
-    /// The items.
-    pub tokens: TokenStream,
     /// Number of generated types (output record, nested structs, params).
     pub types: usize,
     /// Number of output fields and params.
     pub fields: usize,
+    /// The agent with every name and type resolved.
+    ir: ir::AgentIr,
+    /// The runtime path, already checked to parse.
+    runtime_path: String,
 }
 
 /// The result of one run: the agents' items, with names unique across all of them.
@@ -143,10 +148,11 @@ pub fn generate(records: &[AgentRecord], options: &Options) -> Result<Output, Di
     generate_refs(&refs, options)
 }
 
-/// [`generate`] over borrowed records.
+/// [`generate`] over borrowed records: parses the runtime path, then lowers every record into
+/// the model (collecting every problem). Items are emitted when they are asked for.
 pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Output, Diagnostics> {
     let rt_text = options.runtime_path.trim();
-    let rt: syn::Path = syn::parse_str(rt_text).map_err(|e| {
+    Emitter::new(rt_text).map_err(|e| {
         Diagnostics(vec![Diagnostic {
             file: None,
             agent: None,
@@ -154,44 +160,162 @@ pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Outp
             message: format!("{rt_text:?} is not a Rust path: {e}"),
         }])
     })?;
-    let paths = emit::Paths::new(quote::quote!(#rt), rt_text);
     let unit = ir::lower(records)?;
     let agents = unit
         .agents
-        .iter()
+        .into_iter()
         .map(|a| AgentOutput {
             name: a.name.clone(),
             module: a.module.clone(),
-            tokens: emit::agent(a, &paths),
             types: a.structs.len() + 1,
             fields: a.structs.iter().map(|s| s.fields.len()).sum::<usize>() + a.params.fields.len(),
+            ir: a,
+            runtime_path: rt_text.to_owned(),
         })
         .collect();
     Ok(Output { agents })
 }
 
+/// Generated code that does not parse: a bug of this crate, reported rather than panicking.
+fn generator_bug(agent: Option<&str>, e: &syn::Error) -> Diagnostics {
+    Diagnostics(vec![Diagnostic {
+        file: None,
+        agent: agent.map(str::to_owned),
+        path: "$".to_owned(),
+        message: format!("generated code does not parse (a generator bug): {e}"),
+    }])
+}
+
+/// The runtime paths and the parsed templates of one thread's emission (`syn` trees are not
+/// `Send`, so each thread that emits has its own).
+struct Emitter {
+    paths: emit::Paths,
+    templates: emit::Templates,
+}
+
+impl Emitter {
+    fn new(rt_text: &str) -> syn::Result<Self> {
+        let rt: syn::Path = syn::parse_str(rt_text)?;
+        let paths = emit::Paths::new(quote::quote!(#rt), rt_text);
+        let templates = emit::Templates::new(&paths)?;
+        Ok(Emitter { paths, templates })
+    }
+
+    fn for_agent(a: &AgentOutput) -> Result<Self, Diagnostics> {
+        Emitter::new(&a.runtime_path).map_err(|e| generator_bug(Some(&a.name), &e))
+    }
+
+    fn items(&mut self, a: &AgentOutput) -> Result<syn::File, Diagnostics> {
+        emit::agent(&a.ir, &self.paths, &mut self.templates)
+            .map_err(|e| generator_bug(Some(&a.name), &e))
+    }
+
+    fn source(&mut self, a: &AgentOutput) -> Result<String, Diagnostics> {
+        Ok(prettyplease::unparse(&self.items(a)?))
+    }
+}
+
+impl AgentOutput {
+    /// The items as tokens (what `agent!` expands to).
+    pub fn tokens(&self) -> Result<TokenStream, Diagnostics> {
+        let items = Emitter::for_agent(self)?.items(self)?;
+        Ok(quote::quote!(#items))
+    }
+
+    /// The items as formatted source (prettyplease).
+    pub fn to_source(&self) -> Result<String, Diagnostics> {
+        Emitter::for_agent(self)?.source(self)
+    }
+}
+
 /// Formats items as Rust source with prettyplease.
 pub fn format(tokens: TokenStream) -> Result<String, Diagnostics> {
-    let file: syn::File = syn::parse2(tokens).map_err(|e| {
-        Diagnostics(vec![Diagnostic {
-            file: None,
-            agent: None,
-            path: "$".to_owned(),
-            message: format!("generated code does not parse (a generator bug): {e}"),
-        }])
-    })?;
+    let file: syn::File = syn::parse2(tokens).map_err(|e| generator_bug(None, &e))?;
     Ok(prettyplease::unparse(&file))
 }
 
 impl Output {
     /// Every agent's items in one stream.
-    pub fn tokens(&self) -> TokenStream {
-        self.agents.iter().map(|a| a.tokens.clone()).collect()
+    pub fn tokens(&self) -> Result<TokenStream, Diagnostics> {
+        let Some(first) = self.agents.first() else {
+            return Ok(TokenStream::new());
+        };
+        let mut emitter = Emitter::for_agent(first)?;
+        let mut tokens = TokenStream::new();
+        for a in &self.agents {
+            let items = emitter.items(a)?;
+            quote::ToTokens::to_tokens(&items, &mut tokens);
+        }
+        Ok(tokens)
     }
 
     /// Every agent's items as one formatted source file (for `include!`).
     pub fn to_source(&self) -> Result<String, Diagnostics> {
-        format(self.tokens())
+        Ok(self.sources()?.concat())
+    }
+
+    /// Each agent's formatted source, in agent order. Agents are printed on up to
+    /// `available_parallelism` threads, balanced by field count; each thread parses its own
+    /// templates. One agent (the macro and most build scripts) stays on the calling thread.
+    pub fn sources(&self) -> Result<Vec<String>, Diagnostics> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(self.agents.len());
+        let Some(first) = self.agents.first() else {
+            return Ok(Vec::new());
+        };
+        if threads <= 1 {
+            let mut emitter = Emitter::for_agent(first)?;
+            return self.agents.iter().map(|a| emitter.source(a)).collect();
+        }
+        // Largest first onto the least loaded thread.
+        let mut order: Vec<usize> = (0..self.agents.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.agents[i].fields));
+        let mut shares: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); threads];
+        for i in order {
+            if let Some(share) = shares.iter_mut().min_by_key(|s| s.0) {
+                share.0 += self.agents[i].fields + 1;
+                share.1.push(i);
+            }
+        }
+        let results = std::thread::scope(|scope| {
+            let handles: Vec<_> = shares
+                .into_iter()
+                .map(|(_, share)| {
+                    scope.spawn(move || -> Result<Vec<(usize, String)>, Diagnostics> {
+                        let mut emitter = Emitter::for_agent(first)?;
+                        share
+                            .into_iter()
+                            .map(|i| Ok((i, emitter.source(&self.agents[i])?)))
+                            .collect()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+        });
+        let mut sources = vec![String::new(); self.agents.len()];
+        let mut problems = Vec::new();
+        for result in results {
+            match result {
+                Ok(Ok(done)) => {
+                    for (i, source) in done {
+                        sources[i] = source;
+                    }
+                }
+                Ok(Err(Diagnostics(d))) => problems.extend(d),
+                Err(_) => problems.push(Diagnostic {
+                    file: None,
+                    agent: None,
+                    path: "$".to_owned(),
+                    message: "a code generation thread panicked (a generator bug)".to_owned(),
+                }),
+            }
+        }
+        if problems.is_empty() {
+            Ok(sources)
+        } else {
+            Err(Diagnostics(problems))
+        }
     }
 
     /// Total generated types.
@@ -232,8 +356,7 @@ impl Output {
             root.push_str(&format!("pub use {}::*;\n", naming::display(&a.module)));
         }
         files.push(("mod.rs".to_owned(), root));
-        for a in &self.agents {
-            let body = format(a.tokens.clone())?;
+        for (a, body) in self.agents.iter().zip(self.sources()?) {
             files.push((format!("{}.rs", a.module), format!("{header}\n{body}")));
         }
         files.sort();

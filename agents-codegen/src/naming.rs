@@ -103,7 +103,13 @@ fn asciify(json: &str) -> String {
 
 /// The snake_case base name for a field or module, before collision resolution.
 pub fn field_base(json: &str) -> String {
-    let mut s = asciify(json).to_snake_case();
+    // Most JSON names are already snake_case, which heck would return unchanged: skip its
+    // word splitting for those (a tested shortcut, not a second naming rule).
+    let mut s = if is_plain_snake(json) {
+        json.to_owned()
+    } else {
+        asciify(json).to_snake_case()
+    };
     if s.is_empty() || !s.bytes().any(|b| b.is_ascii_alphanumeric()) {
         s = "field".to_owned();
     }
@@ -114,6 +120,16 @@ pub fn field_base(json: &str) -> String {
         s.push('_');
     }
     s
+}
+
+/// Lowercase ASCII words of letters and digits joined by single underscores.
+fn is_plain_snake(json: &str) -> bool {
+    !json.is_empty()
+        && json.split('_').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 /// The UpperCamelCase base name for a type made of `parts`, before collision resolution.
@@ -208,6 +224,21 @@ pub fn display(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn the_snake_case_shortcut_agrees_with_heck(json in "[a-z0-9]{1,6}(_[a-z0-9]{1,6}){0,4}") {
+            proptest::prop_assert!(is_plain_snake(&json));
+            proptest::prop_assert_eq!(json.clone(), asciify(&json).to_snake_case());
+        }
+    }
+
+    #[test]
+    fn the_snake_case_shortcut_leaves_other_names_to_heck() {
+        for json in ["", "_a", "a_", "a__b", "productURL", "a-b", "a b", "é"] {
+            assert!(!is_plain_snake(json), "{json:?}");
+        }
+    }
 
     #[test]
     fn fields() {

@@ -25,7 +25,7 @@
 use agents_schema::{FieldSchema, InputProperty};
 
 /// The resolved type of an output field (before wrapping in `Option`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Ty {
     /// `String`.
     String,
@@ -97,7 +97,7 @@ pub fn classify(schema: &FieldSchema) -> (Shape<'_>, Option<String>) {
 }
 
 /// The type of an input parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ParamTy {
     /// `String`.
     String,

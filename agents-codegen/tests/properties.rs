@@ -13,11 +13,18 @@ proptest! {
     fn generate_returns_code_or_an_error(records in prop::collection::vec(arb_record(), 1..4)) {
         match generate(&records, &Options::default()) {
             Ok(out) => {
-                // Formatting re-parses the tokens with syn: the code is syntactically valid.
+                // Both outputs are syntactically valid: the printed source and the macro
+                // path's tokens parse back.
                 let source = out.to_source();
                 prop_assert!(source.is_ok(), "{:?}", source.err());
+                let source = source.unwrap_or_default();
+                let parsed = syn::parse_file(&source);
+                prop_assert!(parsed.is_ok(), "{:?}", parsed.err());
+                let tokens = out.tokens().map_err(|e| e.to_string())
+                    .and_then(|t| syn::parse2::<syn::File>(t).map_err(|e| e.to_string()));
+                prop_assert!(tokens.is_ok(), "{:?}", tokens.err());
                 let again = generate(&records, &Options::default()).map(|o| o.to_source());
-                prop_assert_eq!(again.ok().and_then(Result::ok), source.ok());
+                prop_assert_eq!(again.ok().and_then(Result::ok), Some(source));
             }
             Err(e) => prop_assert!(!e.0.is_empty()),
         }

@@ -15,6 +15,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 mod compile;
+mod typify_baseline;
 
 mod plain {
     #![allow(missing_docs)]
@@ -84,14 +85,52 @@ fn bench_codegen(rows: &mut Vec<Row>) {
         .filter(|r| r.name == "retailer_a_pdp")
         .cloned()
         .collect();
-    let t = median(3, 15, || {
-        black_box(codegen_once(&pdp));
-    });
+    let schema = typify_baseline::json_schema(&pdp[0], "RetailerAPdp");
+    let root = typify_baseline::root_schema(&schema);
+    let ours_source = generate(&pdp, &Options::default())
+        .and_then(|o| o.to_source())
+        .unwrap_or_default();
+    let typify_source = typify_baseline::generate(&root);
+    // `--dump DIR` keeps both sources for a side-by-side read.
+    if let Some(dir) = std::env::args().skip_while(|a| a != "--dump").nth(1) {
+        let dir = std::path::Path::new(&dir);
+        for (name, source) in [("ours.rs", &ours_source), ("typify.rs", &typify_source)] {
+            if let Err(e) = std::fs::write(dir.join(name), source) {
+                eprintln!("--dump: cannot write {}: {e}", dir.join(name).display());
+            }
+        }
+    }
+    let (ours_lines, typify_lines) = (ours_source.lines().count(), typify_source.lines().count());
+    // Interleaved rounds, so both see the same machine state; the median of each is compared.
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        ours.push(median(3, 15, || {
+            black_box(codegen_once(&pdp));
+        }));
+        theirs.push(median(3, 15, || {
+            black_box(typify_baseline::generate(&root).len());
+        }));
+    }
+    ours.sort();
+    theirs.sort();
+    let (t, t_typify) = (ours[1], theirs[1]);
     rows.push(row(
         "codegen",
         "retailer_a_pdp (112 fields), generate + prettyplease",
         ms(t),
-        "target ≤ 0.5× typify (not measured: see BENCHMARKS.md)",
+        format!("{ours_lines} lines of source"),
+    ));
+    rows.push(row(
+        "codegen",
+        "typify 0.8, the same output schema as JSON Schema, generate + prettyplease",
+        ms(t_typify),
+        format!("{typify_lines} lines of source (output type only: no params, no agent impl)"),
+    ));
+    rows.push(row(
+        "codegen",
+        "retailer_a_pdp vs typify",
+        format!("{:.2}×", t.as_secs_f64() / t_typify.as_secs_f64()),
+        "target ≤ 0.5×",
     ));
     let t_all = median(2, 9, || {
         black_box(codegen_once(&records));
@@ -100,12 +139,29 @@ fn bench_codegen(rows: &mut Vec<Row>) {
         "codegen",
         format!("all {} catalog agents", records.len()),
         ms(t_all),
-        "target ≤ 20 ms",
+        "target ≤ 20 ms; agents printed on the machine's threads",
+    ));
+    let t_serial = median(2, 9, || {
+        let out = match generate(&records, &Options::default()) {
+            Ok(out) => out,
+            Err(e) => panic!("{e}"),
+        };
+        for a in &out.agents {
+            black_box(a.to_source().map(|s| s.len()).unwrap_or_default());
+        }
+    });
+    rows.push(row(
+        "codegen",
+        format!("all {} catalog agents, one thread", records.len()),
+        ms(t_serial),
+        "each agent printed in turn, for comparison",
     ));
     let mut per_field = Vec::new();
     for n in [1_000usize, 5_000, 20_000] {
         let wide = vec![agents_test_support::wide_record("wide", n)];
-        let t = median(1, 5, || {
+        // More samples where a run is short: the small case sets the per-field baseline.
+        let samples = if n <= 1_000 { 15 } else { 5 };
+        let t = median(2, samples, || {
             black_box(codegen_once(&wide));
         });
         per_field.push(t.as_secs_f64() / n as f64);

@@ -1,10 +1,21 @@
-//! The intermediate model as tokens. Nothing here makes a naming or typing decision: names come
+//! The intermediate model as items. Nothing here makes a naming or typing decision: names come
 //! from [`crate::naming`] through the IR, types from [`crate::types`].
+//!
+//! Items are syntax trees: the one-off parts of each item are quoted here and parsed; the
+//! repeated parts (record fields, param fields, setters, doc lines) are cloned from the
+//! templates of [`tree`], because quoting and re-parsing those was most of the generator's time.
+
+mod record;
+mod tree;
+
+pub use tree::Templates;
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
+use syn::punctuated::Punctuated;
+use syn::{Fields, Item};
 
-use crate::ir::{AgentIr, ParamIr, ParamsIr, StructIr};
+use crate::ir::{AgentIr, ParamIr, ParamsIr};
 use crate::naming::ident;
 use crate::rules::Rule;
 use crate::types::{ParamTy, Ty};
@@ -24,15 +35,6 @@ impl Paths {
             rt,
             serde_crate: format!("{rt_text}::__private::serde"),
         }
-    }
-}
-
-/// `rename = "json",` when the Rust name differs from the JSON name (serde strips `r#` itself).
-fn rename(json: &str, ident: &str) -> TokenStream {
-    if json == ident {
-        quote!()
-    } else {
-        quote!(rename = #json,)
     }
 }
 
@@ -73,57 +75,20 @@ fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
     }
 }
 
-/// Every item of one agent.
-pub fn agent(agent: &AgentIr, p: &Paths) -> TokenStream {
-    let structs = agent.structs.iter().map(|s| record_struct(s, agent, p));
-    let params = params(&agent.params, agent, p);
-    let traits = agent_traits(agent, p);
-    quote! {
-        #(#structs)*
-        #params
-        #traits
-    }
-}
-
-fn record_struct(s: &StructIr, agent: &AgentIr, p: &Paths) -> TokenStream {
-    let rt = &p.rt;
-    let name = ident(&s.ident);
-    let docs = doc_attrs(&s.docs);
-    // No serde attributes: `__decode_record!` writes Serialize and Deserialize from the
-    // (field, JSON name) list, so each field is only its docs and its type.
-    let fields = s.fields.iter().map(|f| {
-        let id = ident(&f.ident);
-        let ty = ty_tokens(&f.ty, agent, p);
-        let docs = doc_attrs(&f.docs);
-        quote! {
-            #docs
-            pub #id: Option<#ty>,
-        }
-    });
-    let mismatch_doc = if s.root {
-        " Values of this record (at any depth) that did not have their declared type, with their paths."
-    } else {
-        " Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record."
-    };
-    let decode_fields = s.fields.iter().map(|f| {
-        let id = ident(&f.ident);
-        let json = Literal::string(&f.json);
-        quote!((#id, #json))
-    });
-    quote! {
-        #docs
-        #[derive(Debug, Clone, PartialEq, Default)]
-        pub struct #name {
-            #(#fields)*
-            /// Keys the schema does not declare, kept as the service sent them (serialized
-            /// after the declared fields).
-            pub unknown_fields: #rt::JsonMap,
-            #[doc = #mismatch_doc]
-            pub mismatches: Vec<#rt::decode::Mismatch>,
-        }
-
-        #rt::__decode_record!(#name, [#(#decode_fields),*]);
-    }
+/// Every item of one agent as one file: record structs and their decoders, the params type
+/// and its impls, the agent's trait impls.
+pub fn agent(agent: &AgentIr, p: &Paths, t: &mut Templates) -> syn::Result<syn::File> {
+    t.start_agent();
+    let mut items = record::records(agent, p, t)?;
+    items.extend(params(&agent.params, agent, p, t)?);
+    let traits: syn::File = syn::parse2(agent_traits(agent, p))?;
+    items.extend(traits.items);
+    Ok(syn::File {
+        shebang: None,
+        frontmatter: None,
+        attrs: Vec::new(),
+        items,
+    })
 }
 
 fn param_ty(ty: ParamTy, p: &Paths) -> TokenStream {
@@ -148,27 +113,19 @@ fn param_arg(ty: ParamTy, p: &Paths) -> (TokenStream, TokenStream) {
     }
 }
 
-fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
+/// The params struct, its inherent impl, `Default` when nothing is required, and its
+/// `AgentParams` impl. The struct's input fields and the setters come from the templates and are
+/// spliced into the quoted (and parsed) rest.
+fn params(
+    params: &ParamsIr,
+    agent: &AgentIr,
+    p: &Paths,
+    t: &mut Templates,
+) -> syn::Result<Vec<Item>> {
     let rt = &p.rt;
     let serde_crate = &p.serde_crate;
     let name = ident(&params.ident);
     let docs = doc_attrs(&params.docs);
-    let fields = params.fields.iter().map(|f| {
-        let id = ident(&f.ident);
-        let ty = param_ty(f.ty, p);
-        let docs = doc_attrs(&f.docs);
-        let rename = rename(&f.json, &f.ident);
-        if f.required {
-            let attr = (!rename.is_empty()).then(|| quote!(#[serde(#rename)]));
-            quote! { #docs #attr pub #id: #ty, }
-        } else {
-            quote! {
-                #docs
-                #[serde(#rename skip_serializing_if = "Option::is_none")]
-                pub #id: Option<#ty>,
-            }
-        }
-    });
     let required: Vec<&ParamIr> = params.fields.iter().filter(|f| f.required).collect();
     let ctor_args = required.iter().map(|f| {
         let id = ident(&f.ident);
@@ -198,22 +155,6 @@ fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
         format!(" Parameters with the required inputs {}.", names.join(", "))
     };
     let many_args = (required.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    let setters = params.fields.iter().filter(|f| !f.required).map(|f| {
-        let id = ident(&f.ident);
-        let (arg, conv) = param_arg(f.ty, p);
-        let doc = format!(
-            " Sets {} (see the field for its meaning and rules).",
-            crate::docs::code(&f.json)
-        );
-        quote! {
-            #[doc = #doc]
-            #[must_use]
-            pub fn #id(mut self, value: #arg) -> Self {
-                self.#id = Some(value #conv);
-                self
-            }
-        }
-    });
     let validate = validate_body(params, agent, p);
     let localization = {
         let localizing: Vec<&ParamIr> = params.fields.iter().filter(|f| f.localization).collect();
@@ -237,12 +178,11 @@ fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
         }
     });
     let output = ident(agent.structs.first().map_or("", |s| s.ident.as_str()));
-    quote! {
+    let file: syn::File = syn::parse2(quote! {
         #docs
         #[derive(Debug, Clone, PartialEq, #rt::__private::serde::Serialize)]
         #[serde(crate = #serde_crate)]
         pub struct #name {
-            #(#fields)*
             /// Parameters the agent record does not declare, sent as given.
             #[serde(flatten)]
             pub extra: #rt::JsonMap,
@@ -257,8 +197,6 @@ fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
                     extra: #rt::JsonMap::new(),
                 }
             }
-
-            #(#setters)*
 
             /// Adds a parameter the agent record does not declare; it is sent as given.
             #[must_use]
@@ -284,7 +222,42 @@ fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
                 #localization
             }
         }
+    })?;
+    let mut items = file.items;
+    let mut fields = Punctuated::new();
+    let mut setters = Vec::new();
+    for f in &params.fields {
+        let id = ident(&f.ident);
+        let ty = t.param_type(f.ty, !f.required, p)?;
+        let mut attrs = t.docs(&f.docs);
+        attrs.extend(t.param_serde(&f.json, &f.ident, !f.required)?);
+        fields.push(t.field(attrs, id.clone(), ty));
+        if !f.required {
+            let doc = format!(
+                "Sets {} (see the field for its meaning and rules).",
+                crate::docs::code(&f.json)
+            );
+            setters.push(t.setter(f.ty, &id, &doc, p)?);
+        }
     }
+    // The struct, then its inherent impl (`new` first, the setters after it).
+    match items.get_mut(0) {
+        Some(Item::Struct(s)) => match &mut s.fields {
+            Fields::Named(named) => {
+                fields.extend(std::mem::take(&mut named.named));
+                named.named = fields;
+            }
+            _ => return Err(tree::shape("params struct")),
+        },
+        _ => return Err(tree::shape("params struct")),
+    }
+    match items.get_mut(1) {
+        Some(Item::Impl(i)) if !i.items.is_empty() => {
+            i.items.splice(1..1, setters);
+        }
+        _ => return Err(tree::shape("params impl")),
+    }
+    Ok(items)
 }
 
 fn validate_body(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
