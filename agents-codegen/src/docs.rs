@@ -39,8 +39,12 @@ fn push_escaped_char(out: &mut String, c: char, prev: Option<char>, next: Option
 
 /// The length of a URL starting at the beginning of `s`, if one does.
 fn url_len(s: &str) -> Option<usize> {
-    let lower_start = s.get(..8).map(str::to_ascii_lowercase).unwrap_or_default();
-    if !(lower_start.starts_with("http://") || lower_start.starts_with("https://")) {
+    let starts = |scheme: &str| {
+        s.as_bytes()
+            .get(..scheme.len())
+            .is_some_and(|b| b.eq_ignore_ascii_case(scheme.as_bytes()))
+    };
+    if !(starts("http://") || starts("https://")) {
         return None;
     }
     let end = s

@@ -152,7 +152,7 @@ pub fn generate(records: &[AgentRecord], options: &Options) -> Result<Output, Di
 /// the model (collecting every problem). Items are emitted when they are asked for.
 pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Output, Diagnostics> {
     let rt_text = options.runtime_path.trim();
-    Emitter::new(rt_text).map_err(|e| {
+    syn::parse_str::<syn::Path>(rt_text).map_err(|e| {
         Diagnostics(vec![Diagnostic {
             file: None,
             agent: None,
@@ -205,21 +205,45 @@ impl Emitter {
         Emitter::new(&a.runtime_path).map_err(|e| generator_bug(Some(&a.name), &e))
     }
 
-    fn items(&mut self, a: &AgentOutput) -> Result<syn::File, Diagnostics> {
-        emit::agent(&a.ir, &self.paths, &mut self.templates)
+    /// Emits `a`, handing each item to `sink`.
+    fn emit(
+        &mut self,
+        a: &AgentOutput,
+        sink: &mut dyn FnMut(syn::Item),
+    ) -> Result<(), Diagnostics> {
+        emit::agent(&a.ir, &self.paths, &mut self.templates, sink)
             .map_err(|e| generator_bug(Some(&a.name), &e))
     }
 
+    fn tokens(&mut self, a: &AgentOutput, out: &mut TokenStream) -> Result<(), Diagnostics> {
+        self.emit(a, &mut |item| quote::ToTokens::to_tokens(&item, out))
+    }
+
+    /// prettyplease prints a file as its items one after the other, so printing item by item
+    /// gives the same text while only one item's tree is alive.
     fn source(&mut self, a: &AgentOutput) -> Result<String, Diagnostics> {
-        Ok(prettyplease::unparse(&self.items(a)?))
+        let mut source = String::new();
+        let mut file = syn::File {
+            shebang: None,
+            frontmatter: None,
+            attrs: Vec::new(),
+            items: Vec::with_capacity(1),
+        };
+        self.emit(a, &mut |item| {
+            file.items.push(item);
+            source.push_str(&prettyplease::unparse(&file));
+            file.items.clear();
+        })?;
+        Ok(source)
     }
 }
 
 impl AgentOutput {
     /// The items as tokens (what `agent!` expands to).
     pub fn tokens(&self) -> Result<TokenStream, Diagnostics> {
-        let items = Emitter::for_agent(self)?.items(self)?;
-        Ok(quote::quote!(#items))
+        let mut tokens = TokenStream::new();
+        Emitter::for_agent(self)?.tokens(self, &mut tokens)?;
+        Ok(tokens)
     }
 
     /// The items as formatted source (prettyplease).
@@ -243,8 +267,7 @@ impl Output {
         let mut emitter = Emitter::for_agent(first)?;
         let mut tokens = TokenStream::new();
         for a in &self.agents {
-            let items = emitter.items(a)?;
-            quote::ToTokens::to_tokens(&items, &mut tokens);
+            emitter.tokens(a, &mut tokens)?;
         }
         Ok(tokens)
     }
@@ -254,13 +277,17 @@ impl Output {
         Ok(self.sources()?.concat())
     }
 
-    /// Each agent's formatted source, in agent order. Agents are printed on up to
-    /// `available_parallelism` threads, balanced by field count; each thread parses its own
-    /// templates. One agent (the macro and most build scripts) stays on the calling thread.
+    /// Each agent's formatted source, in agent order, printed on up to `available_parallelism`
+    /// threads ([`Output::sources_on`]).
     pub fn sources(&self) -> Result<Vec<String>, Diagnostics> {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .min(self.agents.len());
+        self.sources_on(std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+    }
+
+    /// Each agent's formatted source, in agent order, printed on at most `threads` threads
+    /// (0 and 1 both mean the calling thread only), balanced by field count; each thread parses
+    /// its own templates. A single agent always stays on the calling thread.
+    pub fn sources_on(&self, threads: usize) -> Result<Vec<String>, Diagnostics> {
+        let threads = threads.min(self.agents.len());
         let Some(first) = self.agents.first() else {
             return Ok(Vec::new());
         };

@@ -203,9 +203,14 @@ impl Namespace {
     }
 }
 
+/// Whether [`ident`] makes `name` a raw identifier (`r#type`).
+pub fn is_raw(name: &str) -> bool {
+    RAW_KEYWORDS.contains(&name)
+}
+
 /// The identifier for a name produced by this module: raw where it is a keyword.
 pub fn ident(name: &str) -> Ident {
-    if RAW_KEYWORDS.contains(&name) {
+    if is_raw(name) {
         Ident::new_raw(name, Span::call_site())
     } else {
         Ident::new(name, Span::call_site())
@@ -214,7 +219,7 @@ pub fn ident(name: &str) -> Ident {
 
 /// `name` as it reads in source, raw prefix included (`r#type`), for docs and tests.
 pub fn display(name: &str) -> String {
-    if RAW_KEYWORDS.contains(&name) {
+    if is_raw(name) {
         format!("r#{name}")
     } else {
         name.to_owned()

@@ -745,6 +745,19 @@ impl Decode for Value {
     }
 }
 
+/// The JSON name of a field listed in [`__decode_record!`]: given after `=`, or the field's own
+/// name when they are the same (never for a raw identifier: `stringify!(r#type)` is `"r#type"`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __json_name {
+    ($field:ident) => {
+        ::core::stringify!($field)
+    };
+    ($field:ident = $json:literal) => {
+        $json
+    };
+}
+
 /// The serde impls of a generated record: `Decode` (one pass over the object, a key lookup
 /// that allocates only for unknown keys, each declared field read by its [`Seed`]), `Record`,
 /// `Deserialize`, and `Serialize` (declared fields that are set, by JSON name, then the unknown
@@ -753,7 +766,7 @@ impl Decode for Value {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __decode_record {
-    ($name:ident, [$(($field:ident, $json:literal)),* $(,)?]) => {
+    ($name:ident, [$($field:ident $(= $json:literal)?),* $(,)?]) => {
         impl $crate::decode::Decode for $name {
             const EXPECTED: $crate::decode::Expected = $crate::decode::Expected::Object;
             fn from_map<'de, A: $crate::__private::serde::de::MapAccess<'de>>(
@@ -766,7 +779,9 @@ macro_rules! __decode_record {
                 }
                 fn field(name: &str) -> ::core::option::Option<Field> {
                     match name {
-                        $($json => ::core::option::Option::Some(Field::$field),)*
+                        $($crate::__json_name!($field $(= $json)?) => {
+                            ::core::option::Option::Some(Field::$field)
+                        })*
                         _ => ::core::option::Option::None,
                     }
                 }
@@ -779,7 +794,11 @@ macro_rules! __decode_record {
                     match key {
                         $($crate::decode::Key::Known(Field::$field) => {
                             out.$field = map.next_value_seed(
-                                $crate::decode::Seed::field(&mut *sink, &path, $json),
+                                $crate::decode::Seed::field(
+                                    &mut *sink,
+                                    &path,
+                                    $crate::__json_name!($field $(= $json)?),
+                                ),
                             )?;
                         })*
                         $crate::decode::Key::Unknown(name) => {
@@ -821,7 +840,7 @@ macro_rules! __decode_record {
                 let mut map = serializer.serialize_map(::core::option::Option::None)?;
                 $(
                     if let ::core::option::Option::Some(value) = &self.$field {
-                        map.serialize_entry($json, value)?;
+                        map.serialize_entry($crate::__json_name!($field $(= $json)?), value)?;
                     }
                 )*
                 for (key, value) in &self.unknown_fields {

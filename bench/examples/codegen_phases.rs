@@ -1,9 +1,14 @@
 //! Profiling aid: splits the codegen time of one agent (default retailer_a_pdp) or of the whole
 //! catalog (`all`) or of a synthetic agent (`wide:N` fields) into generate (lower + emit items) and formatting (`to_source`: prettyplease
 //! over the record trees, `syn::parse2` + prettyplease over the quoted rest). Run under
-//! `perf record --call-graph dwarf` for the detail.
+//! `perf record --call-graph dwarf` for the detail. `typify` times the typify baseline on
+//! retailer_a_pdp instead (for instruction counts under callgrind, which noisy neighbours do not
+//! move).
 
 use std::time::{Duration, Instant};
+
+#[path = "../src/typify_baseline.rs"]
+mod typify_baseline;
 
 fn main() {
     let which = std::env::args()
@@ -21,11 +26,33 @@ fn main() {
             Ok(loaded) => loaded
                 .into_iter()
                 .map(|l| l.record)
-                .filter(|r| which == "all" || r.name == which)
+                .filter(|r| {
+                    which == "all"
+                        || r.name == which
+                        || (which == "typify" && r.name == "retailer_a_pdp")
+                })
                 .collect(),
             Err(e) => panic!("{e}"),
         }
     };
+    if which == "typify" {
+        let Some(pdp) = records.first() else {
+            panic!("retailer_a_pdp missing");
+        };
+        let root = typify_baseline::root_schema(&typify_baseline::json_schema(pdp, "RetailerAPdp"));
+        let inputs: Vec<_> = (0..n).map(|_| root.clone()).collect();
+        let t = Instant::now();
+        let bytes: usize = inputs
+            .into_iter()
+            .map(|r| typify_baseline::generate(r).len())
+            .sum();
+        println!(
+            "      typify: {:7.3} ms",
+            t.elapsed().as_secs_f64() * 1e3 / f64::from(n)
+        );
+        println!("{bytes} bytes of source");
+        return;
+    }
     let options = agents_codegen::Options::default();
     let (mut generate, mut format) = (Duration::ZERO, Duration::ZERO);
     let mut bytes = 0;

@@ -59,6 +59,43 @@ fn median<F: FnMut()>(warmup: usize, iters: usize, mut f: F) -> Duration {
     times[times.len() / 2]
 }
 
+/// Times each of `fs` `rounds` times, interleaved (the order rotating each round), after one
+/// warm-up call each; returns one sample list per function. Interleaving puts every function
+/// through the same machine states, so ratios of the results survive a noisy neighbour.
+fn interleaved(rounds: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<Vec<Duration>> {
+    for f in fs.iter_mut() {
+        f();
+    }
+    let mut samples = vec![Vec::with_capacity(rounds); fs.len()];
+    for round in 0..rounds {
+        for k in 0..fs.len() {
+            let i = (k + round) % fs.len();
+            let t = Instant::now();
+            fs[i]();
+            samples[i].push(t.elapsed());
+        }
+    }
+    samples
+}
+
+/// The median of samples.
+fn median_of(samples: &[Duration]) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
+}
+
+/// The median over rounds of `a[i] / b[i]` (time ratios of the same round).
+fn median_ratio(a: &[Duration], b: &[Duration]) -> f64 {
+    let mut ratios: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| x.as_secs_f64() / y.as_secs_f64())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
@@ -90,7 +127,7 @@ fn bench_codegen(rows: &mut Vec<Row>) {
     let ours_source = generate(&pdp, &Options::default())
         .and_then(|o| o.to_source())
         .unwrap_or_default();
-    let typify_source = typify_baseline::generate(&root);
+    let typify_source = typify_baseline::generate(root.clone());
     // `--dump DIR` keeps both sources for a side-by-side read.
     if let Some(dir) = std::env::args().skip_while(|a| a != "--dump").nth(1) {
         let dir = std::path::Path::new(&dir);
@@ -101,19 +138,24 @@ fn bench_codegen(rows: &mut Vec<Row>) {
         }
     }
     let (ours_lines, typify_lines) = (ours_source.lines().count(), typify_source.lines().count());
-    // Interleaved rounds, so both see the same machine state; the median of each is compared.
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for _ in 0..3 {
-        ours.push(median(3, 15, || {
-            black_box(codegen_once(&pdp));
-        }));
-        theirs.push(median(3, 15, || {
-            black_box(typify_baseline::generate(&root).len());
-        }));
-    }
-    ours.sort();
-    theirs.sort();
-    let (t, t_typify) = (ours[1], theirs[1]);
+    // typify consumes its input: one clone per call, made before the timing.
+    let rounds = 45;
+    let mut inputs: Vec<_> = (0..=rounds).map(|_| root.clone()).collect();
+    let samples = interleaved(
+        rounds,
+        &mut [
+            &mut || {
+                black_box(codegen_once(&pdp));
+            },
+            &mut || {
+                if let Some(root) = inputs.pop() {
+                    black_box(typify_baseline::generate(root).len());
+                }
+            },
+        ],
+    );
+    let (t, t_typify) = (median_of(&samples[0]), median_of(&samples[1]));
+    let vs_typify = median_ratio(&samples[0], &samples[1]);
     rows.push(row(
         "codegen",
         "retailer_a_pdp (112 fields), generate + prettyplease",
@@ -129,8 +171,8 @@ fn bench_codegen(rows: &mut Vec<Row>) {
     rows.push(row(
         "codegen",
         "retailer_a_pdp vs typify",
-        format!("{:.2}×", t.as_secs_f64() / t_typify.as_secs_f64()),
-        "target ≤ 0.5×",
+        format!("{vs_typify:.2}×"),
+        "target ≤ 0.5× (median of 45 interleaved rounds)",
     ));
     let t_all = median(2, 9, || {
         black_box(codegen_once(&records));
@@ -146,24 +188,41 @@ fn bench_codegen(rows: &mut Vec<Row>) {
             Ok(out) => out,
             Err(e) => panic!("{e}"),
         };
-        for a in &out.agents {
-            black_box(a.to_source().map(|s| s.len()).unwrap_or_default());
-        }
+        black_box(out.sources_on(1).map(|s| s.len()).unwrap_or_default());
     });
     rows.push(row(
         "codegen",
         format!("all {} catalog agents, one thread", records.len()),
         ms(t_serial),
-        "each agent printed in turn, for comparison",
+        "`Output::sources_on(1)`, for comparison",
     ));
+    // Interleaved rounds; each sample generates 20,000 fields in all (20 × 1,000, 4 × 5,000,
+    // 1 × 20,000), so the three sizes share the machine's state and take the same time.
+    let sizes = [1_000usize, 5_000, 20_000];
+    let wides: Vec<Vec<AgentRecord>> = sizes
+        .iter()
+        .map(|&n| vec![agents_test_support::wide_record("wide", n)])
+        .collect();
+    let mut fs: Vec<Box<dyn FnMut()>> = wides
+        .iter()
+        .zip(sizes)
+        .map(|(wide, n)| {
+            Box::new(move || {
+                for _ in 0..20_000 / n {
+                    black_box(codegen_once(wide));
+                }
+            }) as Box<dyn FnMut()>
+        })
+        .collect();
+    let mut refs: Vec<&mut dyn FnMut()> = fs
+        .iter_mut()
+        .map(|f| &mut **f as &mut dyn FnMut())
+        .collect();
+    let samples = interleaved(5, &mut refs);
     let mut per_field = Vec::new();
-    for n in [1_000usize, 5_000, 20_000] {
-        let wide = vec![agents_test_support::wide_record("wide", n)];
-        // More samples where a run is short: the small case sets the per-field baseline.
-        let samples = if n <= 1_000 { 15 } else { 5 };
-        let t = median(2, samples, || {
-            black_box(codegen_once(&wide));
-        });
+    for (k, n) in sizes.into_iter().enumerate() {
+        // Time of one generation of n fields.
+        let t = median_of(&samples[k]) / (20_000 / n) as u32;
         per_field.push(t.as_secs_f64() / n as f64);
         rows.push(row(
             "codegen",
@@ -172,12 +231,12 @@ fn bench_codegen(rows: &mut Vec<Row>) {
             format!("{:.2} µs/field", t.as_secs_f64() * 1e6 / n as f64),
         ));
     }
-    let growth = per_field[2] / per_field[0];
+    let growth = median_ratio(&samples[2], &samples[0]);
     rows.push(row(
         "codegen",
         "per-field cost, 20,000 vs 1,000 fields",
         format!("{growth:.2}×"),
-        "1.0× is linear",
+        "1.0× is linear (median of 5 interleaved rounds)",
     ));
 }
 
@@ -192,31 +251,44 @@ fn bench_decode(rows: &mut Vec<Row>) {
     let mut drifted = record.clone();
     agents_emulator::synth::drift(pdp, &mut drifted, 42, 10);
     let drifted_bytes = serde_json::to_vec(&drifted).unwrap_or_default();
-    let iters = 2_000;
+    // 40 rounds of 250 decodes per variant, interleaved.
+    let iters = 250;
     let per = |d: Duration| d / iters;
-    let time = |f: &mut dyn FnMut()| {
-        median(1, 7, || {
-            for _ in 0..iters {
+    fn batch(n: u32, f: &mut dyn FnMut()) -> impl FnMut() + '_ {
+        move || {
+            for _ in 0..n {
                 f();
             }
-        })
-    };
-    let generated = time(&mut || {
+        }
+    }
+    let mut gen_one = || {
         let r: RetailerAPdp = serde_json::from_slice(black_box(&bytes)).unwrap_or_default();
         black_box(r);
-    });
-    let strict = time(&mut || {
+    };
+    let mut strict_one = || {
         let r: Result<plain::Plain, _> = serde_json::from_slice(black_box(&bytes));
         black_box(r.is_ok());
-    });
-    let value = time(&mut || {
+    };
+    let mut value_one = || {
         let r: Result<Value, _> = serde_json::from_slice(black_box(&bytes));
         black_box(r.is_ok());
-    });
-    let drift = time(&mut || {
+    };
+    let mut drift_one = || {
         let r: RetailerAPdp = serde_json::from_slice(black_box(&drifted_bytes)).unwrap_or_default();
         black_box(r);
-    });
+    };
+    let samples = interleaved(
+        40,
+        &mut [
+            &mut batch(iters, &mut gen_one),
+            &mut batch(iters, &mut strict_one),
+            &mut batch(iters, &mut value_one),
+            &mut batch(iters, &mut drift_one),
+        ],
+    );
+    let [generated, strict, value, drift] = [0, 1, 2, 3].map(|k| median_of(&samples[k]));
+    let vs_strict = median_ratio(&samples[1], &samples[0]);
+    let vs_value = median_ratio(&samples[2], &samples[0]);
     let mb = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
     let size = format!("{:.1} KB record", bytes.len() as f64 / 1024.0);
     rows.push(row(
@@ -258,13 +330,13 @@ fn bench_decode(rows: &mut Vec<Row>) {
     rows.push(row(
         "decode",
         "throughput generated ÷ strict baseline",
-        format!("{:.2}×", strict.as_secs_f64() / generated.as_secs_f64()),
-        "target ≥ 0.9×",
+        format!("{vs_strict:.2}×"),
+        "target ≥ 0.9× (median of 40 interleaved rounds)",
     ));
     rows.push(row(
         "decode",
         "throughput generated ÷ Value",
-        format!("{:.2}×", value.as_secs_f64() / generated.as_secs_f64()),
+        format!("{vs_value:.2}×"),
         "target ≥ 1.4×",
     ));
 }

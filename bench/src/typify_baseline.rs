@@ -27,11 +27,12 @@ pub fn root_schema(schema: &Value) -> RootSchema {
     }
 }
 
-/// typify's generate + format: a fresh type space, the root schema added, the token stream
-/// parsed and printed by prettyplease (as `agents_codegen` does). Returns the source.
-pub fn generate(root: &RootSchema) -> String {
+/// typify's generate + format: a fresh type space, the root schema added (typify takes it by
+/// value: callers clone outside the timed part), the token stream parsed and printed by
+/// prettyplease (as `agents_codegen` does). Returns the source.
+pub fn generate(root: RootSchema) -> String {
     let mut space = typify::TypeSpace::new(&typify::TypeSpaceSettings::default());
-    if let Err(e) = space.add_root_schema(root.clone()) {
+    if let Err(e) = space.add_root_schema(root) {
         panic!("typify rejected the schema: {e}");
     }
     match syn::parse2::<syn::File>(space.to_stream()) {

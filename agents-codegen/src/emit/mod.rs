@@ -38,18 +38,6 @@ impl Paths {
     }
 }
 
-fn doc_attrs(lines: &[String]) -> TokenStream {
-    let attrs = lines.iter().map(|l| {
-        let text = if l.is_empty() {
-            String::new()
-        } else {
-            format!(" {l}")
-        };
-        quote!(#[doc = #text])
-    });
-    quote!(#(#attrs)*)
-}
-
 fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
     let rt = &p.rt;
     match ty {
@@ -75,20 +63,29 @@ fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
     }
 }
 
-/// Every item of one agent as one file: record structs and their decoders, the params type
-/// and its impls, the agent's trait impls.
-pub fn agent(agent: &AgentIr, p: &Paths, t: &mut Templates) -> syn::Result<syn::File> {
+/// Every item of one agent, in order, handed to `sink` one at a time: record structs and their
+/// decoders, the params type and its impls, the agent's trait impls. Consumers print each item
+/// and drop it, so memory holds one item's tree, not the agent's.
+pub fn agent(
+    agent: &AgentIr,
+    p: &Paths,
+    t: &mut Templates,
+    sink: &mut dyn FnMut(Item),
+) -> syn::Result<()> {
     t.start_agent();
-    let mut items = record::records(agent, p, t)?;
-    items.extend(params(&agent.params, agent, p, t)?);
+    for s in &agent.structs {
+        for item in record::record(s, agent, p, t)? {
+            sink(item);
+        }
+    }
+    for item in params(&agent.params, agent, p, t)? {
+        sink(item);
+    }
     let traits: syn::File = syn::parse2(agent_traits(agent, p))?;
-    items.extend(traits.items);
-    Ok(syn::File {
-        shebang: None,
-        frontmatter: None,
-        attrs: Vec::new(),
-        items,
-    })
+    for item in traits.items {
+        sink(item);
+    }
+    Ok(())
 }
 
 fn param_ty(ty: ParamTy, p: &Paths) -> TokenStream {
@@ -123,9 +120,7 @@ fn params(
     t: &mut Templates,
 ) -> syn::Result<Vec<Item>> {
     let rt = &p.rt;
-    let serde_crate = &p.serde_crate;
     let name = ident(&params.ident);
-    let docs = doc_attrs(&params.docs);
     let required: Vec<&ParamIr> = params.fields.iter().filter(|f| f.required).collect();
     let ctor_args = required.iter().map(|f| {
         let id = ident(&f.ident);
@@ -179,15 +174,6 @@ fn params(
     });
     let output = ident(agent.structs.first().map_or("", |s| s.ident.as_str()));
     let file: syn::File = syn::parse2(quote! {
-        #docs
-        #[derive(Debug, Clone, PartialEq, #rt::__private::serde::Serialize)]
-        #[serde(crate = #serde_crate)]
-        pub struct #name {
-            /// Parameters the agent record does not declare, sent as given.
-            #[serde(flatten)]
-            pub extra: #rt::JsonMap,
-        }
-
         impl #name {
             #[doc = #ctor_doc]
             #many_args
@@ -196,13 +182,6 @@ fn params(
                     #(#ctor_fields)*
                     extra: #rt::JsonMap::new(),
                 }
-            }
-
-            /// Adds a parameter the agent record does not declare; it is sent as given.
-            #[must_use]
-            pub fn param(mut self, name: impl Into<String>, value: impl Into<#rt::Value>) -> Self {
-                self.extra.insert(name.into(), value.into());
-                self
             }
 
             /// Checks the rules of the agent's inputs; every broken rule is reported.
@@ -240,23 +219,28 @@ fn params(
             setters.push(t.setter(f.ty, &id, &doc, p)?);
         }
     }
-    // The struct, then its inherent impl (`new` first, the setters after it).
-    match items.get_mut(0) {
-        Some(Item::Struct(s)) => match &mut s.fields {
-            Fields::Named(named) => {
-                fields.extend(std::mem::take(&mut named.named));
-                named.named = fields;
-            }
-            _ => return Err(tree::shape("params struct")),
-        },
+    // The struct (docs, the inputs, then `extra`), then its inherent impl (`new`, the setters,
+    // `param`, `validate`).
+    let mut item = t.params_struct.clone();
+    item.ident = name;
+    let mut attrs = t.docs(&params.docs);
+    attrs.append(&mut item.attrs);
+    item.attrs = attrs;
+    match &mut item.fields {
+        Fields::Named(named) => {
+            fields.extend(std::mem::take(&mut named.named));
+            named.named = fields;
+        }
         _ => return Err(tree::shape("params struct")),
     }
-    match items.get_mut(1) {
+    setters.push(t.param_method.clone());
+    match items.first_mut() {
         Some(Item::Impl(i)) if !i.items.is_empty() => {
             i.items.splice(1..1, setters);
         }
         _ => return Err(tree::shape("params impl")),
     }
+    items.insert(0, Item::Struct(item));
     Ok(items)
 }
 

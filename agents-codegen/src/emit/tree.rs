@@ -35,6 +35,10 @@ pub struct Templates {
     pub(super) decode: ItemMacro,
     /// `#[serde(skip_serializing_if = "Option::is_none")]`.
     skip_none: Attribute,
+    /// The params struct with its derives and the `extra` field.
+    pub(super) params_struct: ItemStruct,
+    /// The params `param` method.
+    pub(super) param_method: ImplItem,
     /// `Option<T>` of output fields by `T`; cleared per agent, since [`Ty::Struct`] indexes the
     /// agent's own structs.
     outputs: HashMap<Ty, Type>,
@@ -78,17 +82,20 @@ impl Templates {
     /// Parses the templates for the runtime at `p`.
     pub fn new(p: &Paths) -> syn::Result<Self> {
         let rt = &p.rt;
+        let serde_crate = &p.serde_crate;
         let doc: ItemStruct = syn::parse2(quote!(
             #[doc = ""]
             struct S {
                 pub field: (),
             }
         ))?;
-        let (Some(doc_attr), Some(field)) =
+        let (Some(doc_attr), Some(mut field)) =
             (doc.attrs.into_iter().next(), doc.fields.into_iter().next())
         else {
             return Err(shape("doc/field"));
         };
+        // Every clone gets its own name and type: the template holds none to copy.
+        field.ident = None;
         Ok(Templates {
             doc: doc_attr,
             field,
@@ -102,6 +109,23 @@ impl Templates {
             )?,
             decode: syn::parse2(quote!(#rt::__decode_record!();))?,
             skip_none: attribute(quote!(#[serde(skip_serializing_if = "Option::is_none")]))?,
+            params_struct: syn::parse2(quote! {
+                #[derive(Debug, Clone, PartialEq, #rt::__private::serde::Serialize)]
+                #[serde(crate = #serde_crate)]
+                pub struct __Params {
+                    /// Parameters the agent record does not declare, sent as given.
+                    #[serde(flatten)]
+                    pub extra: #rt::JsonMap,
+                }
+            })?,
+            param_method: syn::parse2(quote! {
+                /// Adds a parameter the agent record does not declare; it is sent as given.
+                #[must_use]
+                pub fn param(mut self, name: impl Into<String>, value: impl Into<#rt::Value>) -> Self {
+                    self.extra.insert(name.into(), value.into());
+                    self
+                }
+            })?,
             outputs: HashMap::new(),
             params: HashMap::new(),
             setters: HashMap::new(),
@@ -119,11 +143,11 @@ impl Templates {
         if let Meta::NameValue(nv) = &mut attr.meta
             && let Expr::Lit(lit) = &mut nv.value
         {
-            let text = if line.is_empty() {
-                String::new()
-            } else {
-                format!(" {line}")
-            };
+            let mut text = String::with_capacity(line.len() + 1);
+            if !line.is_empty() {
+                text.push(' ');
+                text.push_str(line);
+            }
             lit.lit = Lit::Str(LitStr::new(&text, Span::call_site()));
         }
         attr

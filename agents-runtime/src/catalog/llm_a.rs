@@ -29,13 +29,7 @@ pub struct LlmA {
 }
 crate::__decode_record!(
     LlmA,
-    [
-        (prompt, "prompt"),
-        (response, "response"),
-        (model, "model"),
-        (citations, "citations"),
-        (response_markdown, "response_markdown")
-    ]
+    [prompt, response, model, citations, response_markdown]
 );
 /// An item of `citations` of [`LlmA`].
 ///
@@ -54,10 +48,7 @@ pub struct LlmACitationsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    LlmACitationsItem,
-    [(title, "title"), (url, "url"), (snippet, "snippet")]
-);
+crate::__decode_record!(LlmACitationsItem, [title, url, snippet]);
 /// Parameters of the agent `llm_a`; the output is [`LlmA`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

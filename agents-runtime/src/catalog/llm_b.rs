@@ -29,13 +29,7 @@ pub struct LlmB {
 }
 crate::__decode_record!(
     LlmB,
-    [
-        (prompt, "prompt"),
-        (response, "response"),
-        (model, "model"),
-        (citations, "citations"),
-        (response_markdown, "response_markdown")
-    ]
+    [prompt, response, model, citations, response_markdown]
 );
 /// An item of `citations` of [`LlmB`].
 ///
@@ -54,10 +48,7 @@ pub struct LlmBCitationsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    LlmBCitationsItem,
-    [(title, "title"), (url, "url"), (snippet, "snippet")]
-);
+crate::__decode_record!(LlmBCitationsItem, [title, url, snippet]);
 /// Parameters of the agent `llm_b`; the output is [`LlmB`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

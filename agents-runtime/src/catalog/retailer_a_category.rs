@@ -38,15 +38,15 @@ pub struct RetailerACategory {
 crate::__decode_record!(
     RetailerACategory,
     [
-        (position, "position"),
-        (asin, "asin"),
-        (product_title, "product_title"),
-        (product_url, "product_url"),
-        (price, "price"),
-        (rating, "rating"),
-        (number_of_reviews, "number_of_reviews"),
-        (image_url, "image_url"),
-        (best_seller_rank, "best_seller_rank")
+        position,
+        asin,
+        product_title,
+        product_url,
+        price,
+        rating,
+        number_of_reviews,
+        image_url,
+        best_seller_rank
     ]
 );
 /// Parameters of the agent `retailer_a_category`; the output is [`RetailerACategory`].

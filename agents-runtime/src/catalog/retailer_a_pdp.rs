@@ -257,172 +257,118 @@ pub struct RetailerAPdp {
 crate::__decode_record!(
     RetailerAPdp,
     [
-        (product_title, "product_title"),
-        (manufacturer, "manufacturer"),
-        (product_url, "product_url"),
-        (pack_size, "pack_size"),
-        (
-            product_availability_and_delivery_terms,
-            "product_availability_and_delivery_terms"
-        ),
-        (unit_of_measure, "unit_of_measure"),
-        (
-            selection_for_type_of_item_field,
-            "selection_for_type_of_item_field"
-        ),
-        (
-            selection_for_type_of_item_field_entry,
-            "selection_for_type_of_item_field_entry"
-        ),
-        (
-            secondary_selection_for_type_of_item_field,
-            "secondary_selection_for_type_of_item_field"
-        ),
-        (
-            secondary_selection_for_type_of_item_field_entry,
-            "secondary_selection_for_type_of_item_field_entry"
-        ),
-        (brand, "brand"),
-        (product_description, "product_description"),
-        (publisher, "publisher"),
-        (sold_by, "sold_by"),
-        (ships_from, "ships_from"),
-        (payment, "payment"),
-        (packaging, "packaging"),
-        (best_sellers_category_1_name, "best_sellers_category_1_name"),
-        (best_sellers_category_1_rank, "best_sellers_category_1_rank"),
-        (best_sellers_category_2_name, "best_sellers_category_2_name"),
-        (best_sellers_category_2_rank, "best_sellers_category_2_rank"),
-        (warning, "warning"),
-        (special_feature, "special_feature"),
-        (size, "size"),
-        (color, "color"),
-        (material, "material"),
-        (recommended_uses, "recommended_uses"),
-        (model, "model"),
-        (country_of_origin, "country_of_origin"),
-        (asin, "asin"),
-        (customers_say, "customers_say"),
-        (brand_logo, "brand_logo"),
-        (brand_story_background, "brand_story_background"),
-        (brand_description, "brand_description"),
-        (brand_store, "brand_store"),
-        (bought_in_past_month, "bought_in_past_month"),
-        (long_text, "long_text"),
-        (feature, "feature"),
-        (feature_value, "feature_value"),
-        (unspsc, "UNSPSC"),
-        (agent_zip_code, "agent_zip_code"),
-        (climate_pledge_certification, "climate_pledge_certification"),
-        (upc, "UPC"),
-        (shipping_weight, "shipping_weight"),
-        (product_dimensions, "product_dimensions"),
-        (suggested_use, "suggested_use"),
-        (extra_savings, "extra_savings"),
-        (savings, "savings"),
-        (subscribe_and_save_details, "subscribe_and_save_details"),
-        (buy_x_get_y, "buy_x_get_y"),
-        (scent, "scent"),
-        (subscription_price, "subscription_price"),
-        (deal_description, "deal_description"),
-        (sun_protection, "sun_protection"),
-        (shipping_amount, "shipping_amount"),
-        (reviews_ai_summary, "reviews_ai_summary"),
-        (
-            replenishment_frequency_common,
-            "replenishment_frequency_common"
-        ),
-        (option_name, "option_name"),
-        (similar_item, "similar_item"),
-        (sponsored_item, "sponsored_item"),
-        (delivery_time_estimate, "delivery_time_estimate"),
-        (uom, "uom"),
-        (moq_price, "moq_price"),
-        (shipping_time, "shipping_time"),
-        (store_location, "store_location"),
-        (
-            alternate_product_1_product_description,
-            "alternate_product_1_product_description"
-        ),
-        (
-            alternate_product_1_product_url,
-            "alternate_product_1_product_url"
-        ),
-        (
-            alternate_product_1_web_price,
-            "alternate_product_1_web_price"
-        ),
-        (alternate_product_1_feature, "alternate_product_1_feature"),
-        (
-            alternate_product_1_feature_value,
-            "alternate_product_1_feature_value"
-        ),
-        (image_url, "image_url"),
-        (web_price, "web_price"),
-        (list_price, "list_price"),
-        (review_scale, "review_scale"),
-        (number_of_reviews, "number_of_reviews"),
-        (unit_of_measure_quantity, "unit_of_measure_quantity"),
-        (uomq, "uomq"),
-        (moq, "moq"),
-        (video_count, "video_count"),
-        (price_per_unit, "price_per_unit"),
-        (average_of_reviews, "average_of_reviews"),
-        (availability, "availability"),
-        (direct, "direct"),
-        (retailer_as_choice, "retailer_as_choice"),
-        (climate_pledge_friendly, "climate_pledge_friendly"),
-        (subscribe_and_save, "subscribe_and_save"),
-        (has_a_plus_section, "has_a_plus_section"),
-        (product_hierarchy, "product_hierarchy"),
-        (variants, "variants"),
-        (brief_product_description, "brief_product_description"),
-        (a_plus_headers, "a_plus_headers"),
-        (cel_widgets, "cel_widgets"),
-        (visible_images_count, "visible_images_count"),
-        (bundle_asins, "bundle_asins"),
-        (
-            review_mentions_with_positive_sentiment,
-            "review_mentions_with_positive_sentiment"
-        ),
-        (
-            review_mentions_with_neutral_sentiment,
-            "review_mentions_with_neutral_sentiment"
-        ),
-        (
-            review_mentions_with_negative_sentiment,
-            "review_mentions_with_negative_sentiment"
-        ),
-        (
-            replenishment_frequency_options,
-            "replenishment_frequency_options"
-        ),
-        (variations, "variations"),
-        (promos, "promos"),
-        (coupons, "coupons"),
-        (badges, "badges"),
-        (
-            product_detail_column_and_information_within_table,
-            "product_detail_column_and_information_within_table"
-        ),
-        (technical_details, "technical_details"),
-        (top_reviews, "top_reviews"),
-        (alternatives, "alternatives"),
-        (_4_stars_and_above, "4_stars_and_above"),
-        (related_products, "related_products"),
-        (
-            related_products_free_delivery,
-            "related_products_free_delivery"
-        ),
-        (
-            reviews_statistics_percentage_five_to_zero,
-            "reviews_statistics_percentage_five_to_zero"
-        ),
-        (frequently_bought_with, "frequently_bought_with"),
-        (
-            alternate_products_for_top_3_alternates,
-            "alternate_products_for_top_3_alternates"
-        )
+        product_title,
+        manufacturer,
+        product_url,
+        pack_size,
+        product_availability_and_delivery_terms,
+        unit_of_measure,
+        selection_for_type_of_item_field,
+        selection_for_type_of_item_field_entry,
+        secondary_selection_for_type_of_item_field,
+        secondary_selection_for_type_of_item_field_entry,
+        brand,
+        product_description,
+        publisher,
+        sold_by,
+        ships_from,
+        payment,
+        packaging,
+        best_sellers_category_1_name,
+        best_sellers_category_1_rank,
+        best_sellers_category_2_name,
+        best_sellers_category_2_rank,
+        warning,
+        special_feature,
+        size,
+        color,
+        material,
+        recommended_uses,
+        model,
+        country_of_origin,
+        asin,
+        customers_say,
+        brand_logo,
+        brand_story_background,
+        brand_description,
+        brand_store,
+        bought_in_past_month,
+        long_text,
+        feature,
+        feature_value,
+        unspsc = "UNSPSC",
+        agent_zip_code,
+        climate_pledge_certification,
+        upc = "UPC",
+        shipping_weight,
+        product_dimensions,
+        suggested_use,
+        extra_savings,
+        savings,
+        subscribe_and_save_details,
+        buy_x_get_y,
+        scent,
+        subscription_price,
+        deal_description,
+        sun_protection,
+        shipping_amount,
+        reviews_ai_summary,
+        replenishment_frequency_common,
+        option_name,
+        similar_item,
+        sponsored_item,
+        delivery_time_estimate,
+        uom,
+        moq_price,
+        shipping_time,
+        store_location,
+        alternate_product_1_product_description,
+        alternate_product_1_product_url,
+        alternate_product_1_web_price,
+        alternate_product_1_feature,
+        alternate_product_1_feature_value,
+        image_url,
+        web_price,
+        list_price,
+        review_scale,
+        number_of_reviews,
+        unit_of_measure_quantity,
+        uomq,
+        moq,
+        video_count,
+        price_per_unit,
+        average_of_reviews,
+        availability,
+        direct,
+        retailer_as_choice,
+        climate_pledge_friendly,
+        subscribe_and_save,
+        has_a_plus_section,
+        product_hierarchy,
+        variants,
+        brief_product_description,
+        a_plus_headers,
+        cel_widgets,
+        visible_images_count,
+        bundle_asins,
+        review_mentions_with_positive_sentiment,
+        review_mentions_with_neutral_sentiment,
+        review_mentions_with_negative_sentiment,
+        replenishment_frequency_options,
+        variations,
+        promos,
+        coupons,
+        badges,
+        product_detail_column_and_information_within_table,
+        technical_details,
+        top_reviews,
+        alternatives,
+        _4_stars_and_above = "4_stars_and_above",
+        related_products,
+        related_products_free_delivery,
+        reviews_statistics_percentage_five_to_zero,
+        frequently_bought_with,
+        alternate_products_for_top_3_alternates
     ]
 );
 /// An item of `product_detail_column_and_information_within_table` of [`RetailerAPdp`].
@@ -442,7 +388,7 @@ pub struct RetailerAPdpProductDetailColumnAndInformationWithinTableItem {
 }
 crate::__decode_record!(
     RetailerAPdpProductDetailColumnAndInformationWithinTableItem,
-    [(field, "field"), (value, "value")]
+    [field, value]
 );
 /// An item of `technical_details` of [`RetailerAPdp`].
 ///
@@ -459,10 +405,7 @@ pub struct RetailerAPdpTechnicalDetailsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerAPdpTechnicalDetailsItem,
-    [(key, "key"), (value, "value")]
-);
+crate::__decode_record!(RetailerAPdpTechnicalDetailsItem, [key, value]);
 /// An item of `top_reviews` of [`RetailerAPdp`].
 ///
 /// Items of the field `top_reviews` of [`RetailerAPdp`].
@@ -482,11 +425,7 @@ pub struct RetailerAPdpTopReviewsItem {
 }
 crate::__decode_record!(
     RetailerAPdpTopReviewsItem,
-    [
-        (stars, "stars"),
-        (review_title, "review_title"),
-        (review_body, "review_body")
-    ]
+    [stars, review_title, review_body]
 );
 /// An item of `alternatives` of [`RetailerAPdp`].
 ///
@@ -505,10 +444,7 @@ pub struct RetailerAPdpAlternativesItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerAPdpAlternativesItem,
-    [(asin, "asin"), (price, "price"), (title, "title")]
-);
+crate::__decode_record!(RetailerAPdpAlternativesItem, [asin, price, title]);
 /// An item of `4_stars_and_above` of [`RetailerAPdp`].
 ///
 /// Items of the field `4_stars_and_above` of [`RetailerAPdp`].
@@ -526,10 +462,7 @@ pub struct RetailerAPdp4StarsAndAboveItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerAPdp4StarsAndAboveItem,
-    [(asin, "asin"), (price, "price"), (title, "title")]
-);
+crate::__decode_record!(RetailerAPdp4StarsAndAboveItem, [asin, price, title]);
 /// An item of `related_products` of [`RetailerAPdp`].
 ///
 /// Items of the field `related_products` of [`RetailerAPdp`].
@@ -547,10 +480,7 @@ pub struct RetailerAPdpRelatedProductsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerAPdpRelatedProductsItem,
-    [(asin, "asin"), (price, "price"), (title, "title")]
-);
+crate::__decode_record!(RetailerAPdpRelatedProductsItem, [asin, price, title]);
 /// An item of `related_products_free_delivery` of [`RetailerAPdp`].
 ///
 /// Items of the field `related_products_free_delivery` of [`RetailerAPdp`].
@@ -570,7 +500,7 @@ pub struct RetailerAPdpRelatedProductsFreeDeliveryItem {
 }
 crate::__decode_record!(
     RetailerAPdpRelatedProductsFreeDeliveryItem,
-    [(asin, "asin"), (price, "price"), (title, "title")]
+    [asin, price, title]
 );
 /// Share of reviews per star rating
 ///
@@ -596,11 +526,11 @@ pub struct RetailerAPdpReviewsStatisticsPercentageFiveToZero {
 crate::__decode_record!(
     RetailerAPdpReviewsStatisticsPercentageFiveToZero,
     [
-        (_5_star, "5_star"),
-        (_4_star, "4_star"),
-        (_3_star, "3_star"),
-        (_2_star, "2_star"),
-        (_1_star, "1_star")
+        _5_star = "5_star",
+        _4_star = "4_star",
+        _3_star = "3_star",
+        _2_star = "2_star",
+        _1_star = "1_star"
     ]
 );
 /// Products frequently bought together
@@ -618,10 +548,7 @@ pub struct RetailerAPdpFrequentlyBoughtWith {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerAPdpFrequentlyBoughtWith,
-    [(total_price, "total_price"), (products, "products")]
-);
+crate::__decode_record!(RetailerAPdpFrequentlyBoughtWith, [total_price, products]);
 /// An item of `products` of [`RetailerAPdpFrequentlyBoughtWith`].
 ///
 /// Items of the field `products` of [`RetailerAPdpFrequentlyBoughtWith`].
@@ -641,7 +568,7 @@ pub struct RetailerAPdpFrequentlyBoughtWithProductsItem {
 }
 crate::__decode_record!(
     RetailerAPdpFrequentlyBoughtWithProductsItem,
-    [(price, "price"), (title, "title"), (asin, "asin")]
+    [price, title, asin]
 );
 /// Top three alternate products
 ///
@@ -687,30 +614,21 @@ pub struct RetailerAPdpAlternateProductsForTop3Alternates {
 crate::__decode_record!(
     RetailerAPdpAlternateProductsForTop3Alternates,
     [
-        (
-            product_1_product_description,
-            "product_1_product_description"
-        ),
-        (product_1_url, "product_1_url"),
-        (product_1_web_price, "product_1_web_price"),
-        (product_1_feature, "product_1_feature"),
-        (product_1_feature_value, "product_1_feature_value"),
-        (
-            product_2_product_description,
-            "product_2_product_description"
-        ),
-        (product_2_url, "product_2_url"),
-        (product_2_web_price, "product_2_web_price"),
-        (product_2_feature, "product_2_feature"),
-        (product_2_feature_value, "product_2_feature_value"),
-        (
-            product_3_product_description,
-            "product_3_product_description"
-        ),
-        (product_3_url, "product_3_url"),
-        (product_3_web_price, "product_3_web_price"),
-        (product_3_feature, "product_3_feature"),
-        (product_3_feature_value, "product_3_feature_value")
+        product_1_product_description,
+        product_1_url,
+        product_1_web_price,
+        product_1_feature,
+        product_1_feature_value,
+        product_2_product_description,
+        product_2_url,
+        product_2_web_price,
+        product_2_feature,
+        product_2_feature_value,
+        product_3_product_description,
+        product_3_url,
+        product_3_web_price,
+        product_3_feature,
+        product_3_feature_value
     ]
 );
 /// Parameters of the agent `retailer_a_pdp`; the output is [`RetailerAPdp`].

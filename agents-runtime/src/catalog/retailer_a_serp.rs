@@ -46,19 +46,19 @@ pub struct RetailerASerp {
 crate::__decode_record!(
     RetailerASerp,
     [
-        (position, "position"),
-        (asin, "asin"),
-        (product_title, "product_title"),
-        (product_url, "product_url"),
-        (price, "price"),
-        (list_price, "list_price"),
-        (rating, "rating"),
-        (number_of_reviews, "number_of_reviews"),
-        (is_sponsored, "is_sponsored"),
-        (is_prime, "is_prime"),
-        (image_url, "image_url"),
-        (badges, "badges"),
-        (delivery, "delivery")
+        position,
+        asin,
+        product_title,
+        product_url,
+        price,
+        list_price,
+        rating,
+        number_of_reviews,
+        is_sponsored,
+        is_prime,
+        image_url,
+        badges,
+        delivery
     ]
 );
 /// Parameters of the agent `retailer_a_serp`; the output is [`RetailerASerp`].

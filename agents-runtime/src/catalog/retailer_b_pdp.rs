@@ -62,24 +62,24 @@ pub struct RetailerBPdp {
 crate::__decode_record!(
     RetailerBPdp,
     [
-        (product_title, "product_title"),
-        (brand, "brand"),
-        (product_url, "product_url"),
-        (price, "price"),
-        (currency, "currency"),
-        (list_price, "list_price"),
-        (rating, "rating"),
-        (review_count, "review_count"),
-        (availability, "availability"),
-        (image_urls, "image_urls"),
-        (description, "description"),
-        (categories, "categories"),
-        (specifications, "specifications"),
-        (seller, "seller"),
-        (variants, "variants"),
-        (upc, "UPC"),
-        (fulfillment, "fulfillment"),
-        (badges, "badges")
+        product_title,
+        brand,
+        product_url,
+        price,
+        currency,
+        list_price,
+        rating,
+        review_count,
+        availability,
+        image_urls,
+        description,
+        categories,
+        specifications,
+        seller,
+        variants,
+        upc = "UPC",
+        fulfillment,
+        badges
     ]
 );
 /// An item of `specifications` of [`RetailerBPdp`].
@@ -97,10 +97,7 @@ pub struct RetailerBPdpSpecificationsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerBPdpSpecificationsItem,
-    [(name, "name"), (value, "value")]
-);
+crate::__decode_record!(RetailerBPdpSpecificationsItem, [name, value]);
 /// Seller of the offer
 ///
 /// Value of the field `seller` of [`RetailerBPdp`].
@@ -118,10 +115,7 @@ pub struct RetailerBPdpSeller {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerBPdpSeller,
-    [(name, "name"), (rating, "rating"), (url, "url")]
-);
+crate::__decode_record!(RetailerBPdpSeller, [name, rating, url]);
 /// An item of `variants` of [`RetailerBPdp`].
 ///
 /// Items of the field `variants` of [`RetailerBPdp`].
@@ -141,15 +135,7 @@ pub struct RetailerBPdpVariantsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerBPdpVariantsItem,
-    [
-        (id, "id"),
-        (title, "title"),
-        (price, "price"),
-        (available, "available")
-    ]
-);
+crate::__decode_record!(RetailerBPdpVariantsItem, [id, title, price, available]);
 /// The object `fulfillment` of [`RetailerBPdp`].
 ///
 /// Value of the field `fulfillment` of [`RetailerBPdp`].
@@ -171,12 +157,7 @@ pub struct RetailerBPdpFulfillment {
 }
 crate::__decode_record!(
     RetailerBPdpFulfillment,
-    [
-        (pickup, "pickup"),
-        (delivery, "delivery"),
-        (shipping, "shipping"),
-        (delivery_date, "delivery_date")
-    ]
+    [pickup, delivery, shipping, delivery_date]
 );
 /// Parameters of the agent `retailer_b_pdp`; the output is [`RetailerBPdp`].
 ///

@@ -42,17 +42,17 @@ pub struct RetailerBSearch {
 crate::__decode_record!(
     RetailerBSearch,
     [
-        (position, "position"),
-        (product_id, "product_id"),
-        (title, "title"),
-        (url, "url"),
-        (price, "price"),
-        (was_price, "was_price"),
-        (rating, "rating"),
-        (review_count, "review_count"),
-        (seller_name, "seller_name"),
-        (is_sponsored, "is_sponsored"),
-        (fulfillment_badges, "fulfillment_badges")
+        position,
+        product_id,
+        title,
+        url,
+        price,
+        was_price,
+        rating,
+        review_count,
+        seller_name,
+        is_sponsored,
+        fulfillment_badges
     ]
 );
 /// Parameters of the agent `retailer_b_search`; the output is [`RetailerBSearch`].

@@ -62,25 +62,25 @@ pub struct RetailerCPdp {
 crate::__decode_record!(
     RetailerCPdp,
     [
-        (product_title, "product_title"),
-        (brand, "brand"),
-        (product_url, "product_url"),
-        (price, "price"),
-        (currency, "currency"),
-        (list_price, "list_price"),
-        (rating, "rating"),
-        (review_count, "review_count"),
-        (availability, "availability"),
-        (image_urls, "image_urls"),
-        (description, "description"),
-        (categories, "categories"),
-        (specifications, "specifications"),
-        (seller, "seller"),
-        (variants, "variants"),
-        (model_number, "model_number"),
-        (sku, "sku"),
-        (open_box_price, "open_box_price"),
-        (protection_plans, "protection_plans")
+        product_title,
+        brand,
+        product_url,
+        price,
+        currency,
+        list_price,
+        rating,
+        review_count,
+        availability,
+        image_urls,
+        description,
+        categories,
+        specifications,
+        seller,
+        variants,
+        model_number,
+        sku,
+        open_box_price,
+        protection_plans
     ]
 );
 /// An item of `specifications` of [`RetailerCPdp`].
@@ -98,10 +98,7 @@ pub struct RetailerCPdpSpecificationsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerCPdpSpecificationsItem,
-    [(name, "name"), (value, "value")]
-);
+crate::__decode_record!(RetailerCPdpSpecificationsItem, [name, value]);
 /// Seller of the offer
 ///
 /// Value of the field `seller` of [`RetailerCPdp`].
@@ -119,10 +116,7 @@ pub struct RetailerCPdpSeller {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerCPdpSeller,
-    [(name, "name"), (rating, "rating"), (url, "url")]
-);
+crate::__decode_record!(RetailerCPdpSeller, [name, rating, url]);
 /// An item of `variants` of [`RetailerCPdp`].
 ///
 /// Items of the field `variants` of [`RetailerCPdp`].
@@ -142,15 +136,7 @@ pub struct RetailerCPdpVariantsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerCPdpVariantsItem,
-    [
-        (id, "id"),
-        (title, "title"),
-        (price, "price"),
-        (available, "available")
-    ]
-);
+crate::__decode_record!(RetailerCPdpVariantsItem, [id, title, price, available]);
 /// An item of `protection_plans` of [`RetailerCPdp`].
 ///
 /// Items of the field `protection_plans` of [`RetailerCPdp`].
@@ -168,10 +154,7 @@ pub struct RetailerCPdpProtectionPlansItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerCPdpProtectionPlansItem,
-    [(name, "name"), (price, "price"), (term, "term")]
-);
+crate::__decode_record!(RetailerCPdpProtectionPlansItem, [name, price, term]);
 /// Parameters of the agent `retailer_c_pdp`; the output is [`RetailerCPdp`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

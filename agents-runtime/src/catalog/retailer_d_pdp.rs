@@ -60,24 +60,24 @@ pub struct RetailerDPdp {
 crate::__decode_record!(
     RetailerDPdp,
     [
-        (product_title, "product_title"),
-        (brand, "brand"),
-        (product_url, "product_url"),
-        (price, "price"),
-        (currency, "currency"),
-        (list_price, "list_price"),
-        (rating, "rating"),
-        (review_count, "review_count"),
-        (availability, "availability"),
-        (image_urls, "image_urls"),
-        (description, "description"),
-        (categories, "categories"),
-        (specifications, "specifications"),
-        (seller, "seller"),
-        (variants, "variants"),
-        (tcin, "tcin"),
-        (store_availability, "store_availability"),
-        (nutrition_facts, "nutrition_facts")
+        product_title,
+        brand,
+        product_url,
+        price,
+        currency,
+        list_price,
+        rating,
+        review_count,
+        availability,
+        image_urls,
+        description,
+        categories,
+        specifications,
+        seller,
+        variants,
+        tcin,
+        store_availability,
+        nutrition_facts
     ]
 );
 /// An item of `specifications` of [`RetailerDPdp`].
@@ -95,10 +95,7 @@ pub struct RetailerDPdpSpecificationsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerDPdpSpecificationsItem,
-    [(name, "name"), (value, "value")]
-);
+crate::__decode_record!(RetailerDPdpSpecificationsItem, [name, value]);
 /// Seller of the offer
 ///
 /// Value of the field `seller` of [`RetailerDPdp`].
@@ -116,10 +113,7 @@ pub struct RetailerDPdpSeller {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerDPdpSeller,
-    [(name, "name"), (rating, "rating"), (url, "url")]
-);
+crate::__decode_record!(RetailerDPdpSeller, [name, rating, url]);
 /// An item of `variants` of [`RetailerDPdp`].
 ///
 /// Items of the field `variants` of [`RetailerDPdp`].
@@ -139,15 +133,7 @@ pub struct RetailerDPdpVariantsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerDPdpVariantsItem,
-    [
-        (id, "id"),
-        (title, "title"),
-        (price, "price"),
-        (available, "available")
-    ]
-);
+crate::__decode_record!(RetailerDPdpVariantsItem, [id, title, price, available]);
 /// An item of `store_availability` of [`RetailerDPdp`].
 ///
 /// Items of the field `store_availability` of [`RetailerDPdp`].
@@ -169,12 +155,7 @@ pub struct RetailerDPdpStoreAvailabilityItem {
 }
 crate::__decode_record!(
     RetailerDPdpStoreAvailabilityItem,
-    [
-        (store_id, "store_id"),
-        (store_name, "store_name"),
-        (in_stock, "in_stock"),
-        (quantity, "quantity")
-    ]
+    [store_id, store_name, in_stock, quantity]
 );
 /// Parameters of the agent `retailer_d_pdp`; the output is [`RetailerDPdp`].
 ///

@@ -62,24 +62,24 @@ pub struct RetailerEPdp {
 crate::__decode_record!(
     RetailerEPdp,
     [
-        (product_title, "product_title"),
-        (brand, "brand"),
-        (product_url, "product_url"),
-        (price, "price"),
-        (currency, "currency"),
-        (list_price, "list_price"),
-        (rating, "rating"),
-        (review_count, "review_count"),
-        (availability, "availability"),
-        (image_urls, "image_urls"),
-        (description, "description"),
-        (categories, "categories"),
-        (specifications, "specifications"),
-        (seller, "seller"),
-        (variants, "variants"),
-        (ships_to, "ships_to"),
-        (price_history, "price_history"),
-        (product_url_2, "productURL")
+        product_title,
+        brand,
+        product_url,
+        price,
+        currency,
+        list_price,
+        rating,
+        review_count,
+        availability,
+        image_urls,
+        description,
+        categories,
+        specifications,
+        seller,
+        variants,
+        ships_to,
+        price_history,
+        product_url_2 = "productURL"
     ]
 );
 /// An item of `specifications` of [`RetailerEPdp`].
@@ -97,10 +97,7 @@ pub struct RetailerEPdpSpecificationsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerEPdpSpecificationsItem,
-    [(name, "name"), (value, "value")]
-);
+crate::__decode_record!(RetailerEPdpSpecificationsItem, [name, value]);
 /// Seller of the offer
 ///
 /// Value of the field `seller` of [`RetailerEPdp`].
@@ -118,10 +115,7 @@ pub struct RetailerEPdpSeller {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerEPdpSeller,
-    [(name, "name"), (rating, "rating"), (url, "url")]
-);
+crate::__decode_record!(RetailerEPdpSeller, [name, rating, url]);
 /// An item of `variants` of [`RetailerEPdp`].
 ///
 /// Items of the field `variants` of [`RetailerEPdp`].
@@ -141,15 +135,7 @@ pub struct RetailerEPdpVariantsItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerEPdpVariantsItem,
-    [
-        (id, "id"),
-        (title, "title"),
-        (price, "price"),
-        (available, "available")
-    ]
-);
+crate::__decode_record!(RetailerEPdpVariantsItem, [id, title, price, available]);
 /// An item of `price_history` of [`RetailerEPdp`].
 ///
 /// Items of the field `price_history` of [`RetailerEPdp`].
@@ -165,10 +151,7 @@ pub struct RetailerEPdpPriceHistoryItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    RetailerEPdpPriceHistoryItem,
-    [(date, "date"), (price, "price")]
-);
+crate::__decode_record!(RetailerEPdpPriceHistoryItem, [date, price]);
 /// Parameters of the agent `retailer_e_pdp`; the output is [`RetailerEPdp`].
 ///
 /// Required inputs are arguments of `new`, optional ones are set with the method of the same name; `validate()` checks the rules of the agent record before anything is sent.

@@ -25,11 +25,7 @@ pub struct SearchEngineMapsSearch {
 }
 crate::__decode_record!(
     SearchEngineMapsSearch,
-    [
-        (entities, "entities"),
-        (total_entities_count, "total_entities_count"),
-        (entities_count, "entities_count")
-    ]
+    [entities, total_entities_count, entities_count]
 );
 /// The object `entities` of [`SearchEngineMapsSearch`].
 ///
@@ -44,7 +40,7 @@ pub struct SearchEngineMapsSearchEntities {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(SearchEngineMapsSearchEntities, [(place, "Place")]);
+crate::__decode_record!(SearchEngineMapsSearchEntities, [place = "Place"]);
 /// An item of `Place` of [`SearchEngineMapsSearchEntities`].
 ///
 /// Items of the field `Place` of [`SearchEngineMapsSearchEntities`].
@@ -83,18 +79,18 @@ pub struct SearchEngineMapsSearchEntitiesPlaceItem {
 crate::__decode_record!(
     SearchEngineMapsSearchEntitiesPlaceItem,
     [
-        (position, "position"),
-        (title, "title"),
-        (place_id, "place_id"),
-        (address, "address"),
-        (phone, "phone"),
-        (website, "website"),
-        (rating, "rating"),
-        (reviews, "reviews"),
-        (category, "category"),
-        (latitude, "latitude"),
-        (longitude, "longitude"),
-        (opening_hours, "opening_hours")
+        position,
+        title,
+        place_id,
+        address,
+        phone,
+        website,
+        rating,
+        reviews,
+        category,
+        latitude,
+        longitude,
+        opening_hours
     ]
 );
 /// Parameters of the agent `search_engine_maps_search`; the output is [`SearchEngineMapsSearch`].

@@ -25,11 +25,7 @@ pub struct SearchEngineSearch {
 }
 crate::__decode_record!(
     SearchEngineSearch,
-    [
-        (entities, "entities"),
-        (total_entities_count, "total_entities_count"),
-        (entities_count, "entities_count")
-    ]
+    [entities, total_entities_count, entities_count]
 );
 /// Results by entity kind
 ///
@@ -53,10 +49,10 @@ pub struct SearchEngineSearchEntities {
 crate::__decode_record!(
     SearchEngineSearchEntities,
     [
-        (organic_result, "OrganicResult"),
-        (people_also_ask, "PeopleAlsoAsk"),
-        (related_search, "RelatedSearch"),
-        (ad, "Ad")
+        organic_result = "OrganicResult",
+        people_also_ask = "PeopleAlsoAsk",
+        related_search = "RelatedSearch",
+        ad = "Ad"
     ]
 );
 /// An item of `OrganicResult` of [`SearchEngineSearchEntities`].
@@ -84,14 +80,7 @@ pub struct SearchEngineSearchEntitiesOrganicResultItem {
 }
 crate::__decode_record!(
     SearchEngineSearchEntitiesOrganicResultItem,
-    [
-        (position, "position"),
-        (title, "title"),
-        (url, "url"),
-        (displayed_url, "displayed_url"),
-        (snippet, "snippet"),
-        (sitelinks, "sitelinks")
-    ]
+    [position, title, url, displayed_url, snippet, sitelinks]
 );
 /// An item of `sitelinks` of [`SearchEngineSearchEntitiesOrganicResultItem`].
 ///
@@ -110,7 +99,7 @@ pub struct SearchEngineSearchEntitiesOrganicResultItemSitelinksItem {
 }
 crate::__decode_record!(
     SearchEngineSearchEntitiesOrganicResultItemSitelinksItem,
-    [(title, "title"), (url, "url")]
+    [title, url]
 );
 /// An item of `PeopleAlsoAsk` of [`SearchEngineSearchEntities`].
 ///
@@ -131,11 +120,7 @@ pub struct SearchEngineSearchEntitiesPeopleAlsoAskItem {
 }
 crate::__decode_record!(
     SearchEngineSearchEntitiesPeopleAlsoAskItem,
-    [
-        (question, "question"),
-        (answer, "answer"),
-        (source_url, "source_url")
-    ]
+    [question, answer, source_url]
 );
 /// An item of `RelatedSearch` of [`SearchEngineSearchEntities`].
 ///
@@ -152,10 +137,7 @@ pub struct SearchEngineSearchEntitiesRelatedSearchItem {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    SearchEngineSearchEntitiesRelatedSearchItem,
-    [(query, "query"), (url, "url")]
-);
+crate::__decode_record!(SearchEngineSearchEntitiesRelatedSearchItem, [query, url]);
 /// An item of `Ad` of [`SearchEngineSearchEntities`].
 ///
 /// Items of the field `Ad` of [`SearchEngineSearchEntities`].
@@ -177,12 +159,7 @@ pub struct SearchEngineSearchEntitiesAdItem {
 }
 crate::__decode_record!(
     SearchEngineSearchEntitiesAdItem,
-    [
-        (position, "position"),
-        (title, "title"),
-        (url, "url"),
-        (description, "description")
-    ]
+    [position, title, url, description]
 );
 /// Parameters of the agent `search_engine_search`; the output is [`SearchEngineSearch`].
 ///

@@ -23,14 +23,7 @@ pub struct SearchEngineSearchAio {
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    SearchEngineSearchAio,
-    [
-        (query, "query"),
-        (ai_overview, "ai_overview"),
-        (has_ai_overview, "has_ai_overview")
-    ]
-);
+crate::__decode_record!(SearchEngineSearchAio, [query, ai_overview, has_ai_overview]);
 /// The object `ai_overview` of [`SearchEngineSearchAio`].
 ///
 /// Value of the field `ai_overview` of [`SearchEngineSearchAio`].
@@ -48,10 +41,7 @@ pub struct SearchEngineSearchAioAiOverview {
     /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    SearchEngineSearchAioAiOverview,
-    [(text, "text"), (markdown, "markdown"), (sources, "sources")]
-);
+crate::__decode_record!(SearchEngineSearchAioAiOverview, [text, markdown, sources]);
 /// An item of `sources` of [`SearchEngineSearchAioAiOverview`].
 ///
 /// Items of the field `sources` of [`SearchEngineSearchAioAiOverview`].
@@ -71,7 +61,7 @@ pub struct SearchEngineSearchAioAiOverviewSourcesItem {
 }
 crate::__decode_record!(
     SearchEngineSearchAioAiOverviewSourcesItem,
-    [(title, "title"), (url, "url"), (snippet, "snippet")]
+    [title, url, snippet]
 );
 /// Parameters of the agent `search_engine_search_aio`; the output is [`SearchEngineSearchAio`].
 ///

@@ -40,16 +40,16 @@ pub struct SocialAAccount {
 crate::__decode_record!(
     SocialAAccount,
     [
-        (username, "username"),
-        (full_name, "full_name"),
-        (biography, "biography"),
-        (followers, "followers"),
-        (following, "following"),
-        (posts_count, "posts_count"),
-        (is_verified, "is_verified"),
-        (profile_pic_url, "profile_pic_url"),
-        (external_url, "external_url"),
-        (posts, "posts")
+        username,
+        full_name,
+        biography,
+        followers,
+        following,
+        posts_count,
+        is_verified,
+        profile_pic_url,
+        external_url,
+        posts
     ]
 );
 /// An item of `posts` of [`SocialAAccount`].
@@ -82,14 +82,14 @@ pub struct SocialAAccountPostsItem {
 crate::__decode_record!(
     SocialAAccountPostsItem,
     [
-        (id, "id"),
-        (shortcode, "shortcode"),
-        (caption, "caption"),
-        (like_count, "like_count"),
-        (comment_count, "comment_count"),
-        (taken_at, "taken_at"),
-        (media_type, "media_type"),
-        (url, "url")
+        id,
+        shortcode,
+        caption,
+        like_count,
+        comment_count,
+        taken_at,
+        media_type,
+        url
     ]
 );
 /// Parameters of the agent `social_a_account`; the output is [`SocialAAccount`].

@@ -46,19 +46,19 @@ pub struct SocialBPage {
 crate::__decode_record!(
     SocialBPage,
     [
-        (name, "name"),
-        (category, "category"),
-        (about, "about"),
-        (followers, "followers"),
-        (likes, "likes"),
-        (website, "website"),
-        (phone, "phone"),
-        (email, "email"),
-        (address, "address"),
-        (rating, "rating"),
-        (is_verified, "is_verified"),
-        (recent_posts, "recent_posts"),
-        (r#type, "type")
+        name,
+        category,
+        about,
+        followers,
+        likes,
+        website,
+        phone,
+        email,
+        address,
+        rating,
+        is_verified,
+        recent_posts,
+        r#type = "type"
     ]
 );
 /// An item of `recent_posts` of [`SocialBPage`].
@@ -84,13 +84,7 @@ pub struct SocialBPageRecentPostsItem {
 }
 crate::__decode_record!(
     SocialBPageRecentPostsItem,
-    [
-        (text, "text"),
-        (posted_at, "posted_at"),
-        (reactions, "reactions"),
-        (comments, "comments"),
-        (shares, "shares")
-    ]
+    [text, posted_at, reactions, comments, shares]
 );
 /// Parameters of the agent `social_b_page`; the output is [`SocialBPage`].
 ///

@@ -23,14 +23,7 @@ pub struct SocialCShorts {
     /// Values of this record (at any depth) that did not have their declared type, with their paths.
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
-crate::__decode_record!(
-    SocialCShorts,
-    [
-        (channel_name, "channel_name"),
-        (subscribers, "subscribers"),
-        (videos, "videos")
-    ]
-);
+crate::__decode_record!(SocialCShorts, [channel_name, subscribers, videos]);
 /// An item of `videos` of [`SocialCShorts`].
 ///
 /// Items of the field `videos` of [`SocialCShorts`].
@@ -61,14 +54,14 @@ pub struct SocialCShortsVideosItem {
 crate::__decode_record!(
     SocialCShortsVideosItem,
     [
-        (video_id, "video_id"),
-        (title, "title"),
-        (view_count, "view_count"),
-        (like_count, "like_count"),
-        (published, "published"),
-        (duration_seconds, "duration_seconds"),
-        (thumbnail, "thumbnail"),
-        (url, "url")
+        video_id,
+        title,
+        view_count,
+        like_count,
+        published,
+        duration_seconds,
+        thumbnail,
+        url
     ]
 );
 /// Parameters of the agent `social_c_shorts`; the output is [`SocialCShorts`].
