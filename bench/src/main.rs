@@ -725,7 +725,7 @@ fn main() {
                 "compile",
                 name,
                 result,
-                "dev profile, dependencies prebuilt; target: macro ≤ 1.2× checked-in",
+                "dev profile with build-override opt-level 3 (README), dependencies prebuilt; target: macro ≤ 1.2× checked-in",
             ));
         }
     }
