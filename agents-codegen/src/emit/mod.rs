@@ -3,7 +3,8 @@
 //!
 //! Items are syntax trees: the one-off parts of each item are quoted here and parsed; the
 //! repeated parts (record fields, param fields, setters, doc lines) are cloned from the
-//! templates of [`tree`], because quoting and re-parsing those was most of the generator's time.
+//! templates of `tree.rs` ([`Templates`]), because quoting and re-parsing those was most of the
+//! generator's time.
 
 mod record;
 mod tree;
