@@ -7,6 +7,12 @@ use std::process::ExitCode;
 use agents_emulator::{Account, AccountStatus, Emulator, Fault, Lifecycle, RateLimitShape};
 use clap::{Parser, ValueEnum};
 
+/// The binary's allocator (feature `mimalloc`, on by default): the emulator allocates a JSON tree
+/// per request.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A stateful local server that speaks the /v1 interface of the web data extraction service.
 #[derive(Debug, Parser)]
 #[command(version)]

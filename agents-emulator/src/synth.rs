@@ -225,11 +225,20 @@ pub fn page_url(record: &AgentRecord, params: &Map<String, Value>) -> String {
 
 /// Adds `data.html`, `data.markdown`, `data.headers` and `data.links` for the formats asked for.
 pub fn add_formats(data: &mut Map<String, Value>, formats: &[String], title: &str, url: &str) {
-    let parsing = data.get("parsing").cloned().unwrap_or(Value::Null);
+    let wants = |f: &str| formats.iter().any(|x| x == f);
+    if !FORMATS.iter().any(|f| wants(f)) {
+        return;
+    }
+    let parsing = data.get("parsing").unwrap_or(&Value::Null);
     let mut lines = Vec::new();
-    flatten("", &parsing, &mut lines);
+    if wants("html") || wants("markdown") {
+        flatten("", parsing, &mut lines);
+    }
     let mut links = vec![url.to_owned()];
-    collect_links(&parsing, &mut links);
+    if wants("html") || wants("links") {
+        collect_links(parsing, &mut links);
+    }
+    let mut added = Vec::with_capacity(formats.len());
     for f in formats {
         let value = match f.as_str() {
             "html" => {
@@ -261,8 +270,9 @@ pub fn add_formats(data: &mut Map<String, Value>, formats: &[String], title: &st
             "links" => json!(links),
             _ => continue,
         };
-        data.insert(f.clone(), value);
+        added.push((f.clone(), value));
     }
+    data.extend(added);
 }
 
 fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {

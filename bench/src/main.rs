@@ -15,6 +15,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 mod compile;
+mod loadgen;
 mod typify_baseline;
 
 mod plain {
@@ -403,49 +404,48 @@ async fn bench_emulator_and_client(rows: &mut Vec<Row>, quick: bool) {
         }
     })
     .await;
-    let (ok, t) = load(total, concurrency, |i| {
-        let (http, url) = (http.clone(), url.clone());
-        async move {
-            match http
-                .post(&url)
-                .bearer_auth("bench")
-                .json(&body(i))
-                .send()
-                .await
-            {
-                Ok(r) => r.bytes().await.is_ok(),
-                Err(_) => false,
-            }
-        }
-    })
-    .await;
-    let emu_rate = ok as f64 / t.as_secs_f64();
+    let addr: std::net::SocketAddr = match base.trim_start_matches("http://").parse() {
+        Ok(a) => a,
+        Err(e) => panic!("emulator address {base:?}: {e}"),
+    };
+    let bodies: Vec<bytes::Bytes> = (0..100)
+        .map(|i| bytes::Bytes::from(body(i).to_string()))
+        .collect();
+    let emu_total = total * 5;
+    // One thread of load, like `wrk -t1`: the other core is the emulator's. The runtime lives and
+    // dies on its own thread (a runtime cannot be dropped inside another's async context).
+    let o = std::thread::scope(|s| {
+        s.spawn(|| {
+            let lean = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(lean.block_on(loadgen::post_json(
+                addr,
+                "/v1/agents/run",
+                "bench",
+                &bodies,
+                emu_total,
+                concurrency,
+            )))
+        })
+        .join()
+    });
+    let o = match o {
+        Ok(Ok(o)) => o,
+        Ok(Err(e)) => panic!("load generator runtime: {e}"),
+        Err(_) => panic!("load generator panicked"),
+    };
     rows.push(row(
         "emulator",
-        format!("small agent runs, {concurrency} in flight, limit lifted"),
-        format!("{emu_rate:.0} req/s"),
-        format!("{ok}/{total} ok; emulator in a child process, load from this one, both on the same 2 cores; target ≥ 20,000"),
+        format!("small agent runs, {concurrency} connections, limit lifted"),
+        format!("{:.0} req/s", o.rate()),
+        format!(
+            "{}/{emu_total} ok, {} failed; emulator in a child process, load from one thread of this one (hyper, keep-alive, like wrk -t1); target ≥ 20,000",
+            o.ok, o.failed
+        ),
     ));
 
-    let (ok_bare, t_bare) = load(total, concurrency, |i| {
-        let (http, url) = (http.clone(), url.clone());
-        async move {
-            match http
-                .post(&url)
-                .bearer_auth("bench")
-                .json(&body(i))
-                .send()
-                .await
-            {
-                Ok(r) => match r.bytes().await {
-                    Ok(b) => serde_json::from_slice::<Value>(&b).is_ok(),
-                    Err(_) => false,
-                },
-                Err(_) => false,
-            }
-        }
-    })
-    .await;
     let c = match Client::builder()
         .base_url(&base)
         .api_key("bench")
@@ -456,34 +456,76 @@ async fn bench_emulator_and_client(rows: &mut Vec<Row>, quick: bool) {
         Ok(c) => c,
         Err(e) => panic!("{e}"),
     };
-    let (ok_typed, t_typed) = load(total, concurrency, |i| {
-        let c = c.clone();
-        async move {
-            c.run(LlmAParams::new(format!("p{}", i % 100)))
-                .await
-                .is_ok()
+    let bare = || {
+        load(total / ROUNDS, concurrency, |i| {
+            let (http, url) = (http.clone(), url.clone());
+            async move {
+                match http
+                    .post(&url)
+                    .bearer_auth("bench")
+                    .json(&body(i))
+                    .send()
+                    .await
+                {
+                    Ok(r) => match r.bytes().await {
+                        Ok(b) => serde_json::from_slice::<Value>(&b).is_ok(),
+                        Err(_) => false,
+                    },
+                    Err(_) => false,
+                }
+            }
+        })
+    };
+    let typed = || {
+        load(total / ROUNDS, concurrency, |i| {
+            let c = c.clone();
+            async move {
+                c.run(LlmAParams::new(format!("p{}", i % 100)))
+                    .await
+                    .is_ok()
+            }
+        })
+    };
+    // Interleaved rounds, the order alternating; the ratio is the median of per-round ratios.
+    const ROUNDS: usize = 10;
+    let (mut bare_runs, mut typed_runs) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        if round % 2 == 0 {
+            bare_runs.push(bare().await);
+            typed_runs.push(typed().await);
+        } else {
+            typed_runs.push(typed().await);
+            bare_runs.push(bare().await);
         }
-    })
-    .await;
-    let bare = ok_bare as f64 / t_bare.as_secs_f64();
-    let typed = ok_typed as f64 / t_typed.as_secs_f64();
+    }
+    let sum = |runs: &[(usize, Duration)]| {
+        let ok: usize = runs.iter().map(|r| r.0).sum();
+        let t: Duration = runs.iter().map(|r| r.1).sum();
+        (ok, ok as f64 / t.as_secs_f64())
+    };
+    let ((ok_bare, bare_rate), (ok_typed, typed_rate)) = (sum(&bare_runs), sum(&typed_runs));
+    // Throughput ratio typed ÷ bare = time ratio bare ÷ typed (same count per round).
+    let b_times: Vec<Duration> = bare_runs.iter().map(|r| r.1).collect();
+    let t_times: Vec<Duration> = typed_runs.iter().map(|r| r.1).collect();
+    let ratio = median_ratio(&b_times, &t_times);
+    let n = total / ROUNDS * ROUNDS;
     rows.push(row(
         "client",
         "bare reqwest POST + serde_json::Value",
-        format!("{bare:.0} req/s"),
-        format!("{ok_bare}/{total} ok"),
+        format!("{bare_rate:.0} req/s"),
+        format!("{ok_bare}/{n} ok"),
     ));
     rows.push(row(
         "client",
         "typed client.run (validate, throttle off, typed decode)",
-        format!("{typed:.0} req/s"),
-        format!("{ok_typed}/{total} ok"),
+        format!("{typed_rate:.0} req/s"),
+        format!("{ok_typed}/{n} ok"),
     ));
     rows.push(row(
         "client",
         "typed ÷ bare",
-        format!("{:.2}×", typed / bare),
-        "target ≥ 0.8×",
+        format!("{ratio:.2}×"),
+        format!("target ≥ 0.8× (median of {ROUNDS} interleaved rounds, {concurrency} in flight)"),
     ));
     let _ = child.kill();
     let _ = child.wait();
@@ -557,20 +599,37 @@ async fn bench_batch(rows: &mut Vec<Row>) {
     e.shutdown().await;
 }
 
-/// An emulator in a child process (rate limit lifted, fast lifecycle), so that its memory and
-/// allocations are not this process's; returns the child and its base URL.
+/// The `agents-emulator` binary in a child process (rate limit lifted, fast lifecycle), so that
+/// its CPU, memory and allocator are its own, as when users run it; returns the child and its
+/// base URL. `cargo xtask bench` builds the binary beside this one.
 fn spawn_emulator() -> (std::process::Child, String) {
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
+    let exe = std::env::current_exe().ok().and_then(|p| {
+        Some(
+            p.parent()?
+                .join(format!("agents-emulator{}", std::env::consts::EXE_SUFFIX)),
+        )
+    });
+    let Some(exe) = exe.filter(|p| p.is_file()) else {
+        panic!(
+            "the agents-emulator binary is not beside the benchmark runner: run `cargo xtask bench` (or `cargo build --release -p agents-emulator` first)"
+        );
     };
-    let mut child = match std::process::Command::new(exe)
-        .arg("--serve-emulator")
+    let mut child = match std::process::Command::new(&exe)
+        .args([
+            "--port",
+            "0",
+            "--rate-limit",
+            "0",
+            "--fast",
+            "--api-key",
+            "bench",
+        ])
+        .env("RUST_LOG", "warn")
         .stdout(std::process::Stdio::piped())
         .spawn()
     {
         Ok(c) => c,
-        Err(e) => panic!("{e}"),
+        Err(e) => panic!("{}: {e}", exe.display()),
     };
     let mut line = String::new();
     if let Some(out) = child.stdout.take() {
@@ -638,22 +697,6 @@ async fn bench_memory(rows: &mut Vec<Row>, quick: bool) {
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--serve-emulator") {
-        // Child process for the memory benchmark: serve until killed.
-        let rt = match tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-        {
-            Ok(rt) => rt,
-            Err(e) => panic!("{e}"),
-        };
-        rt.block_on(async {
-            let e = emulator(None).await;
-            println!("{}", e.base_url());
-            std::future::pending::<()>().await;
-        });
-        return;
-    }
     let quick = std::env::args().any(|a| a == "--quick");
     let mut rows = Vec::new();
     let rt = match tokio::runtime::Builder::new_multi_thread()

@@ -51,6 +51,30 @@ fn main() -> ExitCode {
 
 fn bench(args: &[&str]) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // The runner spawns the emulator binary (its own process and allocator) from beside itself.
+    let built = std::process::Command::new(&cargo)
+        .current_dir(root())
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--package",
+            "agents-emulator",
+            "--bin",
+            "agents-emulator",
+        ])
+        .status();
+    match built {
+        Ok(s) if s.success() => {}
+        Ok(s) => {
+            eprintln!("error: building the emulator failed ({s})");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("error: cannot run cargo: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let mut cmd = std::process::Command::new(cargo);
     cmd.current_dir(root()).args([
         "run",
