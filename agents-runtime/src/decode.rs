@@ -255,6 +255,7 @@ pub struct Seed<'s, 'p, T> {
 
 impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
     /// A seed for the field `name` under `parent`.
+    #[inline]
     pub fn field(sink: &'s mut Vec<Mismatch>, parent: &'p Path<'p>, name: &'static str) -> Self {
         Seed {
             ctx: Ctx {
@@ -266,6 +267,7 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
         }
     }
 
+    #[inline]
     fn finish(mut self, outcome: Outcome<T>, raw: impl FnOnce() -> Value) -> Option<T> {
         match outcome {
             Outcome::Exact(v) => Some(v),
@@ -284,6 +286,7 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
 impl<'de, T: Decode> DeserializeSeed<'de> for Seed<'_, '_, T> {
     type Value = Option<T>;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<T>, D::Error> {
         deserializer.deserialize_any(self)
     }
@@ -292,25 +295,32 @@ impl<'de, T: Decode> DeserializeSeed<'de> for Seed<'_, '_, T> {
 impl<'de, T: Decode> Visitor<'de> for Seed<'_, '_, T> {
     type Value = Option<T>;
 
+    #[inline]
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "any JSON value (declared {})", T::EXPECTED)
     }
 
+    #[inline]
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<T>, E> {
         Ok(self.finish(T::from_bool(v), || Value::Bool(v)))
     }
+    #[inline]
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<T>, E> {
         Ok(self.finish(T::from_i64(v), || Value::from(v)))
     }
+    #[inline]
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<T>, E> {
         Ok(self.finish(T::from_u64(v), || Value::from(v)))
     }
+    #[inline]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<T>, E> {
         Ok(self.finish(T::from_f64(v), || Value::from(v)))
     }
+    #[inline]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<T>, E> {
         Ok(self.finish(T::from_str(v), || Value::String(v.to_owned())))
     }
+    #[inline]
     fn visit_string<E: de::Error>(self, v: String) -> Result<Option<T>, E> {
         match T::take_string(v) {
             Ok(taken) => Ok(Some(taken)),
@@ -320,6 +330,7 @@ impl<'de, T: Decode> Visitor<'de> for Seed<'_, '_, T> {
             }
         }
     }
+    #[inline]
     fn visit_unit<E: de::Error>(mut self) -> Result<Option<T>, E> {
         if self.in_array {
             match T::from_null_item() {
@@ -329,15 +340,19 @@ impl<'de, T: Decode> Visitor<'de> for Seed<'_, '_, T> {
         }
         Ok(None)
     }
+    #[inline]
     fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
         self.visit_unit()
     }
+    #[inline]
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
         d.deserialize_any(self)
     }
+    #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<T>, A::Error> {
         T::from_seq(seq, self.ctx)
     }
+    #[inline]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
         T::from_map(map, self.ctx)
     }
@@ -358,6 +373,7 @@ pub enum Key<K> {
 
 impl<'de, K, F: Fn(&str) -> Option<K>> DeserializeSeed<'de> for KeySeed<F> {
     type Value = Key<K>;
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key<K>, D::Error> {
         d.deserialize_str(self)
     }
@@ -365,15 +381,18 @@ impl<'de, K, F: Fn(&str) -> Option<K>> DeserializeSeed<'de> for KeySeed<F> {
 
 impl<'de, K, F: Fn(&str) -> Option<K>> Visitor<'de> for KeySeed<F> {
     type Value = Key<K>;
+    #[inline]
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object key")
     }
+    #[inline]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<K>, E> {
         Ok(match (self.0)(v) {
             Some(k) => Key::Known(k),
             None => Key::Unknown(v.to_owned()),
         })
     }
+    #[inline]
     fn visit_string<E: de::Error>(self, v: String) -> Result<Key<K>, E> {
         Ok(match (self.0)(&v) {
             Some(k) => Key::Known(k),
@@ -595,21 +614,27 @@ pub fn parse_numeric_text(s: &str) -> Option<f64> {
 
 impl Decode for String {
     const EXPECTED: Expected = Expected::String;
+    #[inline]
     fn from_str(v: &str) -> Outcome<Self> {
         Outcome::Exact(v.to_owned())
     }
+    #[inline]
     fn take_string(v: String) -> Result<Self, String> {
         Ok(v)
     }
+    #[inline]
     fn from_bool(v: bool) -> Outcome<Self> {
         Outcome::Coerced(v.to_string())
     }
+    #[inline]
     fn from_i64(v: i64) -> Outcome<Self> {
         Outcome::Coerced(v.to_string())
     }
+    #[inline]
     fn from_u64(v: u64) -> Outcome<Self> {
         Outcome::Coerced(v.to_string())
     }
+    #[inline]
     fn from_f64(v: f64) -> Outcome<Self> {
         Outcome::Coerced(v.to_string())
     }
@@ -617,15 +642,19 @@ impl Decode for String {
 
 impl Decode for f64 {
     const EXPECTED: Expected = Expected::Number;
+    #[inline]
     fn from_i64(v: i64) -> Outcome<Self> {
         Outcome::Exact(v as f64)
     }
+    #[inline]
     fn from_u64(v: u64) -> Outcome<Self> {
         Outcome::Exact(v as f64)
     }
+    #[inline]
     fn from_f64(v: f64) -> Outcome<Self> {
         Outcome::Exact(v)
     }
+    #[inline]
     fn from_str(v: &str) -> Outcome<Self> {
         parse_numeric_text(v).map_or(Outcome::Rejected, Outcome::Coerced)
     }
@@ -637,15 +666,19 @@ fn whole(v: f64) -> Option<i64> {
 
 impl Decode for i64 {
     const EXPECTED: Expected = Expected::Integer;
+    #[inline]
     fn from_i64(v: i64) -> Outcome<Self> {
         Outcome::Exact(v)
     }
+    #[inline]
     fn from_u64(v: u64) -> Outcome<Self> {
         i64::try_from(v).map_or(Outcome::Rejected, Outcome::Exact)
     }
+    #[inline]
     fn from_f64(v: f64) -> Outcome<Self> {
         whole(v).map_or(Outcome::Rejected, Outcome::Coerced)
     }
+    #[inline]
     fn from_str(v: &str) -> Outcome<Self> {
         parse_numeric_text(v)
             .and_then(whole)
@@ -655,9 +688,11 @@ impl Decode for i64 {
 
 impl Decode for bool {
     const EXPECTED: Expected = Expected::Boolean;
+    #[inline]
     fn from_bool(v: bool) -> Outcome<Self> {
         Outcome::Exact(v)
     }
+    #[inline]
     fn from_str(v: &str) -> Outcome<Self> {
         match v.trim() {
             "true" | "True" | "TRUE" => Outcome::Coerced(true),

@@ -10,17 +10,34 @@ use crate::FieldSchema;
 /// How many items each sampled array has.
 pub const ARRAY_LEN: usize = 3;
 
-/// A record with every field of `schema` set, deterministic in `seed`.
+/// A record with every field of `schema` set, deterministic in `seed`, arrays of [`ARRAY_LEN`].
 pub fn record(schema: &IndexMap<String, FieldSchema>, seed: u64) -> Value {
+    record_with_arrays(schema, seed, ARRAY_LEN)
+}
+
+/// [`record`] with `array_len` items in every array (a longer page: more images, reviews,
+/// related products).
+pub fn record_with_arrays(
+    schema: &IndexMap<String, FieldSchema>,
+    seed: u64,
+    array_len: usize,
+) -> Value {
     let mut out = Map::with_capacity(schema.len());
     for (name, field) in schema {
-        out.insert(name.clone(), value(name, field, mix(seed, name)));
+        out.insert(
+            name.clone(),
+            value_with_arrays(name, field, mix(seed, name), array_len),
+        );
     }
     Value::Object(out)
 }
 
 /// A value for one field named `name`, deterministic in `seed`.
 pub fn value(name: &str, field: &FieldSchema, seed: u64) -> Value {
+    value_with_arrays(name, field, seed, ARRAY_LEN)
+}
+
+fn value_with_arrays(name: &str, field: &FieldSchema, seed: u64, array_len: usize) -> Value {
     let ty = field.ty.as_ref().and_then(|t| t.single());
     let ty = ty.or(if field.properties.is_some() {
         Some("object")
@@ -37,15 +54,17 @@ pub fn value(name: &str, field: &FieldSchema, seed: u64) -> Value {
         }
         Some("boolean") => Value::Bool(seed.is_multiple_of(2)),
         Some("array") => Value::Array(
-            (0..ARRAY_LEN as u64)
+            (0..array_len as u64)
                 .map(|i| match &field.items {
-                    Some(items) => value(name, items, mix(seed, &i.to_string())),
+                    Some(items) => {
+                        value_with_arrays(name, items, mix(seed, &i.to_string()), array_len)
+                    }
                     None => text(name, mix(seed, &i.to_string())),
                 })
                 .collect(),
         ),
         Some("object") => match &field.properties {
-            Some(props) => record(props, seed),
+            Some(props) => record_with_arrays(props, seed, array_len),
             None => json!({ "key": text(name, seed), "other_key": text("other", seed) }),
         },
         _ if field.format.as_deref() == Some("uri") => uri(name, seed),

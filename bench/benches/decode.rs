@@ -9,24 +9,11 @@ use agents_runtime::catalog::RetailerAPdp;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::Value;
 
-mod plain {
-    #![allow(missing_docs, dead_code)]
-    include!(concat!(env!("OUT_DIR"), "/plain.rs"));
-}
+use agents_bench::plain;
 
 fn decode(c: &mut Criterion) {
-    let pdp = match agents_codegen::load_file(
-        &agents_test_support::schemas_dir().join("retailer_a_pdp.json"),
-    ) {
-        Ok(l) => l.record,
-        Err(e) => panic!("{e}"),
-    };
-    let schema = pdp.output_schema.clone().unwrap_or_default();
-    let record = agents_schema::sample::record(&schema, 42);
-    let bytes = serde_json::to_vec(&record).unwrap_or_default();
-    let mut drifted = record;
-    agents_emulator::synth::drift(&pdp, &mut drifted, 42, 10);
-    let drifted = serde_json::to_vec(&drifted).unwrap_or_default();
+    let (bytes, drifted) =
+        agents_bench::pdp_inputs(&agents_bench::pdp(), agents_bench::FULL_ARRAY_LEN);
 
     let mut group = c.benchmark_group("decode");
     group.throughput(Throughput::Bytes(bytes.len() as u64));

@@ -1,10 +1,7 @@
 //! Profiling aid: decodes the full retailer_a_pdp record N times with the generated type
-//! (`gen`) or the strict derive baseline (`plain`), for perf or callgrind.
+//! (`gen`), the strict derive baseline (`plain`) or `serde_json::Value` (`value`), for perf or callgrind.
 
-mod plain {
-    #![allow(missing_docs, dead_code)]
-    include!(concat!(env!("OUT_DIR"), "/plain.rs"));
-}
+use agents_bench::plain;
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "gen".into());
@@ -12,17 +9,13 @@ fn main() {
         .nth(2)
         .and_then(|s| s.parse().ok())
         .unwrap_or(20_000);
-    let dir = agents_test_support::schemas_dir();
-    let record = match agents_codegen::load_file(&dir.join("retailer_a_pdp.json")) {
-        Ok(l) => l.record,
-        Err(e) => panic!("{e}"),
-    };
-    let schema = record.output_schema.unwrap_or_default();
-    let bytes = serde_json::to_vec(&agents_schema::sample::record(&schema, 42)).unwrap_or_default();
+    let (bytes, _) = agents_bench::pdp_inputs(&agents_bench::pdp(), agents_bench::FULL_ARRAY_LEN);
     let mut ok = 0usize;
     for _ in 0..n {
         if mode == "plain" {
             ok += usize::from(serde_json::from_slice::<plain::Plain>(&bytes).is_ok());
+        } else if mode == "value" {
+            ok += usize::from(serde_json::from_slice::<serde_json::Value>(&bytes).is_ok());
         } else {
             ok += usize::from(
                 serde_json::from_slice::<agents_runtime::catalog::RetailerAPdp>(&bytes).is_ok(),

@@ -1,0 +1,39 @@
+//! Inputs shared by the benchmark runner (`cargo xtask bench`), the criterion benches and the
+//! profiling examples, so that all of them measure the same thing.
+
+use agents_schema::AgentRecord;
+
+/// The strict baseline for decoding: plain `#[derive(Deserialize)]` structs with `Option` fields
+/// for retailer_a_pdp's output schema (written by build.rs).
+pub mod plain {
+    #![allow(missing_docs, dead_code)]
+    include!(concat!(env!("OUT_DIR"), "/plain.rs"));
+}
+
+/// Items per array in the decoding input: with 11 images, reviews, related products and so on,
+/// retailer_a_pdp's record is about 26 KB, the size of a real full result.
+pub const FULL_ARRAY_LEN: usize = 11;
+
+/// retailer_a_pdp's agent record from `schemas/`.
+pub fn pdp() -> AgentRecord {
+    let path = agents_test_support::schemas_dir().join("retailer_a_pdp.json");
+    match agents_codegen::load_file(&path) {
+        Ok(l) => l.record,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The decoding inputs: a full retailer_a_pdp record (every field set, `array_len` items per
+/// array; [`FULL_ARRAY_LEN`] for the full size) and the same record with about 10% of its fields
+/// drifted, as JSON bytes.
+pub fn pdp_inputs(pdp: &AgentRecord, array_len: usize) -> (Vec<u8>, Vec<u8>) {
+    let schema = pdp.output_schema.clone().unwrap_or_default();
+    let record = agents_schema::sample::record_with_arrays(&schema, 42, array_len);
+    let mut drifted = record.clone();
+    agents_emulator::synth::drift(pdp, &mut drifted, 42, 10);
+    let bytes = |v: &serde_json::Value| match serde_json::to_vec(v) {
+        Ok(b) => b,
+        Err(e) => panic!("{e}"),
+    };
+    (bytes(&record), bytes(&drifted))
+}
