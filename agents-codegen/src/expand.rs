@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
 
-use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::locate::locate;
@@ -43,8 +42,11 @@ pub fn times_generated(schema_file: &Path) -> usize {
 
 /// The items for agent `name` of the package at `manifest_dir`, referring to the runtime at
 /// `runtime_path`, plus an `include_bytes!` of the schema file so that editing it rebuilds the
-/// code that uses it. Errors are messages for a compile error on the macro's argument.
-pub fn expand(name: &str, runtime_path: &str, manifest_dir: &Path) -> Result<TokenStream, String> {
+/// code that uses it, as token text: the proc macro hands it to the compiler in one
+/// `proc_macro::TokenStream::from_str`, so the engine runs on proc-macro2's own token types
+/// (`proc_macro2::fallback::force`) instead of one compiler round trip per token. Errors are
+/// messages for a compile error on the macro's argument.
+pub fn expand(name: &str, runtime_path: &str, manifest_dir: &Path) -> Result<String, String> {
     let loaded = locate(name, manifest_dir).map_err(|e| e.to_string())?;
     let path = loaded
         .path
@@ -62,32 +64,28 @@ pub fn expand(name: &str, runtime_path: &str, manifest_dir: &Path) -> Result<Tok
         .unwrap_or_else(PoisonError::into_inner)
         .get(&key)
         .cloned();
-    let text = match cached {
-        Some(text) => text,
-        None => {
-            // A miss returns the tokens it made; only later hits pay for lexing the cached text.
-            let options = Options {
-                runtime_path: runtime_path.to_owned(),
-            };
-            let output = generate_refs(&[&loaded.record], &options).map_err(|d| d.to_string())?;
-            let items = output.tokens().map_err(|d| d.to_string())?;
-            let file = path.to_string_lossy().into_owned();
-            let tokens = quote! {
-                #items
-                const _: &[u8] = include_bytes!(#file);
-            };
-            *generated()
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(path.clone())
-                .or_default() += 1;
-            cache()
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(key, tokens.to_string());
-            return Ok(tokens);
-        }
+    if let Some(text) = cached {
+        return Ok(text);
+    }
+    let options = Options {
+        runtime_path: runtime_path.to_owned(),
     };
-    text.parse::<TokenStream>()
-        .map_err(|e| format!("internal error: generated tokens do not lex: {e}"))
+    let output = generate_refs(&[&loaded.record], &options).map_err(|d| d.to_string())?;
+    let items = output.tokens().map_err(|d| d.to_string())?;
+    let file = path.to_string_lossy().into_owned();
+    let text = quote! {
+        #items
+        const _: &[u8] = include_bytes!(#file);
+    }
+    .to_string();
+    *generated()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(path)
+        .or_default() += 1;
+    cache()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(key, text.clone());
+    Ok(text)
 }

@@ -59,10 +59,22 @@ pub fn agent(input: TokenStream) -> TokenStream {
         .runtime
         .as_ref()
         .map_or_else(|| "::agents_runtime".to_owned(), LitStr::value);
-    match agents_codegen::expand::expand(&input.name.value(), &runtime, &manifest) {
-        Ok(tokens) => tokens.into(),
-        Err(message) => syn::Error::new(input.name.span(), message)
+    // The engine builds proc-macro2 tokens; on proc-macro2's own implementation that is plain
+    // Rust data instead of a compiler round trip per token, and the result reaches the compiler
+    // as one string.
+    proc_macro2::fallback::force();
+    let expanded = agents_codegen::expand::expand(&input.name.value(), &runtime, &manifest);
+    proc_macro2::fallback::unforce();
+    let error = |message: String| -> TokenStream {
+        syn::Error::new(input.name.span(), message)
             .to_compile_error()
-            .into(),
+            .into()
+    };
+    match expanded.map(|text| text.parse::<TokenStream>()) {
+        Ok(Ok(tokens)) => tokens,
+        Ok(Err(e)) => error(format!(
+            "internal error: the generated code does not lex ({e}); please report it"
+        )),
+        Err(message) => error(message),
     }
 }

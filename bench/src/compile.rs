@@ -6,7 +6,10 @@
 //! * incremental: touch the crate's lib.rs and rebuild;
 //! * macro, ten invocations: touch a file with ten `agent!` calls and rebuild.
 //!
-//! Each figure is the median of three rounds.
+//! Measured twice: with cargo's default dev profile (what a user gets), and with the
+//! `[profile.dev.build-override] opt-level = 3` README.md recommends (code generation optimized).
+//! The modes run in interleaved rounds; a figure is the median over rounds, a ratio the median of
+//! the per-round ratios.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -46,9 +49,28 @@ fn touch(path: &Path) {
     write(path, &format!("{text}\n"));
 }
 
-/// Returns rows: (mode, clean, incremental).
-pub fn measure(root: &Path) -> Vec<(String, Duration, Duration)> {
-    let dir = root.join("target/bench-compile");
+/// Interleaved rounds of one configuration.
+const ROUNDS: usize = 3;
+
+/// What one mode measured: a time per round for each figure.
+pub struct Measured {
+    /// "checked-in", "build.rs", "macro", or the ten-call case.
+    pub mode: String,
+    /// Clean builds, one per round.
+    pub clean: Vec<Duration>,
+    /// Incremental builds after touching lib.rs (or the ten-call file), one per round.
+    pub incremental: Vec<Duration>,
+}
+
+/// Measures every mode in a scratch workspace under `target/`; with `build_override`, code
+/// generation (proc macros, build scripts and their dependencies) is compiled at opt-level 3.
+/// The first entry is the checked-in mode, the baseline.
+pub fn measure(root: &Path, build_override: bool) -> Vec<Measured> {
+    let dir = root.join(if build_override {
+        "target/bench-compile-opt"
+    } else {
+        "target/bench-compile"
+    });
     let names: Vec<String> = match load_dir(&root.join("schemas")) {
         Ok(l) => l.into_iter().map(|l| l.record.name).collect(),
         Err(e) => panic!("{e}"),
@@ -72,12 +94,15 @@ pub fn measure(root: &Path) -> Vec<(String, Duration, Duration)> {
         }
         m
     };
-    write(
-        &dir.join("Cargo.toml"),
+    let mut workspace = String::from(
+        "[workspace]\nresolver = \"3\"\nmembers = [\"macro-mode\", \"buildrs-mode\", \"checked-mode\"]\n",
+    );
+    if build_override {
         // The profile setting README.md recommends for the macro and build.rs modes (as sqlx
         // does for its macros): code generation runs optimized even in debug builds.
-        "[workspace]\nresolver = \"3\"\nmembers = [\"macro-mode\", \"buildrs-mode\", \"checked-mode\"]\n\n[profile.dev.build-override]\nopt-level = 3\n",
-    );
+        workspace.push_str("\n[profile.dev.build-override]\nopt-level = 3\n");
+    }
+    write(&dir.join("Cargo.toml"), &workspace);
     // Macro mode: every agent through agent!, ten of them in one file.
     let mut lib = String::from("#![allow(missing_docs)]\nmod ten;\n");
     let mut ten = String::new();
@@ -132,28 +157,39 @@ pub fn measure(root: &Path) -> Vec<(String, Duration, Duration)> {
     for p in ["macro-mode", "buildrs-mode", "checked-mode"] {
         build(&dir, p);
     }
-    let mut rows = Vec::new();
-    for (p, label) in [
+    let modes = [
         ("checked-mode", "checked-in"),
         ("buildrs-mode", "build.rs"),
         ("macro-mode", "macro"),
-    ] {
-        let _ = cargo()
-            .current_dir(&dir)
-            .args(["clean", "--quiet", "--offline", "--package", p])
-            .status();
-        let clean = build(&dir, p);
-        touch(&dir.join(format!("{p}/src/lib.rs")));
-        let incremental = build(&dir, p);
-        rows.push((label.to_owned(), clean, incremental));
+    ];
+    let mut rows: Vec<Measured> = modes
+        .iter()
+        .map(|(_, label)| (*label).to_owned())
+        .chain(["macro, touch a file with ten agent! calls".to_owned()])
+        .map(|mode| Measured {
+            mode,
+            clean: Vec::new(),
+            incremental: Vec::new(),
+        })
+        .collect();
+    for round in 0..ROUNDS {
+        // Rotate the order so that no mode always runs first after the others.
+        for k in 0..modes.len() {
+            let i = (k + round) % modes.len();
+            let p = modes[i].0;
+            let _ = cargo()
+                .current_dir(&dir)
+                .args(["clean", "--quiet", "--offline", "--package", p])
+                .status();
+            rows[i].clean.push(build(&dir, p));
+            touch(&dir.join(format!("{p}/src/lib.rs")));
+            rows[i].incremental.push(build(&dir, p));
+        }
+        touch(&dir.join("macro-mode/src/ten.rs"));
+        let ten = build(&dir, "macro-mode");
+        rows[modes.len()].clean.push(ten);
+        rows[modes.len()].incremental.push(ten);
     }
-    touch(&dir.join("macro-mode/src/ten.rs"));
-    let ten = build(&dir, "macro-mode");
-    rows.push((
-        "macro, touch a file with ten agent! calls".to_owned(),
-        ten,
-        ten,
-    ));
     rows
 }
 

@@ -5,9 +5,8 @@ use agents_codegen::{Builder, Options, expand, format, generate_refs, load_file}
 use agents_runtime::{Agent, AgentParams, Record};
 use agents_test_support::{schemas_dir, workspace_root};
 
-fn strip_include(tokens: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+fn strip_include(text: String) -> proc_macro2::TokenStream {
     // The macro adds `const _: &[u8] = include_bytes!(…);` to track the schema file.
-    let text = tokens.to_string();
     let cut = text.rfind("const _ : & [u8] = include_bytes !").unwrap();
     text[..cut].parse().unwrap()
 }
