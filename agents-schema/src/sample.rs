@@ -182,4 +182,23 @@ mod tests {
                 .starts_with("https://example.com/img/")
         );
     }
+
+    #[test]
+    fn longer_arrays_reach_nested_arrays_and_keep_the_first_items_alike() {
+        let rec = AgentRecord::from_json(
+            r#"{"name":"a","output_schema":{
+                "reviews":{"type":"array","items":{"type":"object","properties":{
+                    "photos":{"type":"array","items":{"type":"string"}}}}}}}"#,
+        )
+        .unwrap();
+        let schema = rec.output_schema.unwrap();
+        let long = record_with_arrays(&schema, 3, 11);
+        let reviews = long["reviews"].as_array().unwrap();
+        assert_eq!(reviews.len(), 11);
+        assert_eq!(reviews[10]["photos"].as_array().unwrap().len(), 11);
+        // Items are seeded by position: the short record is a prefix of the long one.
+        let short = record(&schema, 3);
+        assert_eq!(short["reviews"][2]["photos"][2], reviews[2]["photos"][2]);
+        assert_eq!(short["reviews"].as_array().unwrap().len(), ARRAY_LEN);
+    }
 }
