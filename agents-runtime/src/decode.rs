@@ -295,7 +295,6 @@ impl<'de, T: Decode> DeserializeSeed<'de> for Seed<'_, '_, T> {
 impl<'de, T: Decode> Visitor<'de> for Seed<'_, '_, T> {
     type Value = Option<T>;
 
-    #[inline]
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "any JSON value (declared {})", T::EXPECTED)
     }
@@ -381,7 +380,6 @@ impl<'de, K, F: Fn(&str) -> Option<K>> DeserializeSeed<'de> for KeySeed<F> {
 
 impl<'de, K, F: Fn(&str) -> Option<K>> Visitor<'de> for KeySeed<F> {
     type Value = Key<K>;
-    #[inline]
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object key")
     }
