@@ -94,7 +94,7 @@ impl DeliveryReader {
             match self.store.get(&path).await {
                 Ok(got) => {
                     let bytes = got.bytes().await?;
-                    let data = if ext == "json.gz" {
+                    let data: std::borrow::Cow<'_, [u8]> = if ext == "json.gz" {
                         let mut out = Vec::new();
                         flate2::read::GzDecoder::new(&bytes[..])
                             .read_to_end(&mut out)
@@ -103,16 +103,15 @@ impl DeliveryReader {
                                 path: ".".into(),
                                 message: format!("not gzip: {e}"),
                             })?;
-                        out
+                        out.into()
                     } else {
-                        bytes.to_vec()
+                        bytes[..].into()
                     };
-                    let mut de = serde_json::Deserializer::from_slice(&data);
-                    return serde_path_to_error::deserialize(&mut de).map_err(|e| {
+                    return super::decode_body(&data).map_err(|(path, message)| {
                         DeliveryError::Decode {
                             object: key,
-                            path: e.path().to_string(),
-                            message: e.inner().to_string(),
+                            path,
+                            message,
                         }
                     });
                 }

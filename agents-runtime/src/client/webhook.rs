@@ -81,12 +81,8 @@ pub fn parse_completion(
             return Err(WebhookError::ContentType(ct.to_owned()));
         }
     }
-    let mut de = serde_json::Deserializer::from_slice(body);
     let c: Completion =
-        serde_path_to_error::deserialize(&mut de).map_err(|e| WebhookError::Body {
-            path: e.path().to_string(),
-            message: e.inner().to_string(),
-        })?;
+        super::decode_body(body).map_err(|(path, message)| WebhookError::Body { path, message })?;
     if c.task_id.trim().is_empty() {
         return Err(WebhookError::Body {
             path: "task_id".into(),

@@ -8,7 +8,7 @@ use agents_runtime::catalog::{RetailerAPdp, RetailerAPdpParams};
 use agents_runtime::client::delivery::{DeliveryError, DeliveryReader};
 use agents_runtime::client::proxy::ProxyConfig;
 use agents_runtime::client::tasks::TaskState;
-use agents_runtime::client::webhook::{Completion, parse_completion};
+use agents_runtime::client::webhook::{Completion, WebhookError, parse_completion};
 use agents_runtime::{Delivery, RunOptions, RunResult, StorageType, WaitOptions};
 use agents_tests_e2e::{client, emulator, start};
 use axum::Router;
@@ -87,6 +87,17 @@ async fn the_emulator_calls_the_webhook_with_task_metadata() {
 
     assert!(parse_completion(Some("text/plain"), b"{}").is_err());
     assert!(parse_completion(None, br#"{"state": "success"}"#).is_err());
+    let ok = br#"{"task_id": "t1", "state": "success"}"#;
+    assert_eq!(parse_completion(None, ok).unwrap().task_id, "t1");
+    // A body with something after the JSON value is refused, not half read.
+    let trailing = [&ok[..], b" {}"].concat();
+    match parse_completion(Some("application/json"), &trailing) {
+        Err(WebhookError::Body { path, message }) => {
+            assert_eq!(path, ".");
+            assert!(message.contains("trailing characters"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 async fn read_when_delivered<R: agents_runtime::__private::serde::de::DeserializeOwned>(
