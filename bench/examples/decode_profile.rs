@@ -1,5 +1,7 @@
 //! Profiling aid: decodes the full retailer_a_pdp record N times with the generated type
-//! (`gen`), the strict derive baseline (`plain`) or `serde_json::Value` (`value`), for perf or callgrind.
+//! (`gen`), the strict derive baseline (`plain`) or `serde_json::Value` (`value`), as the client
+//! decodes (`agents_bench::decode`); `slice` is the generated type through
+//! `serde_json::from_slice`. For perf or callgrind.
 
 use agents_bench::plain;
 
@@ -12,13 +14,17 @@ fn main() {
     let (bytes, _) = agents_bench::pdp_inputs(&agents_bench::pdp(), agents_bench::FULL_ARRAY_LEN);
     let mut ok = 0usize;
     for _ in 0..n {
-        if mode == "plain" {
-            ok += usize::from(serde_json::from_slice::<plain::Plain>(&bytes).is_ok());
-        } else if mode == "value" {
-            ok += usize::from(serde_json::from_slice::<serde_json::Value>(&bytes).is_ok());
-        } else {
+        if mode == "slice" {
             ok += usize::from(
                 serde_json::from_slice::<agents_runtime::catalog::RetailerAPdp>(&bytes).is_ok(),
+            );
+        } else if mode == "plain" {
+            ok += usize::from(agents_bench::decode::<plain::Plain>(&bytes).is_ok());
+        } else if mode == "value" {
+            ok += usize::from(agents_bench::decode::<serde_json::Value>(&bytes).is_ok());
+        } else {
+            ok += usize::from(
+                agents_bench::decode::<agents_runtime::catalog::RetailerAPdp>(&bytes).is_ok(),
             );
         }
     }

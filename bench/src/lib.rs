@@ -1,7 +1,12 @@
-//! Inputs shared by the benchmark runner (`cargo xtask bench`), the criterion benches and the
-//! profiling examples, so that all of them measure the same thing.
+//! What the benchmark runner (`cargo xtask bench`), its child processes, the criterion benches
+//! and the profiling examples share, so that all of them measure the same thing: the decoding
+//! inputs and the one decoding entry point, the decoding group, and the measuring helpers.
+
+pub mod decoding;
+pub mod measure;
 
 use agents_schema::AgentRecord;
+use serde::de::DeserializeOwned;
 
 /// The strict baseline for decoding: plain `#[derive(Deserialize)]` structs with `Option` fields
 /// for retailer_a_pdp's output schema (written by build.rs).
@@ -36,4 +41,14 @@ pub fn pdp_inputs(pdp: &AgentRecord, array_len: usize) -> (Vec<u8>, Vec<u8>) {
         Err(e) => panic!("{e}"),
     };
     (bytes(&record), bytes(&drifted))
+}
+
+/// Decodes JSON bytes the way the client does (`decode_body` in agents-runtime): UTF-8 is
+/// checked once for the whole body, then serde_json reads text. Every contender of the decoding
+/// benchmarks goes through it, so that they differ only in the type decoded into.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
+    }
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use agents_codegen::{Options, generate};
 use agents_emulator::{Emulator, EmulatorHandle, Lifecycle};
-use agents_runtime::catalog::{LlmAParams, RetailerAPdp};
+use agents_runtime::catalog::LlmAParams;
 use agents_runtime::{Client, RetryPolicy};
 use agents_schema::AgentRecord;
 use futures::StreamExt;
@@ -18,81 +18,7 @@ mod compile;
 mod loadgen;
 mod typify_baseline;
 
-use agents_bench::plain;
-
-struct Row {
-    group: &'static str,
-    name: String,
-    value: String,
-    note: String,
-}
-
-fn row(
-    group: &'static str,
-    name: impl Into<String>,
-    value: impl Into<String>,
-    note: impl Into<String>,
-) -> Row {
-    Row {
-        group,
-        name: name.into(),
-        value: value.into(),
-        note: note.into(),
-    }
-}
-
-/// Median wall time of `f` over `iters` runs after `warmup` runs.
-fn median<F: FnMut()>(warmup: usize, iters: usize, mut f: F) -> Duration {
-    for _ in 0..warmup {
-        f();
-    }
-    let mut times: Vec<Duration> = (0..iters)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
-}
-
-/// Times each of `fs` `rounds` times, interleaved (the order rotating each round), after one
-/// warm-up call each; returns one sample list per function. Interleaving puts every function
-/// through the same machine states, so ratios of the results survive a noisy neighbour.
-fn interleaved(rounds: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<Vec<Duration>> {
-    for f in fs.iter_mut() {
-        f();
-    }
-    let mut samples = vec![Vec::with_capacity(rounds); fs.len()];
-    for round in 0..rounds {
-        for k in 0..fs.len() {
-            let i = (k + round) % fs.len();
-            let t = Instant::now();
-            fs[i]();
-            samples[i].push(t.elapsed());
-        }
-    }
-    samples
-}
-
-/// The median of samples.
-fn median_of(samples: &[Duration]) -> Duration {
-    let mut sorted = samples.to_vec();
-    sorted.sort();
-    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
-}
-
-/// The median over rounds of `a[i] / b[i]` (time ratios of the same round).
-fn median_ratio(a: &[Duration], b: &[Duration]) -> f64 {
-    let mut ratios: Vec<f64> = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| x.as_secs_f64() / y.as_secs_f64())
-        .collect();
-    ratios.sort_by(f64::total_cmp);
-    ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN)
-}
+use agents_bench::measure::{Row, interleaved, median, median_of, median_ratio, row};
 
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
@@ -235,114 +161,6 @@ fn bench_codegen(rows: &mut Vec<Row>) {
         "per-field cost, 20,000 vs 1,000 fields",
         format!("{growth:.2}×"),
         "1.0× is linear (median of 5 interleaved rounds)",
-    ));
-}
-
-fn bench_decode(rows: &mut Vec<Row>) {
-    let records = catalog();
-    let Some(pdp) = records.iter().find(|r| r.name == "retailer_a_pdp") else {
-        panic!("retailer_a_pdp missing from schemas/");
-    };
-    // The size (arrays of 11: about 26 KB) first, then the emulator's sample (arrays of
-    // 3): the ratios depend on the shape (see BENCHMARKS.md).
-    for (array_len, label) in [
-        (agents_bench::FULL_ARRAY_LEN, "arrays of 11"),
-        (agents_schema::sample::ARRAY_LEN, "arrays of 3"),
-    ] {
-        let (bytes, drifted_bytes) = agents_bench::pdp_inputs(pdp, array_len);
-        decode_rows(rows, &bytes, &drifted_bytes, label);
-    }
-}
-
-/// Decoding rows for one input: the generated type, the strict derive, `Value`, and drift.
-fn decode_rows(rows: &mut Vec<Row>, bytes: &[u8], drifted_bytes: &[u8], label: &str) {
-    // 40 rounds of 250 decodes per variant, interleaved.
-    let iters = 250;
-    let per = |d: Duration| d / iters;
-    fn batch(n: u32, f: &mut dyn FnMut()) -> impl FnMut() + '_ {
-        move || {
-            for _ in 0..n {
-                f();
-            }
-        }
-    }
-    let mut gen_one = || {
-        let r: RetailerAPdp = serde_json::from_slice(black_box(bytes)).unwrap_or_default();
-        black_box(r);
-    };
-    let mut strict_one = || {
-        let r: Result<plain::Plain, _> = serde_json::from_slice(black_box(bytes));
-        black_box(r.is_ok());
-    };
-    let mut value_one = || {
-        let r: Result<Value, _> = serde_json::from_slice(black_box(bytes));
-        black_box(r.is_ok());
-    };
-    let mut drift_one = || {
-        let r: RetailerAPdp = serde_json::from_slice(black_box(drifted_bytes)).unwrap_or_default();
-        black_box(r);
-    };
-    let samples = interleaved(
-        40,
-        &mut [
-            &mut batch(iters, &mut gen_one),
-            &mut batch(iters, &mut strict_one),
-            &mut batch(iters, &mut value_one),
-            &mut batch(iters, &mut drift_one),
-        ],
-    );
-    let [generated, strict, value, drift] = [0, 1, 2, 3].map(|k| median_of(&samples[k]));
-    let vs_strict = median_ratio(&samples[1], &samples[0]);
-    let vs_value = median_ratio(&samples[2], &samples[0]);
-    let mb = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
-    let size = format!("{:.1} KB record, {label}", bytes.len() as f64 / 1024.0);
-    rows.push(row(
-        "decode",
-        "generated drift-tolerant type",
-        format!(
-            "{:.1} µs ({:.0} MB/s)",
-            per(generated).as_secs_f64() * 1e6,
-            mb(per(generated))
-        ),
-        size,
-    ));
-    rows.push(row(
-        "decode",
-        "plain #[derive(Deserialize)] with Option fields",
-        format!(
-            "{:.1} µs ({:.0} MB/s)",
-            per(strict).as_secs_f64() * 1e6,
-            mb(per(strict))
-        ),
-        format!("{label}; strict baseline"),
-    ));
-    rows.push(row(
-        "decode",
-        "serde_json::Value",
-        format!(
-            "{:.1} µs ({:.0} MB/s)",
-            per(value).as_secs_f64() * 1e6,
-            mb(per(value))
-        ),
-        label,
-    ));
-    rows.push(row(
-        "decode",
-        "generated, 10% of fields drifted",
-        format!("{:.1} µs", per(drift).as_secs_f64() * 1e6),
-        format!("{label}; mismatches recorded"),
-    ));
-    rows.push(row(
-        "decode",
-        "throughput generated ÷ strict baseline",
-        format!("{vs_strict:.2}×"),
-        format!("{label}; target ≥ 0.9× (median of 40 interleaved rounds)"),
-    ));
-    rows.push(row(
-        "decode",
-        "throughput generated ÷ Value",
-        format!("{vs_value:.2}×"),
-        format!("{label}; target ≥ 1.4×"),
     ));
 }
 
@@ -603,21 +421,47 @@ async fn bench_batch(rows: &mut Vec<Row>) {
     e.shutdown().await;
 }
 
+/// A binary that `cargo xtask bench` builds beside this one.
+fn sibling_exe(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().ok().and_then(|p| {
+        Some(
+            p.parent()?
+                .join(format!("{name}{}", std::env::consts::EXE_SUFFIX)),
+        )
+    });
+    match exe.filter(|p| p.is_file()) {
+        Some(exe) => exe,
+        None => panic!(
+            "the {name} binary is not beside the benchmark runner: run `cargo xtask bench` (or `cargo build --release -p agents-emulator -p agents-bench --bins` first)"
+        ),
+    }
+}
+
+/// The decoding group again in `agents-bench-mimalloc`, a child process whose global allocator
+/// is mimalloc: glibc malloc is what sets the ratio to `Value` at 26 KB (BENCHMARKS.md).
+fn decode_under_mimalloc(rows: &mut Vec<Row>) {
+    let exe = sibling_exe("agents-bench-mimalloc");
+    let out = match std::process::Command::new(&exe)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+    {
+        Ok(out) if out.status.success() => out,
+        Ok(out) => panic!("{}: {}", exe.display(), out.status),
+        Err(e) => panic!("{}: {e}", exe.display()),
+    };
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        match Row::from_line(line) {
+            Some(r) => rows.push(r),
+            None => panic!("{}: not a table row: {line:?}", exe.display()),
+        }
+    }
+}
+
 /// The `agents-emulator` binary in a child process (rate limit lifted, fast lifecycle), so that
 /// its CPU, memory and allocator are its own, as when users run it; returns the child and its
 /// base URL. `cargo xtask bench` builds the binary beside this one.
 fn spawn_emulator() -> (std::process::Child, String) {
-    let exe = std::env::current_exe().ok().and_then(|p| {
-        Some(
-            p.parent()?
-                .join(format!("agents-emulator{}", std::env::consts::EXE_SUFFIX)),
-        )
-    });
-    let Some(exe) = exe.filter(|p| p.is_file()) else {
-        panic!(
-            "the agents-emulator binary is not beside the benchmark runner: run `cargo xtask bench` (or `cargo build --release -p agents-emulator` first)"
-        );
-    };
+    let exe = sibling_exe("agents-emulator");
     let mut child = match std::process::Command::new(&exe)
         .args([
             "--port",
@@ -727,7 +571,9 @@ fn main() {
     }
     if run("decode") {
         eprintln!("decode…");
-        bench_decode(&mut rows);
+        agents_bench::decoding::bench(&mut rows, "decode");
+        eprintln!("decode under mimalloc…");
+        decode_under_mimalloc(&mut rows);
     }
     if run("client") {
         eprintln!("emulator and client…");

@@ -51,7 +51,8 @@ fn main() -> ExitCode {
 
 fn bench(args: &[&str]) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    // The runner spawns the emulator binary (its own process and allocator) from beside itself.
+    // The runner spawns the emulator binary and the mimalloc decoding runner (processes with
+    // their own allocators) from beside itself.
     let built = std::process::Command::new(&cargo)
         .current_dir(root())
         .args([
@@ -60,14 +61,15 @@ fn bench(args: &[&str]) -> ExitCode {
             "--quiet",
             "--package",
             "agents-emulator",
-            "--bin",
-            "agents-emulator",
+            "--package",
+            "agents-bench",
+            "--bins",
         ])
         .status();
     match built {
         Ok(s) if s.success() => {}
         Ok(s) => {
-            eprintln!("error: building the emulator failed ({s})");
+            eprintln!("error: building the benchmark binaries failed ({s})");
             return ExitCode::FAILURE;
         }
         Err(e) => {
@@ -81,6 +83,8 @@ fn bench(args: &[&str]) -> ExitCode {
         "--release",
         "--quiet",
         "--package",
+        "agents-bench",
+        "--bin",
         "agents-bench",
         "--",
     ]);
