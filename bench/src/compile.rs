@@ -50,7 +50,7 @@ fn touch(path: &Path) {
 }
 
 /// Interleaved rounds of one configuration.
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 /// What one mode measured: a time per round for each figure.
 pub struct Measured {

@@ -5,7 +5,7 @@
 //!   a one-line summary.
 //! * `cargo xtask codegen --check` regenerates in memory and exits non-zero naming every stale,
 //!   missing or extra file.
-//! * `cargo xtask bench [--quick] [--only GROUPS]` builds the benchmark runner in release mode and prints one
+//! * `cargo xtask bench [--quick] [--only GROUPS] [--build-override] [--dump DIR]` builds the benchmark runner in release mode and prints one
 //!   markdown table (the figures in BENCHMARKS.md come from it).
 
 use std::collections::BTreeSet;
@@ -29,7 +29,7 @@ fn root() -> PathBuf {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,client,batch,compile] [--dump DIR]"
+        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,client,batch,compile] [--build-override] [--dump DIR]"
     );
     ExitCode::from(2)
 }
