@@ -43,12 +43,9 @@ pub fn pdp_inputs(pdp: &AgentRecord, array_len: usize) -> (Vec<u8>, Vec<u8>) {
     (bytes(&record), bytes(&drifted))
 }
 
-/// Decodes JSON bytes the way the client does (`decode_body` in agents-runtime): UTF-8 is
-/// checked once for the whole body, then serde_json reads text. Every contender of the decoding
+/// Decodes JSON bytes the way the client does ([`agents_runtime::decode::from_slice`]: UTF-8
+/// checked once for the whole body, then serde_json reads text). Every contender of the decoding
 /// benchmarks goes through it, so that they differ only in the type decoded into.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => serde_json::from_str(text),
-        Err(_) => serde_json::from_slice(bytes),
-    }
+    agents_runtime::decode::from_slice(bytes)
 }

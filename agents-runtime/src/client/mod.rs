@@ -414,17 +414,14 @@ pub fn segment(s: &str) -> String {
 }
 
 /// Decodes a JSON body (an answer, a webhook, a delivered object): the one place the client turns
-/// bytes into a typed value. UTF-8 is checked once for the whole body and serde_json then reads
-/// it as text: checking it string by string, as `serde_json::from_slice` does, cost 15% of the
-/// instructions of decoding a full retailer_a_pdp record (BENCHMARKS.md). Answers that decode go
-/// through serde_json alone; only a failure is decoded again with path tracking
+/// bytes into a typed value. Bodies that decode go through [`crate::decode::from_slice`] alone
+/// (UTF-8 checked once per body: 1.2× faster than `serde_json::from_slice` on a full
+/// retailer_a_pdp record); only a failure is decoded again with path tracking
 /// (serde_path_to_error tracks every field it visits; doing that only on failure took the typed
-/// client from 0.82× to 0.93–1.03× of bare reqwest), so the error still names the JSON path at
-/// fault. Errs with (path, message); trailing data after the value is an error.
+/// client from 0.82× to 0.93–1.03× of bare reqwest, BENCHMARKS.md), so the error still names the
+/// JSON path at fault. Errs with (path, message); trailing data after the value is an error.
 pub(crate) fn decode_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, (String, String)> {
-    if let Ok(text) = std::str::from_utf8(bytes)
-        && let Ok(v) = serde_json::from_str::<T>(text)
-    {
+    if let Ok(v) = crate::decode::from_slice::<T>(bytes) {
         return Ok(v);
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
