@@ -1,7 +1,9 @@
 //! What the benchmark runner (`cargo xtask bench`), its child processes, the criterion benches
 //! and the profiling examples share, so that all of them measure the same thing: the decoding
-//! inputs and the one decoding entry point, the decoding group, and the measuring helpers.
+//! inputs and the one decoding entry point, the decoding group, the codegen measurements, and the
+//! measuring helpers.
 
+pub mod codegen;
 pub mod decoding;
 pub mod measure;
 

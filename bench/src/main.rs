@@ -20,23 +20,12 @@ mod compile;
 mod loadgen;
 mod typify_baseline;
 
-use agents_bench::measure::{Row, interleaved, median, median_of, median_ratio, row};
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
-}
+use agents_bench::measure::{Row, interleaved, median, median_of, median_ratio, ms, row};
 
 fn catalog() -> Vec<AgentRecord> {
     let dir = agents_test_support::schemas_dir();
     match agents_codegen::load_dir(&dir) {
         Ok(loaded) => loaded.into_iter().map(|l| l.record).collect(),
-        Err(e) => panic!("{e}"),
-    }
-}
-
-fn codegen_once(records: &[AgentRecord]) -> usize {
-    match generate(records, &Options::default()).and_then(|o| o.to_source()) {
-        Ok(src) => src.len(),
         Err(e) => panic!("{e}"),
     }
 }
@@ -71,7 +60,7 @@ fn bench_codegen(rows: &mut Vec<Row>) {
         rounds,
         &mut [
             &mut || {
-                black_box(codegen_once(&pdp));
+                black_box(agents_bench::codegen::once(&pdp));
             },
             &mut || {
                 if let Some(root) = inputs.pop() {
@@ -101,7 +90,7 @@ fn bench_codegen(rows: &mut Vec<Row>) {
         "target ≤ 0.5× (median of 45 interleaved rounds)",
     ));
     let t_all = median(2, 9, || {
-        black_box(codegen_once(&records));
+        black_box(agents_bench::codegen::once(&records));
     });
     rows.push(row(
         "codegen",
@@ -122,48 +111,7 @@ fn bench_codegen(rows: &mut Vec<Row>) {
         ms(t_serial),
         "`Output::sources_on(1)`, for comparison",
     ));
-    // Interleaved rounds; each sample generates 20,000 fields in all (20 × 1,000, 4 × 5,000,
-    // 1 × 20,000), so the three sizes share the machine's state and take the same time.
-    let sizes = [1_000usize, 5_000, 20_000];
-    let wides: Vec<Vec<AgentRecord>> = sizes
-        .iter()
-        .map(|&n| vec![agents_test_support::wide_record("wide", n)])
-        .collect();
-    let mut fs: Vec<Box<dyn FnMut()>> = wides
-        .iter()
-        .zip(sizes)
-        .map(|(wide, n)| {
-            Box::new(move || {
-                for _ in 0..20_000 / n {
-                    black_box(codegen_once(wide));
-                }
-            }) as Box<dyn FnMut()>
-        })
-        .collect();
-    let mut refs: Vec<&mut dyn FnMut()> = fs
-        .iter_mut()
-        .map(|f| &mut **f as &mut dyn FnMut())
-        .collect();
-    let samples = interleaved(5, &mut refs);
-    let mut per_field = Vec::new();
-    for (k, n) in sizes.into_iter().enumerate() {
-        // Time of one generation of n fields.
-        let t = median_of(&samples[k]) / (20_000 / n) as u32;
-        per_field.push(t.as_secs_f64() / n as f64);
-        rows.push(row(
-            "codegen",
-            format!("synthetic agent, {n} fields"),
-            ms(t),
-            format!("{:.2} µs/field", t.as_secs_f64() * 1e6 / n as f64),
-        ));
-    }
-    let growth = median_ratio(&samples[2], &samples[0]);
-    rows.push(row(
-        "codegen",
-        "per-field cost, 20,000 vs 1,000 fields",
-        format!("{growth:.2}×"),
-        "1.0× is linear (median of 5 interleaved rounds)",
-    ));
+    agents_bench::codegen::synthetic(rows, "codegen");
 }
 
 async fn emulator(rate: Option<u32>) -> EmulatorHandle {
@@ -439,11 +387,14 @@ fn sibling_exe(name: &str) -> std::path::PathBuf {
     }
 }
 
-/// The decoding group again in `agents-bench-mimalloc`, a child process whose global allocator
-/// is mimalloc: glibc malloc is what sets the ratio to `Value` at 26 KB (BENCHMARKS.md).
-fn decode_under_mimalloc(rows: &mut Vec<Row>) {
+/// The allocation-heavy measurements of `group` (`codegen`: the synthetic agents; `decode`)
+/// again in `agents-bench-mimalloc`, a child process whose global allocator is mimalloc: glibc
+/// malloc is what bends the per-field codegen cost and sets the decoding ratio to `Value` at
+/// 26 KB (BENCHMARKS.md).
+fn under_mimalloc(rows: &mut Vec<Row>, group: &str) {
     let exe = sibling_exe("agents-bench-mimalloc");
     let out = match std::process::Command::new(&exe)
+        .args(["--only", group])
         .stderr(std::process::Stdio::inherit())
         .output()
     {
@@ -556,12 +507,7 @@ fn main() {
         Ok(rt) => rt,
         Err(e) => panic!("{e}"),
     };
-    // `--only GROUP[,GROUP]` runs some groups: memory, codegen, decode, client, batch, compile.
-    let only: Option<String> = std::env::args().skip_while(|a| a != "--only").nth(1);
-    let run = |group: &str| {
-        only.as_deref()
-            .is_none_or(|o| o.split(',').any(|g| g == group))
-    };
+    let run = agents_bench::measure::selected;
     // First, while this process is still small: its RSS is the client's alone.
     if run("memory") {
         eprintln!("memory…");
@@ -570,12 +516,14 @@ fn main() {
     if run("codegen") {
         eprintln!("codegen…");
         bench_codegen(&mut rows);
+        eprintln!("codegen under mimalloc…");
+        under_mimalloc(&mut rows, "codegen");
     }
     if run("decode") {
         eprintln!("decode…");
         agents_bench::decoding::bench(&mut rows, "decode");
         eprintln!("decode under mimalloc…");
-        decode_under_mimalloc(&mut rows);
+        under_mimalloc(&mut rows, "decode");
     }
     if run("client") {
         eprintln!("emulator and client…");

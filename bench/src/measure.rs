@@ -99,3 +99,17 @@ pub fn median_ratio(a: &[Duration], b: &[Duration]) -> f64 {
     ratios.sort_by(f64::total_cmp);
     ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN)
 }
+
+/// A duration in milliseconds, two decimals.
+pub fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+/// Whether `group` runs: every group unless `--only GROUP[,GROUP]` is among the process's
+/// arguments (groups: memory, codegen, decode, client, batch, compile).
+pub fn selected(group: &str) -> bool {
+    std::env::args()
+        .skip_while(|a| a != "--only")
+        .nth(1)
+        .is_none_or(|only| only.split(',').any(|g| g == group))
+}
