@@ -111,7 +111,6 @@ fn bench_codegen(rows: &mut Vec<Row>) {
         ms(t_serial),
         "`Output::sources_on(1)`, for comparison",
     ));
-    agents_bench::codegen::synthetic(rows, "codegen");
 }
 
 async fn emulator(rate: Option<u32>) -> EmulatorHandle {
@@ -387,25 +386,34 @@ fn sibling_exe(name: &str) -> std::path::PathBuf {
     }
 }
 
-/// The allocation-heavy measurements of `group` (`codegen`: the synthetic agents; `decode`)
-/// again in `agents-bench-mimalloc`, a child process whose global allocator is mimalloc: glibc
-/// malloc is what bends the per-field codegen cost and sets the decoding ratio to `Value` at
-/// 26 KB (BENCHMARKS.md).
-fn under_mimalloc(rows: &mut Vec<Row>, group: &str) {
-    let exe = sibling_exe("agents-bench-mimalloc");
-    let out = match std::process::Command::new(&exe)
-        .args(["--only", group])
-        .stderr(std::process::Stdio::inherit())
-        .output()
-    {
-        Ok(out) if out.status.success() => out,
-        Ok(out) => panic!("{}: {}", exe.display(), out.status),
-        Err(e) => panic!("{}: {e}", exe.display()),
+/// The allocation-heavy measurements of `group` (`codegen`: the synthetic agents; `decode`) in
+/// child processes with fresh heaps: this runner itself (`--child`, glibc malloc), then
+/// `agents-bench-mimalloc`. Glibc malloc is what bends the per-field codegen cost and sets the
+/// decoding ratio to `Value` at 26 KB, and its speed depends on the heap's history
+/// (BENCHMARKS.md).
+fn in_children(rows: &mut Vec<Row>, group: &str) {
+    let this = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => panic!("the benchmark runner's own path: {e}"),
     };
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        match Row::from_line(line) {
-            Some(r) => rows.push(r),
-            None => panic!("{}: not a table row: {line:?}", exe.display()),
+    for (exe, args) in [
+        (this, &["--child", "--only", group][..]),
+        (sibling_exe("agents-bench-mimalloc"), &["--only", group][..]),
+    ] {
+        let out = match std::process::Command::new(&exe)
+            .args(args)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+        {
+            Ok(out) if out.status.success() => out,
+            Ok(out) => panic!("{}: {}", exe.display(), out.status),
+            Err(e) => panic!("{}: {e}", exe.display()),
+        };
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            match Row::from_line(line) {
+                Some(r) => rows.push(r),
+                None => panic!("{}: not a table row: {line:?}", exe.display()),
+            }
         }
     }
 }
@@ -498,6 +506,10 @@ async fn bench_memory(rows: &mut Vec<Row>, quick: bool) {
 }
 
 fn main() {
+    if std::env::args().any(|a| a == "--child") {
+        agents_bench::child_main("");
+        return;
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     let mut rows = Vec::new();
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -516,14 +528,12 @@ fn main() {
     if run("codegen") {
         eprintln!("codegen…");
         bench_codegen(&mut rows);
-        eprintln!("codegen under mimalloc…");
-        under_mimalloc(&mut rows, "codegen");
+        eprintln!("codegen, synthetic agents (child processes)…");
+        in_children(&mut rows, "codegen");
     }
     if run("decode") {
-        eprintln!("decode…");
-        agents_bench::decoding::bench(&mut rows, "decode");
-        eprintln!("decode under mimalloc…");
-        under_mimalloc(&mut rows, "decode");
+        eprintln!("decode (child processes)…");
+        in_children(&mut rows, "decode");
     }
     if run("client") {
         eprintln!("emulator and client…");
