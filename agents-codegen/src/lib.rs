@@ -189,8 +189,18 @@ fn generator_bug(agent: Option<&str>, e: &syn::Error) -> Diagnostics {
 /// The runtime paths and the parsed templates of one thread's emission (`syn` trees are not
 /// `Send`, so each thread that emits has its own).
 struct Emitter {
+    rt_text: String,
     paths: emit::Paths,
     templates: emit::Templates,
+}
+
+thread_local! {
+    /// The emitter this thread used last, kept for its next emission with the same runtime path:
+    /// `agent!` emits one agent per call, and parsing the templates again each time cost 16% of
+    /// the instructions of expanding the catalog in a debug-built proc macro. Its tokens are
+    /// proc-macro2's own (`agent!` forces the fallback around every expansion, and outside a
+    /// proc macro there is nothing else), so a kept emitter never meets compiler tokens.
+    static KEPT: std::cell::RefCell<Option<Emitter>> = const { std::cell::RefCell::new(None) };
 }
 
 impl Emitter {
@@ -198,11 +208,36 @@ impl Emitter {
         let rt: syn::Path = syn::parse_str(rt_text)?;
         let paths = emit::Paths::new(quote::quote!(#rt), rt_text);
         let templates = emit::Templates::new(&paths)?;
-        Ok(Emitter { paths, templates })
+        Ok(Emitter {
+            rt_text: rt_text.to_owned(),
+            paths,
+            templates,
+        })
     }
 
-    fn for_agent(a: &AgentOutput) -> Result<Self, Diagnostics> {
-        Emitter::new(&a.runtime_path).map_err(|e| generator_bug(Some(&a.name), &e))
+    /// Runs `f` with this thread's kept emitter if it was made for `a`'s runtime path, else with
+    /// a new one; keeps the emitter afterwards.
+    fn with<R>(
+        a: &AgentOutput,
+        f: impl FnOnce(&mut Emitter) -> Result<R, Diagnostics>,
+    ) -> Result<R, Diagnostics> {
+        let kept = KEPT
+            .try_with(|k| k.try_borrow_mut().ok().and_then(|mut k| k.take()))
+            .ok()
+            .flatten()
+            .filter(|e| e.rt_text == a.runtime_path);
+        let mut emitter = match kept {
+            Some(e) => e,
+            None => Emitter::new(&a.runtime_path).map_err(|e| generator_bug(Some(&a.name), &e))?,
+        };
+        let result = f(&mut emitter);
+        // A thread being torn down or a nested call keeps nothing; the emitter is dropped.
+        let _ = KEPT.try_with(|k| {
+            if let Ok(mut k) = k.try_borrow_mut() {
+                *k = Some(emitter);
+            }
+        });
+        result
     }
 
     /// Emits `a`, handing each item to `sink`.
@@ -242,13 +277,13 @@ impl AgentOutput {
     /// The items as tokens (what `agent!` expands to).
     pub fn tokens(&self) -> Result<TokenStream, Diagnostics> {
         let mut tokens = TokenStream::new();
-        Emitter::for_agent(self)?.tokens(self, &mut tokens)?;
+        Emitter::with(self, |e| e.tokens(self, &mut tokens))?;
         Ok(tokens)
     }
 
     /// The items as formatted source (prettyplease).
     pub fn to_source(&self) -> Result<String, Diagnostics> {
-        Emitter::for_agent(self)?.source(self)
+        Emitter::with(self, |e| e.source(self))
     }
 }
 
@@ -264,11 +299,12 @@ impl Output {
         let Some(first) = self.agents.first() else {
             return Ok(TokenStream::new());
         };
-        let mut emitter = Emitter::for_agent(first)?;
         let mut tokens = TokenStream::new();
-        for a in &self.agents {
-            emitter.tokens(a, &mut tokens)?;
-        }
+        Emitter::with(first, |emitter| {
+            self.agents
+                .iter()
+                .try_for_each(|a| emitter.tokens(a, &mut tokens))
+        })?;
         Ok(tokens)
     }
 
@@ -292,8 +328,9 @@ impl Output {
             return Ok(Vec::new());
         };
         if threads <= 1 {
-            let mut emitter = Emitter::for_agent(first)?;
-            return self.agents.iter().map(|a| emitter.source(a)).collect();
+            return Emitter::with(first, |emitter| {
+                self.agents.iter().map(|a| emitter.source(a)).collect()
+            });
         }
         // Largest first onto the least loaded thread.
         let mut order: Vec<usize> = (0..self.agents.len()).collect();
@@ -310,11 +347,12 @@ impl Output {
                 .into_iter()
                 .map(|(_, share)| {
                     scope.spawn(move || -> Result<Vec<(usize, String)>, Diagnostics> {
-                        let mut emitter = Emitter::for_agent(first)?;
-                        share
-                            .into_iter()
-                            .map(|i| Ok((i, emitter.source(&self.agents[i])?)))
-                            .collect()
+                        Emitter::with(first, |emitter| {
+                            share
+                                .into_iter()
+                                .map(|i| Ok((i, emitter.source(&self.agents[i])?)))
+                                .collect()
+                        })
                     })
                 })
                 .collect();
