@@ -83,7 +83,12 @@ fn a_thread_reusing_its_emitter_emits_what_a_fresh_thread_does() {
         .join()
         .unwrap()
     };
-    for (i, rt) in [(0, "crate"), (1, "crate"), (0, "::agents_runtime"), (2, "crate")] {
+    for (i, rt) in [
+        (0, "crate"),
+        (1, "crate"),
+        (0, "::agents_runtime"),
+        (2, "crate"),
+    ] {
         let options = Options {
             runtime_path: rt.to_owned(),
         };

@@ -51,8 +51,8 @@ fn main() -> ExitCode {
 
 fn bench(args: &[&str]) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    // The runner spawns the emulator binary and the mimalloc decoding runner (processes with
-    // their own allocators) from beside itself.
+    // The runner spawns the emulator binary and `agents-bench-mimalloc` (the allocation-heavy
+    // groups under mimalloc) from beside itself: processes with their own allocators.
     let built = std::process::Command::new(&cargo)
         .current_dir(root())
         .args([
