@@ -1,6 +1,6 @@
 //! Criterion benchmarks of decoding a full retailer_a_pdp record: the generated drift-tolerant
 //! type, a plain `#[derive(Deserialize)]` baseline, `serde_json::Value`, and a record with 10% of
-//! its fields drifted, each decoded as the client does (`agents_bench::decode`); and the generated
+//! its fields drifted, each decoded as the client does (`agents_runtime::decode::from_slice`); and the generated
 //! type through `serde_json::from_slice`, which checks UTF-8 string by string.
 //! `cargo bench -p agents-bench --bench decode`.
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
@@ -20,16 +20,16 @@ fn decode(c: &mut Criterion) {
     let mut group = c.benchmark_group("decode");
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.bench_function("generated", |b| {
-        b.iter(|| agents_bench::decode::<RetailerAPdp>(black_box(&bytes)).is_ok())
+        b.iter(|| agents_runtime::decode::from_slice::<RetailerAPdp>(black_box(&bytes)).is_ok())
     });
     group.bench_function("plain_derive", |b| {
-        b.iter(|| agents_bench::decode::<plain::Plain>(black_box(&bytes)).is_ok())
+        b.iter(|| agents_runtime::decode::from_slice::<plain::Plain>(black_box(&bytes)).is_ok())
     });
     group.bench_function("value", |b| {
-        b.iter(|| agents_bench::decode::<Value>(black_box(&bytes)).is_ok())
+        b.iter(|| agents_runtime::decode::from_slice::<Value>(black_box(&bytes)).is_ok())
     });
     group.bench_function("generated_10pct_drifted", |b| {
-        b.iter(|| agents_bench::decode::<RetailerAPdp>(black_box(&drifted)).is_ok())
+        b.iter(|| agents_runtime::decode::from_slice::<RetailerAPdp>(black_box(&drifted)).is_ok())
     });
     group.bench_function("generated_from_slice", |b| {
         b.iter(|| serde_json::from_slice::<RetailerAPdp>(black_box(&bytes)).is_ok())

@@ -1,6 +1,6 @@
 //! Profiling aid: decodes the full retailer_a_pdp record N times with the generated type
 //! (`gen`), the strict derive baseline (`plain`) or `serde_json::Value` (`value`), as the client
-//! decodes (`agents_bench::decode`); `slice` is the generated type through
+//! decodes (`agents_runtime::decode::from_slice`); `slice` is the generated type through
 //! `serde_json::from_slice`. For perf or callgrind.
 
 use agents_bench::plain;
@@ -19,12 +19,15 @@ fn main() {
                 serde_json::from_slice::<agents_runtime::catalog::RetailerAPdp>(&bytes).is_ok(),
             );
         } else if mode == "plain" {
-            ok += usize::from(agents_bench::decode::<plain::Plain>(&bytes).is_ok());
+            ok += usize::from(agents_runtime::decode::from_slice::<plain::Plain>(&bytes).is_ok());
         } else if mode == "value" {
-            ok += usize::from(agents_bench::decode::<serde_json::Value>(&bytes).is_ok());
+            ok += usize::from(
+                agents_runtime::decode::from_slice::<serde_json::Value>(&bytes).is_ok(),
+            );
         } else {
             ok += usize::from(
-                agents_bench::decode::<agents_runtime::catalog::RetailerAPdp>(&bytes).is_ok(),
+                agents_runtime::decode::from_slice::<agents_runtime::catalog::RetailerAPdp>(&bytes)
+                    .is_ok(),
             );
         }
     }

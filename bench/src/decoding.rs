@@ -27,7 +27,7 @@ pub fn bench(rows: &mut Vec<Row>, group: &str) {
 }
 
 /// Decoding rows for one input: the generated type, the strict derive, `Value` and drift, each
-/// decoded as the client does (`crate::decode`: UTF-8 checked once), and the generated type
+/// decoded as the client does (`agents_runtime::decode::from_slice`: UTF-8 checked once), and the generated type
 /// through `serde_json::from_slice` (UTF-8 checked string by string).
 fn decode_rows(rows: &mut Vec<Row>, group: &str, bytes: &[u8], drifted_bytes: &[u8], label: &str) {
     // 40 rounds of 250 decodes per variant, interleaved.
@@ -41,19 +41,21 @@ fn decode_rows(rows: &mut Vec<Row>, group: &str, bytes: &[u8], drifted_bytes: &[
         }
     }
     let mut gen_one = || {
-        let r: RetailerAPdp = crate::decode(black_box(bytes)).unwrap_or_default();
+        let r: RetailerAPdp =
+            agents_runtime::decode::from_slice(black_box(bytes)).unwrap_or_default();
         black_box(r);
     };
     let mut strict_one = || {
-        let r: Result<plain::Plain, _> = crate::decode(black_box(bytes));
+        let r: Result<plain::Plain, _> = agents_runtime::decode::from_slice(black_box(bytes));
         black_box(r.is_ok());
     };
     let mut value_one = || {
-        let r: Result<Value, _> = crate::decode(black_box(bytes));
+        let r: Result<Value, _> = agents_runtime::decode::from_slice(black_box(bytes));
         black_box(r.is_ok());
     };
     let mut drift_one = || {
-        let r: RetailerAPdp = crate::decode(black_box(drifted_bytes)).unwrap_or_default();
+        let r: RetailerAPdp =
+            agents_runtime::decode::from_slice(black_box(drifted_bytes)).unwrap_or_default();
         black_box(r);
     };
     let mut slice_one = || {

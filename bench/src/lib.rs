@@ -1,6 +1,6 @@
 //! What the benchmark runner (`cargo xtask bench`), its child processes, the criterion benches
 //! and the profiling examples share, so that all of them measure the same thing: the decoding
-//! inputs and the one decoding entry point, the decoding group, the codegen measurements, and the
+//! inputs, the decoding group, the codegen measurements, and the
 //! measuring helpers.
 
 pub mod codegen;
@@ -8,7 +8,6 @@ pub mod decoding;
 pub mod measure;
 
 use agents_schema::AgentRecord;
-use serde::de::DeserializeOwned;
 
 /// The allocation-heavy measurements (the synthetic codegen agents, the decoding group) as a
 /// child process runs them: each starts from a fresh heap, since glibc malloc's speed on these
@@ -62,11 +61,4 @@ pub fn pdp_inputs(pdp: &AgentRecord, array_len: usize) -> (Vec<u8>, Vec<u8>) {
         Err(e) => panic!("{e}"),
     };
     (bytes(&record), bytes(&drifted))
-}
-
-/// Decodes JSON bytes the way the client does ([`agents_runtime::decode::from_slice`]: UTF-8
-/// checked once for the whole body, then serde_json reads text). Every contender of the decoding
-/// benchmarks goes through it, so that they differ only in the type decoded into.
-pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
-    agents_runtime::decode::from_slice(bytes)
 }
