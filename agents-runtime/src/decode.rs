@@ -182,6 +182,18 @@ pub enum Outcome<T> {
     Rejected,
 }
 
+impl<T> Outcome<T> {
+    /// Converts the value, keeping the outcome.
+    #[inline]
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
+        match self {
+            Outcome::Exact(v) => Outcome::Exact(f(v)),
+            Outcome::Coerced(v) => Outcome::Coerced(f(v)),
+            Outcome::Rejected => Outcome::Rejected,
+        }
+    }
+}
+
 /// A type that output records are made of, decoded with drift tolerance.
 ///
 /// Each method receives one JSON shape; the defaults reject it. Generated record types implement
@@ -747,6 +759,54 @@ impl<T: Decode> Decode for Vec<T> {
             i += 1;
         }
         Ok(Some(out))
+    }
+}
+
+/// A boxed value decodes as the value: generated code boxes the items of arrays of records
+/// (`Vec<Box<Item>>`, see `agents_codegen::types`).
+impl<T: Decode> Decode for Box<T> {
+    const EXPECTED: Expected = T::EXPECTED;
+    #[inline]
+    fn from_bool(v: bool) -> Outcome<Self> {
+        T::from_bool(v).map(Box::new)
+    }
+    #[inline]
+    fn from_i64(v: i64) -> Outcome<Self> {
+        T::from_i64(v).map(Box::new)
+    }
+    #[inline]
+    fn from_u64(v: u64) -> Outcome<Self> {
+        T::from_u64(v).map(Box::new)
+    }
+    #[inline]
+    fn from_f64(v: f64) -> Outcome<Self> {
+        T::from_f64(v).map(Box::new)
+    }
+    #[inline]
+    fn from_str(v: &str) -> Outcome<Self> {
+        T::from_str(v).map(Box::new)
+    }
+    #[inline]
+    fn take_string(v: String) -> Result<Self, String> {
+        T::take_string(v).map(Box::new)
+    }
+    #[inline]
+    fn from_seq<'de, A: SeqAccess<'de>>(
+        seq: A,
+        ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        T::from_seq(seq, ctx).map(|v| v.map(Box::new))
+    }
+    #[inline]
+    fn from_map<'de, A: MapAccess<'de>>(
+        map: A,
+        ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        T::from_map(map, ctx).map(|v| v.map(Box::new))
+    }
+    #[inline]
+    fn from_null_item() -> Option<Self> {
+        T::from_null_item().map(Box::new)
     }
 }
 

@@ -51,8 +51,12 @@ fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
             #rt::JsonMap
         ),
         Ty::Array(inner) => {
-            let inner = ty_tokens(inner, agent, p);
-            quote!(Vec<#inner>)
+            let item = ty_tokens(inner, agent, p);
+            if inner.boxed_in_arrays() {
+                quote!(Vec<Box<#item>>)
+            } else {
+                quote!(Vec<#item>)
+            }
         }
         Ty::Struct(i) => match agent.structs.get(*i) {
             Some(s) => {

@@ -18,7 +18,7 @@ pub struct LlmA {
     /// Model that answered
     pub model: Option<String>,
     /// Sources cited in the answer
-    pub citations: Option<Vec<LlmACitationsItem>>,
+    pub citations: Option<Vec<Box<LlmACitationsItem>>>,
     /// The answer as markdown
     pub response_markdown: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized

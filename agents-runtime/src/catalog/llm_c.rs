@@ -18,7 +18,7 @@ pub struct LlmC {
     /// Model that answered
     pub model: Option<String>,
     /// Sources cited in the answer
-    pub citations: Option<Vec<LlmCCitationsItem>>,
+    pub citations: Option<Vec<Box<LlmCCitationsItem>>>,
     /// The answer as markdown
     pub response_markdown: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized

@@ -18,7 +18,7 @@ pub struct LlmD {
     /// Model that answered
     pub model: Option<String>,
     /// Sources cited in the answer
-    pub citations: Option<Vec<LlmDCitationsItem>>,
+    pub citations: Option<Vec<Box<LlmDCitationsItem>>>,
     /// The answer as markdown
     pub response_markdown: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized

@@ -225,21 +225,22 @@ pub struct RetailerAPdp {
     pub badges: Option<Vec<crate::Value>>,
     /// Rows of the product detail table
     pub product_detail_column_and_information_within_table:
-        Option<Vec<RetailerAPdpProductDetailColumnAndInformationWithinTableItem>>,
+        Option<Vec<Box<RetailerAPdpProductDetailColumnAndInformationWithinTableItem>>>,
     /// Technical details table
-    pub technical_details: Option<Vec<RetailerAPdpTechnicalDetailsItem>>,
+    pub technical_details: Option<Vec<Box<RetailerAPdpTechnicalDetailsItem>>>,
     /// Top reviews
-    pub top_reviews: Option<Vec<RetailerAPdpTopReviewsItem>>,
+    pub top_reviews: Option<Vec<Box<RetailerAPdpTopReviewsItem>>>,
     /// Alternatives
-    pub alternatives: Option<Vec<RetailerAPdpAlternativesItem>>,
+    pub alternatives: Option<Vec<Box<RetailerAPdpAlternativesItem>>>,
     /// 4 stars and above
     ///
     /// JSON name: `4_stars_and_above`.
-    pub _4_stars_and_above: Option<Vec<RetailerAPdp4StarsAndAboveItem>>,
+    pub _4_stars_and_above: Option<Vec<Box<RetailerAPdp4StarsAndAboveItem>>>,
     /// Related products
-    pub related_products: Option<Vec<RetailerAPdpRelatedProductsItem>>,
+    pub related_products: Option<Vec<Box<RetailerAPdpRelatedProductsItem>>>,
     /// Related products free delivery
-    pub related_products_free_delivery: Option<Vec<RetailerAPdpRelatedProductsFreeDeliveryItem>>,
+    pub related_products_free_delivery:
+        Option<Vec<Box<RetailerAPdpRelatedProductsFreeDeliveryItem>>>,
     /// Share of reviews per star rating
     pub reviews_statistics_percentage_five_to_zero:
         Option<RetailerAPdpReviewsStatisticsPercentageFiveToZero>,
@@ -541,7 +542,7 @@ pub struct RetailerAPdpFrequentlyBoughtWith {
     /// The field `total_price`.
     pub total_price: Option<String>,
     /// The field `products`.
-    pub products: Option<Vec<RetailerAPdpFrequentlyBoughtWithProductsItem>>,
+    pub products: Option<Vec<Box<RetailerAPdpFrequentlyBoughtWithProductsItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
     pub unknown_fields: crate::JsonMap,

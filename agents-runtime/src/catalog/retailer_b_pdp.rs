@@ -40,11 +40,11 @@ pub struct RetailerBPdp {
     /// Category breadcrumb
     pub categories: Option<Vec<String>>,
     /// Specification table
-    pub specifications: Option<Vec<RetailerBPdpSpecificationsItem>>,
+    pub specifications: Option<Vec<Box<RetailerBPdpSpecificationsItem>>>,
     /// Seller of the offer
     pub seller: Option<RetailerBPdpSeller>,
     /// Product variants
-    pub variants: Option<Vec<RetailerBPdpVariantsItem>>,
+    pub variants: Option<Vec<Box<RetailerBPdpVariantsItem>>>,
     /// Universal Product Code
     ///
     /// JSON name: `UPC`.

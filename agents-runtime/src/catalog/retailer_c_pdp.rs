@@ -40,11 +40,11 @@ pub struct RetailerCPdp {
     /// Category breadcrumb
     pub categories: Option<Vec<String>>,
     /// Specification table
-    pub specifications: Option<Vec<RetailerCPdpSpecificationsItem>>,
+    pub specifications: Option<Vec<Box<RetailerCPdpSpecificationsItem>>>,
     /// Seller of the offer
     pub seller: Option<RetailerCPdpSeller>,
     /// Product variants
-    pub variants: Option<Vec<RetailerCPdpVariantsItem>>,
+    pub variants: Option<Vec<Box<RetailerCPdpVariantsItem>>>,
     /// The field `model_number`.
     pub model_number: Option<String>,
     /// The field `sku`.
@@ -52,7 +52,7 @@ pub struct RetailerCPdp {
     /// Open-box price
     pub open_box_price: Option<f64>,
     /// The field `protection_plans`.
-    pub protection_plans: Option<Vec<RetailerCPdpProtectionPlansItem>>,
+    pub protection_plans: Option<Vec<Box<RetailerCPdpProtectionPlansItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
     pub unknown_fields: crate::JsonMap,

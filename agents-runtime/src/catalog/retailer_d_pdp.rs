@@ -40,15 +40,15 @@ pub struct RetailerDPdp {
     /// Category breadcrumb
     pub categories: Option<Vec<String>>,
     /// Specification table
-    pub specifications: Option<Vec<RetailerDPdpSpecificationsItem>>,
+    pub specifications: Option<Vec<Box<RetailerDPdpSpecificationsItem>>>,
     /// Seller of the offer
     pub seller: Option<RetailerDPdpSeller>,
     /// Product variants
-    pub variants: Option<Vec<RetailerDPdpVariantsItem>>,
+    pub variants: Option<Vec<Box<RetailerDPdpVariantsItem>>>,
     /// Retailer D item number
     pub tcin: Option<String>,
     /// The field `store_availability`.
-    pub store_availability: Option<Vec<RetailerDPdpStoreAvailabilityItem>>,
+    pub store_availability: Option<Vec<Box<RetailerDPdpStoreAvailabilityItem>>>,
     /// Nutrition label, keyed by nutrient
     pub nutrition_facts: Option<crate::JsonMap>,
     /// Keys the schema does not declare, kept as the service sent them (serialized

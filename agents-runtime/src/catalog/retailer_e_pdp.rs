@@ -40,15 +40,15 @@ pub struct RetailerEPdp {
     /// Category breadcrumb
     pub categories: Option<Vec<String>>,
     /// Specification table
-    pub specifications: Option<Vec<RetailerEPdpSpecificationsItem>>,
+    pub specifications: Option<Vec<Box<RetailerEPdpSpecificationsItem>>>,
     /// Seller of the offer
     pub seller: Option<RetailerEPdpSeller>,
     /// Product variants
-    pub variants: Option<Vec<RetailerEPdpVariantsItem>>,
+    pub variants: Option<Vec<Box<RetailerEPdpVariantsItem>>>,
     /// The field `ships_to`.
     pub ships_to: Option<Vec<String>>,
     /// The field `price_history`.
-    pub price_history: Option<Vec<RetailerEPdpPriceHistoryItem>>,
+    pub price_history: Option<Vec<Box<RetailerEPdpPriceHistoryItem>>>,
     /// Product URL as given by the page
     ///
     /// JSON name: `productURL`.

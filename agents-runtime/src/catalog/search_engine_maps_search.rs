@@ -33,7 +33,7 @@ crate::__decode_record!(
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineMapsSearchEntities {
     /// JSON name: `Place`.
-    pub place: Option<Vec<SearchEngineMapsSearchEntitiesPlaceItem>>,
+    pub place: Option<Vec<Box<SearchEngineMapsSearchEntitiesPlaceItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
     pub unknown_fields: crate::JsonMap,

@@ -33,13 +33,13 @@ crate::__decode_record!(
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntities {
     /// JSON name: `OrganicResult`.
-    pub organic_result: Option<Vec<SearchEngineSearchEntitiesOrganicResultItem>>,
+    pub organic_result: Option<Vec<Box<SearchEngineSearchEntitiesOrganicResultItem>>>,
     /// JSON name: `PeopleAlsoAsk`.
-    pub people_also_ask: Option<Vec<SearchEngineSearchEntitiesPeopleAlsoAskItem>>,
+    pub people_also_ask: Option<Vec<Box<SearchEngineSearchEntitiesPeopleAlsoAskItem>>>,
     /// JSON name: `RelatedSearch`.
-    pub related_search: Option<Vec<SearchEngineSearchEntitiesRelatedSearchItem>>,
+    pub related_search: Option<Vec<Box<SearchEngineSearchEntitiesRelatedSearchItem>>>,
     /// JSON name: `Ad`.
-    pub ad: Option<Vec<SearchEngineSearchEntitiesAdItem>>,
+    pub ad: Option<Vec<Box<SearchEngineSearchEntitiesAdItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
@@ -71,7 +71,7 @@ pub struct SearchEngineSearchEntitiesOrganicResultItem {
     /// The field `snippet`.
     pub snippet: Option<String>,
     /// The field `sitelinks`.
-    pub sitelinks: Option<Vec<SearchEngineSearchEntitiesOrganicResultItemSitelinksItem>>,
+    pub sitelinks: Option<Vec<Box<SearchEngineSearchEntitiesOrganicResultItemSitelinksItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
     pub unknown_fields: crate::JsonMap,

@@ -34,7 +34,7 @@ pub struct SearchEngineSearchAioAiOverview {
     /// The field `markdown`.
     pub markdown: Option<String>,
     /// The field `sources`.
-    pub sources: Option<Vec<SearchEngineSearchAioAiOverviewSourcesItem>>,
+    pub sources: Option<Vec<Box<SearchEngineSearchAioAiOverviewSourcesItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
     pub unknown_fields: crate::JsonMap,

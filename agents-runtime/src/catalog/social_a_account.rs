@@ -30,7 +30,7 @@ pub struct SocialAAccount {
     /// Format: `uri`.
     pub external_url: Option<String>,
     /// The field `posts`.
-    pub posts: Option<Vec<SocialAAccountPostsItem>>,
+    pub posts: Option<Vec<Box<SocialAAccountPostsItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
     pub unknown_fields: crate::JsonMap,

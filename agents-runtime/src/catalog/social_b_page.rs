@@ -34,7 +34,7 @@ pub struct SocialBPage {
     /// The field `is_verified`.
     pub is_verified: Option<bool>,
     /// The field `recent_posts`.
-    pub recent_posts: Option<Vec<SocialBPageRecentPostsItem>>,
+    pub recent_posts: Option<Vec<Box<SocialBPageRecentPostsItem>>>,
     /// Page type
     pub r#type: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized

@@ -16,7 +16,7 @@ pub struct SocialCShorts {
     /// The field `subscribers`.
     pub subscribers: Option<f64>,
     /// The field `videos`.
-    pub videos: Option<Vec<SocialCShortsVideosItem>>,
+    pub videos: Option<Vec<Box<SocialCShortsVideosItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
     pub unknown_fields: crate::JsonMap,
