@@ -8,10 +8,11 @@
 //! 2. **check / lower** ([`ir`]): every Rust name is claimed ([`naming`]), every type resolved
 //!    ([`types`]), rule text parsed ([`rules`]) and doc text made safe ([`docs`]); problems of all
 //!    agents are collected into one [`Diagnostics`];
-//! 3. **emit** ([`emit`]): `syn` trees: one-off parts quoted and parsed, repeated parts (fields,
-//!    setters, doc lines) cloned from parsed templates;
-//! 4. **format**: `prettyplease` over the trees, deterministic byte for byte (the macro path
-//!    prints the same trees as tokens instead).
+//! 3. **emit** ([`emit`]): repeated parts (fields, setters, doc lines) as `syn` trees cloned from
+//!    parsed templates, one-off items as quoted tokens;
+//! 4. **format**: `prettyplease` over the trees and the parsed quoted items, deterministic byte
+//!    for byte (the macro path prints the same trees as tokens and passes the quoted items on
+//!    unparsed).
 //!
 //! ```
 //! let record = agents_schema::AgentRecord::from_json(r#"{
@@ -240,22 +241,26 @@ impl Emitter {
         result
     }
 
-    /// Emits `a`, handing each item to `sink`.
+    /// Emits `a`, handing each piece to `sink`.
     fn emit(
         &mut self,
         a: &AgentOutput,
-        sink: &mut dyn FnMut(syn::Item),
+        sink: &mut dyn FnMut(emit::Piece),
     ) -> Result<(), Diagnostics> {
         emit::agent(&a.ir, &self.paths, &mut self.templates, sink)
             .map_err(|e| generator_bug(Some(&a.name), &e))
     }
 
+    /// Trees are printed as tokens; quoted pieces are tokens already and are not parsed.
     fn tokens(&mut self, a: &AgentOutput, out: &mut TokenStream) -> Result<(), Diagnostics> {
-        self.emit(a, &mut |item| quote::ToTokens::to_tokens(&item, out))
+        self.emit(a, &mut |piece| match piece {
+            emit::Piece::Tree(item) => quote::ToTokens::to_tokens(&item, out),
+            emit::Piece::Quoted(tokens) => out.extend(tokens),
+        })
     }
 
     /// prettyplease prints a file as its items one after the other, so printing item by item
-    /// gives the same text while only one item's tree is alive.
+    /// gives the same text while only one item's tree is alive. Quoted pieces are parsed here.
     fn source(&mut self, a: &AgentOutput) -> Result<String, Diagnostics> {
         let mut source = String::new();
         let mut file = syn::File {
@@ -264,12 +269,28 @@ impl Emitter {
             attrs: Vec::new(),
             items: Vec::with_capacity(1),
         };
-        self.emit(a, &mut |item| {
-            file.items.push(item);
-            source.push_str(&prettyplease::unparse(&file));
-            file.items.clear();
+        let mut unparsed = None;
+        self.emit(a, &mut |piece| {
+            let items = match piece {
+                emit::Piece::Tree(item) => vec![item],
+                emit::Piece::Quoted(tokens) => match syn::parse2::<syn::File>(tokens) {
+                    Ok(parsed) => parsed.items,
+                    Err(e) => {
+                        unparsed.get_or_insert(e);
+                        Vec::new()
+                    }
+                },
+            };
+            for item in items {
+                file.items.push(item);
+                source.push_str(&prettyplease::unparse(&file));
+                file.items.clear();
+            }
         })?;
-        Ok(source)
+        match unparsed {
+            Some(e) => Err(generator_bug(Some(&a.name), &e)),
+            None => Ok(source),
+        }
     }
 }
 

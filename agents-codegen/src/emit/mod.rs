@@ -1,10 +1,12 @@
 //! The intermediate model as items. Nothing here makes a naming or typing decision: names come
 //! from [`crate::naming`] through the IR, types from [`crate::types`].
 //!
-//! Items are syntax trees: the one-off parts of each item are quoted here and parsed; the
-//! repeated parts (record fields, param fields, setters, doc lines) are cloned from the
+//! An agent's code comes out as [`Piece`]s, in order. The repeated parts (record structs with
+//! their fields, the params struct, its setters, doc lines) are syntax trees cloned from the
 //! templates of `tree.rs` ([`Templates`]), because quoting and re-parsing those was most of the
-//! generator's time.
+//! generator's time. The one-off items of each agent (the params' `new` and `validate`, the
+//! trait impls) are quoted here and stay tokens: only a printer that needs trees (prettyplease)
+//! parses them, and the macro path passes them on as they are.
 
 mod record;
 mod tree;
@@ -68,28 +70,36 @@ fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
     }
 }
 
-/// Every item of one agent, in order, handed to `sink` one at a time: record structs and their
-/// decoders, the params type and its impls, the agent's trait impls. Consumers print each item
-/// and drop it, so memory holds one item's tree, not the agent's.
+/// A piece of an agent's code: one item built as a syntax tree, or one-off items as quoted
+/// tokens.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a piece is moved once, into the printer; none is ever stored in bulk"
+)]
+pub enum Piece {
+    /// An item cloned from the templates, with its names, docs and types set.
+    Tree(Item),
+    /// Quoted items, parsed only by printers that need trees (see the module docs).
+    Quoted(TokenStream),
+}
+
+/// Every item of one agent, in order, handed to `sink` a piece at a time: record structs and
+/// their decoders, the params type and its impls, the agent's trait impls. Consumers print each
+/// piece and drop it, so memory holds one item's tree, not the agent's.
 pub fn agent(
     agent: &AgentIr,
     p: &Paths,
     t: &mut Templates,
-    sink: &mut dyn FnMut(Item),
+    sink: &mut dyn FnMut(Piece),
 ) -> syn::Result<()> {
     t.start_agent();
     for s in &agent.structs {
         for item in record::record(s, agent, p, t)? {
-            sink(item);
+            sink(Piece::Tree(item));
         }
     }
-    for item in params(&agent.params, agent, p, t)? {
-        sink(item);
-    }
-    let traits: syn::File = syn::parse2(agent_traits(agent, p))?;
-    for item in traits.items {
-        sink(item);
-    }
+    params(&agent.params, agent, p, t, sink)?;
+    sink(Piece::Quoted(agent_traits(agent, p)));
     Ok(())
 }
 
@@ -115,15 +125,16 @@ fn param_arg(ty: ParamTy, p: &Paths) -> (TokenStream, TokenStream) {
     }
 }
 
-/// The params struct, its inherent impl, `Default` when nothing is required, and its
-/// `AgentParams` impl. The struct's input fields and the setters come from the templates and are
-/// spliced into the quoted (and parsed) rest.
+/// The params struct (a tree), an inherent impl with `new` and `validate` (quoted), an inherent
+/// impl with the setters and `param` (a tree), then `Default` when nothing is required and the
+/// `AgentParams` impl (quoted).
 fn params(
     params: &ParamsIr,
     agent: &AgentIr,
     p: &Paths,
     t: &mut Templates,
-) -> syn::Result<Vec<Item>> {
+    sink: &mut dyn FnMut(Piece),
+) -> syn::Result<()> {
     let rt = &p.rt;
     let name = ident(&params.ident);
     let required: Vec<&ParamIr> = params.fields.iter().filter(|f| f.required).collect();
@@ -178,36 +189,6 @@ fn params(
         }
     });
     let output = ident(agent.structs.first().map_or("", |s| s.ident.as_str()));
-    let file: syn::File = syn::parse2(quote! {
-        impl #name {
-            #[doc = #ctor_doc]
-            #many_args
-            pub fn new(#(#ctor_args),*) -> Self {
-                Self {
-                    #(#ctor_fields)*
-                    extra: #rt::JsonMap::new(),
-                }
-            }
-
-            /// Checks the rules of the agent's inputs; every broken rule is reported.
-            pub fn validate(&self) -> Result<(), #rt::ValidationError> {
-                #validate
-            }
-        }
-
-        #default_impl
-
-        impl #rt::AgentParams for #name {
-            type Agent = #output;
-            fn validate(&self) -> Result<(), #rt::ValidationError> {
-                #name::validate(self)
-            }
-            fn uses_localization(&self) -> bool {
-                #localization
-            }
-        }
-    })?;
-    let mut items = file.items;
     let mut fields = Punctuated::new();
     let mut setters = Vec::new();
     for f in &params.fields {
@@ -224,10 +205,9 @@ fn params(
             setters.push(t.setter(f.ty, &id, &doc, p)?);
         }
     }
-    // The struct (docs, the inputs, then `extra`), then its inherent impl (`new`, the setters,
-    // `param`, `validate`).
+    // The struct: docs, the inputs, then `extra`.
     let mut item = t.params_struct.clone();
-    item.ident = name;
+    item.ident = name.clone();
     let mut attrs = t.docs(&params.docs);
     attrs.append(&mut item.attrs);
     item.attrs = attrs;
@@ -238,15 +218,39 @@ fn params(
         }
         _ => return Err(tree::shape("params struct")),
     }
-    setters.push(t.param_method.clone());
-    match items.first_mut() {
-        Some(Item::Impl(i)) if !i.items.is_empty() => {
-            i.items.splice(1..1, setters);
+    sink(Piece::Tree(Item::Struct(item)));
+    sink(Piece::Quoted(quote! {
+        impl #name {
+            #[doc = #ctor_doc]
+            #many_args
+            pub fn new(#(#ctor_args),*) -> Self {
+                Self {
+                    #(#ctor_fields)*
+                    extra: #rt::JsonMap::new(),
+                }
+            }
+
+            /// Checks the rules of the agent's inputs; every broken rule is reported.
+            pub fn validate(&self) -> Result<(), #rt::ValidationError> {
+                #validate
+            }
         }
-        _ => return Err(tree::shape("params impl")),
-    }
-    items.insert(0, Item::Struct(item));
-    Ok(items)
+    }));
+    sink(Piece::Tree(t.params_impl(&name, setters)?));
+    sink(Piece::Quoted(quote! {
+        #default_impl
+
+        impl #rt::AgentParams for #name {
+            type Agent = #output;
+            fn validate(&self) -> Result<(), #rt::ValidationError> {
+                #name::validate(self)
+            }
+            fn uses_localization(&self) -> bool {
+                #localization
+            }
+        }
+    }));
+    Ok(())
 }
 
 fn validate_body(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {

@@ -14,8 +14,8 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use syn::parse::Parser as _;
 use syn::{
-    Attribute, Expr, Field, ImplItem, ImplItemFn, ItemMacro, ItemStruct, Lit, LitStr, Member, Meta,
-    Stmt, Type,
+    Attribute, Expr, Field, ImplItem, ImplItemFn, Item, ItemImpl, ItemMacro, ItemStruct, Lit,
+    LitStr, Member, Meta, Stmt, Type,
 };
 
 use super::{Paths, param_arg, param_ty, ty_tokens};
@@ -38,8 +38,8 @@ pub struct Templates {
     skip_none: Attribute,
     /// The params struct with its derives and the `extra` field.
     pub(super) params_struct: ItemStruct,
-    /// The params `param` method.
-    pub(super) param_method: ImplItem,
+    /// The params impl holding the setters: `impl __Params { param }`.
+    params_impl: ItemImpl,
     /// `Option<T>` of output fields by `T`; cleared per agent, since [`Ty::Struct`] indexes the
     /// agent's own structs.
     outputs: HashMap<Ty, Type>,
@@ -119,12 +119,14 @@ impl Templates {
                     pub extra: #rt::JsonMap,
                 }
             })?,
-            param_method: syn::parse2(quote! {
-                /// Adds a parameter the agent record does not declare; it is sent as given.
-                #[must_use]
-                pub fn param(mut self, name: impl Into<String>, value: impl Into<#rt::Value>) -> Self {
-                    self.extra.insert(name.into(), value.into());
-                    self
+            params_impl: syn::parse2(quote! {
+                impl __Params {
+                    /// Adds a parameter the agent record does not declare; it is sent as given.
+                    #[must_use]
+                    pub fn param(mut self, name: impl Into<String>, value: impl Into<#rt::Value>) -> Self {
+                        self.extra.insert(name.into(), value.into());
+                        self
+                    }
                 }
             })?,
             outputs: HashMap::new(),
@@ -217,6 +219,20 @@ impl Templates {
             }
             (false, false) => attribute(quote!(#[serde(rename = #json)])).map(Some),
         }
+    }
+
+    /// `impl #name { #setters… param }`.
+    pub(super) fn params_impl(&self, name: &Ident, setters: Vec<ImplItem>) -> syn::Result<Item> {
+        let mut item = self.params_impl.clone();
+        match &mut *item.self_ty {
+            Type::Path(ty) => match ty.path.segments.last_mut() {
+                Some(last) => last.ident = name.clone(),
+                None => return Err(shape("params impl type")),
+            },
+            _ => return Err(shape("params impl type")),
+        }
+        item.items.splice(0..0, setters);
+        Ok(Item::Impl(item))
     }
 
     /// `/// doc  #[must_use] pub fn #ident(mut self, value: A) -> Self { self.#ident = Some(value…); self }`.

@@ -97,6 +97,21 @@ impl LlmAParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        let mut v = crate::validate::Violations::new("llm_a");
+        {
+            let value = self.prompt.as_str();
+            v.min_length("prompt", "minimum length 1", value, 1);
+            v.max_length("prompt", "maximum length 10000", value, 10000);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl LlmAParams {
     /// Sets `country` (see the field for its meaning and rules).
     #[must_use]
     pub fn country(mut self, value: impl Into<String>) -> Self {
@@ -126,19 +141,6 @@ impl LlmAParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        let mut v = crate::validate::Violations::new("llm_a");
-        {
-            let value = self.prompt.as_str();
-            v.min_length("prompt", "minimum length 1", value, 1);
-            v.max_length("prompt", "maximum length 10000", value, 10000);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for LlmAParams {

@@ -688,6 +688,23 @@ impl RetailerAPdpParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        let mut v = crate::validate::Violations::new("retailer_a_pdp");
+        {
+            let value = self.asin.as_str();
+            v.min_length("asin", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.zip_code.as_deref() {
+            v.min_length("zip_code", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl RetailerAPdpParams {
     /// Sets `zip_code` (see the field for its meaning and rules).
     #[must_use]
     pub fn zip_code(mut self, value: impl Into<String>) -> Self {
@@ -723,21 +740,6 @@ impl RetailerAPdpParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        let mut v = crate::validate::Violations::new("retailer_a_pdp");
-        {
-            let value = self.asin.as_str();
-            v.min_length("asin", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.zip_code.as_deref() {
-            v.min_length("zip_code", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for RetailerAPdpParams {

@@ -125,6 +125,28 @@ impl RetailerASerpParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        let mut v = crate::validate::Violations::new("retailer_a_serp");
+        {
+            let value = self.keyword.as_str();
+            v.min_length("keyword", "minimum length 1", value, 1);
+            v.max_length("keyword", "maximum length 200", value, 200);
+        }
+        if let Some(value) = self.page.as_ref() {
+            v.minimum("page", "minimum 1", f64::from(*value), 1f64);
+            v.maximum("page", "maximum 100", f64::from(*value), 100f64);
+        }
+        if let Some(value) = self.zip_code.as_deref() {
+            v.min_length("zip_code", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl RetailerASerpParams {
     /// Sets `page` (see the field for its meaning and rules).
     #[must_use]
     pub fn page(mut self, value: u32) -> Self {
@@ -166,26 +188,6 @@ impl RetailerASerpParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        let mut v = crate::validate::Violations::new("retailer_a_serp");
-        {
-            let value = self.keyword.as_str();
-            v.min_length("keyword", "minimum length 1", value, 1);
-            v.max_length("keyword", "maximum length 200", value, 200);
-        }
-        if let Some(value) = self.page.as_ref() {
-            v.minimum("page", "minimum 1", f64::from(*value), 1f64);
-            v.maximum("page", "maximum 100", f64::from(*value), 100f64);
-        }
-        if let Some(value) = self.zip_code.as_deref() {
-            v.min_length("zip_code", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for RetailerASerpParams {

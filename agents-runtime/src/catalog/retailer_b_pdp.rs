@@ -223,6 +223,28 @@ impl RetailerBPdpParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        static PATTERN_0: crate::validate::Pattern = crate::validate::Pattern::new("^[0-9]+$");
+        let mut v = crate::validate::Violations::new("retailer_b_pdp");
+        {
+            let value = self.product_id.as_str();
+            v.min_length("product_id", "minimum length 1", value, 1);
+            v.pattern("product_id", "pattern: ^[0-9]+$", value, &PATTERN_0);
+        }
+        if let Some(value) = self.zip_code.as_deref() {
+            v.min_length("zip_code", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.store_id.as_deref() {
+            v.min_length("store_id", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl RetailerBPdpParams {
     /// Sets `zip_code` (see the field for its meaning and rules).
     #[must_use]
     pub fn zip_code(mut self, value: impl Into<String>) -> Self {
@@ -264,26 +286,6 @@ impl RetailerBPdpParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        static PATTERN_0: crate::validate::Pattern = crate::validate::Pattern::new("^[0-9]+$");
-        let mut v = crate::validate::Violations::new("retailer_b_pdp");
-        {
-            let value = self.product_id.as_str();
-            v.min_length("product_id", "minimum length 1", value, 1);
-            v.pattern("product_id", "pattern: ^[0-9]+$", value, &PATTERN_0);
-        }
-        if let Some(value) = self.zip_code.as_deref() {
-            v.min_length("zip_code", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.store_id.as_deref() {
-            v.min_length("store_id", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for RetailerBPdpParams {

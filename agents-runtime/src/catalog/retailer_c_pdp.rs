@@ -211,6 +211,26 @@ impl RetailerCPdpParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        static PATTERN_0: crate::validate::Pattern = crate::validate::Pattern::new("^[0-9]{5,12}$");
+        let mut v = crate::validate::Violations::new("retailer_c_pdp");
+        {
+            let value = self.sku.as_str();
+            v.min_length("sku", "minimum length 5", value, 5);
+            v.max_length("sku", "maximum length 12", value, 12);
+            v.pattern("sku", "pattern: ^[0-9]{5,12}$", value, &PATTERN_0);
+        }
+        if let Some(value) = self.zip_code.as_deref() {
+            v.min_length("zip_code", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl RetailerCPdpParams {
     /// Sets `zip_code` (see the field for its meaning and rules).
     #[must_use]
     pub fn zip_code(mut self, value: impl Into<String>) -> Self {
@@ -246,24 +266,6 @@ impl RetailerCPdpParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        static PATTERN_0: crate::validate::Pattern = crate::validate::Pattern::new("^[0-9]{5,12}$");
-        let mut v = crate::validate::Violations::new("retailer_c_pdp");
-        {
-            let value = self.sku.as_str();
-            v.min_length("sku", "minimum length 5", value, 5);
-            v.max_length("sku", "maximum length 12", value, 12);
-            v.pattern("sku", "pattern: ^[0-9]{5,12}$", value, &PATTERN_0);
-        }
-        if let Some(value) = self.zip_code.as_deref() {
-            v.min_length("zip_code", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for RetailerCPdpParams {

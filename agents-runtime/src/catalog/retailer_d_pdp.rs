@@ -215,6 +215,23 @@ impl RetailerDPdpParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        let mut v = crate::validate::Violations::new("retailer_d_pdp");
+        {
+            let value = self.url.as_str();
+            v.min_length("url", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.store_id.as_deref() {
+            v.min_length("store_id", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl RetailerDPdpParams {
     /// Sets `store_id` (see the field for its meaning and rules).
     #[must_use]
     pub fn store_id(mut self, value: impl Into<String>) -> Self {
@@ -250,21 +267,6 @@ impl RetailerDPdpParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        let mut v = crate::validate::Violations::new("retailer_d_pdp");
-        {
-            let value = self.url.as_str();
-            v.min_length("url", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.store_id.as_deref() {
-            v.min_length("store_id", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for RetailerDPdpParams {

@@ -157,6 +157,27 @@ impl SearchEngineMapsSearchParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        let mut v = crate::validate::Violations::new("search_engine_maps_search");
+        {
+            let value = self.query.as_str();
+            v.min_length("query", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.page.as_ref() {
+            v.minimum("page", "minimum 1", f64::from(*value), 1f64);
+            v.maximum("page", "maximum 100", f64::from(*value), 100f64);
+        }
+        if let Some(value) = self.zip_code.as_deref() {
+            v.min_length("zip_code", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl SearchEngineMapsSearchParams {
     /// Sets `page` (see the field for its meaning and rules).
     #[must_use]
     pub fn page(mut self, value: u32) -> Self {
@@ -198,25 +219,6 @@ impl SearchEngineMapsSearchParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        let mut v = crate::validate::Violations::new("search_engine_maps_search");
-        {
-            let value = self.query.as_str();
-            v.min_length("query", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.page.as_ref() {
-            v.minimum("page", "minimum 1", f64::from(*value), 1f64);
-            v.maximum("page", "maximum 100", f64::from(*value), 100f64);
-        }
-        if let Some(value) = self.zip_code.as_deref() {
-            v.min_length("zip_code", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for SearchEngineMapsSearchParams {

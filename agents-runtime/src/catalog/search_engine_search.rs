@@ -233,6 +233,32 @@ impl SearchEngineSearchParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        let mut v = crate::validate::Violations::new("search_engine_search");
+        {
+            let value = self.query.as_str();
+            v.min_length("query", "minimum length 1", value, 1);
+            v.max_length("query", "maximum length 2048", value, 2048);
+        }
+        if let Some(value) = self.page.as_ref() {
+            v.minimum("page", "minimum 1", f64::from(*value), 1f64);
+            v.maximum("page", "maximum 100", f64::from(*value), 100f64);
+        }
+        if let Some(value) = self.num_results.as_ref() {
+            v.minimum("num_results", "minimum 1", *value, 1f64);
+            v.maximum("num_results", "maximum 100", *value, 100f64);
+        }
+        if let Some(value) = self.zip_code.as_deref() {
+            v.min_length("zip_code", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl SearchEngineSearchParams {
     /// Sets `page` (see the field for its meaning and rules).
     #[must_use]
     pub fn page(mut self, value: u32) -> Self {
@@ -280,30 +306,6 @@ impl SearchEngineSearchParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        let mut v = crate::validate::Violations::new("search_engine_search");
-        {
-            let value = self.query.as_str();
-            v.min_length("query", "minimum length 1", value, 1);
-            v.max_length("query", "maximum length 2048", value, 2048);
-        }
-        if let Some(value) = self.page.as_ref() {
-            v.minimum("page", "minimum 1", f64::from(*value), 1f64);
-            v.maximum("page", "maximum 100", f64::from(*value), 100f64);
-        }
-        if let Some(value) = self.num_results.as_ref() {
-            v.minimum("num_results", "minimum 1", *value, 1f64);
-            v.maximum("num_results", "maximum 100", *value, 100f64);
-        }
-        if let Some(value) = self.zip_code.as_deref() {
-            v.min_length("zip_code", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for SearchEngineSearchParams {

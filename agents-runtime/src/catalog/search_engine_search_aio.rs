@@ -119,6 +119,23 @@ impl SearchEngineSearchAioParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        let mut v = crate::validate::Violations::new("search_engine_search_aio");
+        {
+            let value = self.query.as_str();
+            v.min_length("query", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.zip_code.as_deref() {
+            v.min_length("zip_code", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl SearchEngineSearchAioParams {
     /// Sets `zip_code` (see the field for its meaning and rules).
     #[must_use]
     pub fn zip_code(mut self, value: impl Into<String>) -> Self {
@@ -154,21 +171,6 @@ impl SearchEngineSearchAioParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        let mut v = crate::validate::Violations::new("search_engine_search_aio");
-        {
-            let value = self.query.as_str();
-            v.min_length("query", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.zip_code.as_deref() {
-            v.min_length("zip_code", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for SearchEngineSearchAioParams {

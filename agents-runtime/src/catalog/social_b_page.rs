@@ -134,6 +134,20 @@ impl SocialBPageParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        let mut v = crate::validate::Violations::new("social_b_page");
+        {
+            let value = self.page_url.as_str();
+            v.min_length("page_url", "minimum length 1", value, 1);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl SocialBPageParams {
     /// Sets `country` (see the field for its meaning and rules).
     #[must_use]
     pub fn country(mut self, value: impl Into<String>) -> Self {
@@ -163,18 +177,6 @@ impl SocialBPageParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        let mut v = crate::validate::Violations::new("social_b_page");
-        {
-            let value = self.page_url.as_str();
-            v.min_length("page_url", "minimum length 1", value, 1);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for SocialBPageParams {

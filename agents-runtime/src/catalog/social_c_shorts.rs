@@ -120,6 +120,24 @@ impl SocialCShortsParams {
             extra: crate::JsonMap::new(),
         }
     }
+    /// Checks the rules of the agent's inputs; every broken rule is reported.
+    pub fn validate(&self) -> Result<(), crate::ValidationError> {
+        let mut v = crate::validate::Violations::new("social_c_shorts");
+        {
+            let value = self.channel.as_str();
+            v.min_length("channel", "minimum length 2", value, 2);
+        }
+        if let Some(value) = self.page.as_ref() {
+            v.minimum("page", "minimum 1", f64::from(*value), 1f64);
+            v.maximum("page", "maximum 100", f64::from(*value), 100f64);
+        }
+        if let Some(value) = self.country.as_deref() {
+            v.country_code("country", value);
+        }
+        v.finish()
+    }
+}
+impl SocialCShortsParams {
     /// Sets `page` (see the field for its meaning and rules).
     #[must_use]
     pub fn page(mut self, value: u32) -> Self {
@@ -155,22 +173,6 @@ impl SocialCShortsParams {
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
         self
-    }
-    /// Checks the rules of the agent's inputs; every broken rule is reported.
-    pub fn validate(&self) -> Result<(), crate::ValidationError> {
-        let mut v = crate::validate::Violations::new("social_c_shorts");
-        {
-            let value = self.channel.as_str();
-            v.min_length("channel", "minimum length 2", value, 2);
-        }
-        if let Some(value) = self.page.as_ref() {
-            v.minimum("page", "minimum 1", f64::from(*value), 1f64);
-            v.maximum("page", "maximum 100", f64::from(*value), 100f64);
-        }
-        if let Some(value) = self.country.as_deref() {
-            v.country_code("country", value);
-        }
-        v.finish()
     }
 }
 impl crate::AgentParams for SocialCShortsParams {
