@@ -173,6 +173,63 @@ fn nested_mismatches_carry_full_paths_and_text_is_kept_for_numbers() {
     assert!(fbw.mismatches.is_empty());
 }
 
+/// One value decoded as `T` at the field `x`, with the mismatches it recorded.
+fn decode_field<T: decode::Decode>(text: &str) -> (Option<T>, Vec<decode::Mismatch>) {
+    use serde::de::DeserializeSeed as _;
+    let mut sink = Vec::new();
+    let root = decode::Path::Root;
+    let seed = decode::Seed::<T>::field(&mut sink, &root, "x");
+    let value = seed
+        .deserialize(&mut serde_json::Deserializer::from_str(text))
+        .unwrap();
+    (value, sink)
+}
+
+#[test]
+fn boxed_values_decode_exactly_as_the_values_they_hold() {
+    // Array items of records are boxed; `Box<T>` must coerce, reject and record like `T`.
+    use agents_runtime::catalog::RetailerAPdpTopReviewsItem as Review;
+    let texts = [
+        r#""$1,299.00""#,
+        "12.5",
+        "7",
+        "true",
+        r#""true""#,
+        r#""n/a""#,
+        "null",
+        "[1, 2]",
+        r#"{"stars": "4", "review_title": 5, "colour": "red"}"#,
+    ];
+    for text in texts {
+        let (plain, plain_found) = decode_field::<f64>(text);
+        let (boxed, boxed_found) = decode_field::<Box<f64>>(text);
+        assert_eq!(boxed.map(|b| *b), plain, "{text}");
+        assert_eq!(boxed_found, plain_found, "{text}");
+        let (plain, plain_found) = decode_field::<String>(text);
+        let (boxed, boxed_found) = decode_field::<Box<String>>(text);
+        assert_eq!(boxed.map(|b| *b), plain, "{text}");
+        assert_eq!(boxed_found, plain_found, "{text}");
+        let (plain, plain_found) = decode_field::<bool>(text);
+        let (boxed, boxed_found) = decode_field::<Box<bool>>(text);
+        assert_eq!(boxed.map(|b| *b), plain, "{text}");
+        assert_eq!(boxed_found, plain_found, "{text}");
+        let (plain, plain_found) = decode_field::<Review>(text);
+        let (boxed, boxed_found) = decode_field::<Box<Review>>(text);
+        assert_eq!(boxed.map(|b| *b), plain, "{text}");
+        assert_eq!(boxed_found, plain_found, "{text}");
+    }
+    // The texts cover coercion, rejection and a decoded record.
+    let (review, found) = decode_field::<Box<Review>>(texts[8]);
+    let review = review.unwrap();
+    assert_eq!(review.stars, Some(4.0));
+    assert_eq!(review.review_title.as_deref(), Some("5"));
+    assert!(review.unknown_fields.contains_key("colour"));
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[0].path, "x.stars");
+    let (_, found) = decode_field::<Box<f64>>(texts[5]);
+    assert!(!found[0].coerced);
+}
+
 #[test]
 fn unknown_fields_are_kept_at_every_level_and_serialized_back() {
     let raw = json!({
