@@ -5,8 +5,8 @@
 //! Generated files are mostly repetition: one field per schema property with its docs, one
 //! setter per optional input. Quoting those into tokens and parsing them back for prettyplease
 //! was most of the generator's time, so they are built as `syn` nodes here instead; the
-//! one-off parts of each item are still quoted (in [`super`]) and parsed, which is small. The
-//! macro path prints the same trees as tokens, so both paths emit the same items.
+//! one-off items of each agent are quoted in [`super`] and parsed only by the prettyplease path.
+//! The macro path prints the same trees as tokens, so both paths emit the same items.
 
 use std::collections::HashMap;
 
