@@ -200,23 +200,17 @@ fn boxed_values_decode_exactly_as_the_values_they_hold() {
         "[1, 2]",
         r#"{"stars": "4", "review_title": 5, "colour": "red"}"#,
     ];
+    fn alike<T: decode::Decode + PartialEq + std::fmt::Debug>(text: &str) {
+        let (plain, plain_found) = decode_field::<T>(text);
+        let (boxed, boxed_found) = decode_field::<Box<T>>(text);
+        assert_eq!(boxed.map(|b| *b), plain, "{text}");
+        assert_eq!(boxed_found, plain_found, "{text}");
+    }
     for text in texts {
-        let (plain, plain_found) = decode_field::<f64>(text);
-        let (boxed, boxed_found) = decode_field::<Box<f64>>(text);
-        assert_eq!(boxed.map(|b| *b), plain, "{text}");
-        assert_eq!(boxed_found, plain_found, "{text}");
-        let (plain, plain_found) = decode_field::<String>(text);
-        let (boxed, boxed_found) = decode_field::<Box<String>>(text);
-        assert_eq!(boxed.map(|b| *b), plain, "{text}");
-        assert_eq!(boxed_found, plain_found, "{text}");
-        let (plain, plain_found) = decode_field::<bool>(text);
-        let (boxed, boxed_found) = decode_field::<Box<bool>>(text);
-        assert_eq!(boxed.map(|b| *b), plain, "{text}");
-        assert_eq!(boxed_found, plain_found, "{text}");
-        let (plain, plain_found) = decode_field::<Review>(text);
-        let (boxed, boxed_found) = decode_field::<Box<Review>>(text);
-        assert_eq!(boxed.map(|b| *b), plain, "{text}");
-        assert_eq!(boxed_found, plain_found, "{text}");
+        alike::<f64>(text);
+        alike::<String>(text);
+        alike::<bool>(text);
+        alike::<Review>(text);
     }
     // The texts cover coercion, rejection and a decoded record.
     let (review, found) = decode_field::<Box<Review>>(texts[8]);
