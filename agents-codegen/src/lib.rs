@@ -269,23 +269,20 @@ impl Emitter {
             attrs: Vec::new(),
             items: Vec::with_capacity(1),
         };
+        let mut print = |item: syn::Item| {
+            file.items.push(item);
+            source.push_str(&prettyplease::unparse(&file));
+            file.items.clear();
+        };
         let mut unparsed = None;
-        self.emit(a, &mut |piece| {
-            let items = match piece {
-                emit::Piece::Tree(item) => vec![item],
-                emit::Piece::Quoted(tokens) => match syn::parse2::<syn::File>(tokens) {
-                    Ok(parsed) => parsed.items,
-                    Err(e) => {
-                        unparsed.get_or_insert(e);
-                        Vec::new()
-                    }
-                },
-            };
-            for item in items {
-                file.items.push(item);
-                source.push_str(&prettyplease::unparse(&file));
-                file.items.clear();
-            }
+        self.emit(a, &mut |piece| match piece {
+            emit::Piece::Tree(item) => print(item),
+            emit::Piece::Quoted(tokens) => match syn::parse2::<syn::File>(tokens) {
+                Ok(parsed) => parsed.items.into_iter().for_each(&mut print),
+                Err(e) => {
+                    unparsed.get_or_insert(e);
+                }
+            },
         })?;
         match unparsed {
             Some(e) => Err(generator_bug(Some(&a.name), &e)),
