@@ -7,14 +7,15 @@ use std::time::{Duration, Instant, SystemTime};
 use axum::Extension;
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Path, State as AxState};
+use axum::extract::State as AxState;
 use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::lifecycle::{Task, TaskEnd, TaskState, timestamp};
 use crate::params;
-use crate::routes::{Ctx, delivery, find_agent, formats, json_object, required_str};
+use crate::request::{ApiPath, json_object, required_str};
+use crate::routes::{Ctx, delivery, find_agent, formats};
 use crate::state::{State, lock};
 use crate::synth::RunSpec;
 
@@ -344,7 +345,7 @@ fn progress_of(state: &State, batch: &Batch, now: Instant) -> Value {
 pub(crate) async fn progress(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let batch = find(&state, &ctx, &id)?;
     Ok(Json(progress_of(&state, &batch, Instant::now())))
@@ -354,7 +355,7 @@ pub(crate) async fn progress(
 pub(crate) async fn details(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let batch = find(&state, &ctx, &id)?;
     let now = Instant::now();

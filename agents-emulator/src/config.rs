@@ -89,12 +89,14 @@ pub enum Fault {
     Drift,
     /// Wait this long before answering.
     Latency(Duration),
+    /// Panic while answering, as a bug would: the emulator answers a JSON 500 and goes on serving.
+    Panic,
 }
 
 impl Fault {
     /// Reads the wire form used by the `x-emulator-fault` header and the `--fault` flag:
     /// `500`, `501`, `555` (any status 400-599), `rate-limit`, `reset`, `truncate`, `malformed`,
-    /// `drift`, `latency=MS`.
+    /// `drift`, `panic`, `latency=MS`.
     pub fn parse(text: &str) -> Option<Fault> {
         let t = text.trim();
         if let Some(ms) = t.strip_prefix("latency=") {
@@ -109,6 +111,7 @@ impl Fault {
             "truncate" => Fault::Truncate,
             "malformed" => Fault::Malformed,
             "drift" => Fault::Drift,
+            "panic" => Fault::Panic,
             _ => match t.parse::<u16>() {
                 Ok(s) if (400..=599).contains(&s) => Fault::Status(s),
                 _ => return None,

@@ -119,6 +119,61 @@ async fn deliver(state: &State, id: &str, d: &Delivery) -> Vec<String> {
     errors
 }
 
+/// Why a bucket path or object name is refused: the request field at fault and what is wrong.
+pub type KeyError = (&'static str, String);
+
+/// The path of a delivered object relative to the bucket directory: bucket, prefix segments and
+/// object name, checked like object-store keys so that nothing lands outside the directory. A
+/// segment is refused when it is empty (the bucket), `.` or `..`, or holds a backslash, NUL or
+/// another control character; the object name may not start with `/`.
+pub fn object_path(storage_url: &str, object: &str) -> Result<PathBuf, KeyError> {
+    fn segment(field: &'static str, seg: &str, whole: &str) -> Result<(), KeyError> {
+        if seg == "." || seg == ".." || seg.contains(['\\']) || seg.chars().any(char::is_control) {
+            return Err((
+                field,
+                format!(
+                    "{field} {whole:?} has the segment {seg:?}: segments may not be `.` or `..` or \
+                     hold a backslash or a control character"
+                ),
+            ));
+        }
+        Ok(())
+    }
+    let rest = storage_url
+        .split_once("://")
+        .map_or(storage_url, |(_, r)| r);
+    let mut parts = rest.trim_end_matches('/').split('/');
+    let bucket = parts.next().unwrap_or("");
+    if bucket.is_empty() {
+        return Err((
+            "storage_url",
+            format!("storage_url {storage_url:?} names no bucket"),
+        ));
+    }
+    let mut path = PathBuf::new();
+    for seg in std::iter::once(bucket).chain(parts.filter(|s| !s.is_empty())) {
+        segment("storage_url", seg, storage_url)?;
+        path.push(seg);
+    }
+    if object.is_empty() || object.starts_with('/') {
+        return Err((
+            "storage_object_name",
+            format!("storage_object_name {object:?} must be a relative, non-empty name"),
+        ));
+    }
+    for seg in object.split('/') {
+        if seg.is_empty() {
+            return Err((
+                "storage_object_name",
+                format!("storage_object_name {object:?} has an empty segment"),
+            ));
+        }
+        segment("storage_object_name", seg, object)?;
+        path.push(seg);
+    }
+    Ok(path)
+}
+
 /// Writes a result into the local-directory bucket.
 fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Value) -> Result<(), String> {
     let Some(root) = &state.config.bucket_dir else {
@@ -126,9 +181,15 @@ fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Value) -> Re
             "result for {url} not stored: start the emulator with a bucket directory (--bucket-dir)"
         ));
     };
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let dir: PathBuf = root.join(rest.trim_end_matches('/'));
     let name = d.object_name.as_deref().unwrap_or(id);
+    let relative = object_path(url, name).map_err(|(_, why)| why)?;
+    let Some(name) = relative
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+    else {
+        return Err(format!("no object name for {url}"));
+    };
+    let dir: PathBuf = root.join(relative.parent().unwrap_or(relative.as_path()));
     let bytes = serde_json::to_vec(result).map_err(|e| e.to_string())?;
     let (file, data) = if d.compress {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());

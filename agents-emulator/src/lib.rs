@@ -31,6 +31,7 @@ pub mod error;
 pub mod generate;
 pub mod lifecycle;
 pub mod params;
+mod request;
 pub mod routes;
 pub mod state;
 pub mod synth;
@@ -263,9 +264,10 @@ impl EmulatorHandle {
         lock(&self.state.faults).remove(key);
     }
 
-    /// Requests that presented `key`, counted before auth, rate limit and faults.
+    /// Requests that presented `key`, counted before auth, rate limit and faults; only configured
+    /// keys are counted (0 for any other).
     pub fn requests_seen(&self, key: &str) -> u64 {
-        lock(&self.state.seen).get(key).copied().unwrap_or(0)
+        self.state.requests_seen(key)
     }
 
     /// Problems delivering task `id` (webhook not reachable, no bucket directory, …).

@@ -54,7 +54,7 @@ struct Args {
     #[arg(long)]
     fast: bool,
     /// Faults for every request of every key: 500, 501, 555, rate-limit, reset, truncate,
-    /// malformed, drift, latency=MS (repeatable).
+    /// malformed, drift, panic, latency=MS (repeatable).
     #[arg(long = "fault", value_name = "FAULT", value_parser = parse_fault)]
     faults: Vec<Fault>,
 }

@@ -5,13 +5,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Query, Request, State as AxState};
+use axum::extract::{Request, State as AxState};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde_json::{Map, Value, json};
+use tower_http::catch_panic::CatchPanicLayer;
 
 use agents_schema::nearest_names as nearest;
 
@@ -20,12 +21,12 @@ use crate::config::{Account, AccountStatus, Fault, RateLimitShape};
 use crate::error::ApiError;
 use crate::generate;
 use crate::lifecycle::{Generation, GenerationEnd, Task, TaskEnd, TaskState};
-use crate::params::{self, kind};
+use crate::params;
+use crate::request::{ApiPath, ApiQuery, drain, json_object, optional_str, required_str};
 use crate::state::{FaultRule, State, lock};
 use crate::synth;
 
-/// Largest request body accepted (a batch of 1,000 items fits easily).
-pub const MAX_BODY: usize = 16 * 1024 * 1024;
+pub use crate::request::MAX_BODY;
 
 type Shared = Arc<State>;
 
@@ -74,7 +75,26 @@ pub fn router(state: Shared) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
     api.fallback(not_found)
         .layer(middleware::from_fn(request_id))
+        .layer(CatchPanicLayer::custom(panic_answer))
+        .layer(middleware::from_fn(crate::request::keep_alive))
         .with_state(state)
+}
+
+/// A handler that panicked answers a JSON 500 (and the panic is logged) instead of dropping the
+/// connection.
+fn panic_answer(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let what = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic without a message");
+    tracing::error!(panic = what, "handler panicked");
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "INTERNAL_ERROR",
+        format!("the emulator failed while answering (a bug; please report it): {what}"),
+    )
+    .into_response()
 }
 
 async fn not_found(req: Request) -> ApiError {
@@ -110,49 +130,54 @@ async fn request_id(mut req: Request, next: Next) -> Response {
 #[derive(Debug, Clone)]
 struct RequestId(String);
 
+/// The key of an `Authorization` header: the scheme `Bearer` in any case (RFC 9110 makes
+/// schemes case-insensitive), then the key.
+fn bearer_key(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, key) = value.split_once(|c: char| c.is_ascii_whitespace())?;
+    let key = key.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then_some(key)
+}
+
+/// Answers before the handler ran: the request body is drained first (bounded), so the
+/// connection stays usable for the client's next request.
+async fn reject(req: Request, answer: impl IntoResponse) -> Response {
+    drain(req.into_body()).await;
+    answer.into_response()
+}
+
 /// `Authorization: Bearer <key>` (spec 5): 401 when missing or unknown, 402 and 403 for accounts
-/// configured so.
+/// configured so. Requests are counted only for configured keys, so what strangers send leaves no
+/// state behind.
 async fn authenticate(AxState(state): AxState<Shared>, mut req: Request, next: Next) -> Response {
-    let key = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(|k| k.trim().to_owned());
-    let Some(key) = key.filter(|k| !k.is_empty()) else {
-        return ApiError::new(
+    let Some(key) = bearer_key(req.headers()) else {
+        let answer = ApiError::new(
             StatusCode::UNAUTHORIZED,
             "UNAUTHORIZED",
             "missing credentials: send `Authorization: Bearer <API key>`",
-        )
-        .into_response();
+        );
+        return reject(req, answer).await;
     };
-    *lock(&state.seen).entry(key.clone()).or_default() += 1;
-    let Some(account) = state.accounts.get(&key).cloned() else {
-        return ApiError::new(StatusCode::UNAUTHORIZED, "UNAUTHORIZED", "invalid API key")
-            .into_response();
+    state.count_request(key);
+    let Some(account) = state.accounts.get(key).cloned() else {
+        let answer = ApiError::new(StatusCode::UNAUTHORIZED, "UNAUTHORIZED", "invalid API key");
+        return reject(req, answer).await;
     };
-    match account.status {
-        AccountStatus::NoBudget => {
-            return ApiError::new(
-                StatusCode::PAYMENT_REQUIRED,
-                "PAYMENT_REQUIRED",
-                format!("account {} has no budget left", account.name),
-            )
-            .into_response();
-        }
-        AccountStatus::Blocked => {
-            return ApiError::new(
-                StatusCode::FORBIDDEN,
-                "FORBIDDEN",
-                format!("account {} is blocked", account.name),
-            )
-            .into_response();
-        }
-        AccountStatus::Active => {}
+    let refusal = match account.status {
+        AccountStatus::NoBudget => Some(ApiError::new(
+            StatusCode::PAYMENT_REQUIRED,
+            "PAYMENT_REQUIRED",
+            format!("account {} has no budget left", account.name),
+        )),
+        AccountStatus::Blocked => Some(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN",
+            format!("account {} is blocked", account.name),
+        )),
+        AccountStatus::Active => None,
+    };
+    if let Some(answer) = refusal {
+        return reject(req, answer).await;
     }
     let task_id = req
         .extensions()
@@ -177,7 +202,7 @@ async fn rate_limit(AxState(state): AxState<Shared>, req: Request, next: Next) -
         return next.run(req).await;
     };
     let mut resp = match info.retry_after {
-        Some(wait) => rate_limited(&state, wait),
+        Some(wait) => reject(req, rate_limited(&state, wait)).await,
         None => next.run(req).await,
     };
     let h = resp.headers_mut();
@@ -224,23 +249,22 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
         return next.run(req).await;
     };
     let mut faults = state.take_faults(&ctx.account.key);
-    if let Some(v) = req
+    let asked = req
         .headers()
         .get("x-emulator-fault")
         .and_then(|v| v.to_str().ok())
-    {
-        for part in v.split(',') {
-            match Fault::parse(part) {
-                Some(f) => faults.push(f),
-                None => {
-                    return ApiError::bad_request(
-                        "x-emulator-fault",
-                        format!("unknown fault {part:?}"),
-                    )
-                    .into_response();
-                }
-            }
-        }
+        .map_or(Ok(Vec::new()), |v| {
+            v.split(',')
+                .map(|part| {
+                    Fault::parse(part).ok_or_else(|| {
+                        ApiError::bad_request("x-emulator-fault", format!("unknown fault {part:?}"))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+        });
+    match asked {
+        Ok(asked) => faults.extend(asked),
+        Err(answer) => return reject(req, answer).await,
     }
     if let Some(ms) = req
         .headers()
@@ -266,15 +290,18 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
                     555 => "REQUEST_TIMEOUT",
                     _ => "INJECTED_FAULT",
                 };
-                return ApiError::new(
+                let answer = ApiError::new(
                     status,
                     code,
                     format!("injected fault: status {}", status.as_u16()),
-                )
-                .into_response();
+                );
+                return reject(req, answer).await;
             }
-            Fault::RateLimited => return rate_limited(&state, Duration::from_millis(1000)),
+            Fault::RateLimited => {
+                return reject(req, rate_limited(&state, Duration::from_millis(1000))).await;
+            }
             Fault::Drift => ctx.drift = true,
+            Fault::Panic => panic!("injected fault: panic"),
             Fault::Reset | Fault::Truncate | Fault::Malformed => after = Some(f.clone()),
         }
     }
@@ -317,75 +344,7 @@ async fn corrupt(resp: Response, fault: &Fault) -> Response {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Request bodies
-
-/// Reads a JSON object body: 400 for a wrong content type, invalid UTF-8, malformed JSON, nesting
-/// beyond serde_json's limit or a body that is not an object; 413 beyond [`MAX_BODY`].
-pub(crate) async fn json_object(
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<Map<String, Value>, ApiError> {
-    if let Some(ct) = headers.get(header::CONTENT_TYPE) {
-        let ct = ct.to_str().unwrap_or("");
-        if !agents_runtime::client::webhook::is_json_content_type(ct) {
-            return Err(ApiError::bad_request(
-                "Content-Type",
-                format!("request bodies are JSON; Content-Type {ct:?} is not application/json"),
-            ));
-        }
-    }
-    let bytes = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
-        ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "PAYLOAD_TOO_LARGE",
-            format!("request body larger than {MAX_BODY} bytes"),
-        )
-    })?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        ApiError::bad_request(
-            "body",
-            format!(
-                "malformed JSON at line {} column {}: {e}",
-                e.line(),
-                e.column()
-            ),
-        )
-    })?;
-    match value {
-        Value::Object(m) => Ok(m),
-        other => Err(ApiError::bad_request(
-            "body",
-            format!("the body must be a JSON object, not {}", kind(&other)),
-        )),
-    }
-}
-
-pub(crate) fn required_str<'a>(
-    body: &'a Map<String, Value>,
-    field: &str,
-) -> Result<&'a str, ApiError> {
-    match body.get(field) {
-        None | Some(Value::Null) => Err(ApiError::bad_request(
-            field,
-            format!("missing required field `{field}`"),
-        )),
-        Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(ApiError::invalid(
-            field,
-            format!("`{field}` must be a string, not {}", kind(other)),
-        )),
-    }
-}
-
-pub(crate) fn optional_str<'a>(
-    body: &'a Map<String, Value>,
-    field: &str,
-) -> Result<Option<&'a str>, ApiError> {
-    match body.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(_) => required_str(body, field).map(Some),
-    }
-}
+// Request fields
 
 /// An absolute http(s) URL with a host.
 fn http_url(text: &str) -> bool {
@@ -425,7 +384,7 @@ pub(crate) fn formats(body: &Map<String, Value>, at: &str) -> Result<Vec<String>
 async fn list_agents(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    Query(query): Query<ListQuery>,
+    ApiQuery(query): ApiQuery<ListQuery>,
 ) -> Result<Json<Vec<Value>>, ApiError> {
     state.settle(Instant::now());
     let catalog = state
@@ -438,7 +397,7 @@ async fn list_agents(
 async fn agent_details(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     state.settle(Instant::now());
     let catalog = state
@@ -611,10 +570,18 @@ pub(crate) fn delivery(body: &mut Map<String, Value>) -> Result<(), ApiError> {
     {
         return Err(ApiError::invalid(
             "storage_compress",
-            format!("storage_compress must be a boolean, not {}", kind(v)),
+            format!(
+                "storage_compress must be a boolean, not {}",
+                params::kind(v)
+            ),
         ));
     }
-    optional_str(body, "storage_object_name")?;
+    let object = optional_str(body, "storage_object_name")?;
+    if let Some(url) = storage_url {
+        // The task id stands in for a missing object name; any id is a valid segment.
+        crate::delivery::object_path(url, object.unwrap_or("task"))
+            .map_err(|(field, why)| ApiError::bad_request(field, why))?;
+    }
     if let Some(u) = optional_str(body, "callback_url")?
         && !http_url(u)
     {
@@ -681,7 +648,7 @@ pub(crate) fn find_task(state: &State, ctx: &Ctx, id: &str) -> Result<Task, ApiE
 async fn task(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let t = find_task(&state, &ctx, &id)?;
     let base = state.base_url.get().map_or("", String::as_str);
@@ -692,7 +659,7 @@ async fn task(
 async fn task_results(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let t = find_task(&state, &ctx, &id)?;
     match (t.state(Instant::now()), &t.end) {
@@ -866,7 +833,7 @@ fn success(record: agents_schema::AgentRecord) -> GenerationEnd {
 async fn generation(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let now = Instant::now();
     state.settle(now);

@@ -62,8 +62,9 @@ pub struct State {
     pub generation_log: Mutex<HashMap<String, Vec<SystemTime>>>,
     /// Faults by key.
     pub faults: Mutex<HashMap<String, Vec<FaultRule>>>,
-    /// Requests seen per presented key (counted before auth, rate limit and faults).
-    pub seen: Mutex<HashMap<String, u64>>,
+    /// Requests per configured key, counted before auth, rate limit and faults. Only configured
+    /// keys have a counter: unknown keys leave no state behind.
+    seen: HashMap<String, AtomicU64>,
     /// The base URL, once bound.
     pub base_url: OnceLock<String>,
     limiter: Option<KeyedLimiter>,
@@ -79,7 +80,7 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl State {
     /// State for `config` and `catalog`.
     pub fn new(config: Config, catalog: Catalog) -> State {
-        let accounts = config
+        let accounts: HashMap<String, Account> = config
             .accounts
             .iter()
             .enumerate()
@@ -96,8 +97,13 @@ impl State {
             RateLimiter::keyed(Quota::per_second(rate).allow_burst(burst))
                 .with_middleware::<StateInformationMiddleware>()
         });
+        let seen = accounts
+            .keys()
+            .map(|k| (k.clone(), AtomicU64::new(0)))
+            .collect();
         State {
             config,
+            seen,
             accounts,
             catalog: RwLock::new(catalog),
             tasks: Mutex::default(),
@@ -107,11 +113,22 @@ impl State {
             delivery_errors: Mutex::default(),
             generation_log: Mutex::default(),
             faults: Mutex::default(),
-            seen: Mutex::default(),
             base_url: OnceLock::new(),
             limiter,
             shape_turn: AtomicU64::new(0),
         }
+    }
+
+    /// Counts a request that presented `key` (nothing for keys that are not configured).
+    pub fn count_request(&self, key: &str) {
+        if let Some(n) = self.seen.get(key) {
+            n.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Requests that presented `key`, a configured key; 0 for any other.
+    pub fn requests_seen(&self, key: &str) -> u64 {
+        self.seen.get(key).map_or(0, |n| n.load(Ordering::Relaxed))
     }
 
     /// Real pages of a paginated agent.

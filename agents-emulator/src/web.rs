@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 use axum::Extension;
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Path, State as AxState};
+use axum::extract::State as AxState;
 use axum::http::{HeaderMap, StatusCode};
 use reqwest::Url;
 use serde_json::{Map, Value, json};
@@ -21,7 +21,8 @@ use serde_json::{Map, Value, json};
 use crate::error::ApiError;
 use crate::lifecycle::{Task, TaskEnd, TaskState, timestamp};
 use crate::params::kind;
-use crate::routes::{Ctx, json_object, optional_str, required_str};
+use crate::request::{ApiPath, json_object, optional_str, required_str};
+use crate::routes::Ctx;
 use crate::state::{State, lock};
 
 type Shared = Arc<State>;
@@ -289,36 +290,29 @@ const ACTIONS: [&str; 13] = [
     "fetch",
 ];
 
-/// A duration: milliseconds as a number, or a string such as "2s" / "500ms".
+/// Longest browser-action wait accepted (the emulator itself waits at most 5 s).
+const MAX_WAIT: Duration = Duration::from_secs(600);
+
+/// A duration of at most [`MAX_WAIT`]: milliseconds as a number, or a string such as "2s" /
+/// "500ms". Negative, non-finite and larger values are `None`.
 fn duration(v: &Value) -> Option<Duration> {
-    match v {
-        Value::Number(n) => n
-            .as_f64()
-            .filter(|x| *x >= 0.0)
-            .map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+    let ms = match v {
+        Value::Number(n) => n.as_f64()?,
         Value::String(s) => {
             let s = s.trim();
             if let Some(ms) = s.strip_suffix("ms") {
-                ms.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| *x >= 0.0)
-                    .map(|x| Duration::from_secs_f64(x / 1000.0))
+                ms.trim().parse::<f64>().ok()?
             } else if let Some(sec) = s.strip_suffix('s') {
-                sec.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| *x >= 0.0)
-                    .map(Duration::from_secs_f64)
+                sec.trim().parse::<f64>().ok()? * 1000.0
             } else {
-                s.parse::<f64>()
-                    .ok()
-                    .filter(|x| *x >= 0.0)
-                    .map(|x| Duration::from_secs_f64(x / 1000.0))
+                s.parse::<f64>().ok()?
             }
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    Duration::try_from_secs_f64(ms / 1000.0)
+        .ok()
+        .filter(|d| *d <= MAX_WAIT)
 }
 
 /// Checks `browser_actions`: a list of one-key objects naming known actions with valid values.
@@ -362,9 +356,10 @@ fn check_actions(v: &Value) -> Result<Vec<(String, Value)>, ApiError> {
                 parse_url(url, &format!("{at}.goto"))?;
             }
             "wait" if duration(value).is_none() => {
-                return Err(bad(
-                    "wait needs a duration: milliseconds or a string like \"2s\"",
-                ));
+                return Err(bad(&format!(
+                    "wait needs a duration of at most {} s: milliseconds or a string like \"2s\"",
+                    MAX_WAIT.as_secs()
+                )));
             }
             "click" | "fill" if value.get("selector").and_then(Value::as_str).is_none() => {
                 return Err(bad("needs a selector"));
@@ -1084,7 +1079,7 @@ fn find_crawl(state: &State, ctx: &Ctx, id: &str) -> Result<Crawl, ApiError> {
 pub(crate) async fn crawl_get(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let c = find_crawl(&state, &ctx, &id)?;
     Ok(Json(crawl_record(&state, &c, Instant::now())))
@@ -1094,7 +1089,7 @@ pub(crate) async fn crawl_get(
 pub(crate) async fn crawl_delete(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     find_crawl(&state, &ctx, &id)?;
     let now = Instant::now();
