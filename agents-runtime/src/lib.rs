@@ -30,7 +30,7 @@ pub use agents_macro::agent;
 
 #[cfg(feature = "client")]
 pub use client::{
-    Client, ClientBuilder, Error, RetryPolicy, WaitOptions,
+    Client, ClientBuilder, Error, ErrorKind, RetryPolicy, WaitOptions,
     run::{Delivery, Format, RunOptions, RunResult, StorageType},
 };
 

@@ -48,13 +48,17 @@ pub struct ResponseInfo {
     pub task_id: Option<String>,
     /// Rate-limit headers.
     pub rate_limit: RateLimit,
+    /// How many times the client tried the call, this answer's attempt included (1 when it was
+    /// not retried).
+    pub attempts: u32,
 }
 
 impl ResponseInfo {
-    /// Reads status and headers.
+    /// Reads status and headers (of a first attempt).
     pub fn new(status: u16, h: &HeaderMap) -> ResponseInfo {
         ResponseInfo {
             status,
+            attempts: 1,
             task_id: h
                 .get("x-task-id")
                 .and_then(|v| v.to_str().ok())
@@ -94,10 +98,23 @@ impl std::fmt::Display for ApiError {
         if let Some(field) = &self.field {
             write!(f, " (field `{field}`)")?;
         }
+        if let Some(wait) = self.retry_after {
+            write!(f, "; retry after {}", seconds(wait))?;
+        }
         if let Some(id) = &self.info.task_id {
             write!(f, " [x-task-id {id}]")?;
         }
         Ok(())
+    }
+}
+
+/// A duration for people: `2.5 s`, `86400 s`.
+pub(crate) fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.3} s")
     }
 }
 
@@ -107,6 +124,7 @@ impl ApiError {
     /// body is taken as seconds (the spec's unit).
     pub fn from_parts(status: u16, headers: &HeaderMap, bytes: &[u8]) -> ApiError {
         let info = ResponseInfo::new(status, headers);
+        let bytes = strip_bom(bytes);
         let body: Value = serde_json::from_slice(bytes)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()));
         let err = body.get("error");
@@ -163,6 +181,11 @@ impl ApiError {
     }
 }
 
+/// The body without a leading UTF-8 byte order mark, which some servers put before JSON.
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
 /// `Retry-After`: delay-seconds or an HTTP date.
 pub fn parse_retry_after(v: &str) -> Option<Duration> {
     let v = v.trim();
@@ -200,6 +223,128 @@ pub struct DecodeError {
     pub body: String,
     /// Status and headers of the answer.
     pub info: ResponseInfo,
+}
+
+/// A request that could not be sent or whose answer was not received, with the cause chain in its
+/// message (`error sending request for url (…): client error (Connect): tcp connect error:
+/// Connection refused (os error 111)`).
+#[derive(Debug)]
+pub struct TransportError {
+    source: reqwest::Error,
+    /// How many times the client tried the call, this attempt included.
+    pub attempts: u32,
+}
+
+impl TransportError {
+    pub(crate) fn new(source: reqwest::Error) -> TransportError {
+        TransportError {
+            source,
+            attempts: 1,
+        }
+    }
+
+    /// The underlying reqwest error.
+    pub fn reqwest(&self) -> &reqwest::Error {
+        &self.source
+    }
+
+    /// Whether the request provably never reached the service, so that sending it again cannot
+    /// run it twice: the connection could not be made, or hyper found the connection closed
+    /// before it wrote any byte of the request (a canceled request).
+    pub fn never_sent(&self) -> bool {
+        if self.source.is_connect() {
+            return true;
+        }
+        let mut cause = std::error::Error::source(&self.source);
+        while let Some(c) = cause {
+            if c.downcast_ref::<hyper::Error>()
+                .is_some_and(hyper::Error::is_canceled)
+            {
+                return true;
+            }
+            cause = c.source();
+        }
+        false
+    }
+
+    /// Whether the client's timeout ran out.
+    pub fn is_timeout(&self) -> bool {
+        self.source.is_timeout()
+    }
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.source)?;
+        let mut last = self.source.to_string();
+        let mut cause = std::error::Error::source(&self.source);
+        while let Some(c) = cause {
+            let text = c.to_string();
+            // Some layers repeat their source's message; print each one once.
+            if !last.contains(&text) {
+                write!(f, ": {text}")?;
+            }
+            last = text;
+            cause = c.source();
+        }
+        if self.attempts > 1 {
+            write!(f, " (after {} attempts)", self.attempts)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// A body larger than the client accepts ([`super::ClientBuilder::max_response_bytes`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "the answer is larger than the client's limit of {limit} bytes ({}); raise it with \
+     ClientBuilder::max_response_bytes",
+    match .declared { Some(n) => format!("Content-Length {n}"), None => format!("{} bytes read", .read) }
+)]
+pub struct TooLargeError {
+    /// The limit.
+    pub limit: u64,
+    /// The size the answer declared (`Content-Length`), when it did.
+    pub declared: Option<u64>,
+    /// Bytes read before the client stopped.
+    pub read: u64,
+    /// Status and headers of the answer.
+    pub info: ResponseInfo,
+}
+
+/// What kind of failure an [`Error`] is, for callers that decide what to do next without matching
+/// every variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The input broke a rule the client checks (params, options, batch items); nothing was sent.
+    /// Fix the input.
+    Invalid,
+    /// The service refused the request as malformed, invalid or about something that does not
+    /// exist (400, 404, 422). Fix the request.
+    Rejected,
+    /// The account cannot make the request (401, 402, 403). Fix the key or the account.
+    Account,
+    /// Too many requests (429), after the client's retries. Wait for `retry_after()`.
+    RateLimited,
+    /// The service failed (500, 501, 555 or a status the interface does not list). Try later.
+    Service,
+    /// The network failed or the client's timeout ran out.
+    Transport,
+    /// The answer was not what the interface describes, or larger than the client accepts.
+    Response,
+    /// Asynchronous work ended in failure (task `error`, generation `failed`) or a waiter gave up.
+    Async,
+    /// Some batches were submitted before one failed ([`Error::BatchPartiallySubmitted`]).
+    PartialBatch,
+    /// The client is misconfigured.
+    Config,
 }
 
 /// Every way a call can fail.
@@ -241,13 +386,16 @@ pub enum Error {
     Status(Box<ApiError>),
     /// The request could not be sent or its answer not received.
     #[error("transport error: {0}")]
-    Transport(#[source] reqwest::Error),
+    Transport(#[source] TransportError),
     /// The request took longer than the client's timeout.
     #[error("request timed out: {0}")]
-    Timeout(#[source] reqwest::Error),
+    Timeout(#[source] TransportError),
     /// The answer was not what the interface describes.
     #[error(transparent)]
     Decode(Box<DecodeError>),
+    /// The answer was larger than the client accepts.
+    #[error(transparent)]
+    TooLarge(Box<TooLargeError>),
     /// The parameters broke an input rule; nothing was sent.
     #[error(transparent)]
     Validation(#[from] ValidationError),
@@ -333,12 +481,76 @@ impl Error {
         }
     }
 
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::BadRequest(_) | Error::NotFound(_) | Error::Unprocessable(_) => {
+                ErrorKind::Rejected
+            }
+            Error::Unauthorized(_) | Error::PaymentRequired(_) | Error::Forbidden(_) => {
+                ErrorKind::Account
+            }
+            Error::RateLimited(_) => ErrorKind::RateLimited,
+            Error::Internal(_)
+            | Error::NotImplemented(_)
+            | Error::ServiceTimeout(_)
+            | Error::Status(_) => ErrorKind::Service,
+            Error::Transport(_) | Error::Timeout(_) => ErrorKind::Transport,
+            Error::Decode(_) | Error::TooLarge(_) => ErrorKind::Response,
+            Error::Validation(_) | Error::InvalidOption { .. } | Error::InvalidItem { .. } => {
+                ErrorKind::Invalid
+            }
+            Error::BatchPartiallySubmitted { .. } => ErrorKind::PartialBatch,
+            Error::Config(_) => ErrorKind::Config,
+            Error::TaskFailed(_) | Error::GenerationFailed(_) | Error::WaitTimeout { .. } => {
+                ErrorKind::Async
+            }
+        }
+    }
+
+    /// What the answer said besides its body, for errors that come from an answer.
+    pub fn info(&self) -> Option<&ResponseInfo> {
+        match self {
+            Error::Decode(d) => Some(&d.info),
+            Error::TooLarge(t) => Some(&t.info),
+            other => other.api().map(|a| &a.info),
+        }
+    }
+
+    /// How many times the client tried the call before giving up, for errors that come from
+    /// sending it.
+    pub fn attempts(&self) -> Option<u32> {
+        match self {
+            Error::Transport(t) | Error::Timeout(t) => Some(t.attempts),
+            Error::BatchPartiallySubmitted { source, .. } => source.attempts(),
+            other => other.info().map(|i| i.attempts),
+        }
+    }
+
+    /// Records the attempt count on the parts of the error that carry it.
+    pub(crate) fn set_attempts(&mut self, attempts: u32) {
+        match self {
+            Error::Transport(t) | Error::Timeout(t) => t.attempts = attempts,
+            Error::Decode(d) => d.info.attempts = attempts,
+            Error::TooLarge(t) => t.info.attempts = attempts,
+            Error::BadRequest(a)
+            | Error::Unauthorized(a)
+            | Error::PaymentRequired(a)
+            | Error::Forbidden(a)
+            | Error::NotFound(a)
+            | Error::Unprocessable(a)
+            | Error::RateLimited(a)
+            | Error::Internal(a)
+            | Error::NotImplemented(a)
+            | Error::ServiceTimeout(a)
+            | Error::Status(a) => a.info.attempts = attempts,
+            _ => {}
+        }
+    }
+
     /// The HTTP status, for errors that come from an answer.
     pub fn status(&self) -> Option<u16> {
-        match self {
-            Error::Decode(d) => Some(d.info.status),
-            other => other.api().map(|a| a.info.status),
-        }
+        self.info().map(|i| i.status)
     }
 
     /// Whether trying the same call again may succeed: rate limits, service timeouts (555),
@@ -364,11 +576,11 @@ impl Error {
 
 impl From<reqwest::Error> for Error {
     fn from(e: reqwest::Error) -> Self {
-        // Drop the URL: it never holds the key, but it may hold user data in queries.
+        // The URL stays in the message: it never holds the key (that is a header).
         if e.is_timeout() {
-            Error::Timeout(e)
+            Error::Timeout(TransportError::new(e))
         } else {
-            Error::Transport(e)
+            Error::Transport(TransportError::new(e))
         }
     }
 }

@@ -31,7 +31,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tracing::Instrument;
 
-pub use error::{ApiError, DecodeError, Error, RateLimit, ResponseInfo};
+pub use error::{
+    ApiError, DecodeError, Error, ErrorKind, RateLimit, ResponseInfo, TooLargeError, TransportError,
+};
 pub use retry::{Decision, Idempotency, RetryPolicy};
 pub use waiter::WaitOptions;
 
@@ -54,7 +56,15 @@ struct Inner {
     headers: HeaderMap,
     throttle: throttle::Throttle,
     retry: RetryPolicy,
+    timeout: Duration,
+    max_response_bytes: u64,
 }
+
+/// Default for [`ClientBuilder::max_response_bytes`].
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Most bytes of an error answer's body the client reads; the rest is dropped.
+const MAX_ERROR_BODY: u64 = 64 * 1024;
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -78,6 +88,7 @@ pub struct ClientBuilder {
     user_agent: String,
     http: Option<reqwest::Client>,
     headers: Vec<(String, String)>,
+    max_response_bytes: u64,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -103,6 +114,7 @@ impl Default for ClientBuilder {
             user_agent: concat!("agents-rs/", env!("CARGO_PKG_VERSION")).to_owned(),
             http: None,
             headers: Vec::new(),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 }
@@ -126,9 +138,19 @@ impl ClientBuilder {
         self
     }
 
-    /// Time allowed for a whole request (default 180 s; agent runs can be slow).
+    /// Time allowed for a whole request (default 180 s; agent runs can be slow). A call also
+    /// fails at once, rather than wait longer than this, when the service's 429 has paused the
+    /// client for longer (see [`throttle`]).
     pub fn timeout(mut self, t: Duration) -> Self {
         self.timeout = t;
+        self
+    }
+
+    /// Largest answer body the client reads (default 64 MiB, [`DEFAULT_MAX_RESPONSE_BYTES`]). A
+    /// larger answer fails with [`Error::TooLarge`], saying the size and the limit, without
+    /// buffering it.
+    pub fn max_response_bytes(mut self, limit: u64) -> Self {
+        self.max_response_bytes = limit;
         self
     }
 
@@ -217,6 +239,8 @@ impl ClientBuilder {
                 headers,
                 throttle: throttle::Throttle::new(self.rate_limit, self.burst),
                 retry: self.retry,
+                timeout: self.timeout,
+                max_response_bytes: self.max_response_bytes,
             }),
         })
     }
@@ -291,6 +315,8 @@ impl Client {
         let policy = &self.inner.retry;
         let mut schedule = policy.schedule();
         let start = Instant::now();
+        // A call never waits on the client's pause past this (see `throttle`).
+        let deadline = start + policy.max_elapsed.min(self.inner.timeout);
         let mut attempt = 1u32;
         loop {
             let span = tracing::info_span!(
@@ -302,11 +328,12 @@ impl Client {
                 task_id = tracing::field::Empty,
             );
             let result = self
-                .attempt::<T>(method.clone(), url.clone(), query, body)
+                .attempt::<T>(method.clone(), url.clone(), query, body, deadline)
                 .instrument(span.clone())
                 .await;
-            let err = match result {
-                Ok(ok) => {
+            let mut err = match result {
+                Ok(mut ok) => {
+                    ok.1.attempts = attempt;
                     span.record("status", ok.1.status);
                     if let Some(id) = &ok.1.task_id {
                         span.record("task_id", id.as_str());
@@ -315,6 +342,7 @@ impl Client {
                 }
                 Err(e) => e,
             };
+            err.set_attempts(attempt);
             if let Some(status) = err.status() {
                 span.record("status", status);
             }
@@ -325,7 +353,7 @@ impl Client {
                 if api.info.status == 429
                     && let Some(wait) = api.retry_after
                 {
-                    self.inner.throttle.pause(wait);
+                    self.inner.throttle.pause_for(api, wait);
                 }
             }
             let hint = match policy.classify(&err, class) {
@@ -351,8 +379,13 @@ impl Client {
         url: Url,
         query: &[(&str, String)],
         body: Option<&Value>,
+        deadline: Instant,
     ) -> Result<(T, ResponseInfo), Error> {
-        self.inner.throttle.acquire().await;
+        self.inner
+            .throttle
+            .acquire(deadline)
+            .await
+            .map_err(Error::RateLimited)?;
         let mut req = self
             .inner
             .http
@@ -365,18 +398,31 @@ impl Client {
         if let Some(b) = body {
             req = req.json(b);
         }
-        let resp = req.send().await?;
+        let mut resp = req.send().await?;
         let status = resp.status().as_u16();
         let info = ResponseInfo::new(status, resp.headers());
         self.inner.throttle.observe(&info.rate_limit);
         if !(200..300).contains(&status) {
             let headers = resp.headers().clone();
-            let bytes = resp.bytes().await?;
+            let bytes = match read_body(&mut resp, MAX_ERROR_BODY).await? {
+                Body::Whole(b) | Body::Cut(b) => b,
+            };
             return Err(Error::from_status(ApiError::from_parts(
                 status, &headers, &bytes,
             )));
         }
-        let bytes = resp.bytes().await?;
+        let limit = self.inner.max_response_bytes;
+        let bytes = match read_body(&mut resp, limit).await? {
+            Body::Whole(b) => b,
+            Body::Cut(b) => {
+                return Err(Error::TooLarge(Box::new(TooLargeError {
+                    limit,
+                    declared: resp.content_length(),
+                    read: b.len() as u64,
+                    info,
+                })));
+            }
+        };
         let value = decode_body::<T>(&bytes).map_err(|(path, message)| {
             Error::Decode(Box::new(DecodeError {
                 path,
@@ -399,6 +445,38 @@ impl Client {
     }
 }
 
+/// An answer's body read up to a limit.
+enum Body {
+    /// All of it.
+    Whole(Vec<u8>),
+    /// The first part: the body is larger than the limit (or says so in `Content-Length`, in
+    /// which case nothing is read).
+    Cut(Vec<u8>),
+}
+
+/// Reads a body chunk by chunk, stopping once it is larger than `limit` bytes.
+async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Error> {
+    if resp.content_length().is_some_and(|n| n > limit) {
+        return Ok(Body::Cut(Vec::new()));
+    }
+    let mut out = Vec::with_capacity(
+        resp.content_length()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0),
+    );
+    while let Some(chunk) = resp.chunk().await? {
+        let room = usize::try_from(limit)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(out.len());
+        if chunk.len() > room {
+            out.extend_from_slice(&chunk[..room]);
+            return Ok(Body::Cut(out));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(Body::Whole(out))
+}
+
 /// Percent-encodes a path segment or query value (everything but ASCII letters, digits and
 /// `-_.~`).
 pub fn segment(s: &str) -> String {
@@ -419,8 +497,10 @@ pub fn segment(s: &str) -> String {
 /// retailer_a_pdp record); only a failure is decoded again with path tracking
 /// (serde_path_to_error tracks every field it visits; doing that only on failure took the typed
 /// client from 0.82× to 0.93–1.03× of bare reqwest, BENCHMARKS.md), so the error still names the
-/// JSON path at fault. Errs with (path, message); trailing data after the value is an error.
+/// JSON path at fault. A leading UTF-8 byte order mark is skipped. Errs with (path, message);
+/// trailing data after the value is an error.
 pub(crate) fn decode_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, (String, String)> {
+    let bytes = error::strip_bom(bytes);
     if let Ok(v) = crate::decode::from_slice::<T>(bytes) {
         return Ok(v);
     }

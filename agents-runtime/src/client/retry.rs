@@ -7,7 +7,7 @@
 //! | error | `Safe` (GET) | `Unsafe` (runs) | `Once` (generation create) |
 //! | --- | --- | --- | --- |
 //! | 429 | retry, honouring the hint | retry | retry (the request was refused, not run) |
-//! | connect failure (nothing sent) | retry | retry | retry |
+//! | nothing sent: no connection, or hyper found it closed before writing a byte | retry | retry | retry |
 //! | other transport failure, timeout, 555 | retry | only with `retry_unsafe` | never |
 //! | 500 | only with `retry_server_errors` | only with both flags | never |
 //! | everything else | never | never | never |
@@ -93,7 +93,7 @@ impl RetryPolicy {
         };
         let retry = match err {
             Error::RateLimited(_) => true,
-            Error::Transport(e) if e.is_connect() => true,
+            Error::Transport(e) | Error::Timeout(e) if e.never_sent() => true,
             Error::Transport(_) | Error::Timeout(_) | Error::ServiceTimeout(_) => repeatable,
             Error::Internal(_) => repeatable && self.retry_server_errors,
             other => other.api().and_then(|a| a.should_retry) == Some(true) && repeatable,

@@ -1,24 +1,44 @@
 //! Where requests are throttled: a client-side rate limiter (governor; default 83 req/s per key,
-//! spec 8) shared by every clone of a client, plus a pause that the service's own signals set: a
-//! 429's retry hint, or rate-limit headers saying nothing is left before the reset time.
+//! the service's limit) shared by every clone of a client, plus a pause that the service's own
+//! signals set: a 429's retry hint, or rate-limit headers saying nothing is left before the reset
+//! time.
+//!
+//! A pause holds every request of every clone, reads included, and lasts at most [`MAX_PAUSE`].
+//! A call that would have to wait past its own budget (the client's timeout, or what is left of the
+//! retry policy's `max_elapsed`) fails at once with the 429 that set the pause instead of sleeping.
 
 use std::num::NonZeroU32;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use governor::clock::DefaultClock;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
 
-use super::error::RateLimit;
+use super::error::{ApiError, RateLimit, seconds};
 
 type Direct = RateLimiter<NotKeyed, InMemoryState, DefaultClock>;
+
+/// The longest a 429 hint pauses a client; a longer hint fails the calls that cannot wait.
+pub const MAX_PAUSE: Duration = Duration::from_secs(300);
+
+/// The longest rate-limit headers saying nothing is left pause a client: their reset time has
+/// whole-second resolution while the limit refills continuously.
+const MAX_HEADER_PAUSE: Duration = Duration::from_secs(1);
+
+#[derive(Debug, Default)]
+struct Pause {
+    /// No request is sent before this.
+    until: Option<Instant>,
+    /// The 429 that set the pause, and when the service's hint (uncapped) runs out.
+    cause: Option<(Box<ApiError>, Instant)>,
+}
 
 /// The client's throttle.
 #[derive(Debug)]
 pub struct Throttle {
     limiter: Option<Direct>,
-    pause_until: Mutex<Option<Instant>>,
+    pause: Mutex<Pause>,
 }
 
 impl Throttle {
@@ -30,44 +50,72 @@ impl Throttle {
         });
         Throttle {
             limiter,
-            pause_until: Mutex::new(None),
+            pause: Mutex::default(),
         }
     }
 
-    /// Waits until a request may be sent.
-    pub async fn acquire(&self) {
+    fn pause(&self) -> MutexGuard<'_, Pause> {
+        self.pause.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until a request may be sent. A pause set by a 429 that lasts past `deadline` is not
+    /// waited for: the 429 comes back, its `retry_after` set to what is left of the service's
+    /// hint.
+    pub async fn acquire(&self, deadline: Instant) -> Result<(), Box<ApiError>> {
         loop {
-            let pause = *self
-                .pause_until
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            match pause {
-                Some(until) if until > Instant::now() => {
-                    tokio::time::sleep_until(until.into()).await;
+            let until = {
+                let pause = self.pause();
+                let now = Instant::now();
+                match pause.until {
+                    Some(until) if until > now => {
+                        if until > deadline
+                            && let Some((api, hint_end)) = &pause.cause
+                        {
+                            let mut api = api.clone();
+                            let left = hint_end.saturating_duration_since(now);
+                            api.retry_after = Some(left);
+                            api.message = format!(
+                                "{} (not sent: the client holds every request for another {}, \
+                                 past what this call may still take)",
+                                api.message,
+                                seconds(until.saturating_duration_since(now))
+                            );
+                            return Err(api);
+                        }
+                        until
+                    }
+                    _ => break,
                 }
-                _ => break,
-            }
+            };
+            tokio::time::sleep_until(until.into()).await;
         }
         if let Some(l) = &self.limiter {
             l.until_ready().await;
         }
+        Ok(())
     }
 
-    /// Holds every request of this client (and its clones) for `wait`.
-    pub fn pause(&self, wait: Duration) {
-        let until = Instant::now() + wait.min(Duration::from_secs(300));
-        let mut p = self
-            .pause_until
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if p.is_none_or(|cur| cur < until) {
-            *p = Some(until);
+    /// Holds every request of this client (and its clones) for the retry hint of a 429, at most
+    /// [`MAX_PAUSE`]; logged at warn.
+    pub fn pause_for(&self, api: &ApiError, wait: Duration) {
+        let now = Instant::now();
+        let until = now + wait.min(MAX_PAUSE);
+        let mut pause = self.pause();
+        if pause.until.is_none_or(|cur| cur < until) {
+            tracing::warn!(
+                hint = %seconds(wait),
+                paused_for = %seconds(wait.min(MAX_PAUSE)),
+                task_id = api.info.task_id.as_deref().unwrap_or(""),
+                "429 from the service: every request of this client waits"
+            );
+            pause.until = Some(until);
+            let hint_end = now.checked_add(wait).unwrap_or(until);
+            pause.cause = Some((Box::new(api.clone()), hint_end));
         }
     }
 
     /// Adapts to the service's headers: when nothing is left, pause until the reset time, but no
-    /// longer than one request slot of the advertised limit (the reset header has whole-second
-    /// resolution, the limit refills continuously).
+    /// longer than one request slot of the advertised limit, and never longer than a second.
     pub fn observe(&self, rl: &RateLimit) {
         if rl.remaining == Some(0)
             && let Some(wait) = rl
@@ -78,7 +126,14 @@ impl Throttle {
                 .limit
                 .filter(|l| *l > 0)
                 .map_or(wait, |l| Duration::from_secs_f64(1.0 / l as f64));
-            self.pause(wait.min(slot));
+            let wait = wait.min(slot).min(MAX_HEADER_PAUSE);
+            let until = Instant::now() + wait;
+            let mut pause = self.pause();
+            if pause.until.is_none_or(|cur| cur < until) {
+                tracing::debug!(wait = %seconds(wait), "rate-limit headers: nothing left");
+                pause.until = Some(until);
+                pause.cause = None;
+            }
         }
     }
 }
