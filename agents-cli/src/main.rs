@@ -57,6 +57,10 @@ enum Command {
         /// Path of the runtime crate in the generated code.
         #[arg(long, default_value = "::agents_runtime")]
         runtime: String,
+        /// Another type name for an agent's record, for two agents whose names give the same
+        /// types (repeatable).
+        #[arg(long, value_name = "AGENT=TYPE", value_parser = parse_rename)]
+        rename: Vec<(String, String)>,
     },
     /// Compare cached schemas with the live API, field by field; exit 1 on drift.
     Check {
@@ -163,7 +167,11 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
             private,
             all,
         } => fetch(cli, names, *private, *all).await,
-        Command::Generate { out, runtime } => generate(cli, out.as_deref(), runtime),
+        Command::Generate {
+            out,
+            runtime,
+            rename,
+        } => generate(cli, out.as_deref(), runtime, rename),
         Command::Check { names } => check(cli, names).await,
         Command::GenerateAgent {
             prompt,
@@ -252,7 +260,24 @@ async fn fetch(cli: &Cli, names: &[String], private: bool, all: bool) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
-fn bindings(dir: &Path, agents: Option<&[String]>, runtime: &str) -> Result<String, Failure> {
+fn parse_rename(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((agent, ty)) if !agent.trim().is_empty() && !ty.trim().is_empty() => {
+            Ok((agent.trim().to_owned(), ty.trim().to_owned()))
+        }
+        _ => Err(format!(
+            "expected AGENT=TYPE, like foo__bar=FooBarDouble, not {text:?}"
+        )),
+    }
+}
+
+/// Generates bindings; warnings (record defects the generator handled) go to standard error.
+fn bindings(
+    dir: &Path,
+    agents: Option<&[String]>,
+    runtime: &str,
+    renames: &[(String, String)],
+) -> Result<String, Failure> {
     let mut b = Builder::new()
         .schema_dir(dir)
         .runtime_path(runtime)
@@ -260,11 +285,25 @@ fn bindings(dir: &Path, agents: Option<&[String]>, runtime: &str) -> Result<Stri
     if let Some(agents) = agents {
         b = b.agents(agents.iter().cloned());
     }
-    b.generate().map_err(|d| Failure(d.to_string()))
+    for (agent, ty) in renames {
+        b = b.rename(agent.clone(), ty.clone());
+    }
+    let (source, warnings) = b
+        .generate_with_warnings()
+        .map_err(|d| Failure(d.to_string()))?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(source)
 }
 
-fn generate(cli: &Cli, out: Option<&Path>, runtime: &str) -> Result<ExitCode, Failure> {
-    let source = bindings(&cli.dir, None, runtime)?;
+fn generate(
+    cli: &Cli,
+    out: Option<&Path>,
+    runtime: &str,
+    renames: &[(String, String)],
+) -> Result<ExitCode, Failure> {
+    let source = bindings(&cli.dir, None, runtime, renames)?;
     match out {
         Some(path) => {
             let changed = write_if_changed(path, &source)
@@ -424,6 +463,7 @@ async fn generate_agent(
         &cli.dir,
         Some(std::slice::from_ref(&agent)),
         "::agents_runtime",
+        &[],
     )?;
     let out = out.map_or_else(
         || PathBuf::from("src").join(format!("{agent}.rs")),

@@ -64,6 +64,15 @@ impl Builder {
         self
     }
 
+    /// Names the record type of `agent` `type_name` (its params become `type_nameParams`), for
+    /// two agents whose names would give the same types in one module (`foo_bar` and `foo__bar`
+    /// are both `FooBar`).
+    #[must_use]
+    pub fn rename(mut self, agent: impl Into<String>, type_name: impl Into<String>) -> Self {
+        self.options.renames.insert(agent.into(), type_name.into());
+        self
+    }
+
     /// The generated file's name (default `agents.rs`).
     #[must_use]
     pub fn file_name(mut self, name: impl Into<String>) -> Self {
@@ -91,6 +100,18 @@ impl Builder {
     /// ([`crate::locate`]): `AGENTS_SCHEMA_DIR`, the package's `schemas/`, the workspace's, and a
     /// live fetch with `AGENTS_OFFLINE=false`.
     pub fn generate(&self) -> Result<String, Diagnostics> {
+        let (source, warnings) = self.generate_with_warnings()?;
+        if self.cargo_directives {
+            for w in &warnings {
+                println!("cargo:warning={}", w.to_string().replace('\n', " "));
+            }
+        }
+        Ok(source)
+    }
+
+    /// [`Builder::generate`], handing back the warnings (defects of the records the generator
+    /// handled, such as an input declared twice) instead of printing them for cargo.
+    pub fn generate_with_warnings(&self) -> Result<(String, Vec<Diagnostic>), Diagnostics> {
         let manifest = Self::manifest_dir();
         if self.cargo_directives {
             for var in crate::locate::ENV_VARS {
@@ -169,7 +190,8 @@ impl Builder {
             return Err(Diagnostics(problems));
         }
         let refs: Vec<_> = records.iter().collect();
-        generate_refs(&refs, &self.options)?.to_source()
+        let output = generate_refs(&refs, &self.options)?;
+        Ok((output.to_source()?, output.warnings))
     }
 
     /// Generates into `out_dir/agents.rs` (written only when its content changed); returns the

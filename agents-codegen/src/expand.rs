@@ -14,7 +14,7 @@ use quote::quote;
 use crate::locate::locate;
 use crate::{Options, generate_refs};
 
-type Key = (PathBuf, u64, Option<SystemTime>, String);
+type Key = (PathBuf, u64, Option<SystemTime>, String, Option<String>);
 
 fn cache() -> &'static Mutex<HashMap<Key, String>> {
     static CACHE: OnceLock<Mutex<HashMap<Key, String>>> = OnceLock::new();
@@ -41,12 +41,18 @@ pub fn times_generated(schema_file: &Path) -> usize {
 }
 
 /// The items for agent `name` of the package at `manifest_dir`, referring to the runtime at
-/// `runtime_path`, plus an `include_bytes!` of the schema file so that editing it rebuilds the
+/// `runtime_path` (its record's type named `rename` when given), plus an `include_bytes!` of the
+/// schema file so that editing it rebuilds the
 /// code that uses it, as token text: the proc macro hands it to the compiler in one
 /// `proc_macro::TokenStream::from_str`, so the engine runs on proc-macro2's own token types
 /// (`proc_macro2::fallback::force`) instead of one compiler round trip per token. Errors are
 /// messages for a compile error on the macro's argument.
-pub fn expand(name: &str, runtime_path: &str, manifest_dir: &Path) -> Result<String, String> {
+pub fn expand(
+    name: &str,
+    runtime_path: &str,
+    rename: Option<&str>,
+    manifest_dir: &Path,
+) -> Result<String, String> {
     let loaded = locate(name, manifest_dir).map_err(|e| e.to_string())?;
     let path = loaded
         .path
@@ -58,6 +64,7 @@ pub fn expand(name: &str, runtime_path: &str, manifest_dir: &Path) -> Result<Str
         meta.as_ref().map_or(0, std::fs::Metadata::len),
         meta.and_then(|m| m.modified().ok()),
         runtime_path.to_owned(),
+        rename.map(str::to_owned),
     );
     let cached = cache()
         .lock()
@@ -69,6 +76,10 @@ pub fn expand(name: &str, runtime_path: &str, manifest_dir: &Path) -> Result<Str
     }
     let options = Options {
         runtime_path: runtime_path.to_owned(),
+        renames: rename
+            .map(|r| (loaded.record.name.clone(), r.to_owned()))
+            .into_iter()
+            .collect(),
     };
     let output = generate_refs(&[&loaded.record], &options).map_err(|d| d.to_string())?;
     let items = output.tokens().map_err(|d| d.to_string())?;

@@ -19,6 +19,8 @@ use crate::{Diagnostic, Diagnostics};
 pub struct Unit {
     /// Agents sorted by name.
     pub agents: Vec<AgentIr>,
+    /// Recoverable defects of the records, handled and reported (an input declared twice).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// One agent: its output record (and nested types), its params, its capabilities.
@@ -120,12 +122,27 @@ const COMMON_PARAMS: &[(&str, ParamTy, &str)] = &[
     ),
 ];
 
-/// Lowers records to the intermediate model, or reports every problem found.
-pub fn lower(records: &[&AgentRecord]) -> Result<Unit, Diagnostics> {
+/// Lowers records to the intermediate model, or reports every problem found. `renames` maps an
+/// agent name to the type name its record takes instead of the one derived from the agent name.
+///
+/// An agent's type names come from that agent alone (its own namespace), so adding an agent to a
+/// module never renames another agent's types; two agents whose names would clash in one module
+/// are a diagnostic naming both and the rename that fixes it.
+pub fn lower(
+    records: &[&AgentRecord],
+    renames: &BTreeMap<String, String>,
+) -> Result<Unit, Diagnostics> {
     let mut diags = Vec::new();
+    let mut warnings = Vec::new();
     let mut by_name: BTreeMap<&str, &AgentRecord> = BTreeMap::new();
     for r in records {
-        if by_name.contains_key(r.name.as_str()) {
+        if r.name.trim().is_empty() {
+            diags.push(Diagnostic::new(
+                &r.name,
+                "$.name",
+                "the agent name is empty; every record needs the name it is called by",
+            ));
+        } else if by_name.contains_key(r.name.as_str()) {
             diags.push(Diagnostic::new(
                 &r.name,
                 "$.name",
@@ -135,20 +152,38 @@ pub fn lower(records: &[&AgentRecord]) -> Result<Unit, Diagnostics> {
             by_name.insert(r.name.as_str(), r);
         }
     }
-
-    let mut types = Namespace::types(naming::RESERVED_TYPES);
-    let mut modules = Namespace::values(&[]);
-    let mut heads = Vec::with_capacity(by_name.len());
-    for record in by_name.values() {
-        let root = types.claim(&naming::type_base(&[&record.name]));
-        let params = types.claim(&naming::type_base(&[&record.name, "Params"]));
-        let module = modules.claim(&naming::field_base(&record.name));
-        heads.push((root, params, module));
+    for (agent, ty) in renames {
+        if !by_name.contains_key(agent.as_str()) {
+            diags.push(Diagnostic::new(
+                agent,
+                "rename",
+                "a rename names this agent, which is not among the agents generated",
+            ));
+        } else if !naming::is_type_name(ty) {
+            diags.push(Diagnostic::new(
+                agent,
+                "rename",
+                &format!(
+                    "{ty:?} is not a type name for the agent's record: use UpperCamelCase \
+                     letters and digits, not a name of the prelude"
+                ),
+            ));
+        }
     }
 
+    // Which agent claimed each type and module name of the module, to report clashes.
+    let mut owners: BTreeMap<String, &str> = BTreeMap::new();
     let mut agents = Vec::with_capacity(by_name.len());
-    for (record, (root, params, module)) in by_name.values().zip(heads) {
-        let params = lower_params(record, params, &root, &mut diags);
+    for record in by_name.values() {
+        let base = renames
+            .get(&record.name)
+            .cloned()
+            .unwrap_or_else(|| naming::type_base(&[&record.name]));
+        let mut types = Namespace::types(naming::RESERVED_TYPES);
+        let root = types.claim(&base);
+        let params = types.claim(&naming::type_base(&[&base, "Params"]));
+        let module = naming::field_base(renames.get(&record.name).unwrap_or(&record.name));
+        let params = lower_params(record, params, &root, &mut warnings);
         let mut structs = Vec::new();
         let empty = IndexMap::new();
         let fields = record.output_schema.as_ref().unwrap_or(&empty);
@@ -163,6 +198,26 @@ pub fn lower(records: &[&AgentRecord]) -> Result<Unit, Diagnostics> {
             &[],
             true,
         );
+        let names = structs
+            .iter()
+            .map(|s| ("type", s.ident.clone()))
+            .chain([("type", params.ident.clone()), ("module", module.clone())]);
+        // The names this agent shares with each agent lowered before it.
+        let mut clashes: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for (what, name) in names {
+            match owners.get(&name) {
+                Some(other) => clashes
+                    .entry(other)
+                    .or_default()
+                    .push(format!("{what} `{name}`")),
+                None => {
+                    owners.insert(name, &record.name);
+                }
+            }
+        }
+        for (other, names) in clashes {
+            diags.push(clash(&names, other, &record.name, &base));
+        }
         let page = params
             .fields
             .iter()
@@ -178,10 +233,25 @@ pub fn lower(records: &[&AgentRecord]) -> Result<Unit, Diagnostics> {
     }
 
     if diags.is_empty() {
-        Ok(Unit { agents })
+        Ok(Unit { agents, warnings })
     } else {
         Err(Diagnostics(diags))
     }
+}
+
+/// Two agents of one module would declare the same names.
+fn clash(names: &[String], first: &str, second: &str, base: &str) -> Diagnostic {
+    Diagnostic::new(
+        second,
+        "$.name",
+        &format!(
+            "its {} would also be generated for agent `{first}` in the same module; give one of \
+             them another type name: `Builder::rename(\"{second}\", \"{base}Agent\")`, \
+             `agent!(\"{second}\", rename = \"{base}Agent\")` or \
+             `cargo agents generate --rename {second}={base}Agent`",
+            names.join(", ")
+        ),
+    )
 }
 
 fn agent_docs(record: &AgentRecord, params: &str) -> Vec<String> {
@@ -393,23 +463,30 @@ fn lower_params(
     record: &AgentRecord,
     ident: String,
     root: &str,
-    diags: &mut Vec<Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> ParamsIr {
     let mut names = Namespace::values(naming::PARAMS_MEMBERS);
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     let mut inputs: Vec<InputProperty> = Vec::new();
+    let mut repeated: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, input) in record.inputs().iter().enumerate() {
-        if let Some(first) = seen.insert(&input.name, i) {
-            diags.push(Diagnostic::new(
-                &record.name,
-                &format!("$.input_properties[{i}].name"),
-                &format!(
-                    "input {} is declared twice (first at $.input_properties[{first}])",
-                    Value::String(input.name.clone())
-                ),
-            ));
-        } else {
-            inputs.push(input.clone());
+        match seen.get(input.name.as_str()) {
+            Some(&first) => {
+                warnings.push(Diagnostic::new(
+                    &record.name,
+                    &format!("$.input_properties[{i}].name"),
+                    &format!(
+                        "input {} is declared again (first at $.input_properties[{first}]); the \
+                         first declaration is used",
+                        Value::String(input.name.clone())
+                    ),
+                ));
+                *repeated.entry(input.name.as_str()).or_default() += 1;
+            }
+            None => {
+                seen.insert(&input.name, i);
+                inputs.push(input.clone());
+            }
         }
     }
     let page_name = record.pagination_param().map(|p| p.name.clone());
@@ -428,7 +505,14 @@ fn lower_params(
                 Parsed::DocOnly(why) => unchecked.push((rule.clone(), why)),
             }
         }
-        let docs = param_docs(input, &param_ident, &checked, &unchecked, note.as_deref());
+        let mut docs = param_docs(input, &param_ident, &checked, &unchecked, note.as_deref());
+        if let Some(n) = repeated.get(input.name.as_str()) {
+            docs.push(String::new());
+            docs.push(format!(
+                "The agent record declares this input {} times; this is the first declaration.",
+                n + 1
+            ));
+        }
         fields.push(ParamIr {
             json: input.name.clone(),
             ident: param_ident,

@@ -37,6 +37,7 @@ pub mod rules;
 mod source;
 pub mod types;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -84,8 +85,17 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Every problem found in one run of the generator.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// Its `Debug` form is its `Display` form, so that a build script's
+/// `fn main() -> Result<(), Diagnostics>` prints readable lines, one per problem.
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl fmt::Debug for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
 
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -108,12 +118,17 @@ pub struct Options {
     /// Path of the runtime crate in the generated code: `::agents_runtime` (the default) for
     /// code in users' crates, `crate` for the bindings inside the runtime itself.
     pub runtime_path: String,
+    /// Type names for agents' records instead of the ones derived from the agent names
+    /// (`"foo__bar"` → `"FooBarDouble"`): the way out when two agents of one module would have the
+    /// same type names. The params type and nested types follow (`FooBarDoubleParams`).
+    pub renames: BTreeMap<String, String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             runtime_path: "::agents_runtime".to_owned(),
+            renames: BTreeMap::new(),
         }
     }
 }
@@ -141,6 +156,9 @@ pub struct AgentOutput {
 pub struct Output {
     /// Agents sorted by name.
     pub agents: Vec<AgentOutput>,
+    /// Defects of the records that the generator handled (an input declared twice: the first
+    /// declaration is used, and the generated docs say so). Front doors print them as warnings.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Generates the bindings of `records` together: one namespace for all their types.
@@ -161,7 +179,8 @@ pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Outp
             message: format!("{rt_text:?} is not a Rust path: {e}"),
         }])
     })?;
-    let unit = ir::lower(records)?;
+    let unit = ir::lower(records, &options.renames)?;
+    let warnings = unit.warnings;
     let agents = unit
         .agents
         .into_iter()
@@ -174,7 +193,7 @@ pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Outp
             runtime_path: rt_text.to_owned(),
         })
         .collect();
-    Ok(Output { agents })
+    Ok(Output { agents, warnings })
 }
 
 /// Generated code that does not parse: a bug of this crate, reported rather than panicking.

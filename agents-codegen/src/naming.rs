@@ -157,6 +157,16 @@ pub fn nested_type_base(parent: &str, parts: &[&str]) -> String {
     s
 }
 
+/// Whether `name` can be a generated type's name as it is (a rename): UpperCamelCase ASCII
+/// letters and digits, not a name the generated code or the prelude uses.
+pub fn is_type_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric())
+        && type_base(&[name]) == name
+        && !RESERVED_TYPES.contains(&name)
+        && name != "Self"
+}
+
 /// A set of names in which every claim gets a distinct identifier.
 #[derive(Debug, Clone)]
 pub struct Namespace {

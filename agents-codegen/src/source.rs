@@ -51,15 +51,29 @@ fn io_diagnostic(path: &Path, err: &io::Error) -> Diagnostic {
     }
 }
 
-/// Reads one schema file.
+/// Reads one schema file. A file is named after the agent whose record it holds
+/// (`retailer_a_pdp.json`), since agents are found by file name: a record of another name is an
+/// error naming both.
 pub fn load_file(path: &Path) -> Result<Loaded, Diagnostics> {
     let text = fs::read_to_string(path).map_err(|e| Diagnostics(vec![io_diagnostic(path, &e)]))?;
-    AgentRecord::from_json(&text)
-        .map(|record| Loaded {
-            path: path.to_owned(),
-            record,
-        })
-        .map_err(|e| Diagnostics(diagnostics(path, e)))
+    let record = AgentRecord::from_json(&text).map_err(|e| Diagnostics(diagnostics(path, e)))?;
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    if let Some(stem) = stem.filter(|s| *s != record.name) {
+        return Err(Diagnostics(vec![Diagnostic {
+            file: Some(path.to_owned()),
+            agent: Some(record.name.clone()),
+            path: "$.name".to_owned(),
+            message: format!(
+                "the file is named for agent `{stem}` but holds the record of agent `{}`; \
+                 rename the file to `{}.json`, or fetch `{stem}` with `cargo agents fetch {stem}`",
+                record.name, record.name
+            ),
+        }]));
+    }
+    Ok(Loaded {
+        path: path.to_owned(),
+        record,
+    })
 }
 
 /// The `*.json` files of a directory, sorted by name.

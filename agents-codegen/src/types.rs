@@ -134,8 +134,15 @@ pub enum ParamTy {
 pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<String>) {
     match input.ty.as_deref() {
         Some("number" | "integer") if is_page => (ParamTy::Page, None),
-        Some("string") if is_page => (ParamTy::Page, None),
         None if is_page => (ParamTy::Page, None),
+        Some("string") if is_page => (
+            ParamTy::String,
+            Some(
+                "The pagination input is a string (an opaque cursor, not a page number): set it \
+                 from what the previous page returned."
+                    .to_owned(),
+            ),
+        ),
         Some("string") => (ParamTy::String, None),
         Some("number") => (ParamTy::Number, None),
         Some("integer") => (ParamTy::Integer, None),

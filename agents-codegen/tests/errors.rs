@@ -17,25 +17,25 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
 fn every_bad_file_is_reported_with_file_agent_and_path() {
     let dir = temp_dir("bad");
     fs::write(
-        dir.join("a_syntax.json"),
+        dir.join("a.json"),
         "{\n  \"name\": \"a\",\n  \"output_schema\": {,}\n}",
     )
     .unwrap();
     fs::write(dir.join("b_noname.json"), r#"{"output_schema": {}}"#).unwrap();
     fs::write(
-        dir.join("c_type.json"),
+        dir.join("c.json"),
         r#"{"name": "c", "output_schema": {"price": {"type": 5}, "tags": {"type": "array", "items": {"type": true}}}}"#,
     )
     .unwrap();
-    fs::write(dir.join("d_ok.json"), r#"{"name": "d"}"#).unwrap();
+    fs::write(dir.join("d.json"), r#"{"name": "d"}"#).unwrap();
+    fs::write(dir.join("keywords.json"), r#"{"name": "kw_agent"}"#).unwrap();
     fs::write(dir.join("notes.txt"), "not a schema").unwrap();
     let err = load_dir(&dir).unwrap_err();
     let lines: Vec<String> = err.0.iter().map(ToString::to_string).collect();
-    assert_eq!(lines.len(), 4, "{lines:#?}");
+    assert_eq!(lines.len(), 5, "{lines:#?}");
     assert!(
-        lines[0].ends_with(
-            "a_syntax.json: agent `a_syntax`: line 3, column 21: invalid JSON: key must be a string"
-        ),
+        lines[0]
+            .ends_with("a.json: agent `a`: line 3, column 21: invalid JSON: key must be a string"),
         "{}",
         lines[0]
     );
@@ -46,14 +46,25 @@ fn every_bad_file_is_reported_with_file_agent_and_path() {
         "{}",
         lines[1]
     );
-    assert!(lines[2].ends_with("c_type.json: agent `c_type`: $.output_schema.price.type: expected a type name (a string), found a number: 5"), "{}", lines[2]);
+    assert!(lines[2].ends_with("c.json: agent `c`: $.output_schema.price.type: expected a type name (a string), found a number: 5"), "{}", lines[2]);
     assert!(
         lines[3].contains("$.output_schema.tags.items.type"),
         "{}",
         lines[3]
     );
+    assert!(
+        lines[4].ends_with(
+            "keywords.json: agent `kw_agent`: $.name: the file is named for agent `keywords` but \
+             holds the record of agent `kw_agent`; rename the file to `kw_agent.json`, or fetch \
+             `keywords` with `cargo agents fetch keywords`"
+        ),
+        "{}",
+        lines[4]
+    );
     let shown = err.to_string();
-    assert!(shown.starts_with("4 problems in agent schemas:"), "{shown}");
+    assert!(shown.starts_with("5 problems in agent schemas:"), "{shown}");
+    // A build script's `main() -> Result<(), Diagnostics>` prints the Debug form: the same lines.
+    assert_eq!(format!("{err:?}"), shown);
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -69,25 +80,135 @@ fn a_missing_directory_is_named() {
 
 #[test]
 fn check_errors_of_all_agents_come_together() {
-    let a = AgentRecord::from_json(
-        r#"{"name": "a", "input_properties": [{"name": "q"}, {"name": "q"}]}"#,
+    let record = |text: &str| AgentRecord::from_json(text).unwrap();
+    let err = generate(
+        &[
+            record(r#"{"name": "b"}"#),
+            record(r#"{"name": "b"}"#),
+            record(r#"{"name": ""}"#),
+            record(r#"{"name": "foo_bar"}"#),
+            record(r#"{"name": "foo__bar"}"#),
+        ],
+        &Options::default(),
     )
-    .unwrap();
-    let b = AgentRecord::from_json(
-        r#"{"name": "b", "input_properties": [{"name": "x"}, {"name": "x"}]}"#,
-    )
-    .unwrap();
-    let b2 = AgentRecord::from_json(r#"{"name": "b"}"#).unwrap();
-    let err = generate(&[a, b, b2], &Options::default()).unwrap_err();
+    .unwrap_err();
     let lines: Vec<String> = err.0.iter().map(ToString::to_string).collect();
     assert_eq!(
         lines,
         [
             "agent `b`: $.name: two records have this agent name",
-            "agent `a`: $.input_properties[1].name: input \"q\" is declared twice (first at $.input_properties[0])",
-            "agent `b`: $.input_properties[1].name: input \"x\" is declared twice (first at $.input_properties[0])",
+            "agent ``: $.name: the agent name is empty; every record needs the name it is called by",
+            "agent `foo_bar`: $.name: its type `FooBar`, type `FooBarParams`, module `foo_bar` \
+             would also be generated for agent `foo__bar` in the same module; give one of them \
+             another type name: \
+             `Builder::rename(\"foo_bar\", \"FooBarAgent\")`, \
+             `agent!(\"foo_bar\", rename = \"FooBarAgent\")` or \
+             `cargo agents generate --rename foo_bar=FooBarAgent`",
         ]
     );
+}
+
+#[test]
+fn an_input_declared_twice_is_a_warning_and_the_first_declaration_wins() {
+    let a = AgentRecord::from_json(
+        r#"{"name": "a", "input_properties": [{"name": "q", "type": "string", "required": true},
+                                              {"name": "q", "type": "number"}, {"name": "q"}]}"#,
+    )
+    .unwrap();
+    let ok = AgentRecord::from_json(r#"{"name": "b", "output_schema": {"x": {"type": "string"}}}"#)
+        .unwrap();
+    // One agent's recoverable defect does not stop the others.
+    let out = generate(&[a, ok], &Options::default()).unwrap();
+    let warnings: Vec<String> = out.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "agent `a`: $.input_properties[1].name: input \"q\" is declared again (first at \
+             $.input_properties[0]); the first declaration is used",
+            "agent `a`: $.input_properties[2].name: input \"q\" is declared again (first at \
+             $.input_properties[0]); the first declaration is used",
+        ]
+    );
+    let src = out.to_source().unwrap();
+    assert!(src.contains("pub fn new(q: impl Into<String>)"), "{src}");
+    assert!(
+        src.contains(
+            "The agent record declares this input 3 times; this is the first declaration."
+        ),
+        "{src}"
+    );
+    assert!(src.contains("pub struct B {"));
+}
+
+#[test]
+fn renames_make_clashing_agents_coexist_and_type_names_depend_on_the_agent_alone() {
+    let record = |name: &str| {
+        AgentRecord::from_json(&format!(
+            r#"{{"name": "{name}", "output_schema": {{"nested": {{"type": "object", "properties": {{"a": {{"type": "string"}}}}}}}}}}"#
+        ))
+        .unwrap()
+    };
+    let alone = |name: &str| generate(&[record(name)], &Options::default()).unwrap();
+    for name in ["foo_bar", "foo__bar", "FooBar"] {
+        let src = alone(name).to_source().unwrap();
+        assert!(src.contains("pub struct FooBar {"), "{name}: {src}");
+        assert!(src.contains("pub struct FooBarNested {"), "{name}");
+    }
+    let options = Options {
+        renames: [("foo__bar", "FooBarDouble"), ("FooBar", "FooBarCamel")]
+            .into_iter()
+            .map(|(a, t)| (a.to_owned(), t.to_owned()))
+            .collect(),
+        ..Options::default()
+    };
+    let out = generate(
+        &[record("foo_bar"), record("foo__bar"), record("FooBar")],
+        &options,
+    )
+    .unwrap();
+    let src = out.to_source().unwrap();
+    for ty in [
+        "FooBar",
+        "FooBarNested",
+        "FooBarParams",
+        "FooBarDouble",
+        "FooBarDoubleNested",
+        "FooBarDoubleParams",
+        "FooBarCamel",
+        "FooBarCamelParams",
+    ] {
+        assert!(src.contains(&format!("pub struct {ty} {{")), "{ty}: {src}");
+    }
+    assert!(src.contains(r#"const NAME: &'static str = "foo__bar";"#));
+    let modules: Vec<&str> = out.agents.iter().map(|a| a.module.as_str()).collect();
+    assert_eq!(modules, ["foo_bar_camel", "foo_bar_double", "foo_bar"]);
+
+    // A rename that is not a type name, or names an agent not generated, is refused.
+    let bad = Options {
+        renames: [("foo_bar", "not a type"), ("nobody", "Nobody")]
+            .into_iter()
+            .map(|(a, t)| (a.to_owned(), t.to_owned()))
+            .collect(),
+        ..Options::default()
+    };
+    let err = generate(&[record("foo_bar")], &bad).unwrap_err();
+    assert_eq!(err.0.len(), 2, "{err}");
+}
+
+#[test]
+fn a_string_pagination_input_is_a_cursor_not_a_page_number() {
+    let r = AgentRecord::from_json(
+        r#"{"name": "feed", "feature_flags": {"is_pagination_supported": true},
+            "input_properties": [{"name": "cursor", "type": "string", "is_pagination_param": true}]}"#,
+    )
+    .unwrap();
+    let src = generate(&[r], &Options::default())
+        .unwrap()
+        .to_source()
+        .unwrap();
+    assert!(src.contains("pub cursor: Option<String>"), "{src}");
+    assert!(src.contains("an opaque cursor"), "{src}");
+    assert!(!src.contains("Paginated for"), "{src}");
 }
 
 #[test]
@@ -114,6 +235,7 @@ fn a_bad_runtime_path_is_an_error_not_a_panic() {
     let r = AgentRecord::from_json(r#"{"name": "x"}"#).unwrap();
     let options = Options {
         runtime_path: "not a path!".to_owned(),
+        ..Options::default()
     };
     let err = generate(&[r], &options).unwrap_err();
     assert!(
@@ -121,4 +243,46 @@ fn a_bad_runtime_path_is_an_error_not_a_panic() {
             .starts_with("runtime_path: \"not a path!\" is not a Rust path"),
         "{err}"
     );
+}
+
+#[test]
+fn front_doors_refuse_a_file_holding_another_agent_and_pass_warnings_and_renames_on() {
+    let dir = temp_dir("doors");
+    let schemas = dir.join("schemas");
+    fs::create_dir_all(&schemas).unwrap();
+    fs::write(schemas.join("keywords.json"), r#"{"name": "kw_agent"}"#).unwrap();
+    fs::write(
+        schemas.join("dup.json"),
+        r#"{"name": "dup", "input_properties": [{"name": "q"}, {"name": "q"}]}"#,
+    )
+    .unwrap();
+    fs::write(schemas.join("foo__bar.json"), r#"{"name": "foo__bar"}"#).unwrap();
+
+    // agent!("keywords") does not silently emit `KwAgent`.
+    let err =
+        agents_codegen::expand::expand("keywords", "::agents_runtime", None, &dir).unwrap_err();
+    assert!(
+        err.contains("keywords.json") && err.contains("holds the record of agent `kw_agent`"),
+        "{err}"
+    );
+    // agent!("foo__bar", rename = "FooBarDouble")
+    let text =
+        agents_codegen::expand::expand("foo__bar", "::agents_runtime", Some("FooBarDouble"), &dir)
+            .unwrap();
+    assert!(text.contains("pub struct FooBarDouble"), "{text}");
+    assert!(text.contains("pub struct FooBarDoubleParams"), "{text}");
+
+    // Builder: the defect of one agent is a warning, not a failed build of every agent.
+    let (source, warnings) = agents_codegen::Builder::new()
+        .schema_dir(&schemas)
+        .agents(["dup", "foo__bar"])
+        .rename("foo__bar", "FooBarDouble")
+        .cargo_directives(false)
+        .generate_with_warnings()
+        .unwrap();
+    assert!(source.contains("pub struct DupParams"));
+    assert!(source.contains("pub struct FooBarDouble {"));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].to_string().contains("declared again"));
+    fs::remove_dir_all(&dir).unwrap();
 }

@@ -57,6 +57,7 @@ fn the_runtime_path_is_configurable() {
     let loaded = load_file(&schemas_dir().join("llm_b.json")).unwrap();
     let options = Options {
         runtime_path: "crate::rt".to_owned(),
+        ..Options::default()
     };
     let source = generate(&[loaded.record], &options)
         .unwrap()
@@ -77,6 +78,7 @@ fn a_thread_reusing_its_emitter_emits_what_a_fresh_thread_does() {
         std::thread::spawn(move || {
             let options = Options {
                 runtime_path: rt.to_owned(),
+                ..Options::default()
             };
             generate(&[record], &options).unwrap().to_source().unwrap()
         })
@@ -91,6 +93,7 @@ fn a_thread_reusing_its_emitter_emits_what_a_fresh_thread_does() {
     ] {
         let options = Options {
             runtime_path: rt.to_owned(),
+            ..Options::default()
         };
         let here = generate(&[loaded[i].record.clone()], &options)
             .unwrap()

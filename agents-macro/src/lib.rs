@@ -9,7 +9,11 @@
 //! ```text
 //! agent!("retailer_a_pdp");
 //! agent!("my_custom_agent", runtime = "crate"); // inside a crate that re-exports the runtime
+//! agent!("foo__bar", rename = "FooBarDouble");  // FooBarDouble, FooBarDoubleParams, …
 //! ```
+//!
+//! An agent's type names depend on its name alone. Two agents whose names give the same types
+//! (`foo_bar` and `foo__bar` are both `FooBar`) cannot share a module as they are: rename one.
 
 use proc_macro::TokenStream;
 use syn::parse::{Parse, ParseStream};
@@ -18,12 +22,14 @@ use syn::{LitStr, Token};
 struct Input {
     name: LitStr,
     runtime: Option<LitStr>,
+    rename: Option<LitStr>,
 }
 
 impl Parse for Input {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let name: LitStr = input.parse()?;
         let mut runtime = None;
+        let mut rename = None;
         while input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -34,14 +40,23 @@ impl Parse for Input {
             let value: LitStr = input.parse()?;
             if key == "runtime" {
                 runtime = Some(value);
+            } else if key == "rename" {
+                rename = Some(value);
             } else {
                 return Err(syn::Error::new(
                     key.span(),
-                    format!("unknown option `{key}`; the only option is `runtime = \"path\"`"),
+                    format!(
+                        "unknown option `{key}`; the options are `runtime = \"path\"` and \
+                         `rename = \"TypeName\"`"
+                    ),
                 ));
             }
         }
-        Ok(Input { name, runtime })
+        Ok(Input {
+            name,
+            runtime,
+            rename,
+        })
     }
 }
 
@@ -63,7 +78,9 @@ pub fn agent(input: TokenStream) -> TokenStream {
     // Rust data instead of a compiler round trip per token, and the result reaches the compiler
     // as one string.
     proc_macro2::fallback::force();
-    let expanded = agents_codegen::expand::expand(&input.name.value(), &runtime, &manifest);
+    let rename = input.rename.as_ref().map(LitStr::value);
+    let expanded =
+        agents_codegen::expand::expand(&input.name.value(), &runtime, rename.as_deref(), &manifest);
     proc_macro2::fallback::unforce();
     let error = |message: String| -> TokenStream {
         syn::Error::new(input.name.span(), message)

@@ -7,7 +7,7 @@ use agents_codegen::{Options, generate, generate_refs, load_dir, write_if_change
 use agents_test_support::{corpus_dir, fixed_sample, wide_record};
 
 /// How many random records the compiled sample draws.
-const SAMPLE: usize = 48;
+const SAMPLE: usize = 60;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("cargo sets OUT_DIR")?);
@@ -18,15 +18,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut records: Vec<_> = load_dir(&corpus)?.into_iter().map(|l| l.record).collect();
     records.push(wide_record("wide_2000", 2000));
-    let hostile = generate(&records, &options)?.to_source()?;
+    // `foo_bar` and `foo_params` would declare `foo`'s nested and params types: renamed.
+    let corpus_options = Options {
+        renames: [("foo_bar", "FooBarAgent"), ("foo_params", "FooParamsAgent")]
+            .into_iter()
+            .map(|(a, t)| (a.to_owned(), t.to_owned()))
+            .collect(),
+        ..Options::default()
+    };
+    let hostile = generate(&records, &corpus_options)?.to_source()?;
     write_if_changed(&out.join("hostile.rs"), &hostile)?;
 
-    // Random records that the generator accepts on their own (it may reject one, say, for an
-    // input declared twice), generated together as one unit.
-    let sample: Vec<_> = fixed_sample(SAMPLE, 7)
-        .into_iter()
-        .filter(|r| generate(std::slice::from_ref(r), &options).is_ok())
-        .collect();
+    // Random records that the generator accepts together, generated as one unit: each is kept
+    // when the records kept so far and it still generate (two random names may give the same
+    // types).
+    let mut sample: Vec<_> = Vec::new();
+    for record in fixed_sample(SAMPLE, 7) {
+        sample.push(record);
+        if generate(&sample, &options).is_err() {
+            sample.pop();
+        }
+    }
     let refs: Vec<_> = sample.iter().collect();
     let random = generate_refs(&refs, &options)?.to_source()?;
     write_if_changed(&out.join("random.rs"), &random)?;

@@ -117,6 +117,7 @@ fn codegen(check: bool) -> ExitCode {
     let records: Vec<_> = loaded.iter().map(|l| &l.record).collect();
     let options = Options {
         runtime_path: "crate".to_owned(),
+        ..Options::default()
     };
     let files = match generate_refs(&records, &options)
         .and_then(|out| Ok((out.module_files(HEADER, CATALOG_DOC)?, out)))
@@ -128,6 +129,9 @@ fn codegen(check: bool) -> ExitCode {
         }
     };
     let (files, output) = files;
+    for w in &output.warnings {
+        eprintln!("warning: {w}");
+    }
     let mut formatted = Vec::with_capacity(files.len());
     for (name, content) in files {
         match agents_codegen::rustfmt(&content) {

@@ -112,9 +112,9 @@ fn capabilities_follow_the_records() {
     assert_eq!(<Type as Agent>::NAME, "type");
     assert_eq!(<_4chanThread as Agent>::NAME, "4chan_thread");
     assert_eq!(<Option2 as Agent>::NAME, "option");
-    assert_eq!(<FooParams2 as Agent>::NAME, "foo_params");
-    assert_eq!(<FooBar as Agent>::NAME, "foo_bar");
-    let _: Option<FooBar2> = Foo::default().bar;
+    assert_eq!(<FooParamsAgent as Agent>::NAME, "foo_params");
+    assert_eq!(<FooBarAgent as Agent>::NAME, "foo_bar");
+    let _: Option<FooBar> = Foo::default().bar;
 }
 
 #[test]

@@ -16,7 +16,7 @@ fn macro_and_build_script_produce_identical_source() {
     let root = workspace_root().join("tests/modes");
     for agent in ["retailer_a_pdp", "llm_a"] {
         let macro_src = format(strip_include(
-            expand::expand(agent, "::agents_runtime", &root).unwrap(),
+            expand::expand(agent, "::agents_runtime", None, &root).unwrap(),
         ))
         .unwrap();
         let built = Builder::new()
@@ -36,6 +36,7 @@ fn checked_in_bindings_are_the_same_generator_with_the_crate_path() {
         .record;
     let options = Options {
         runtime_path: "crate".into(),
+        ..Options::default()
     };
     let ours = generate_refs(&[&record], &options)
         .unwrap()
@@ -85,7 +86,7 @@ fn ten_expansions_generate_once() {
     let file = schemas_dir().join("llm_b.json");
     let before = expand::times_generated(&file);
     for _ in 0..10 {
-        expand::expand("llm_b", "::agents_runtime", &root).unwrap();
+        expand::expand("llm_b", "::agents_runtime", None, &root).unwrap();
     }
     assert_eq!(expand::times_generated(&file) - before, 1);
 }
@@ -93,7 +94,7 @@ fn ten_expansions_generate_once() {
 #[test]
 fn macro_errors_name_the_agent_and_the_fix() {
     let root = workspace_root().join("tests/modes");
-    let err = expand::expand("retailer_a_pbp", "::agents_runtime", &root).unwrap_err();
+    let err = expand::expand("retailer_a_pbp", "::agents_runtime", None, &root).unwrap_err();
     assert!(
         err.contains("no cached schema for agent `retailer_a_pbp`"),
         "{err}"
