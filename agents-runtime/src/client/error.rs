@@ -444,6 +444,27 @@ pub enum Error {
     },
 }
 
+/// `Some($found)` for the variants that carry the service's answer (bound to `$a`), listed once for
+/// [`Error::api`] and its `&mut` twin.
+macro_rules! with_answer {
+    ($error:expr, $a:ident => $found:expr) => {
+        match $error {
+            Error::BadRequest($a)
+            | Error::Unauthorized($a)
+            | Error::PaymentRequired($a)
+            | Error::Forbidden($a)
+            | Error::NotFound($a)
+            | Error::Unprocessable($a)
+            | Error::RateLimited($a)
+            | Error::Internal($a)
+            | Error::NotImplemented($a)
+            | Error::ServiceTimeout($a)
+            | Error::Status($a) => Some($found),
+            _ => None,
+        }
+    };
+}
+
 impl Error {
     /// The error for an answer with a non-success status.
     pub fn from_status(api: ApiError) -> Error {
@@ -465,20 +486,11 @@ impl Error {
 
     /// The service's answer, for errors that have one.
     pub fn api(&self) -> Option<&ApiError> {
-        match self {
-            Error::BadRequest(a)
-            | Error::Unauthorized(a)
-            | Error::PaymentRequired(a)
-            | Error::Forbidden(a)
-            | Error::NotFound(a)
-            | Error::Unprocessable(a)
-            | Error::RateLimited(a)
-            | Error::Internal(a)
-            | Error::NotImplemented(a)
-            | Error::ServiceTimeout(a)
-            | Error::Status(a) => Some(a),
-            _ => None,
-        }
+        with_answer!(self, a => &**a)
+    }
+
+    fn api_mut(&mut self) -> Option<&mut ApiError> {
+        with_answer!(self, a => &mut **a)
     }
 
     /// What kind of failure this is.
@@ -533,18 +545,11 @@ impl Error {
             Error::Transport(t) | Error::Timeout(t) => t.attempts = attempts,
             Error::Decode(d) => d.info.attempts = attempts,
             Error::TooLarge(t) => t.info.attempts = attempts,
-            Error::BadRequest(a)
-            | Error::Unauthorized(a)
-            | Error::PaymentRequired(a)
-            | Error::Forbidden(a)
-            | Error::NotFound(a)
-            | Error::Unprocessable(a)
-            | Error::RateLimited(a)
-            | Error::Internal(a)
-            | Error::NotImplemented(a)
-            | Error::ServiceTimeout(a)
-            | Error::Status(a) => a.info.attempts = attempts,
-            _ => {}
+            other => {
+                if let Some(a) = other.api_mut() {
+                    a.info.attempts = attempts;
+                }
+            }
         }
     }
 

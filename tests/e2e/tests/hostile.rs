@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 
 /// Serves `app` on a loopback port; returns its base URL.
 async fn serve(app: Router) -> String {
@@ -26,6 +26,25 @@ async fn serve(app: Router) -> String {
         let _ = axum::serve(listener, app).await;
     });
     format!("http://{addr}")
+}
+
+/// A raw TCP server on loopback that runs `on_connection` for each connection it accepts, with a
+/// counter the handler increments per request it receives.
+async fn raw_server<F, Fut>(on_connection: F) -> (std::net::SocketAddr, Arc<AtomicU32>)
+where
+    F: Fn(TcpStream, Arc<AtomicU32>) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let received = Arc::new(AtomicU32::new(0));
+    let count = received.clone();
+    tokio::spawn(async move {
+        while let Ok((s, _)) = listener.accept().await {
+            tokio::spawn(on_connection(s, count.clone()));
+        }
+    });
+    (addr, received)
 }
 
 fn client(base: &str) -> agents_runtime::ClientBuilder {
@@ -248,19 +267,13 @@ async fn a_run_is_resent_only_when_it_provably_never_left() {
 
     // A server that reads the request and drops the connection without answering: the request
     // left, so the run is not sent again.
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let received = Arc::new(AtomicU32::new(0));
-    let count = received.clone();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            let mut buf = vec![0u8; 64 * 1024];
-            if s.read(&mut buf).await.unwrap_or(0) > 0 {
-                count.fetch_add(1, Ordering::SeqCst);
-            }
-            drop(s);
+    let (addr, received) = raw_server(|mut s: TcpStream, count: Arc<AtomicU32>| async move {
+        let mut buf = vec![0u8; 64 * 1024];
+        if s.read(&mut buf).await.unwrap_or(0) > 0 {
+            count.fetch_add(1, Ordering::SeqCst);
         }
-    });
+    })
+    .await;
     let c = client(&format!("http://{addr}"))
         .retry_policy(fast_retries())
         .build()
@@ -278,48 +291,39 @@ async fn a_run_is_resent_only_when_it_provably_never_left() {
 async fn a_server_closing_after_each_answer_loses_and_duplicates_nothing() {
     // Answers every request on a connection and closes it without `Connection: close`, as the
     // emulator once did after early 429s.
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let received = Arc::new(AtomicU32::new(0));
-    let count = received.clone();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            let count = count.clone();
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                // Read the head and the body the head announces.
-                loop {
-                    let Ok(n) = s.read(&mut chunk).await else {
-                        return;
-                    };
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let text = String::from_utf8_lossy(&buf).to_lowercase();
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let len: usize = text
-                            .lines()
-                            .find_map(|l| l.strip_prefix("content-length:"))
-                            .and_then(|v| v.trim().parse().ok())
-                            .unwrap_or(0);
-                        if buf.len() >= end + 4 + len {
-                            break;
-                        }
-                    }
+    let (addr, received) = raw_server(|mut s: TcpStream, count: Arc<AtomicU32>| async move {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        // Read the head and the body the head announces.
+        loop {
+            let Ok(n) = s.read(&mut chunk).await else {
+                return;
+            };
+            if n == 0 {
+                return;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&buf).to_lowercase();
+            if let Some(end) = text.find("\r\n\r\n") {
+                let len: usize = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0);
+                if buf.len() >= end + 4 + len {
+                    break;
                 }
-                count.fetch_add(1, Ordering::SeqCst);
-                let body =
-                    r#"{"url": "u", "task_id": "t", "status": "success", "data": {"parsing": {}}}"#;
-                let answer = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = s.write_all(answer.as_bytes()).await;
-            });
+            }
         }
-    });
+        count.fetch_add(1, Ordering::SeqCst);
+        let body = r#"{"url": "u", "task_id": "t", "status": "success", "data": {"parsing": {}}}"#;
+        let answer = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = s.write_all(answer.as_bytes()).await;
+    })
+    .await;
     let c = client(&format!("http://{addr}")).build().unwrap();
     for i in 0..20 {
         let r = c.run(RetailerAPdpParams::new("B1")).await;
