@@ -110,8 +110,15 @@ pub fn field_base(json: &str) -> String {
     } else {
         asciify(json).to_snake_case()
     };
-    if s.is_empty() || !s.bytes().any(|b| b.is_ascii_alphanumeric()) {
-        s = "field".to_owned();
+    // A name of digits alone would be an identifier of underscores and digits (`_0`), which
+    // rustc accepts and clippy rejects as a binding name in the generated setters.
+    if !s.bytes().any(|b| b.is_ascii_alphabetic()) {
+        let digits = s.trim_matches('_');
+        s = if digits.is_empty() {
+            "field".to_owned()
+        } else {
+            format!("field_{digits}")
+        };
     }
     if s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, '_');
@@ -272,6 +279,9 @@ mod tests {
             ("", "field"),
             ("%", "field"),
             ("_", "field"),
+            ("0", "field_0"),
+            ("1_2", "field_1_2"),
+            ("__7", "field_7"),
             ("price ($)", "price"),
             ("café", "caf_ue9"),
             ("日本", "u65e5_u672c"),
