@@ -12,7 +12,7 @@ use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
-use crate::lifecycle::{Task, TaskEnd, TaskState, timestamp};
+use crate::lifecycle::{Flow, Task, TaskEnd, TaskState, timestamp};
 use crate::params;
 use crate::request::{ApiPath, json_object, required_str};
 use crate::routes::{Ctx, delivery, find_agent, formats};
@@ -165,6 +165,7 @@ fn register(
         .map_or(state.config.lifecycle.task, Duration::from_millis);
     let now = Instant::now();
     let created = SystemTime::now();
+    let base_url = state.base_url.get().map_or("", String::as_str);
     let mut ids = Vec::with_capacity(ends.len());
     let mut listed = Vec::with_capacity(ends.len());
     {
@@ -185,27 +186,31 @@ fn register(
                 }
                 other => other,
             };
-            tasks.insert(
-                id.clone(),
-                Task {
-                    id: id.clone(),
-                    account: ctx.account.name.clone(),
-                    agent: api.to_owned(),
-                    created,
-                    ends_at: now + duration,
-                    duration,
-                    end,
-                    input,
-                    batch_id: Some(batch_id.clone()),
-                },
-            );
-            listed.push(json!({ "task_id": id, "state": "pending" }));
+            let task = Task {
+                id: id.clone(),
+                account: ctx.account.name.clone(),
+                agent: api.to_owned(),
+                api_type: if api == "extract" { "extract" } else { "agent" },
+                flow: Flow::Queued,
+                created,
+                ends_at: now + duration,
+                duration,
+                end,
+                input,
+                batch_id: Some(batch_id.clone()),
+            };
+            listed.push(task.json(now, base_url));
+            tasks.insert(id.clone(), task);
             ids.push(id);
         }
     }
     if let Some(d) = &deliver {
         for id in &ids {
-            crate::delivery::schedule(state.clone(), id.clone(), d.clone());
+            // A shared object name would have every task overwrite one object: each task's
+            // object is `<name>-<task_id>`.
+            let mut per_task = d.clone();
+            per_task.object_name = d.object_name.as_ref().map(|n| format!("{n}-{id}"));
+            crate::delivery::schedule(state.clone(), id.clone(), per_task);
         }
     }
     let total = ids.len();
@@ -220,7 +225,7 @@ fn register(
     );
     json!({
         "batch_id": batch_id,
-        "status": "pending",
+        "batch_size": total,
         "total": total,
         "tasks": listed,
     })
@@ -336,7 +341,9 @@ fn progress_of(state: &State, batch: &Batch, now: Instant) -> Value {
         "failed_count": failed,
         "total": total,
         "progress": if total == 0 { 1.0 } else { done as f64 / total as f64 },
-        "status": if completed { "completed" } else { "in_progress" },
+        // The vendor's models allow only "success" here (the call succeeded); `completed` says
+        // whether the batch is done.
+        "status": "success",
         "completed_at": if completed { last_end.map(timestamp) } else { None },
     })
 }
@@ -365,13 +372,7 @@ pub(crate) async fn details(
     let list: Vec<Value> = batch
         .tasks
         .iter()
-        .map(|id| match tasks.get(id) {
-            Some(t) => match t.record(now, base) {
-                Value::Object(mut m) => m.remove("task").unwrap_or(Value::Null),
-                other => other,
-            },
-            None => Value::Null,
-        })
+        .map(|id| tasks.get(id).map_or(Value::Null, |t| t.json(now, base)))
         .collect();
     out["created_at"] = json!(timestamp(batch.created));
     out["tasks"] = Value::Array(list);

@@ -172,7 +172,12 @@ impl Catalog {
     }
 }
 
-fn parse_count(name: &str, value: Option<&str>, default: usize) -> Result<usize, ApiError> {
+/// A count from a query string: 422 naming the parameter when it is not a non-negative integer.
+pub(crate) fn parse_count(
+    name: &str,
+    value: Option<&str>,
+    default: usize,
+) -> Result<usize, ApiError> {
     match value {
         None => Ok(default),
         Some(v) => v.parse().map_err(|_| {

@@ -85,9 +85,7 @@ async fn deliver(state: &State, id: &str, d: &Delivery) -> Vec<String> {
         }
     }
     if let Some(url) = &d.callback_url {
-        match Url::parse(url) {
-            Ok(u) if is_loopback(&u) => {
-                let payload = json!({
+        let payload = json!({
                     "task_id": id,
                     "state": task_state.as_str(),
                     "status": if task_state == TaskState::Success { "success" } else { "failed" },
@@ -97,26 +95,44 @@ async fn deliver(state: &State, id: &str, d: &Delivery) -> Vec<String> {
                     "created_at": timestamp(task.created),
                     "completed_at": timestamp(task.created + task.duration),
                     "download_url": format!("{}/v1/tasks/{id}/results", state.base_url.get().map_or("", String::as_str)),
-                });
-                let sent = reqwest::Client::new()
-                    .post(u)
-                    .header("user-agent", "agents-emulator-webhook")
-                    .json(&payload)
-                    .timeout(std::time::Duration::from_secs(10))
-                    .send()
-                    .await;
-                match sent {
-                    Ok(r) if r.status().is_success() => {}
-                    Ok(r) => errors.push(format!("webhook {url} answered {}", r.status())),
-                    Err(e) => errors.push(format!("webhook {url} failed: {e}")),
-                }
-            }
-            _ => errors.push(format!(
-                "webhook {url} not called: the emulator only contacts loopback addresses"
-            )),
+        });
+        if let Err(e) = post_webhook(url, &Map::new(), &payload).await {
+            errors.push(e);
         }
     }
     errors
+}
+
+/// POSTs `payload` to a webhook `url` with extra `headers`; only loopback addresses are
+/// contacted. Errs with what went wrong, naming the URL.
+pub async fn post_webhook(
+    url: &str,
+    headers: &Map<String, Value>,
+    payload: &Value,
+) -> Result<(), String> {
+    let u = match Url::parse(url) {
+        Ok(u) if is_loopback(&u) => u,
+        _ => {
+            return Err(format!(
+                "webhook {url} not called: the emulator only contacts loopback addresses"
+            ));
+        }
+    };
+    let mut req = reqwest::Client::new()
+        .post(u)
+        .header("user-agent", "agents-emulator-webhook")
+        .json(payload)
+        .timeout(std::time::Duration::from_secs(10));
+    for (name, value) in headers {
+        if let Some(v) = value.as_str() {
+            req = req.header(name.as_str(), v);
+        }
+    }
+    match req.send().await {
+        Ok(r) if r.status().is_success() => Ok(()),
+        Ok(r) => Err(format!("webhook {url} answered {}", r.status())),
+        Err(e) => Err(format!("webhook {url} failed: {e}")),
+    }
 }
 
 /// Why a bucket path or object name is refused: the request field at fault and what is wrong.

@@ -12,8 +12,8 @@ use std::time::{Instant, SystemTime};
 use agents_schema::AgentRecord;
 use serde_json::{Value, json};
 
-/// The state of an agent task (spec 3; `queued` and `in_progress` exist live but the emulator's
-/// tasks go straight from `pending` to their end).
+/// Whether a task has ended, and how (spec 3). On the wire an unfinished task is `pending`,
+/// `queued` or `in_progress` depending on its [`Flow`]; see [`Task::wire_state`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskState {
     /// Not finished.
@@ -47,15 +47,33 @@ pub enum TaskEnd {
     Error(String),
 }
 
-/// An asynchronous agent run.
+/// The states an unfinished task passes through on the wire, each for half of its time: the spec
+/// names `pending`, the vendor's models add `queued` and `in_progress`, and waiters must poll
+/// through all three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// `pending` until it ends (extract, search and map tasks, crawl pages).
+    Pending,
+    /// `pending`, then `in_progress` (async agent runs).
+    Started,
+    /// `queued`, then `in_progress` (batch items).
+    Queued,
+}
+
+/// An asynchronous task: an agent run, an extract, search or map request, a batch item, a crawl
+/// page.
 #[derive(Debug, Clone)]
 pub struct Task {
     /// The task id.
     pub id: String,
     /// The account that created it.
     pub account: String,
-    /// The agent it runs.
+    /// The agent it runs (`extract`, `search`, `map` or `crawl` for those tasks).
     pub agent: String,
+    /// Its `api_type` on the wire (`agent`, `extract`, `web`).
+    pub api_type: &'static str,
+    /// The states it passes through before it ends.
+    pub flow: Flow,
     /// Wall-clock creation time, for records.
     pub created: SystemTime,
     /// When it leaves `pending`.
@@ -83,9 +101,26 @@ impl Task {
         }
     }
 
-    /// The task record at `now`, wrapped as the live service sends it (`{"task": {...}}`,
-    /// wire notes).
-    pub fn record(&self, now: Instant, base_path: &str) -> Value {
+    /// The state as sent at `now`: `pending`, `queued` or `in_progress` (see [`Flow`]) until it
+    /// ends, then `success` or `error`.
+    pub fn wire_state(&self, now: Instant) -> &'static str {
+        match self.state(now) {
+            TaskState::Pending => {
+                let second_half = now + self.duration / 2 >= self.ends_at;
+                match (self.flow, second_half) {
+                    (Flow::Pending, _) | (Flow::Started, false) => "pending",
+                    (Flow::Queued, false) => "queued",
+                    (Flow::Started | Flow::Queued, true) => "in_progress",
+                }
+            }
+            ended => ended.as_str(),
+        }
+    }
+
+    /// The task record at `now` as the vendor's models describe it (`id`, `state`, `_query`,
+    /// `input`, `created_at`, `status_url` always; the rest when known), with `task_id` as well
+    /// for readers of the spec's form.
+    pub fn json(&self, now: Instant, base_path: &str) -> Value {
         let state = self.state(now);
         let modified = if state == TaskState::Pending {
             self.created
@@ -98,24 +133,36 @@ impl Task {
             _ => (Value::Null, Value::Null),
         };
         json!({
-            "task": {
-                "id": self.id,
-                "state": state.as_str(),
-                "created_at": timestamp(self.created),
-                "modified_at": timestamp(modified),
-                "status_url": format!("{base_path}/v1/tasks/{}", self.id),
-                "download_url": format!("{base_path}/v1/tasks/{}/results", self.id),
-                "output_url": Value::Null,
-                "batch_id": self.batch_id,
-                "error": error,
-                "error_type": if state == TaskState::Error { json!("extraction_failed") } else { Value::Null },
-                "status_code": status_code,
-                "input": self.input,
-                "api_type": if matches!(self.end, TaskEnd::Success(_)) { "agent" } else { self.agent.as_str() },
-                "account_name": self.account,
-                "queue": "default",
-            }
+            "id": self.id,
+            "task_id": self.id,
+            "state": self.wire_state(now),
+            "created_at": timestamp(self.created),
+            "modified_at": timestamp(modified),
+            "status_url": format!("{base_path}/v1/tasks/{}", self.id),
+            "download_url": format!("{base_path}/v1/tasks/{}/results", self.id),
+            "output_url": Value::Null,
+            "batch_id": self.batch_id,
+            "error": error,
+            "error_type": if state == TaskState::Error { json!("extraction_failed") } else { Value::Null },
+            "status_code": status_code,
+            "input": self.input,
+            "_query": self.input,
+            "api_type": self.api_type,
+            "account_name": self.account,
+            "queue": "default",
         })
+    }
+
+    /// The task record at `now`, wrapped as the live service sends it (`{"task": {...}}`,
+    /// wire notes).
+    pub fn record(&self, now: Instant, base_path: &str) -> Value {
+        json!({ "task": self.json(now, base_path) })
+    }
+
+    /// The answer to a request that created this task: the spec's `task_id` and the vendor's
+    /// `{status: "success", task: {...}}` in one object.
+    pub fn created(&self, now: Instant, base_path: &str) -> Value {
+        json!({ "task_id": self.id, "status": "success", "task": self.json(now, base_path) })
     }
 }
 

@@ -20,7 +20,7 @@ use crate::catalog::ListQuery;
 use crate::config::{Account, AccountStatus, Fault, RateLimitShape};
 use crate::error::ApiError;
 use crate::generate;
-use crate::lifecycle::{Generation, GenerationEnd, Task, TaskEnd, TaskState};
+use crate::lifecycle::{Flow, Generation, GenerationEnd, Task, TaskEnd, TaskState};
 use crate::params;
 use crate::request::{ApiPath, ApiQuery, drain, json_object, optional_str, required_str};
 use crate::state::{FaultRule, State, lock};
@@ -46,6 +46,7 @@ pub fn router(state: Shared) -> Router {
         .route("/v1/agents/run", post(run))
         .route("/v1/agents/async", post(run_async))
         .route("/v1/agent/async", post(run_async))
+        .route("/v1/tasks", get(list_tasks))
         .route("/v1/tasks/{id}", get(task))
         .route("/v1/tasks/{id}/results", get(task_results))
         .route("/v1/agents/generations", post(create_generation))
@@ -623,6 +624,8 @@ async fn run_async(
         id: task_id.clone(),
         account: ctx.account.name.clone(),
         agent,
+        api_type: "agent",
+        flow: Flow::Started,
         created: SystemTime::now(),
         ends_at: Instant::now() + duration,
         duration,
@@ -630,11 +633,15 @@ async fn run_async(
         input: checked.request,
         batch_id: None,
     };
+    let answer = task.created(
+        Instant::now(),
+        state.base_url.get().map_or("", String::as_str),
+    );
     lock(&state.tasks).insert(task_id.clone(), task);
     if let Some(d) = deliver {
-        crate::delivery::schedule(state.clone(), task_id.clone(), d);
+        crate::delivery::schedule(state.clone(), task_id, d);
     }
-    Ok(Json(json!({ "task_id": task_id, "status": "pending" })))
+    Ok(Json(answer))
 }
 
 pub(crate) fn find_task(state: &State, ctx: &Ctx, id: &str) -> Result<Task, ApiError> {
@@ -643,6 +650,57 @@ pub(crate) fn find_task(state: &State, ctx: &Ctx, id: &str) -> Result<Task, ApiE
         .filter(|t| t.account == ctx.account.name)
         .cloned()
         .ok_or_else(|| ApiError::not_found(format!("no task {id}")).at("task_id"))
+}
+
+/// Query of `GET /v1/tasks` (vendor models: a cursor and a page size).
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct TaskListQuery {
+    /// Where the previous page ended (its `next_cursor`).
+    cursor: Option<String>,
+    /// Tasks per page (default 50; at most 1,000 are returned).
+    limit: Option<String>,
+}
+
+/// `GET /v1/tasks`: the account's tasks, newest first, a page at a time (`{data, pagination}`).
+async fn list_tasks(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    ApiQuery(query): ApiQuery<TaskListQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let offset = match query.cursor.as_deref().filter(|c| !c.is_empty()) {
+        None => 0,
+        Some(c) => c.parse::<usize>().map_err(|_| {
+            ApiError::invalid(
+                "cursor",
+                format!("unknown cursor {c:?}: pass a next_cursor back"),
+            )
+        })?,
+    };
+    let limit = crate::catalog::parse_count("limit", query.limit.as_deref(), 50)?.clamp(1, 1_000);
+    let now = Instant::now();
+    let base = state.base_url.get().map_or("", String::as_str);
+    let tasks = lock(&state.tasks);
+    let mut mine: Vec<&Task> = tasks
+        .values()
+        .filter(|t| t.account == ctx.account.name)
+        .collect();
+    mine.sort_by(|a, b| b.created.cmp(&a.created).then_with(|| a.id.cmp(&b.id)));
+    let total = mine.len();
+    let data: Vec<Value> = mine
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|t| t.json(now, base))
+        .collect();
+    let next = offset.saturating_add(limit);
+    Ok(Json(json!({
+        "data": data,
+        "pagination": {
+            "has_next": next < total,
+            "next_cursor": (next < total).then(|| next.to_string()),
+            "total": total,
+        },
+    })))
 }
 
 async fn task(

@@ -19,7 +19,7 @@ use reqwest::Url;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
-use crate::lifecycle::{Task, TaskEnd, TaskState, timestamp};
+use crate::lifecycle::{Flow, Task, TaskEnd, TaskState, timestamp};
 use crate::params::kind;
 use crate::request::{ApiPath, json_object, optional_str, required_str};
 use crate::routes::Ctx;
@@ -388,6 +388,8 @@ fn check_actions(v: &Value) -> Result<Vec<(String, Value)>, ApiError> {
     Ok(out)
 }
 
+/// Runs browser actions; each result's `status` is one of the vendor's values (`done`, `error`,
+/// `skipped`; the spec does not show them).
 async fn run_actions(actions: Vec<(String, Value)>) -> Value {
     let started = Instant::now();
     let mut results = Vec::new();
@@ -407,11 +409,11 @@ async fn run_actions(actions: Vec<(String, Value)>) -> Value {
                     match Url::parse(url) {
                         Ok(u) if is_loopback(&u) => match fetch(&u).await {
                             Ok(p) => (
-                                "success",
+                                "done",
                                 json!({ "url": p.url.as_str(), "status_code": p.status }),
                                 None,
                             ),
-                            Err(e) => ("failed", Value::Null, Some(e)),
+                            Err(e) => ("error", Value::Null, Some(e)),
                         },
                         _ => (
                             "skipped",
@@ -428,11 +430,7 @@ async fn run_actions(actions: Vec<(String, Value)>) -> Value {
                         .unwrap_or_default()
                         .min(Duration::from_secs(5));
                     tokio::time::sleep(d).await;
-                    (
-                        "success",
-                        json!({ "waited_ms": d.as_millis() as u64 }),
-                        None,
-                    )
+                    ("done", json!({ "waited_ms": d.as_millis() as u64 }), None)
                 }
                 other => (
                     "skipped",
@@ -444,7 +442,7 @@ async fn run_actions(actions: Vec<(String, Value)>) -> Value {
         let required = value
             .get("required")
             .is_some_and(|r| r == true || r == "true");
-        if status == "failed" || (required && status != "success") {
+        if status == "error" || (required && status != "done") {
             success = false;
         }
         results.push(json!({
@@ -600,7 +598,7 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
 fn finish<const ASYNC: bool>(
     state: &State,
     ctx: &Ctx,
-    api_type: &str,
+    api: &str,
     input: Map<String, Value>,
     result: Value,
 ) -> Json<Value> {
@@ -611,7 +609,9 @@ fn finish<const ASYNC: bool>(
     let task = Task {
         id: ctx.task_id.clone(),
         account: ctx.account.name.clone(),
-        agent: api_type.to_owned(),
+        agent: api.to_owned(),
+        api_type: if api == "extract" { "extract" } else { "web" },
+        flow: Flow::Pending,
         created: SystemTime::now(),
         ends_at: Instant::now() + duration,
         duration,
@@ -619,8 +619,12 @@ fn finish<const ASYNC: bool>(
         input: Value::Object(input),
         batch_id: None,
     };
+    let answer = task.created(
+        Instant::now(),
+        state.base_url.get().map_or("", String::as_str),
+    );
     lock(&state.tasks).insert(ctx.task_id.clone(), task);
-    Json(json!({ "task_id": ctx.task_id, "status": "pending" }))
+    Json(answer)
 }
 
 /// `POST /v1/extract` and `POST /v1/extract/async`.
@@ -642,6 +646,9 @@ const FOCUS: [&str; 8] = [
     "general", "coding", "news", "academic", "shopping", "social", "geo", "location",
 ];
 const DEPTH: [&str; 3] = ["lite", "fast", "deep"];
+
+/// Most results a search answers, whatever `max_results` asks for.
+const MAX_SEARCH_RESULTS: u64 = 100;
 
 fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
     let query = required_str(body, "query")?;
@@ -678,18 +685,17 @@ fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiE
             format!("unknown search_depth {d:?}; allowed: lite, fast, deep"),
         ));
     }
+    // Neither the spec nor the vendor's models bound max_results; the emulator answers at most
+    // MAX_SEARCH_RESULTS (the service decides how many results it has).
     let max = match body.get("max_results") {
         None | Some(Value::Null) => 10,
-        Some(v) => v
-            .as_u64()
-            .filter(|n| (1..=100).contains(n))
-            .ok_or_else(|| {
-                ApiError::invalid(
-                    "max_results",
-                    "max_results must be an integer from 1 to 100",
-                )
-            })?,
-    };
+        Some(v) => v.as_u64().filter(|n| *n >= 1).ok_or_else(|| {
+            ApiError::invalid("max_results", "max_results must be a positive integer")
+        })?,
+    }
+    .min(MAX_SEARCH_RESULTS);
+    let country = optional_str(body, "country")?.unwrap_or("US");
+    let locale = optional_str(body, "locale")?.unwrap_or("en");
     let answer = match body.get("include_answer") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -713,7 +719,16 @@ fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiE
                 "snippet": format!("About {query}: finding {} of the {site} index.", i + 1),
                 "description": format!("{site} page on {query}"),
                 "content": format!("{query} is discussed here in depth. Entry {:x}.", s),
-                "metadata": { "focus": focus.first(), "rank": i + 1 },
+                // The vendor's SERP metadata (`country`, `entity_type`, `locale`, `position`,
+                // `driver`), plus the focus asked for.
+                "metadata": {
+                    "country": country,
+                    "entity_type": "OrganicResult",
+                    "locale": locale,
+                    "position": i + 1,
+                    "driver": "vx6",
+                    "focus": focus.first(),
+                },
             })
         })
         .collect();
@@ -726,15 +741,15 @@ fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiE
     });
     if answer {
         out["answer"] = json!(format!(
-            "In short, {query}: the top {} sources agree.",
+            "In short, {query}: the top {} sources agree [1][2][3].",
             max.min(3)
         ));
-        out["answer_citations"] = json!(out["results"].as_array().map(|r| {
-            r.iter()
-                .take(3)
-                .map(|x| x["url"].clone())
-                .collect::<Vec<_>>()
-        }));
+        // `[1]`, `[2]`, `[3]` in the answer refer to the first three results.
+        out["answer_citations"] = Value::Array(
+            (0..max.min(3))
+                .map(|i| json!({ "marker": i + 1, "result_index": i }))
+                .collect(),
+        );
     }
     Ok(out)
 }
@@ -762,6 +777,10 @@ struct Discover {
     include: Vec<String>,
     exclude: Vec<String>,
     max_depth: usize,
+    /// Also pages outside the start URL's path (crawl's `crawl_entire_domain`).
+    entire_domain: bool,
+    /// Pages that differ only in their query are one page (crawl's `ignore_query_parameters`).
+    ignore_query: bool,
 }
 
 fn string_list(body: &Map<String, Value>, field: &str) -> Result<Vec<String>, ApiError> {
@@ -806,23 +825,45 @@ fn discover_options(
             format!("domain_filter must be domain, subdomain or all, not {domain_filter:?}"),
         ));
     }
+    // Neither the spec nor the vendor's models bound `limit`; the emulator discovers at most
+    // `max_limit` pages whatever is asked (the service decides how many pages it finds).
     let limit = match body.get("limit") {
         None | Some(Value::Null) => default_limit,
         Some(v) => v
             .as_u64()
-            .filter(|n| *n >= 1 && *n as usize <= max_limit)
-            .map(|n| n as usize)
-            .ok_or_else(|| {
-                ApiError::invalid(
-                    "limit",
-                    format!("limit must be an integer from 1 to {max_limit}"),
-                )
-            })?,
+            .filter(|n| *n >= 1)
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+            .ok_or_else(|| ApiError::invalid("limit", "limit must be a positive integer"))?,
+    }
+    .min(max_limit);
+    let max_depth = match body.get("max_discovery_depth") {
+        None | Some(Value::Null) => 10,
+        Some(v) => v.as_u64().map_or_else(
+            || {
+                Err(ApiError::invalid(
+                    "max_discovery_depth",
+                    "max_discovery_depth must be a non-negative integer",
+                ))
+            },
+            |d| Ok(usize::try_from(d).unwrap_or(usize::MAX)),
+        )?,
     };
-    let max_depth = body
-        .get("max_discovery_depth")
-        .and_then(Value::as_u64)
-        .map_or(10, |d| d as usize);
+    let flag = |name: &str| match body.get(name) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(ApiError::invalid(
+            name,
+            format!("{name} must be a boolean, not {}", kind(other)),
+        )),
+    };
+    // Crawl's link options choose the same filter map's `domain_filter` names.
+    let domain_filter = if flag("allow_external_links")? {
+        "all".to_owned()
+    } else if flag("allow_subdomains")? {
+        "subdomain".to_owned()
+    } else {
+        domain_filter
+    };
     Ok(Discover {
         sitemap,
         domain_filter,
@@ -830,8 +871,15 @@ fn discover_options(
         include: string_list(body, "include_paths")?,
         exclude: string_list(body, "exclude_paths")?,
         max_depth,
+        entire_domain: flag("crawl_entire_domain")?,
+        ignore_query: flag("ignore_query_parameters")?,
     })
 }
+
+/// Most pages map discovers.
+const MAX_MAP_LINKS: usize = 5_000;
+/// Most pages a crawl visits.
+const MAX_CRAWL_PAGES: usize = 1_000;
 
 fn same_site(root: &Url, u: &Url, filter: &str) -> bool {
     let (Some(a), Some(b)) = (root.host_str(), u.host_str()) else {
@@ -844,12 +892,14 @@ fn same_site(root: &Url, u: &Url, filter: &str) -> bool {
     }
 }
 
-fn path_allowed(u: &Url, d: &Discover) -> bool {
+fn path_allowed(root: &Url, u: &Url, d: &Discover) -> bool {
     let p = u.path();
-    (d.include.is_empty()
-        || d.include
-            .iter()
-            .any(|i| p.starts_with(i.trim_end_matches('*'))))
+    let scope = root.path().rsplit_once('/').map_or("/", |(dir, _)| dir);
+    (d.entire_domain || !same_site(root, u, "domain") || p.starts_with(scope))
+        && (d.include.is_empty()
+            || d.include
+                .iter()
+                .any(|i| p.starts_with(i.trim_end_matches('*'))))
         && !d
             .exclude
             .iter()
@@ -889,9 +939,12 @@ async fn discover(root: &Url, d: &Discover) -> Vec<(Url, Option<Page>)> {
         }
         let mut key = u.clone();
         key.set_fragment(None);
+        if d.ignore_query {
+            key.set_query(None);
+        }
         if !seen.insert(key.to_string())
             || !same_site(root, &u, &d.domain_filter)
-            || !path_allowed(&u, d)
+            || !path_allowed(root, &u, d)
         {
             continue;
         }
@@ -913,7 +966,7 @@ async fn discover(root: &Url, d: &Discover) -> Vec<(Url, Option<Page>)> {
 
 async fn map_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
     let url = parse_url(required_str(body, "url")?, "url")?;
-    let d = discover_options(body, 100, 5_000)?;
+    let d = discover_options(body, 100, MAX_MAP_LINKS)?;
     let pages = discover(&url, &d).await;
     let links: Vec<Value> = pages
         .iter()
@@ -951,60 +1004,275 @@ pub struct Crawl {
     pub url: String,
     /// Creation time.
     pub created: SystemTime,
+    /// Creation instant: the crawl is `queued` for the first half of a task's time.
+    pub started: Instant,
+    /// How long it stays `queued`.
+    pub queued_for: std::time::Duration,
     /// Page task ids.
     pub tasks: Vec<String>,
     /// Set when terminated.
     pub canceled_at: Option<SystemTime>,
-    /// The request options.
+    /// The request options with their defaults, as the record echoes them.
     pub options: Value,
 }
 
-fn crawl_record(state: &State, c: &Crawl, now: Instant) -> Value {
+/// The crawl's page statuses and counts at `now`.
+struct CrawlPages {
+    list: Vec<Value>,
+    done: usize,
+    failed: usize,
+    pending: usize,
+    /// When the last page ended, once every page has.
+    last_end: Option<SystemTime>,
+}
+
+fn crawl_pages(state: &State, c: &Crawl, now: Instant) -> CrawlPages {
     let tasks = lock(&state.tasks);
-    let (mut done, mut failed, mut pending) = (0, 0, 0);
-    let list: Vec<Value> = c
-        .tasks
-        .iter()
-        .filter_map(|id| tasks.get(id))
-        .map(|t| {
-            let state = t.state(now);
-            let status = match state {
-                TaskState::Pending if c.canceled_at.is_some() => "failed",
-                TaskState::Pending => "pending",
-                TaskState::Success => "completed",
-                TaskState::Error => "failed",
-            };
-            match status {
-                "pending" => pending += 1,
-                "completed" => done += 1,
-                _ => failed += 1,
-            }
-            let updated = if state == TaskState::Pending { t.created } else { t.created + t.duration };
-            json!({ "task_id": t.id, "status": status, "created_at": timestamp(t.created), "updated_at": timestamp(updated) })
-        })
-        .collect();
+    let mut pages = CrawlPages {
+        list: Vec::with_capacity(c.tasks.len()),
+        done: 0,
+        failed: 0,
+        pending: 0,
+        last_end: None,
+    };
+    for t in c.tasks.iter().filter_map(|id| tasks.get(id)) {
+        let state = t.state(now);
+        let status = match state {
+            TaskState::Pending if c.canceled_at.is_some() => "failed",
+            TaskState::Pending => "pending",
+            TaskState::Success => "completed",
+            TaskState::Error => "failed",
+        };
+        match status {
+            "pending" => pages.pending += 1,
+            "completed" => pages.done += 1,
+            _ => pages.failed += 1,
+        }
+        let updated = if state == TaskState::Pending {
+            t.created
+        } else {
+            t.created + t.duration
+        };
+        if state != TaskState::Pending {
+            pages.last_end = Some(pages.last_end.map_or(updated, |l| l.max(updated)));
+        }
+        pages.list.push(json!({
+            "task_id": t.id,
+            "status": status,
+            "created_at": timestamp(t.created),
+            "updated_at": timestamp(updated),
+        }));
+    }
+    pages
+}
+
+/// The crawl record at `now` (wire notes, vendor models): `completed_at` is when the last page
+/// ended (or the crawl was canceled), the same on every read.
+fn crawl_record(state: &State, c: &Crawl, now: Instant) -> Value {
+    let pages = crawl_pages(state, c, now);
     let status = if c.canceled_at.is_some() {
         "canceled"
-    } else if pending > 0 {
+    } else if pages.pending > 0 && now < c.started + c.queued_for {
+        "queued"
+    } else if pages.pending > 0 {
         "running"
-    } else if done == 0 && failed > 0 {
+    } else if pages.done == 0 && pages.failed > 0 {
         "failed"
     } else {
         "succeeded"
     };
+    let completed_at = match (c.canceled_at, pages.pending) {
+        (Some(t), _) => Some(t),
+        (None, 0) => Some(pages.last_end.unwrap_or(c.created)),
+        _ => None,
+    };
+    let updated = completed_at.or(pages.last_end).unwrap_or(c.created);
     json!({
         "crawl_id": c.id,
+        "account_name": c.account,
+        "name": c.options.get("name"),
         "url": c.url,
         "status": status,
-        "tasks": list,
+        "tasks": pages.list,
         "total": c.tasks.len(),
-        "completed": done,
-        "failed": failed,
-        "pending": pending,
+        "completed": pages.done,
+        "failed": pages.failed,
+        "pending": pages.pending,
         "created_at": timestamp(c.created),
+        "updated_at": timestamp(updated),
+        "completed_at": completed_at.map(timestamp),
         "crawl_options": c.options,
-        "completed_at": if pending == 0 { json!(timestamp(c.canceled_at.unwrap_or(SystemTime::now()))) } else { Value::Null },
+        "extract_options": c.options.get("extract_options"),
     })
+}
+
+/// `crawl_options` as the record echoes them: what was asked, with the defaults filled in.
+fn crawl_options(body: &Map<String, Value>, d: &Discover) -> Value {
+    let mut o = body.clone();
+    o.remove("url");
+    for flag in [
+        "allow_external_links",
+        "allow_subdomains",
+        "crawl_entire_domain",
+        "ignore_query_parameters",
+    ] {
+        o.entry(flag).or_insert(json!(false));
+    }
+    o.entry("limit").or_insert(json!(d.limit));
+    o.entry("max_discovery_depth").or_insert(json!(d.max_depth));
+    o.insert("sitemap".into(), json!(d.sitemap));
+    Value::Object(o)
+}
+
+/// Crawl webhook events (wire notes).
+const CRAWL_EVENTS: [&str; 4] = ["started", "page", "completed", "failed"];
+
+/// A crawl's `callback`: a URL, or `{url, headers, metadata, events}`.
+#[derive(Debug, Clone)]
+struct Callback {
+    url: String,
+    headers: Map<String, Value>,
+    metadata: Value,
+    events: Vec<String>,
+}
+
+fn crawl_callback(body: &Map<String, Value>) -> Result<Option<Callback>, ApiError> {
+    let url_of = |v: &str, at: &str| {
+        parse_url(v, at)?;
+        Ok::<_, ApiError>(v.to_owned())
+    };
+    match body.get("callback") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(u)) => Ok(Some(Callback {
+            url: url_of(u, "callback")?,
+            headers: Map::new(),
+            metadata: Value::Null,
+            events: CRAWL_EVENTS.iter().map(|e| (*e).to_owned()).collect(),
+        })),
+        Some(Value::Object(o)) => {
+            let url = match o.get("url") {
+                Some(Value::String(u)) => url_of(u, "callback.url")?,
+                _ => {
+                    return Err(ApiError::bad_request(
+                        "callback.url",
+                        "callback needs a url (a string)",
+                    ));
+                }
+            };
+            let headers = match o.get("headers") {
+                None | Some(Value::Null) => Map::new(),
+                Some(Value::Object(h)) if h.values().all(Value::is_string) => h.clone(),
+                Some(_) => {
+                    return Err(ApiError::invalid(
+                        "callback.headers",
+                        "callback.headers must map header names to strings",
+                    ));
+                }
+            };
+            let events = match o.get("events") {
+                None | Some(Value::Null) => CRAWL_EVENTS.iter().map(|e| (*e).to_owned()).collect(),
+                Some(Value::Array(list)) => list
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| match e.as_str() {
+                        Some(e) if CRAWL_EVENTS.contains(&e) => Ok(e.to_owned()),
+                        _ => Err(ApiError::invalid(
+                            format!("callback.events[{i}]"),
+                            format!("unknown event {e}; known: {}", CRAWL_EVENTS.join(", ")),
+                        )),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => {
+                    return Err(ApiError::invalid(
+                        "callback.events",
+                        "callback.events must be a list",
+                    ));
+                }
+            };
+            Ok(Some(Callback {
+                url,
+                headers,
+                metadata: o.get("metadata").cloned().unwrap_or(Value::Null),
+                events,
+            }))
+        }
+        Some(other) => Err(ApiError::invalid(
+            "callback",
+            format!("callback must be a URL or an object, not {}", kind(other)),
+        )),
+    }
+}
+
+/// Calls a crawl's webhook as it moves: `started` now, `page` as each page ends, then `completed`
+/// or `failed`; problems are kept as the crawl's delivery errors.
+fn schedule_callbacks(state: Arc<State>, crawl_id: String, cb: Callback) {
+    tokio::spawn(async move {
+        let mut errors = Vec::new();
+        let send = |event: &'static str, extra: Value| {
+            let cb = &cb;
+            let crawl_id = &crawl_id;
+            async move {
+                if !cb.events.iter().any(|e| e == event) {
+                    return Ok(());
+                }
+                let mut payload = json!({
+                    "event": event,
+                    "crawl_id": crawl_id,
+                    "metadata": cb.metadata,
+                    "timestamp": timestamp(SystemTime::now()),
+                });
+                if let (Value::Object(p), Value::Object(x)) = (&mut payload, extra) {
+                    p.extend(x);
+                }
+                crate::delivery::post_webhook(&cb.url, &cb.headers, &payload).await
+            }
+        };
+        errors.extend(send("started", json!({})).await.err());
+        let ends: Vec<(String, Instant)> = {
+            let crawls = lock(&state.crawls);
+            let tasks = lock(&state.tasks);
+            crawls
+                .get(&crawl_id)
+                .map(|c| {
+                    c.tasks
+                        .iter()
+                        .filter_map(|id| tasks.get(id).map(|t| (t.id.clone(), t.ends_at)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let mut ends = ends;
+        ends.sort_by_key(|(_, at)| *at);
+        for (task_id, at) in ends {
+            tokio::time::sleep_until(at.into()).await;
+            let status = lock(&state.tasks).get(&task_id).map_or("failed", |t| {
+                match t.state(Instant::now()) {
+                    TaskState::Success => "completed",
+                    _ => "failed",
+                }
+            });
+            let page = json!({ "task_id": task_id, "status": status });
+            errors.extend(send("page", page).await.err());
+        }
+        let record = lock(&state.crawls)
+            .get(&crawl_id)
+            .cloned()
+            .map(|c| crawl_record(&state, &c, Instant::now()));
+        let ended = record
+            .as_ref()
+            .and_then(|r| r["status"].as_str())
+            .unwrap_or("failed");
+        let event = if ended == "succeeded" {
+            "completed"
+        } else {
+            "failed"
+        };
+        errors.extend(send(event, json!({ "status": ended })).await.err());
+        if !errors.is_empty() {
+            tracing::warn!(crawl = %crawl_id, ?errors, "crawl callback problems");
+            lock(&state.delivery_errors).insert(crawl_id, errors);
+        }
+    });
 }
 
 /// `POST /v1/crawl`: discovers up to `limit` pages and makes each an extract task.
@@ -1016,7 +1284,18 @@ pub(crate) async fn crawl(
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let body = json_object(&headers, body).await?;
     let url = parse_url(required_str(&body, "url")?, "url")?;
-    let d = discover_options(&body, 10, 1_000)?;
+    let d = discover_options(&body, 10, MAX_CRAWL_PAGES)?;
+    let callback = crawl_callback(&body)?;
+    if let Some(o) = body
+        .get("extract_options")
+        .filter(|v| !v.is_null() && !v.is_object())
+    {
+        return Err(ApiError::invalid(
+            "extract_options",
+            format!("extract_options must be an object, not {}", kind(o)),
+        ));
+    }
+    let options = crawl_options(&body, &d);
     let pages = discover(&url, &d).await;
     let now = Instant::now();
     let created = SystemTime::now();
@@ -1043,6 +1322,8 @@ pub(crate) async fn crawl(
                 id: id.clone(),
                 account: ctx.account.name.clone(),
                 agent: "crawl".into(),
+                api_type: "extract",
+                flow: Flow::Pending,
                 created,
                 ends_at: now + duration,
                 duration,
@@ -1058,12 +1339,17 @@ pub(crate) async fn crawl(
         account: ctx.account.name.clone(),
         url: url.to_string(),
         created,
+        started: now,
+        queued_for: base / 2,
         tasks: ids,
         canceled_at: None,
-        options: Value::Object(body),
+        options,
     };
     let record = crawl_record(&state, &c, now);
     lock(&state.crawls).insert(c.id.clone(), c);
+    if let Some(cb) = callback {
+        schedule_callbacks(state.clone(), ctx.task_id.clone(), cb);
+    }
     Ok((StatusCode::OK, Json(record)))
 }
 
@@ -1126,7 +1412,10 @@ pub(crate) async fn crawl_list(
         .collect();
     mine.sort_by(|a, b| b.created.cmp(&a.created).then_with(|| a.id.cmp(&b.id)));
     let now = Instant::now();
-    Json(Value::Array(
-        mine.iter().map(|c| crawl_record(&state, c, now)).collect(),
-    ))
+    let total = mine.len();
+    // The vendor's models page the list (`{data, pagination}`); the spec does not show it.
+    Json(json!({
+        "data": mine.iter().map(|c| crawl_record(&state, c, now)).collect::<Vec<_>>(),
+        "pagination": { "has_next": false, "next_cursor": null, "total": total },
+    }))
 }

@@ -35,8 +35,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::error::Error;
+use super::listing::Listing;
 use super::retry::Idempotency;
-use super::run::{Delivery, RunOptions, RunResult};
+use super::run::{Delivery, RunOptions, RunResult, localizes};
 use super::tasks::{TaskOutput, TaskRecord, TaskState};
 use super::waiter::{self, Poll, WaitOptions};
 use super::web::{ExtractRequest, ExtractResult};
@@ -76,27 +77,70 @@ pub struct BatchProgress {
 struct ProgressRecord {
     #[serde(default)]
     completed: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     completed_count: usize,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     failed_count: usize,
     #[serde(default)]
     total: Option<usize>,
 }
 
-/// Builds a batch of one agent: `client.batch::<RetailerAPdp>()`.
+/// A count the vendor's models type as a float (`3.0`) and the spec's readers as an integer.
+fn count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let n = Option::<f64>::deserialize(d)?.unwrap_or(0.0);
+    if n.is_finite() && n >= 0.0 && n.fract() == 0.0 {
+        // A whole, non-negative f64 that fits; larger ones saturate.
+        Ok(n.min(usize::MAX as f64) as usize)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "expected a count, found {n}"
+        )))
+    }
+}
+
+/// `GET /v1/batches/{id}`: a batch's progress and every task record (state, download URL);
+/// [`Client::batches`] lists batches with the same fields (without the tasks).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
+pub struct BatchDetails {
+    /// The batch id.
+    pub id: String,
+    /// Whether every task ended.
+    #[serde(default)]
+    pub completed: bool,
+    /// Tasks that ended.
+    #[serde(default, deserialize_with = "count")]
+    pub completed_count: usize,
+    /// Ended ÷ all, from 0 to 1.
+    #[serde(default)]
+    pub progress: f64,
+    /// Created (ISO 8601).
+    #[serde(default)]
+    pub created_at: Option<String>,
+    /// When the last task ended (ISO 8601).
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    /// The task records in input order (an entry may be missing: `None`).
+    #[serde(default)]
+    pub tasks: Vec<Option<TaskRecord>>,
+}
+
+/// Builds a batch of one agent: `client.batch::<RetailerAPdp>()` (typed items), or
+/// `client.batch_raw("my_agent")` for an agent without bindings (items are JSON params).
 #[derive(Debug)]
-pub struct BatchBuilder<A: Agent> {
+pub struct BatchBuilder<A> {
     client: Client,
+    agent: String,
     shared: Map<String, Value>,
     options: RunOptions,
     delivery: Delivery,
     _agent: PhantomData<fn() -> A>,
 }
 
-impl<A: Agent> BatchBuilder<A> {
-    /// A parameter for every item (`country`, `locale`, `tag`, …); items that set it win
-    /// (spec 4.4 batch rule 3).
+impl<A> BatchBuilder<A> {
+    /// A parameter for every item (`country`, `locale`, `tag`, `zip_code`, …); items that set it
+    /// win (spec 4.4 batch rule 3). Localization follows: a shared `zip_code` localizes every
+    /// item.
     pub fn shared_param(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
         self.shared.insert(name.into(), value.into());
         self
@@ -114,15 +158,14 @@ impl<A: Agent> BatchBuilder<A> {
         self
     }
 
-    /// Validates every item (merged over the shared params), then submits in batches of at most
-    /// 1,000. Nothing is sent when an item breaks a rule. If a later batch fails to submit, the
-    /// error carries the ids of those already submitted.
-    pub async fn submit<I>(self, items: I) -> Result<BatchHandle<RunResult<A>>, Error>
-    where
-        I: IntoIterator<Item = A::Params>,
-    {
+    /// Submits items given as (wire params, whether their typed params localize), in batches of
+    /// at most 1,000: the one submit path of typed and untyped batches.
+    async fn submit_params<R: TaskOutput>(
+        self,
+        items: impl IntoIterator<Item = Result<(Map<String, Value>, bool), Error>>,
+    ) -> Result<BatchHandle<R>, Error> {
         let mut shared_inputs = Map::new();
-        shared_inputs.insert("agent".into(), json!(A::NAME));
+        shared_inputs.insert("agent".into(), json!(self.agent));
         if let Some(Value::String(c)) = self.shared.get("country")
             && (c.len() != 2 || !c.bytes().all(|b| b.is_ascii_alphabetic()))
         {
@@ -137,19 +180,18 @@ impl<A: Agent> BatchBuilder<A> {
         }
         self.delivery.apply(&mut shared_inputs)?;
         let mut inputs = Vec::new();
-        for (index, item) in items.into_iter().enumerate() {
-            item.validate()
-                .map_err(|error| Error::InvalidItem { index, error })?;
-            let mut params = match serde_json::to_value(&item) {
-                Ok(Value::Object(m)) => m,
-                _ => Map::new(),
-            };
+        for item in items {
+            let (mut params, typed_localizes) = item?;
+            // Localization follows the params the service will merge, shared ones included.
+            let mut merged = self.shared.clone();
+            merged.extend(params.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let localize = typed_localizes || localizes(&Value::Object(merged));
             // The item's own values win; drop the ones equal to the shared value to keep the
             // wire form small.
             params.retain(|k, v| self.shared.get(k) != Some(v));
             let mut input = Map::new();
             input.insert("params".into(), Value::Object(params));
-            if item.uses_localization() {
+            if localize {
                 input.insert("localization".into(), json!(true));
             }
             inputs.push(compact(&Value::Object(input))?);
@@ -167,6 +209,57 @@ impl<A: Agent> BatchBuilder<A> {
             &inputs,
         )
         .await
+    }
+}
+
+impl<A: Agent> BatchBuilder<A> {
+    /// Validates every item, then submits in batches of at most 1,000. Nothing is sent when an
+    /// item breaks a rule. If a later batch fails to submit, the error carries the ids of those
+    /// already submitted.
+    pub async fn submit<I>(self, items: I) -> Result<BatchHandle<RunResult<A>>, Error>
+    where
+        I: IntoIterator<Item = A::Params>,
+    {
+        let items = items.into_iter().enumerate().map(|(index, item)| {
+            item.validate()
+                .map_err(|error| Error::InvalidItem { index, error })?;
+            let params = match serde_json::to_value(&item) {
+                Ok(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            Ok((params, item.uses_localization()))
+        });
+        self.submit_params(items).await
+    }
+}
+
+impl BatchBuilder<Value> {
+    /// Submits items given as JSON params objects (`{"asin": "B08N5WRWNW"}`), for an agent
+    /// without bindings: nothing is checked but their shape, and results are untyped.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: agents_runtime::Client) -> Result<(), agents_runtime::Error> {
+    /// let batch = client
+    ///     .batch_raw("my_private_agent")
+    ///     .submit_raw([serde_json::json!({"url": "https://shop.example/p/1"})])
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn submit_raw<I>(self, items: I) -> Result<BatchHandle<RunResult<Value>>, Error>
+    where
+        I: IntoIterator<Item = Value>,
+    {
+        let items = items
+            .into_iter()
+            .enumerate()
+            .map(|(index, item)| match item {
+                Value::Object(params) => Ok((params, false)),
+                other => Err(Error::InvalidOption {
+                    option: "items",
+                    message: format!("item {index} is not a JSON object of params: {other}"),
+                }),
+            });
+        self.submit_params(items).await
     }
 }
 
@@ -262,6 +355,15 @@ impl<R: TaskOutput> BatchHandle<R> {
         }
     }
 
+    /// The details of every batch of this handle, tasks included, as they are now.
+    pub async fn details(&self) -> Result<Vec<BatchDetails>, Error> {
+        let mut out = Vec::with_capacity(self.ids.len());
+        for id in &self.ids {
+            out.push(self.client.batch_details(id).await?);
+        }
+        Ok(out)
+    }
+
     /// The batch ids, in submission order.
     pub fn ids(&self) -> &[String] {
         &self.ids
@@ -338,12 +440,6 @@ impl<R: TaskOutput> BatchHandle<R> {
     /// Waits (polling `/progress`) until batch `id` completes, then lists its tasks. Both the
     /// polls and the listing go through the waiter, so transient failures are polled through.
     async fn finished_tasks(&self, id: &str) -> Result<Vec<Option<TaskRecord>>, Error> {
-        #[derive(Deserialize)]
-        struct Details {
-            #[serde(default)]
-            tasks: Vec<Option<TaskRecord>>,
-        }
-        let path = format!("v1/batches/{}", segment(id));
         waiter::wait(format!("batch {id}"), self.wait, || async {
             let p = self.progress_of(id).await?;
             if !p.completed {
@@ -353,8 +449,7 @@ impl<R: TaskOutput> BatchHandle<R> {
                     p.total.unwrap_or(0)
                 )));
             }
-            let details = self.client.get::<Details>(&path, &[]).await?.0;
-            Ok(Poll::Done(details.tasks))
+            Ok(Poll::Done(self.client.batch_details(id).await?.tasks))
         })
         .await
     }
@@ -463,8 +558,31 @@ impl Client {
 
     /// A batch of agent `A`: `client.batch::<RetailerAPdp>()`.
     pub fn batch<A: Agent>(&self) -> BatchBuilder<A> {
+        self.batch_of(A::NAME)
+    }
+
+    /// `GET /v1/batches/{id}`: progress and every task record.
+    pub async fn batch_details(&self, id: &str) -> Result<BatchDetails, Error> {
+        let path = format!("v1/batches/{}", segment(id));
+        Ok(self.get(&path, &[]).await?.0)
+    }
+
+    /// `GET /v1/batches`: this account's batches (the first page, when the service pages them),
+    /// newest first, without their tasks.
+    pub async fn batches(&self) -> Result<Vec<BatchDetails>, Error> {
+        let (page, _): (Listing<BatchDetails>, _) = self.get("v1/batches", &[]).await?;
+        Ok(page.items)
+    }
+
+    /// A batch of an agent without bindings, by name; see [`BatchBuilder::submit_raw`].
+    pub fn batch_raw(&self, agent: &str) -> BatchBuilder<Value> {
+        self.batch_of(agent)
+    }
+
+    fn batch_of<A>(&self, agent: &str) -> BatchBuilder<A> {
         BatchBuilder {
             client: self.clone(),
+            agent: agent.to_owned(),
             shared: Map::new(),
             options: RunOptions::new(),
             delivery: Delivery::new(),

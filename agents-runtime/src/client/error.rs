@@ -136,14 +136,27 @@ impl ApiError {
             .and_then(|e| e.get("message").or_else(|| e.as_str().map(|_| e)))
             .or_else(|| body.get("msg"))
             .or_else(|| body.get("message"))
+            .or_else(|| {
+                body.get("errors")
+                    .and_then(Value::as_array)?
+                    .iter()
+                    .find_map(|e| e.get("message"))
+            })
             .and_then(Value::as_str)
             .map(str::to_owned)
             .unwrap_or_else(|| match &body {
                 Value::String(s) if !s.is_empty() => s.chars().take(500).collect(),
                 _ => status_text(status).to_owned(),
             });
+        // `error.field`, or the first `errors[].field` of a 422 listing every broken field.
         let field = err
             .and_then(|e| e.get("field"))
+            .or_else(|| {
+                body.get("errors")
+                    .and_then(Value::as_array)?
+                    .iter()
+                    .find_map(|e| e.get("field"))
+            })
             .and_then(Value::as_str)
             .map(str::to_owned);
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());

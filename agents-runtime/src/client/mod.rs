@@ -10,6 +10,7 @@ pub mod batch;
 pub mod delivery;
 pub mod error;
 pub mod generation;
+pub mod listing;
 pub mod pages;
 pub mod proxy;
 pub mod retry;

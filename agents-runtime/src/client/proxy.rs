@@ -106,12 +106,13 @@ impl ProxyConfig {
         )
     }
 
-    /// The whole connection string, password included (keep it secret).
+    /// The whole connection string, password included (keep it secret). The password is
+    /// percent-encoded, so one with `@`, `:` or `/` still parses as a URL's password.
     pub fn connection_string(&self) -> SecretString {
         SecretString::from(format!(
             "http://{}:{}@{}:{}",
             self.username(),
-            self.password.expose_secret(),
+            super::segment(self.password.expose_secret()),
             self.host,
             self.port
         ))
@@ -126,5 +127,21 @@ impl ProxyConfig {
                 option: "host",
                 message: format!("cannot make a proxy for {url}: {e}"),
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_password_is_percent_encoded_in_the_connection_string() {
+        let p = ProxyConfig::new("proxy.example.com", "acme", "resi", "us", "p@ss:w/rd%#").unwrap();
+        let text = p.connection_string();
+        let url = reqwest::Url::parse(text.expose_secret()).unwrap();
+        assert_eq!(url.host_str(), Some("proxy.example.com"));
+        assert_eq!(url.port(), Some(7000));
+        assert_eq!(url.username(), "account-acme-pipeline-resi-country-US");
+        assert_eq!(url.password(), Some("p%40ss%3Aw%2Frd%25%23"));
     }
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::error::{Error, ResponseInfo};
 use super::retry::Idempotency;
-use super::tasks::TaskHandle;
+use super::tasks::{TaskHandle, TaskRecord};
 use super::{Client, WaitOptions};
 use crate::agent::{Agent, AgentParams};
 use crate::decode::Parsing;
@@ -244,12 +244,15 @@ impl<T> RunResult<T> {
     }
 }
 
+/// The body of a run. `localization` is sent when the typed params say a localization input is
+/// set or the wire params hold one, however it got there (a setter, `.param()`, raw params).
 fn run_body(
     agent: &str,
     params: Value,
-    localize: bool,
+    typed_localizes: bool,
     options: &RunOptions,
 ) -> Map<String, Value> {
+    let localize = typed_localizes || localizes(&params);
     let mut body = Map::new();
     body.insert("agent".into(), json!(agent));
     body.insert("params".into(), params);
@@ -263,8 +266,9 @@ fn run_body(
     body
 }
 
-/// Whether raw params set a localization parameter.
-fn raw_localizes(params: &Value) -> bool {
+/// Whether wire params set a localization parameter (`zip_code` or `store_id`, spec 4.4 params
+/// rule 3): the one rule for runs, async runs and batch items.
+pub(crate) fn localizes(params: &Value) -> bool {
     ["zip_code", "store_id"]
         .iter()
         .any(|k| params.get(k).is_some_and(|v| !v.is_null()))
@@ -312,9 +316,7 @@ impl Client {
         params: Value,
         options: &RunOptions,
     ) -> Result<RunResult<Value>, Error> {
-        let localize = raw_localizes(&params);
-        self.post_run(run_body(agent, params, localize, options))
-            .await
+        self.post_run(run_body(agent, params, false, options)).await
     }
 
     async fn post_run<T>(&self, body: Map<String, Value>) -> Result<RunResult<T>, Error>
@@ -360,8 +362,7 @@ impl Client {
         options: &RunOptions,
         delivery: &Delivery,
     ) -> Result<TaskHandle<RunResult<Value>>, Error> {
-        let localize = raw_localizes(&params);
-        let mut body = run_body(agent, params, localize, options);
+        let mut body = run_body(agent, params, false, options);
         delivery.apply(&mut body)?;
         self.post_async(body).await
     }
@@ -377,16 +378,29 @@ impl Client {
         path: &str,
         body: Value,
     ) -> Result<TaskHandle<R>, Error> {
+        // The spec's answer is `{task_id}`; the vendor's models wrap the task record
+        // (`{status, task: {id, ...}}`). Either names the task.
         #[derive(Deserialize)]
         struct Created {
-            task_id: String,
+            #[serde(default)]
+            task_id: Option<String>,
+            #[serde(default)]
+            task: Option<TaskRecord>,
         }
-        let (created, _): (Created, _) = self
+        let (created, info): (Created, _) = self
             .send(Method::POST, path, &[], Some(&body), Idempotency::Unsafe)
             .await?;
+        let Some(id) = created.task_id.or(created.task.map(|t| t.id)) else {
+            return Err(Error::Decode(Box::new(super::error::DecodeError {
+                path: ".".into(),
+                message: "the answer names no task: neither `task_id` nor `task.id`".into(),
+                body: String::new(),
+                info,
+            })));
+        };
         Ok(TaskHandle {
             client: self.clone(),
-            id: created.task_id,
+            id,
             wait: WaitOptions::TASK,
             _output: PhantomData,
         })

@@ -2,10 +2,12 @@
 
 use std::marker::PhantomData;
 
+use futures::stream::{self, Stream, StreamExt};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use super::error::Error;
+use super::listing::Listing;
 use super::run::RunResult;
 use super::waiter::{self, Poll, WaitOptions};
 use super::{Client, segment};
@@ -162,6 +164,60 @@ impl<R: TaskOutput> TaskHandle<R> {
 }
 
 impl Client {
+    /// `GET /v1/tasks`: one page of this account's tasks, newest first. Pass the page's
+    /// `next_cursor` back for the next one; [`Client::tasks`] walks them all.
+    pub async fn tasks_page(
+        &self,
+        cursor: Option<&str>,
+        limit: Option<u32>,
+    ) -> Result<Listing<TaskRecord>, Error> {
+        let mut query = Vec::new();
+        if let Some(c) = cursor {
+            query.push(("cursor", c.to_owned()));
+        }
+        if let Some(l) = limit {
+            query.push(("limit", l.to_string()));
+        }
+        Ok(self.get("v1/tasks", &query).await?.0)
+    }
+
+    /// Every task of this account, newest first, page after page (`GET /v1/tasks`). Stops after
+    /// the first error.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: agents_runtime::Client) -> Result<(), agents_runtime::Error> {
+    /// use futures::TryStreamExt;
+    /// let failed: Vec<_> = client
+    ///     .tasks()
+    ///     .try_filter(|t| std::future::ready(t.state == agents_runtime::client::tasks::TaskState::Error))
+    ///     .try_collect()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn tasks(&self) -> impl Stream<Item = Result<TaskRecord, Error>> + Send + 'static {
+        let client = self.clone();
+        // (cursor of the next page, whether a page is still to fetch)
+        stream::unfold((None::<String>, true), move |(cursor, more)| {
+            let client = client.clone();
+            async move {
+                if !more {
+                    return None;
+                }
+                match client.tasks_page(cursor.as_deref(), None).await {
+                    Ok(page) => {
+                        let next = page.next_cursor.clone();
+                        let more = next.is_some();
+                        let items: Vec<Result<TaskRecord, Error>> =
+                            page.items.into_iter().map(Ok).collect();
+                        Some((stream::iter(items), (next, more)))
+                    }
+                    Err(e) => Some((stream::iter(vec![Err(e)]), (None, false))),
+                }
+            }
+        })
+        .flatten()
+    }
+
     /// `GET /v1/tasks/{id}`.
     pub async fn task(&self, id: &str) -> Result<TaskRecord, Error> {
         let path = format!("v1/tasks/{}", segment(id));

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::error::Error;
+use super::listing::Listing;
 use super::retry::Idempotency;
 use super::tasks::{TaskHandle, TaskOutput};
 use super::waiter::{self, Poll, WaitOptions};
@@ -299,7 +300,7 @@ pub struct ActionResult {
     /// The action.
     #[serde(default)]
     pub name: String,
-    /// `success`, `failed`, `skipped`, … (open set).
+    /// `done`, `error`, `skipped`, `no-run`, `in-progress` (the vendor's values; an open set).
     #[serde(default, deserialize_with = "open_enum")]
     pub status: String,
     /// Milliseconds it took.
@@ -504,6 +505,8 @@ impl MapRequest {
         domain_filter: &str => "domain_filter",
         /// Two-letter country.
         country: &str => "country",
+        /// Locale of the requests (`en-US`).
+        locale: &str => "locale",
         /// Sitemap use.
         sitemap: Sitemap => "sitemap",
     }
@@ -569,6 +572,114 @@ impl CrawlRequest {
         name: &str => "name",
         /// Sitemap use.
         sitemap: Sitemap => "sitemap",
+        /// Also follow links outside the start URL's path (siblings and parents).
+        crawl_entire_domain: bool => "crawl_entire_domain",
+        /// Treat URLs that differ only in their query as one page.
+        ignore_query_parameters: bool => "ignore_query_parameters",
+        /// Extract settings for every page (formats, driver, …), as an extract request takes them.
+        extract_options: Map<String, Value> => "extract_options",
+    }
+
+    /// A webhook the service calls as the crawl moves (`started`, `page`, `completed`,
+    /// `failed`).
+    pub fn callback(mut self, callback: CrawlCallback) -> Self {
+        self.body.insert("callback".into(), callback.into_value());
+        self
+    }
+}
+
+/// Crawl webhook events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CrawlEvent {
+    /// The crawl started.
+    Started,
+    /// A page ended.
+    Page,
+    /// The crawl succeeded.
+    Completed,
+    /// The crawl failed.
+    Failed,
+}
+
+impl CrawlEvent {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CrawlEvent::Started => "started",
+            CrawlEvent::Page => "page",
+            CrawlEvent::Completed => "completed",
+            CrawlEvent::Failed => "failed",
+        }
+    }
+}
+
+/// The `callback` of a crawl: a URL, with headers, metadata echoed in every call, and the
+/// events to call it for (all by default).
+///
+/// ```
+/// use agents_runtime::client::web::{CrawlCallback, CrawlEvent, CrawlRequest};
+/// let request = CrawlRequest::new("https://docs.example/")
+///     .limit(50)
+///     .callback(
+///         CrawlCallback::new("https://hooks.example/crawl")
+///             .header("x-hook-secret", "s3cr3t")
+///             .events([CrawlEvent::Page, CrawlEvent::Completed]),
+///     );
+/// # let _ = request;
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrawlCallback {
+    url: String,
+    headers: Map<String, Value>,
+    metadata: Option<Value>,
+    events: Vec<CrawlEvent>,
+}
+
+impl CrawlCallback {
+    /// Calls `url`.
+    pub fn new(url: impl Into<String>) -> Self {
+        CrawlCallback {
+            url: url.into(),
+            headers: Map::new(),
+            metadata: None,
+            events: Vec::new(),
+        }
+    }
+
+    /// A header sent with every call.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers
+            .insert(name.into(), Value::String(value.into()));
+        self
+    }
+
+    /// Data of your own, echoed in every call.
+    pub fn metadata(mut self, metadata: Value) -> Self {
+        self.metadata = Some(metadata);
+        self
+    }
+
+    /// Only these events (default: all).
+    pub fn events(mut self, events: impl IntoIterator<Item = CrawlEvent>) -> Self {
+        self.events = events.into_iter().collect();
+        self
+    }
+
+    fn into_value(self) -> Value {
+        let mut o = Map::new();
+        o.insert("url".into(), json!(self.url));
+        if !self.headers.is_empty() {
+            o.insert("headers".into(), Value::Object(self.headers));
+        }
+        if let Some(m) = self.metadata {
+            o.insert("metadata".into(), m);
+        }
+        if !self.events.is_empty() {
+            let events: Vec<&str> = self.events.iter().map(|e| e.as_str()).collect();
+            o.insert("events".into(), json!(events));
+        }
+        Value::Object(o)
     }
 }
 
@@ -767,8 +878,9 @@ impl Client {
         Ok(CrawlHandle::attach(self, record.crawl_id))
     }
 
-    /// `GET /v1/crawl`: this account's crawls.
+    /// `GET /v1/crawl`: this account's crawls (the first page, when the service pages them).
     pub async fn crawls(&self) -> Result<Vec<CrawlRecord>, Error> {
-        Ok(self.get("v1/crawl", &[]).await?.0)
+        let (page, _): (Listing<CrawlRecord>, _) = self.get("v1/crawl", &[]).await?;
+        Ok(page.items)
     }
 }
