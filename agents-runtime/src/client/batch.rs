@@ -77,25 +77,12 @@ pub struct BatchProgress {
 struct ProgressRecord {
     #[serde(default)]
     completed: bool,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "super::open::count")]
     completed_count: usize,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "super::open::count")]
     failed_count: usize,
     #[serde(default)]
     total: Option<usize>,
-}
-
-/// A count the vendor's models type as a float (`3.0`) and the spec's readers as an integer.
-fn count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
-    let n = Option::<f64>::deserialize(d)?.unwrap_or(0.0);
-    if n.is_finite() && n >= 0.0 && n.fract() == 0.0 {
-        // A whole, non-negative f64 that fits; larger ones saturate.
-        Ok(n.min(usize::MAX as f64) as usize)
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "expected a count, found {n}"
-        )))
-    }
 }
 
 /// `GET /v1/batches/{id}`: a batch's progress and every task record (state, download URL);
@@ -109,7 +96,7 @@ pub struct BatchDetails {
     #[serde(default)]
     pub completed: bool,
     /// Tasks that ended.
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "super::open::count")]
     pub completed_count: usize,
     /// Ended ÷ all, from 0 to 1.
     #[serde(default)]

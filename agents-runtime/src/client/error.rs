@@ -602,3 +602,21 @@ impl From<reqwest::Error> for Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_422_listing_every_broken_field_names_the_first() {
+        let body =
+            br#"{"errors": [{"field": "params.asin", "message": "asin must be 10 characters"},
+                                  {"field": "params.zip_code", "message": "too short"}]}"#;
+        let api = ApiError::from_parts(422, &HeaderMap::new(), body);
+        assert_eq!(api.field.as_deref(), Some("params.asin"));
+        assert_eq!(api.message, "asin must be 10 characters");
+        let e = Error::from_status(api);
+        assert_eq!(e.kind(), ErrorKind::Rejected);
+        assert!(e.to_string().contains("(field `params.asin`)"), "{e}");
+    }
+}

@@ -216,8 +216,8 @@ pub struct RunResult<T> {
     /// `success`, `failed` or another value.
     #[serde(default)]
     pub status: RunStatus,
-    /// HTTP status of the target page.
-    #[serde(default)]
+    /// HTTP status of the target page (`200` or, as the vendor's models type it, `200.0`).
+    #[serde(default, deserialize_with = "super::open::status_code")]
     pub status_code: Option<u16>,
     /// The extracted data.
     pub data: RunData<T>,

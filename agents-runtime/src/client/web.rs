@@ -369,8 +369,8 @@ pub struct ExtractResult {
     /// `success`, `failed`, … (open set).
     #[serde(default, deserialize_with = "open_enum")]
     pub status: String,
-    /// Target HTTP status.
-    #[serde(default)]
+    /// Target HTTP status (`200` or `200.0`).
+    #[serde(default, deserialize_with = "super::open::status_code")]
     pub status_code: Option<u16>,
     /// The data.
     #[serde(default)]

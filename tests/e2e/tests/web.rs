@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use agents_emulator::{Emulator, Lifecycle};
 use agents_runtime::client::web::{
-    BrowserAction, CrawlRequest, CrawlStatus, ExtractFormat, ExtractRequest, Focus, MapRequest,
-    SearchRequest,
+    BrowserAction, CrawlCallback, CrawlEvent, CrawlRequest, CrawlStatus, ExtractFormat,
+    ExtractRequest, Focus, MapRequest, SearchRequest,
 };
 use agents_runtime::{Error, WaitOptions};
 use agents_tests_e2e::{client, emulator, start};
@@ -387,4 +387,73 @@ async fn extract_batches_run_every_url() {
     );
     assert!(results[1].data.markdown.is_none());
     assert!(results[2].url.as_deref().unwrap().contains("shop.example"));
+}
+
+#[tokio::test]
+async fn a_crawl_calls_its_webhook_and_echoes_every_option() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, serde_json::Value)>();
+    let hook = Router::new().route(
+        "/hook",
+        axum::routing::post(
+            move |headers: axum::http::HeaderMap, body: axum::Json<serde_json::Value>| {
+                let tx = tx.clone();
+                async move {
+                    let secret = headers
+                        .get("x-hook-secret")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("")
+                        .to_owned();
+                    let _ = tx.send((secret, body.0));
+                    StatusCode::OK
+                }
+            },
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook_url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, hook).await;
+    });
+    let base = site().await;
+    let e = emulator().await;
+    let c = client(&e);
+    let crawl = c
+        .crawl(
+            CrawlRequest::new(format!("{base}/"))
+                .limit(2)
+                .crawl_entire_domain(true)
+                .ignore_query_parameters(true)
+                .callback(
+                    CrawlCallback::new(hook_url)
+                        .header("x-hook-secret", "s3cr3t")
+                        .metadata(serde_json::json!({"run": 7}))
+                        .events([CrawlEvent::Started, CrawlEvent::Page, CrawlEvent::Completed]),
+                ),
+        )
+        .await
+        .unwrap()
+        .with_wait(fast());
+    let done = crawl.wait().await.unwrap();
+    assert_eq!(done.status, CrawlStatus::Succeeded);
+    let options = &done.rest["crawl_options"];
+    assert_eq!(options["crawl_entire_domain"], true);
+    assert_eq!(options["ignore_query_parameters"], true);
+    assert_eq!(options["allow_subdomains"], false);
+    assert_eq!(options["limit"], 2);
+    assert_eq!(options["callback"]["events"][1], "page");
+    // A finished crawl's completed_at does not move between reads.
+    let again = crawl.record().await.unwrap();
+    assert_eq!(again.rest["completed_at"], done.rest["completed_at"]);
+    let mut events = Vec::new();
+    while events.len() < 4 {
+        let (secret, body) = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(secret, "s3cr3t");
+        assert_eq!(body["crawl_id"], crawl.id());
+        assert_eq!(body["metadata"]["run"], 7);
+        events.push(body["event"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(events, ["started", "page", "page", "completed"]);
 }
