@@ -515,14 +515,28 @@ async fn fetch_one<R: TaskOutput>(
 }
 
 impl Client {
-    /// An extract batch (spec 4.1): every request's fields go per item; `shared` settings (such
-    /// as `render` or `country`) apply to all, item fields override them. More than 1,000 items
-    /// are split into several batches.
+    /// An extract batch (spec 4.1): every request's fields go per item; `shared` settings
+    /// ([`ExtractRequest::settings`], such as `render` or `country`) apply to all, item fields
+    /// override them. More than 1,000 items are split into several batches.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: agents_runtime::Client) -> Result<(), agents_runtime::Error> {
+    /// use agents_runtime::client::web::{ExtractFormat, ExtractRequest};
+    /// let batch = client
+    ///     .extract_batch(
+    ///         ExtractRequest::settings().country("US").format(ExtractFormat::Markdown),
+    ///         ["https://shop.example/p/1", "https://shop.example/p/2"].map(ExtractRequest::new),
+    ///     )
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn extract_batch(
         &self,
-        shared: Map<String, Value>,
+        shared: ExtractRequest,
         items: impl IntoIterator<Item = ExtractRequest>,
     ) -> Result<BatchHandle<ExtractResult>, Error> {
+        shared.check_options()?;
+        let shared = shared.into_body();
         let mut inputs = Vec::new();
         for (index, item) in items.into_iter().enumerate() {
             item.check().map_err(|e| match e {

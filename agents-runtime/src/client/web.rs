@@ -211,6 +211,12 @@ impl ExtractRequest {
         ExtractRequest { body }
     }
 
+    /// Settings without a URL: the `shared_inputs` of [`Client::extract_batch`], which every
+    /// item inherits unless it sets them itself.
+    pub fn settings() -> Self {
+        ExtractRequest { body: Map::new() }
+    }
+
     setters! {
         /// Render JavaScript.
         render: bool => "render",
@@ -272,6 +278,7 @@ impl ExtractRequest {
         self.body
     }
 
+    /// Checks the URL and the options.
     pub(crate) fn check(&self) -> Result<(), Error> {
         let url = self.body.get("url").and_then(Value::as_str).unwrap_or("");
         let ok = reqwest::Url::parse(url)
@@ -282,6 +289,11 @@ impl ExtractRequest {
                 message: format!("{url:?} is not an http(s) URL"),
             });
         }
+        self.check_options()
+    }
+
+    /// Checks the options (a batch's shared settings have no URL).
+    pub(crate) fn check_options(&self) -> Result<(), Error> {
         if let Some(c) = self.body.get("country").and_then(Value::as_str)
             && (c.len() != 2 || !c.bytes().all(|b| b.is_ascii_alphabetic()))
         {

@@ -347,11 +347,9 @@ async fn crawl_extracts_up_to_limit_pages_and_can_be_terminated() {
 async fn extract_batches_run_every_url() {
     let (e, base) = (emulator().await, site().await);
     let c = client(&e);
-    let mut shared = serde_json::Map::new();
-    shared.insert("formats".into(), serde_json::json!(["markdown"]));
     let handle = c
         .extract_batch(
-            shared,
+            ExtractRequest::settings().format(ExtractFormat::Markdown),
             [
                 ExtractRequest::new(format!("{base}/a")),
                 ExtractRequest::new(format!("{base}/b")).format(ExtractFormat::Links),
