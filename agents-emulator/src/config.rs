@@ -183,6 +183,9 @@ pub struct Config {
     pub schema_dir: Option<PathBuf>,
     /// A directory standing in for cloud buckets (`s3://bucket/prefix/` → `DIR/bucket/prefix/`).
     pub bucket_dir: Option<PathBuf>,
+    /// The residential proxy's password; with it the emulator also serves a loopback forward
+    /// proxy (spec 4.8) that checks the connection string's credentials.
+    pub proxy_password: Option<String>,
 }
 
 impl Default for Config {
@@ -199,6 +202,7 @@ impl Default for Config {
             generation_daily_limit: 100,
             schema_dir: None,
             bucket_dir: None,
+            proxy_password: None,
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod error;
 pub mod generate;
 pub mod lifecycle;
 pub mod params;
+mod proxy;
 mod request;
 pub mod routes;
 pub mod state;
@@ -58,6 +59,7 @@ impl Emulator {
         EmulatorBuilder {
             config: Config::default(),
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            proxy_addr: None,
         }
     }
 }
@@ -83,6 +85,7 @@ pub enum StartError {
 pub struct EmulatorBuilder {
     config: Config,
     addr: SocketAddr,
+    proxy_addr: Option<SocketAddr>,
 }
 
 impl EmulatorBuilder {
@@ -165,6 +168,21 @@ impl EmulatorBuilder {
         self
     }
 
+    /// Also serve the residential proxy (spec 4.8) with this password, on `proxy_addr` (default
+    /// an ephemeral port on the API's host): a forward proxy that checks the connection string's
+    /// credentials (`account-<ACCOUNT>-pipeline-<PIPELINE>-country-<CC>`, an account name of this
+    /// emulator) and forwards plain-HTTP requests to loopback targets only.
+    pub fn proxy(mut self, password: impl Into<String>) -> Self {
+        self.config.proxy_password = Some(password.into());
+        self
+    }
+
+    /// Where the proxy listens (with [`EmulatorBuilder::proxy`]).
+    pub fn proxy_addr(mut self, addr: SocketAddr) -> Self {
+        self.proxy_addr = Some(addr);
+        self
+    }
+
     /// The configuration so far.
     pub fn config(&self) -> &Config {
         &self.config
@@ -192,13 +210,43 @@ impl EmulatorBuilder {
         })?;
         let base_url = format!("http://{addr}");
         let _ = state.base_url.set(base_url.clone());
+        let proxy = match &state.config.proxy_password {
+            Some(_) => {
+                let want = self
+                    .proxy_addr
+                    .unwrap_or_else(|| SocketAddr::new(self.addr.ip(), 0));
+                let bound = tokio::net::TcpListener::bind(want).await;
+                let listener = bound.map_err(|source| StartError::Bind { addr: want, source })?;
+                let at = listener
+                    .local_addr()
+                    .map_err(|source| StartError::Bind { addr: want, source })?;
+                Some((listener, at))
+            }
+            None => None,
+        };
+        let proxy_addr = proxy.as_ref().map(|(_, at)| *at);
         let app = routes::router(state.clone());
+        let proxy_app = proxy.map(|(listener, _)| (listener, proxy::router(state.clone())));
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+            let stop = async move {
                 let _ = rx.await;
-            });
-            if let Err(e) = serve.await {
+            };
+            let result = match proxy_app {
+                Some((proxy_listener, proxy_app)) => {
+                    // Both servers stop together, when the handle says so.
+                    tokio::select! {
+                        r = axum::serve(listener, app).with_graceful_shutdown(stop) => r,
+                        r = axum::serve(proxy_listener, proxy_app) => r,
+                    }
+                }
+                None => {
+                    axum::serve(listener, app)
+                        .with_graceful_shutdown(stop)
+                        .await
+                }
+            };
+            if let Err(e) = result {
                 tracing::error!(error = %e, "emulator server stopped");
             }
         });
@@ -206,6 +254,7 @@ impl EmulatorBuilder {
         Ok(EmulatorHandle {
             base_url,
             addr,
+            proxy_addr,
             keys,
             state,
             shutdown: Some(tx),
@@ -218,6 +267,7 @@ impl EmulatorBuilder {
 pub struct EmulatorHandle {
     base_url: String,
     addr: SocketAddr,
+    proxy_addr: Option<SocketAddr>,
     keys: Vec<String>,
     state: Arc<State>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -242,6 +292,11 @@ impl EmulatorHandle {
     /// The bound address.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Where the residential proxy listens, when it was asked for ([`EmulatorBuilder::proxy`]).
+    pub fn proxy_addr(&self) -> Option<SocketAddr> {
+        self.proxy_addr
     }
 
     /// The first account's key.

@@ -50,6 +50,13 @@ struct Args {
     /// A directory standing in for cloud buckets (s3://bucket/prefix/ → DIR/bucket/prefix/).
     #[arg(long, value_name = "DIR")]
     bucket_dir: Option<PathBuf>,
+    /// Also serve the residential proxy (spec 4.8) with this password: a loopback forward proxy
+    /// checking the connection string's credentials (account names are those of the accounts).
+    #[arg(long, value_name = "PASSWORD")]
+    proxy_password: Option<String>,
+    /// Port of the proxy; 0 picks a free one.
+    #[arg(long, default_value_t = 7000, requires = "proxy_password")]
+    proxy_port: u16,
     /// Finish tasks and generations in a fraction of a second instead of minutes.
     #[arg(long)]
     fast: bool,
@@ -99,6 +106,11 @@ async fn main() -> ExitCode {
     if let Some(dir) = args.schemas {
         builder = builder.schema_dir(dir);
     }
+    if let Some(password) = args.proxy_password {
+        builder = builder
+            .proxy(password)
+            .proxy_addr(SocketAddr::new(args.host, args.proxy_port));
+    }
     for k in &args.api_keys {
         builder = builder.api_key(k.clone());
     }
@@ -122,6 +134,9 @@ async fn main() -> ExitCode {
         }
     }
     println!("{}", handle.base_url());
+    if let Some(proxy) = handle.proxy_addr() {
+        println!("proxy: http://{proxy}");
+    }
     if generated {
         println!("demo API key: {}", handle.api_key());
     }

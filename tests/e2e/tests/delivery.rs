@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use agents_emulator::Emulator;
+use agents_emulator::{Account, Emulator};
 use agents_runtime::catalog::{RetailerAPdp, RetailerAPdpParams};
 use agents_runtime::client::delivery::{DeliveryError, DeliveryReader};
 use agents_runtime::client::proxy::ProxyConfig;
@@ -14,8 +14,6 @@ use agents_tests_e2e::{client, emulator, start};
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::routing::post;
-use base64::Engine as _;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn fast() -> WaitOptions {
     WaitOptions::TASK.intervals(Duration::from_millis(25), Duration::from_millis(100))
@@ -169,83 +167,64 @@ async fn results_delivered_to_a_bucket_read_back_typed() {
     let _ = std::fs::remove_dir_all(&buckets);
 }
 
-/// A minimal forward proxy on loopback that checks the account credentials.
-async fn fake_proxy(expected_auth: String) -> u16 {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut sock, _)) = listener.accept().await else {
-                return;
-            };
-            let expected = expected_auth.clone();
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 1024];
-                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match sock.read(&mut chunk).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                    }
-                }
-                let head = String::from_utf8_lossy(&buf).to_string();
-                let line = head.lines().next().unwrap_or("").to_owned();
-                let authorized = head.lines().any(|l| {
-                    l.to_ascii_lowercase().starts_with("proxy-authorization:")
-                        && l.ends_with(&expected)
-                });
-                let (status, body) = if authorized {
-                    ("200 OK", format!("proxied {line}"))
-                } else {
-                    (
-                        "407 Proxy Authentication Required",
-                        "who are you".to_owned(),
-                    )
-                };
-                let resp = format!(
-                    "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = sock.write_all(resp.as_bytes()).await;
-            });
-        }
-    });
-    port
-}
-
 #[tokio::test]
-async fn the_proxy_builder_authenticates_through_a_loopback_proxy() {
-    let cfg = ProxyConfig::new("127.0.0.1", "acme", "resi", "us", "pa55").unwrap();
-    let basic = base64::engine::general_purpose::STANDARD
-        .encode("account-acme-pipeline-resi-country-US:pa55");
-    let port = fake_proxy(format!("Basic {basic}")).await;
-    let cfg = cfg.port(port);
-    let http = reqwest::Client::builder()
-        .proxy(cfg.to_reqwest().unwrap())
-        .build()
-        .unwrap();
-    let r = http.get("http://127.0.0.1:9/page").send().await.unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(
-        r.text().await.unwrap(),
-        "proxied GET http://127.0.0.1:9/page HTTP/1.1"
+async fn the_proxy_builder_authenticates_through_the_emulators_proxy() {
+    let password = "p@ss:w/rd";
+    let e = start(
+        Emulator::builder()
+            .rate_limit(None)
+            .account(Account::new("other-key").name("acme"))
+            .proxy(password),
+    )
+    .await;
+    let proxy = e.proxy_addr().unwrap();
+    // A loopback site the proxy forwards to.
+    let site = Router::new().route(
+        "/page",
+        axum::routing::get(|headers: HeaderMap| async move {
+            // The proxy's own credentials never reach the target.
+            assert!(headers.get("proxy-authorization").is_none());
+            "hello through the proxy"
+        }),
     );
-    let wrong = ProxyConfig::new("127.0.0.1", "acme", "resi", "us", "nope")
-        .unwrap()
-        .port(port);
-    let http = reqwest::Client::builder()
-        .proxy(wrong.to_reqwest().unwrap())
-        .build()
-        .unwrap();
-    assert_eq!(
-        http.get("http://127.0.0.1:9/page")
-            .send()
-            .await
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let page = format!("http://{}/page", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, site).await;
+    });
+    let through = |cfg: &ProxyConfig| {
+        reqwest::Client::builder()
+            .proxy(cfg.to_reqwest().unwrap())
+            .build()
             .unwrap()
-            .status(),
-        407
-    );
-    assert!(!format!("{cfg:?}").contains("pa55"));
+    };
+
+    let cfg = ProxyConfig::new("127.0.0.1", "acme", "resi", "de", password)
+        .unwrap()
+        .port(proxy.port());
+    let r = through(&cfg).get(&page).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["x-emulator-proxy-country"], "DE");
+    assert_eq!(r.headers()["x-emulator-proxy-account"], "acme");
+    assert_eq!(r.text().await.unwrap(), "hello through the proxy");
+
+    for wrong in [
+        ProxyConfig::new("127.0.0.1", "acme", "resi", "de", "nope"),
+        ProxyConfig::new("127.0.0.1", "nobody", "resi", "de", password),
+    ] {
+        let wrong = wrong.unwrap().port(proxy.port());
+        let r = through(&wrong).get(&page).send().await.unwrap();
+        assert_eq!(r.status(), 407);
+        assert!(r.headers().contains_key("proxy-authenticate"));
+    }
+    // Other hosts are never contacted.
+    let r = through(&cfg)
+        .get("http://elsewhere.example/")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 502);
+    assert!(!format!("{cfg:?}").contains(password));
     assert!(ProxyConfig::new("127.0.0.1", "acme", "resi", "USA", "x").is_err());
     assert!(ProxyConfig::new("127.0.0.1", "ac:me", "resi", "us", "x").is_err());
 }
