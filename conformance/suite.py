@@ -9,6 +9,9 @@ statuses must raise the SDK's documented exception classes.
 Where the spec (service-interface.md) and the vendor models disagree, the emulator answers with a
 superset when one exists; the comments marked CONFLICT name both sides and the choice.
 
+Endpoints of the SDK outside the service interface (serp, fast-serp, media, domain knowledge,
+jobs, task agents) are not served by the emulator and not checked here.
+
 Run by `conformance/run`, which starts the emulator and passes its URL and key:
 
     python suite.py BASE_URL API_KEY FIXTURES_DIR
@@ -104,6 +107,9 @@ call("POST /v1/agents/run (formats, localization)", T.AgentRunResponse,
      lambda c: c.agent.with_raw_response.run(
          agent="retailer_a_pdp", params={**PDP, "zip_code": "10001"}, localization=True,
          formats=["html", "markdown", "links", "headers"]))
+# CONFLICT: spec 4.4 answers an async run with `{task_id}`; the vendor model is
+# `{status: "success", task: {...task record...}}`. The emulator answers both in one object (a
+# superset), and the runtime reads either.
 started = call("POST /v1/agents/async", T.AgentRunAsyncResponse,
                lambda c: c.agent.with_raw_response.run_async(agent="retailer_a_pdp", params=PDP))
 if started:
@@ -118,6 +124,9 @@ if started:
 call("GET /v1/tasks", T.TaskListResponse, lambda c: c.tasks.with_raw_response.list())
 
 # --- batches ---------------------------------------------------------------------------------
+# CONFLICT (spec silent, vendor decides): batch progress and details carry `status`, which the
+# vendor models allow only as "success" (the call's status), so the batch's own state is only
+# `completed`; batch task items are full task records (with `id`, and `task_id` kept as well).
 batch = call("POST /v1/agents/batch", T.AgentRunBatchResponse,
              lambda c: c.agent.with_raw_response.run_batch(
                  inputs=[{"params": {"asin": f"B0{i}"}} for i in range(3)],
@@ -138,6 +147,8 @@ call("GET /v1/batches", None, lambda c: c.batches.with_raw_response.list())
 # --- extract, search, map, crawl -------------------------------------------------------------
 call("POST /v1/extract", T.ExtractResponse,
      lambda c: c.with_raw_response.extract(url="https://shop.example/p/1", formats=["markdown"]))
+# CONFLICT (spec silent, vendor decides): browser action results are `done`, `error` or
+# `skipped` (the vendor's literals), not `success`/`failed`.
 call("POST /v1/extract (browser actions)", T.ExtractResponse,
      lambda c: c.with_raw_response.extract(url="https://shop.example/p/1",
                                            browser_actions=[{"wait": "5ms"}]))
@@ -147,6 +158,9 @@ call("POST /v1/extract/batch", T.ExtractBatchResponse,
      lambda c: c.with_raw_response.extract_batch(
          inputs=[{"url": "https://shop.example/p/3"}, {"url": "https://shop.example/p/4"}],
          shared_inputs={"render": False}))
+# Spec 2.7 names results {title, url, snippet}; the vendor model requires `description`,
+# `content` and SERP metadata (`country`, `entity_type`, `locale`, `position`) and objects as
+# `answer_citations`. Every result carries both sets of fields.
 call("POST /v1/search", T.SearchResponse,
      lambda c: c.with_raw_response.search(query="rust serde", max_results=3))
 call("POST /v1/search (answer)", T.SearchResponse,
@@ -158,6 +172,9 @@ if crawl:
     crawl_id = crawl["crawl_id"]
     call("GET /v1/crawl/{id}", T.CrawlStatusResponse,
          lambda c: c.crawl.with_raw_response.status(crawl_id))
+    # CONFLICT (spec silent; wire notes say only that the endpoint lists crawls): the vendor
+    # model pages the list as `{data, pagination}`, which the emulator follows; the runtime reads
+    # a bare array too.
     call("GET /v1/crawl", T.CrawlListResponse, lambda c: c.crawl.with_raw_response.list())
     call("DELETE /v1/crawl/{id}", T.CrawlTerminateResponse,
          lambda c: c.crawl.with_raw_response.terminate(crawl_id))
