@@ -571,19 +571,13 @@ impl Error {
         self.info().map(|i| i.status)
     }
 
-    /// Whether trying the same call again may succeed: rate limits, service timeouts (555),
-    /// transport failures and timeouts. 500 is not: the service retried before answering.
+    /// Whether trying the same read again may succeed, as the client's default retry policy
+    /// judges it ([`RetryPolicy::classify`](super::RetryPolicy::classify)): rate limits, service
+    /// timeouts (555), transport failures and timeouts. 500 is not: the service retried before
+    /// answering.
     pub fn is_retryable(&self) -> bool {
-        if let Some(should) = self.api().and_then(|a| a.should_retry) {
-            return should;
-        }
-        matches!(
-            self,
-            Error::RateLimited(_)
-                | Error::ServiceTimeout(_)
-                | Error::Transport(_)
-                | Error::Timeout(_)
-        )
+        super::RetryPolicy::default().classify(self, super::Idempotency::Safe)
+            != super::Decision::Stop
     }
 
     /// How long the service asked to wait before retrying.

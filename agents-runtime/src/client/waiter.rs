@@ -5,6 +5,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use super::error::Error;
+use super::retry::{Decision, Idempotency, RetryPolicy};
 
 /// How a waiter polls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,11 +57,11 @@ pub enum Poll<T> {
     Pending(String),
 }
 
-/// Whether a failed poll should just be tried again at the next interval: transport failures,
-/// timeouts, 429 and 5xx answers (the per-request retries were already spent; a poll is a read,
-/// so repeating it is harmless). Other errors (401, 404, decode, …) end the wait.
+/// Whether a failed poll should just be tried again at the next interval, as the classifier
+/// judges a read under [`RetryPolicy::POLLING`]: transport failures, timeouts, 429 and 5xx
+/// answers. Other errors (401, 404, decode, …) end the wait.
 fn transient(e: &Error) -> bool {
-    e.is_retryable() || e.status().is_some_and(|s| s >= 500) && !matches!(e, Error::Decode(_))
+    RetryPolicy::POLLING.classify(e, Idempotency::Safe) != Decision::Stop
 }
 
 /// Polls `poll` until it is done or `options.max_wait` has passed. `what` names the resource in
