@@ -27,7 +27,8 @@ fn generated() -> &'static Mutex<HashMap<PathBuf, usize>> {
 }
 
 /// How many times the expansion of `schema_file` was generated (not served from the cache) in
-/// this process.
+/// this process: a hook for the tests of the cache, not part of the API.
+#[doc(hidden)]
 pub fn times_generated(schema_file: &Path) -> usize {
     let path = schema_file
         .canonicalize()

@@ -73,7 +73,8 @@ pub struct ParamsIr {
     pub ident: String,
     /// Doc lines.
     pub docs: Vec<String>,
-    /// Inputs in record order, then the common params of spec 4.4 rule 2 the record lacks.
+    /// Inputs in record order, then the common params (`country`, `locale`, `tag`, `parse`) the
+    /// record lacks.
     pub fields: Vec<ParamIr>,
 }
 
@@ -391,21 +392,36 @@ impl Lowerer<'_> {
 }
 
 fn nested_docs(parent: &str, json: &str, schema: &FieldSchema, item: bool) -> Vec<String> {
-    let mut d = match schema.description.as_deref().map(docs::text) {
-        Some(lines) if !lines.is_empty() => lines,
-        _ => vec![format!(
-            "{} {} of [`{parent}`].",
-            if item { "An item of" } else { "The object" },
-            docs::code(json)
-        )],
-    };
-    d.push(String::new());
-    d.push(format!(
+    let place = format!(
         "{} the field {} of [`{parent}`].",
-        if item { "Items of" } else { "Value of" },
+        if item { "An item of" } else { "The value of" },
         docs::code(json)
-    ));
-    d
+    );
+    match schema.description.as_deref().map(docs::text) {
+        Some(mut lines) if !lines.is_empty() => {
+            lines.push(String::new());
+            lines.push(place);
+            lines
+        }
+        _ => vec![place],
+    }
+}
+
+/// What a field holds, from its declared type, for fields whose schema says nothing else.
+fn kind_text(schema: &FieldSchema) -> &'static str {
+    match schema
+        .ty
+        .as_ref()
+        .and_then(agents_schema::SchemaType::single)
+    {
+        Some("string") => "a string",
+        Some("number") => "a number",
+        Some("integer") => "an integer",
+        Some("boolean") => "a boolean",
+        Some("array") => "a list",
+        Some("object") => "an object",
+        _ => "any JSON value",
+    }
 }
 
 fn number_text(v: f64) -> String {
@@ -454,7 +470,11 @@ fn field_docs(json: &str, ident: &str, schema: &FieldSchema, note: Option<&str>)
         d.push(facts.join(" "));
     }
     if d.is_empty() {
-        d.push(format!("The field {}.", docs::code(json)));
+        d.push(format!(
+            "The JSON field {}, {}.",
+            docs::code(json),
+            kind_text(schema)
+        ));
     }
     d
 }
@@ -555,7 +575,7 @@ fn lower_params(
             docs: vec![
                 (*doc).to_owned(),
                 String::new(),
-                "Common to every agent (spec 4.4).".to_owned(),
+                "Common to every agent.".to_owned(),
             ],
         });
     }

@@ -216,8 +216,8 @@ struct Emitter {
 
 thread_local! {
     /// The emitter this thread used last, kept for its next emission with the same runtime path:
-    /// `agent!` emits one agent per call, and parsing the templates again each time cost 16% of
-    /// the instructions of expanding the catalog in a debug-built proc macro. Its tokens are
+    /// `agent!` emits one agent per call, and the templates need not be parsed again for each
+    /// call. Its tokens are
     /// proc-macro2's own (`agent!` forces the fallback around every expansion, and outside a
     /// proc macro there is nothing else), so a kept emitter never meets compiler tokens.
     static KEPT: std::cell::RefCell<Option<Emitter>> = const { std::cell::RefCell::new(None) };

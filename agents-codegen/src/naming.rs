@@ -15,12 +15,14 @@
 //!   `Item` (`RetailerAPdpTopReviewsItem`). Names of the prelude that generated code uses
 //!   (`Option`, `String`, `Vec`, …) are never taken.
 //! * **Collisions** are resolved, never left to rustc: within one [`Namespace`] (the fields of one
-//!   struct, the types of one generated module) the first claimant keeps the name and each later
-//!   one gets the smallest free numeric suffix (`product_url`, `product_url_2`; `FooParams`,
-//!   `FooParams2`). Claims happen in a fixed order (agents sorted by name; root and params types
-//!   before nested types; fields in schema order), so the result is deterministic.
+//!   struct, the types of one agent) the first claimant keeps the name and each later one gets the
+//!   smallest free numeric suffix (`product_url`, `product_url_2`; `FooParams`, `FooParams2`).
+//!   Claims happen in a fixed order (root and params types before nested types; fields in schema
+//!   order), so the result is deterministic. Two agents never share a namespace: a clash between
+//!   them is a diagnostic with a rename (`ir.rs`).
 //!
-//! Every renamed field keeps a `#[serde(rename = "…")]` with its exact JSON name.
+//! A field whose Rust name differs from its JSON name is listed with that JSON name where its
+//! record's decoder is generated (`__decode_record!`, `field = "JSON name"`).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

@@ -19,9 +19,8 @@
 //!
 //! Items of an array of objects are boxed ([`Ty::boxed_in_arrays`]): a generated struct is
 //! 100 bytes or more, so ten of them in one `Vec` would be a single allocation over 1 KB, and
-//! glibc's malloc consolidates its free lists on every such request. That made decoding a full
-//! retailer_a_pdp record 1.3× slower (BENCHMARKS.md). Boxed, each item is a small allocation of
-//! its own and the array holds 8 bytes per item. Fields read the same through auto-deref
+//! glibc's malloc consolidates its free lists on every such request. Boxed, each item is a small
+//! allocation of its own and the array holds 8 bytes per item. Fields read the same through auto-deref
 //! (`review.stars`).
 //!
 //! A `number` is an `f64`: an integer-valued number such as `4` serializes back as `4.0`, the

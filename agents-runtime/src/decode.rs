@@ -567,9 +567,9 @@ fn scalar_record<T: Record>(found: Value) -> T {
 }
 
 /// Decodes JSON bytes (a saved result, a message from a queue) into `T`, as the client decodes
-/// answers: UTF-8 is checked once for the whole input and serde_json then reads it as text, which
-/// is 1.2× faster on a full retailer_a_pdp record than `serde_json::from_slice`, which checks it
-/// string by string (BENCHMARKS.md). Results and errors are those of `serde_json::from_slice`:
+/// answers: UTF-8 is checked once for the whole input and serde_json then reads it as text,
+/// rather than string by string as `serde_json::from_slice` checks it. Results and errors are
+/// those of `serde_json::from_slice`:
 /// input that is not UTF-8 is decoded by it, so its error says where.
 ///
 /// ```

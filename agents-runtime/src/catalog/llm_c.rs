@@ -31,16 +31,14 @@ crate::__decode_record!(
     LlmC,
     [prompt, response, model, citations, response_markdown]
 );
-/// An item of `citations` of [`LlmC`].
-///
-/// Items of the field `citations` of [`LlmC`].
+/// An item of the field `citations` of [`LlmC`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LlmCCitationsItem {
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Format: `uri`.
     pub url: Option<String>,
-    /// The field `snippet`.
+    /// The JSON field `snippet`, a string.
     pub snippet: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -63,22 +61,22 @@ pub struct LlmCParams {
     pub prompt: String,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

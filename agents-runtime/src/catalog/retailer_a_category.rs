@@ -11,23 +11,23 @@
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerACategory {
-    /// The field `position`.
+    /// The JSON field `position`, a number.
     pub position: Option<f64>,
-    /// The field `asin`.
+    /// The JSON field `asin`, a string.
     pub asin: Option<String>,
-    /// The field `product_title`.
+    /// The JSON field `product_title`, a string.
     pub product_title: Option<String>,
     /// Format: `uri`.
     pub product_url: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a number.
     pub price: Option<f64>,
     /// Range: 0 to 5.
     pub rating: Option<f64>,
-    /// The field `number_of_reviews`.
+    /// The JSON field `number_of_reviews`, a number.
     pub number_of_reviews: Option<f64>,
     /// Format: `uri`.
     pub image_url: Option<String>,
-    /// The field `best_seller_rank`.
+    /// The JSON field `best_seller_rank`, a number.
     pub best_seller_rank: Option<f64>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -70,22 +70,22 @@ pub struct RetailerACategoryParams {
     pub page: Option<u32>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

@@ -372,14 +372,12 @@ crate::__decode_record!(
         alternate_products_for_top_3_alternates
     ]
 );
-/// An item of `product_detail_column_and_information_within_table` of [`RetailerAPdp`].
-///
-/// Items of the field `product_detail_column_and_information_within_table` of [`RetailerAPdp`].
+/// An item of the field `product_detail_column_and_information_within_table` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpProductDetailColumnAndInformationWithinTableItem {
-    /// The field `field`.
+    /// The JSON field `field`, a string.
     pub field: Option<String>,
-    /// The field `value`.
+    /// The JSON field `value`, a string.
     pub value: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -391,14 +389,12 @@ crate::__decode_record!(
     RetailerAPdpProductDetailColumnAndInformationWithinTableItem,
     [field, value]
 );
-/// An item of `technical_details` of [`RetailerAPdp`].
-///
-/// Items of the field `technical_details` of [`RetailerAPdp`].
+/// An item of the field `technical_details` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpTechnicalDetailsItem {
-    /// The field `key`.
+    /// The JSON field `key`, a string.
     pub key: Option<String>,
-    /// The field `value`.
+    /// The JSON field `value`, a string.
     pub value: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -407,16 +403,14 @@ pub struct RetailerAPdpTechnicalDetailsItem {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerAPdpTechnicalDetailsItem, [key, value]);
-/// An item of `top_reviews` of [`RetailerAPdp`].
-///
-/// Items of the field `top_reviews` of [`RetailerAPdp`].
+/// An item of the field `top_reviews` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpTopReviewsItem {
     /// Stars given
     pub stars: Option<f64>,
-    /// The field `review_title`.
+    /// The JSON field `review_title`, a string.
     pub review_title: Option<String>,
-    /// The field `review_body`.
+    /// The JSON field `review_body`, a string.
     pub review_body: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -428,16 +422,14 @@ crate::__decode_record!(
     RetailerAPdpTopReviewsItem,
     [stars, review_title, review_body]
 );
-/// An item of `alternatives` of [`RetailerAPdp`].
-///
-/// Items of the field `alternatives` of [`RetailerAPdp`].
+/// An item of the field `alternatives` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpAlternativesItem {
-    /// The field `asin`.
+    /// The JSON field `asin`, a string.
     pub asin: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a string.
     pub price: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -446,16 +438,14 @@ pub struct RetailerAPdpAlternativesItem {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerAPdpAlternativesItem, [asin, price, title]);
-/// An item of `4_stars_and_above` of [`RetailerAPdp`].
-///
-/// Items of the field `4_stars_and_above` of [`RetailerAPdp`].
+/// An item of the field `4_stars_and_above` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdp4StarsAndAboveItem {
-    /// The field `asin`.
+    /// The JSON field `asin`, a string.
     pub asin: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a string.
     pub price: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -464,16 +454,14 @@ pub struct RetailerAPdp4StarsAndAboveItem {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerAPdp4StarsAndAboveItem, [asin, price, title]);
-/// An item of `related_products` of [`RetailerAPdp`].
-///
-/// Items of the field `related_products` of [`RetailerAPdp`].
+/// An item of the field `related_products` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpRelatedProductsItem {
-    /// The field `asin`.
+    /// The JSON field `asin`, a string.
     pub asin: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a string.
     pub price: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -482,16 +470,14 @@ pub struct RetailerAPdpRelatedProductsItem {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerAPdpRelatedProductsItem, [asin, price, title]);
-/// An item of `related_products_free_delivery` of [`RetailerAPdp`].
-///
-/// Items of the field `related_products_free_delivery` of [`RetailerAPdp`].
+/// An item of the field `related_products_free_delivery` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpRelatedProductsFreeDeliveryItem {
-    /// The field `asin`.
+    /// The JSON field `asin`, a string.
     pub asin: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a string.
     pub price: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -505,7 +491,7 @@ crate::__decode_record!(
 );
 /// Share of reviews per star rating
 ///
-/// Value of the field `reviews_statistics_percentage_five_to_zero` of [`RetailerAPdp`].
+/// The value of the field `reviews_statistics_percentage_five_to_zero` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpReviewsStatisticsPercentageFiveToZero {
     /// JSON name: `5_star`.
@@ -536,12 +522,12 @@ crate::__decode_record!(
 );
 /// Products frequently bought together
 ///
-/// Value of the field `frequently_bought_with` of [`RetailerAPdp`].
+/// The value of the field `frequently_bought_with` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpFrequentlyBoughtWith {
-    /// The field `total_price`.
+    /// The JSON field `total_price`, a string.
     pub total_price: Option<String>,
-    /// The field `products`.
+    /// The JSON field `products`, a list.
     pub products: Option<Vec<Box<RetailerAPdpFrequentlyBoughtWithProductsItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -550,16 +536,14 @@ pub struct RetailerAPdpFrequentlyBoughtWith {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerAPdpFrequentlyBoughtWith, [total_price, products]);
-/// An item of `products` of [`RetailerAPdpFrequentlyBoughtWith`].
-///
-/// Items of the field `products` of [`RetailerAPdpFrequentlyBoughtWith`].
+/// An item of the field `products` of [`RetailerAPdpFrequentlyBoughtWith`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpFrequentlyBoughtWithProductsItem {
-    /// The field `price`.
+    /// The JSON field `price`, a string.
     pub price: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
-    /// The field `asin`.
+    /// The JSON field `asin`, a string.
     pub asin: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -573,38 +557,38 @@ crate::__decode_record!(
 );
 /// Top three alternate products
 ///
-/// Value of the field `alternate_products_for_top_3_alternates` of [`RetailerAPdp`].
+/// The value of the field `alternate_products_for_top_3_alternates` of [`RetailerAPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerAPdpAlternateProductsForTop3Alternates {
-    /// The field `product_1_product_description`.
+    /// The JSON field `product_1_product_description`, a string.
     pub product_1_product_description: Option<String>,
-    /// The field `product_1_url`.
+    /// The JSON field `product_1_url`, a string.
     pub product_1_url: Option<String>,
-    /// The field `product_1_web_price`.
+    /// The JSON field `product_1_web_price`, a string.
     pub product_1_web_price: Option<String>,
-    /// The field `product_1_feature`.
+    /// The JSON field `product_1_feature`, a string.
     pub product_1_feature: Option<String>,
-    /// The field `product_1_feature_value`.
+    /// The JSON field `product_1_feature_value`, a string.
     pub product_1_feature_value: Option<String>,
-    /// The field `product_2_product_description`.
+    /// The JSON field `product_2_product_description`, a string.
     pub product_2_product_description: Option<String>,
-    /// The field `product_2_url`.
+    /// The JSON field `product_2_url`, a string.
     pub product_2_url: Option<String>,
-    /// The field `product_2_web_price`.
+    /// The JSON field `product_2_web_price`, a string.
     pub product_2_web_price: Option<String>,
-    /// The field `product_2_feature`.
+    /// The JSON field `product_2_feature`, a string.
     pub product_2_feature: Option<String>,
-    /// The field `product_2_feature_value`.
+    /// The JSON field `product_2_feature_value`, a string.
     pub product_2_feature_value: Option<String>,
-    /// The field `product_3_product_description`.
+    /// The JSON field `product_3_product_description`, a string.
     pub product_3_product_description: Option<String>,
-    /// The field `product_3_url`.
+    /// The JSON field `product_3_url`, a string.
     pub product_3_url: Option<String>,
-    /// The field `product_3_web_price`.
+    /// The JSON field `product_3_web_price`, a string.
     pub product_3_web_price: Option<String>,
-    /// The field `product_3_feature`.
+    /// The JSON field `product_3_feature`, a string.
     pub product_3_feature: Option<String>,
-    /// The field `product_3_feature_value`.
+    /// The JSON field `product_3_feature_value`, a string.
     pub product_3_feature_value: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -653,22 +637,22 @@ pub struct RetailerAPdpParams {
     pub zip_code: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

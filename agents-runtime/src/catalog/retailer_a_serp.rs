@@ -13,29 +13,29 @@
 pub struct RetailerASerp {
     /// Position on the page
     pub position: Option<f64>,
-    /// The field `asin`.
+    /// The JSON field `asin`, a string.
     pub asin: Option<String>,
-    /// The field `product_title`.
+    /// The JSON field `product_title`, a string.
     pub product_title: Option<String>,
     /// Format: `uri`.
     pub product_url: Option<String>,
     /// Price (USD)
     pub price: Option<f64>,
-    /// The field `list_price`.
+    /// The JSON field `list_price`, a number.
     pub list_price: Option<f64>,
     /// Range: 0 to 5.
     pub rating: Option<f64>,
-    /// The field `number_of_reviews`.
+    /// The JSON field `number_of_reviews`, a number.
     pub number_of_reviews: Option<f64>,
-    /// The field `is_sponsored`.
+    /// The JSON field `is_sponsored`, a boolean.
     pub is_sponsored: Option<bool>,
-    /// The field `is_prime`.
+    /// The JSON field `is_prime`, a boolean.
     pub is_prime: Option<bool>,
     /// Format: `uri`.
     pub image_url: Option<String>,
-    /// The field `badges`.
+    /// The JSON field `badges`, a list.
     pub badges: Option<Vec<String>>,
-    /// The field `delivery`.
+    /// The JSON field `delivery`, a string.
     pub delivery: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -89,22 +89,22 @@ pub struct RetailerASerpParams {
     pub zip_code: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

@@ -49,7 +49,7 @@ pub struct RetailerBPdp {
     ///
     /// JSON name: `UPC`.
     pub upc: Option<String>,
-    /// The field `fulfillment`.
+    /// The JSON field `fulfillment`, an object.
     pub fulfillment: Option<RetailerBPdpFulfillment>,
     /// Badges
     pub badges: Option<Vec<crate::Value>>,
@@ -82,14 +82,12 @@ crate::__decode_record!(
         badges
     ]
 );
-/// An item of `specifications` of [`RetailerBPdp`].
-///
-/// Items of the field `specifications` of [`RetailerBPdp`].
+/// An item of the field `specifications` of [`RetailerBPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBPdpSpecificationsItem {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
-    /// The field `value`.
+    /// The JSON field `value`, a string.
     pub value: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -100,10 +98,10 @@ pub struct RetailerBPdpSpecificationsItem {
 crate::__decode_record!(RetailerBPdpSpecificationsItem, [name, value]);
 /// Seller of the offer
 ///
-/// Value of the field `seller` of [`RetailerBPdp`].
+/// The value of the field `seller` of [`RetailerBPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBPdpSeller {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
     /// Range: 0 to 5.
     pub rating: Option<f64>,
@@ -116,18 +114,16 @@ pub struct RetailerBPdpSeller {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerBPdpSeller, [name, rating, url]);
-/// An item of `variants` of [`RetailerBPdp`].
-///
-/// Items of the field `variants` of [`RetailerBPdp`].
+/// An item of the field `variants` of [`RetailerBPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBPdpVariantsItem {
-    /// The field `id`.
+    /// The JSON field `id`, a string.
     pub id: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a number.
     pub price: Option<f64>,
-    /// The field `available`.
+    /// The JSON field `available`, a boolean.
     pub available: Option<bool>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -136,18 +132,16 @@ pub struct RetailerBPdpVariantsItem {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerBPdpVariantsItem, [id, title, price, available]);
-/// The object `fulfillment` of [`RetailerBPdp`].
-///
-/// Value of the field `fulfillment` of [`RetailerBPdp`].
+/// The value of the field `fulfillment` of [`RetailerBPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBPdpFulfillment {
-    /// The field `pickup`.
+    /// The JSON field `pickup`, a boolean.
     pub pickup: Option<bool>,
-    /// The field `delivery`.
+    /// The JSON field `delivery`, a boolean.
     pub delivery: Option<bool>,
-    /// The field `shipping`.
+    /// The JSON field `shipping`, a boolean.
     pub shipping: Option<bool>,
-    /// The field `delivery_date`.
+    /// The JSON field `delivery_date`, a string.
     pub delivery_date: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -187,22 +181,22 @@ pub struct RetailerBPdpParams {
     pub store_id: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

@@ -11,27 +11,27 @@
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerBSearch {
-    /// The field `position`.
+    /// The JSON field `position`, a number.
     pub position: Option<f64>,
-    /// The field `product_id`.
+    /// The JSON field `product_id`, a string.
     pub product_id: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Format: `uri`.
     pub url: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a number.
     pub price: Option<f64>,
-    /// The field `was_price`.
+    /// The JSON field `was_price`, a number.
     pub was_price: Option<f64>,
     /// Range: 0 to 5.
     pub rating: Option<f64>,
-    /// The field `review_count`.
+    /// The JSON field `review_count`, a number.
     pub review_count: Option<f64>,
-    /// The field `seller_name`.
+    /// The JSON field `seller_name`, a string.
     pub seller_name: Option<String>,
-    /// The field `is_sponsored`.
+    /// The JSON field `is_sponsored`, a boolean.
     pub is_sponsored: Option<bool>,
-    /// The field `fulfillment_badges`.
+    /// The JSON field `fulfillment_badges`, a list.
     pub fulfillment_badges: Option<Vec<String>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -83,22 +83,22 @@ pub struct RetailerBSearchParams {
     pub store_id: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

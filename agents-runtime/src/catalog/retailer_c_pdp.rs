@@ -45,13 +45,13 @@ pub struct RetailerCPdp {
     pub seller: Option<RetailerCPdpSeller>,
     /// Product variants
     pub variants: Option<Vec<Box<RetailerCPdpVariantsItem>>>,
-    /// The field `model_number`.
+    /// The JSON field `model_number`, a string.
     pub model_number: Option<String>,
-    /// The field `sku`.
+    /// The JSON field `sku`, a string.
     pub sku: Option<String>,
     /// Open-box price
     pub open_box_price: Option<f64>,
-    /// The field `protection_plans`.
+    /// The JSON field `protection_plans`, a list.
     pub protection_plans: Option<Vec<Box<RetailerCPdpProtectionPlansItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -83,14 +83,12 @@ crate::__decode_record!(
         protection_plans
     ]
 );
-/// An item of `specifications` of [`RetailerCPdp`].
-///
-/// Items of the field `specifications` of [`RetailerCPdp`].
+/// An item of the field `specifications` of [`RetailerCPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerCPdpSpecificationsItem {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
-    /// The field `value`.
+    /// The JSON field `value`, a string.
     pub value: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -101,10 +99,10 @@ pub struct RetailerCPdpSpecificationsItem {
 crate::__decode_record!(RetailerCPdpSpecificationsItem, [name, value]);
 /// Seller of the offer
 ///
-/// Value of the field `seller` of [`RetailerCPdp`].
+/// The value of the field `seller` of [`RetailerCPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerCPdpSeller {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
     /// Range: 0 to 5.
     pub rating: Option<f64>,
@@ -117,18 +115,16 @@ pub struct RetailerCPdpSeller {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerCPdpSeller, [name, rating, url]);
-/// An item of `variants` of [`RetailerCPdp`].
-///
-/// Items of the field `variants` of [`RetailerCPdp`].
+/// An item of the field `variants` of [`RetailerCPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerCPdpVariantsItem {
-    /// The field `id`.
+    /// The JSON field `id`, a string.
     pub id: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a number.
     pub price: Option<f64>,
-    /// The field `available`.
+    /// The JSON field `available`, a boolean.
     pub available: Option<bool>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -137,16 +133,14 @@ pub struct RetailerCPdpVariantsItem {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerCPdpVariantsItem, [id, title, price, available]);
-/// An item of `protection_plans` of [`RetailerCPdp`].
-///
-/// Items of the field `protection_plans` of [`RetailerCPdp`].
+/// An item of the field `protection_plans` of [`RetailerCPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerCPdpProtectionPlansItem {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a number.
     pub price: Option<f64>,
-    /// The field `term`.
+    /// The JSON field `term`, a string.
     pub term: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -176,22 +170,22 @@ pub struct RetailerCPdpParams {
     pub zip_code: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

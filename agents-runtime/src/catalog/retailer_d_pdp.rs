@@ -47,7 +47,7 @@ pub struct RetailerDPdp {
     pub variants: Option<Vec<Box<RetailerDPdpVariantsItem>>>,
     /// Retailer D item number
     pub tcin: Option<String>,
-    /// The field `store_availability`.
+    /// The JSON field `store_availability`, a list.
     pub store_availability: Option<Vec<Box<RetailerDPdpStoreAvailabilityItem>>>,
     /// Nutrition label, keyed by nutrient
     pub nutrition_facts: Option<crate::JsonMap>,
@@ -80,14 +80,12 @@ crate::__decode_record!(
         nutrition_facts
     ]
 );
-/// An item of `specifications` of [`RetailerDPdp`].
-///
-/// Items of the field `specifications` of [`RetailerDPdp`].
+/// An item of the field `specifications` of [`RetailerDPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerDPdpSpecificationsItem {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
-    /// The field `value`.
+    /// The JSON field `value`, a string.
     pub value: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -98,10 +96,10 @@ pub struct RetailerDPdpSpecificationsItem {
 crate::__decode_record!(RetailerDPdpSpecificationsItem, [name, value]);
 /// Seller of the offer
 ///
-/// Value of the field `seller` of [`RetailerDPdp`].
+/// The value of the field `seller` of [`RetailerDPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerDPdpSeller {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
     /// Range: 0 to 5.
     pub rating: Option<f64>,
@@ -114,18 +112,16 @@ pub struct RetailerDPdpSeller {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerDPdpSeller, [name, rating, url]);
-/// An item of `variants` of [`RetailerDPdp`].
-///
-/// Items of the field `variants` of [`RetailerDPdp`].
+/// An item of the field `variants` of [`RetailerDPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerDPdpVariantsItem {
-    /// The field `id`.
+    /// The JSON field `id`, a string.
     pub id: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a number.
     pub price: Option<f64>,
-    /// The field `available`.
+    /// The JSON field `available`, a boolean.
     pub available: Option<bool>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -134,18 +130,16 @@ pub struct RetailerDPdpVariantsItem {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerDPdpVariantsItem, [id, title, price, available]);
-/// An item of `store_availability` of [`RetailerDPdp`].
-///
-/// Items of the field `store_availability` of [`RetailerDPdp`].
+/// An item of the field `store_availability` of [`RetailerDPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerDPdpStoreAvailabilityItem {
-    /// The field `store_id`.
+    /// The JSON field `store_id`, a string.
     pub store_id: Option<String>,
-    /// The field `store_name`.
+    /// The JSON field `store_name`, a string.
     pub store_name: Option<String>,
-    /// The field `in_stock`.
+    /// The JSON field `in_stock`, a boolean.
     pub in_stock: Option<bool>,
-    /// The field `quantity`.
+    /// The JSON field `quantity`, a number.
     pub quantity: Option<f64>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -180,22 +174,22 @@ pub struct RetailerDPdpParams {
     pub store_id: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

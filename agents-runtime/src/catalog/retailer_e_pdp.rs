@@ -45,9 +45,9 @@ pub struct RetailerEPdp {
     pub seller: Option<RetailerEPdpSeller>,
     /// Product variants
     pub variants: Option<Vec<Box<RetailerEPdpVariantsItem>>>,
-    /// The field `ships_to`.
+    /// The JSON field `ships_to`, a list.
     pub ships_to: Option<Vec<String>>,
-    /// The field `price_history`.
+    /// The JSON field `price_history`, a list.
     pub price_history: Option<Vec<Box<RetailerEPdpPriceHistoryItem>>>,
     /// Product URL as given by the page
     ///
@@ -82,14 +82,12 @@ crate::__decode_record!(
         product_url_2 = "productURL"
     ]
 );
-/// An item of `specifications` of [`RetailerEPdp`].
-///
-/// Items of the field `specifications` of [`RetailerEPdp`].
+/// An item of the field `specifications` of [`RetailerEPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerEPdpSpecificationsItem {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
-    /// The field `value`.
+    /// The JSON field `value`, a string.
     pub value: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -100,10 +98,10 @@ pub struct RetailerEPdpSpecificationsItem {
 crate::__decode_record!(RetailerEPdpSpecificationsItem, [name, value]);
 /// Seller of the offer
 ///
-/// Value of the field `seller` of [`RetailerEPdp`].
+/// The value of the field `seller` of [`RetailerEPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerEPdpSeller {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
     /// Range: 0 to 5.
     pub rating: Option<f64>,
@@ -116,18 +114,16 @@ pub struct RetailerEPdpSeller {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerEPdpSeller, [name, rating, url]);
-/// An item of `variants` of [`RetailerEPdp`].
-///
-/// Items of the field `variants` of [`RetailerEPdp`].
+/// An item of the field `variants` of [`RetailerEPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerEPdpVariantsItem {
-    /// The field `id`.
+    /// The JSON field `id`, a string.
     pub id: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a number.
     pub price: Option<f64>,
-    /// The field `available`.
+    /// The JSON field `available`, a boolean.
     pub available: Option<bool>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -136,14 +132,12 @@ pub struct RetailerEPdpVariantsItem {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(RetailerEPdpVariantsItem, [id, title, price, available]);
-/// An item of `price_history` of [`RetailerEPdp`].
-///
-/// Items of the field `price_history` of [`RetailerEPdp`].
+/// An item of the field `price_history` of [`RetailerEPdp`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RetailerEPdpPriceHistoryItem {
-    /// The field `date`.
+    /// The JSON field `date`, a string.
     pub date: Option<String>,
-    /// The field `price`.
+    /// The JSON field `price`, a number.
     pub price: Option<f64>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -173,22 +167,22 @@ pub struct RetailerEPdpParams {
     pub zip_code: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

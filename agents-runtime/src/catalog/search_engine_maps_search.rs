@@ -11,11 +11,11 @@
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineMapsSearch {
-    /// The field `entities`.
+    /// The JSON field `entities`, an object.
     pub entities: Option<SearchEngineMapsSearchEntities>,
-    /// The field `total_entities_count`.
+    /// The JSON field `total_entities_count`, a number.
     pub total_entities_count: Option<f64>,
-    /// The field `entities_count`.
+    /// The JSON field `entities_count`, an object.
     pub entities_count: Option<crate::JsonMap>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -27,9 +27,7 @@ crate::__decode_record!(
     SearchEngineMapsSearch,
     [entities, total_entities_count, entities_count]
 );
-/// The object `entities` of [`SearchEngineMapsSearch`].
-///
-/// Value of the field `entities` of [`SearchEngineMapsSearch`].
+/// The value of the field `entities` of [`SearchEngineMapsSearch`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineMapsSearchEntities {
     /// JSON name: `Place`.
@@ -41,28 +39,26 @@ pub struct SearchEngineMapsSearchEntities {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(SearchEngineMapsSearchEntities, [place = "Place"]);
-/// An item of `Place` of [`SearchEngineMapsSearchEntities`].
-///
-/// Items of the field `Place` of [`SearchEngineMapsSearchEntities`].
+/// An item of the field `Place` of [`SearchEngineMapsSearchEntities`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineMapsSearchEntitiesPlaceItem {
-    /// The field `position`.
+    /// The JSON field `position`, a number.
     pub position: Option<f64>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
-    /// The field `place_id`.
+    /// The JSON field `place_id`, a string.
     pub place_id: Option<String>,
-    /// The field `address`.
+    /// The JSON field `address`, a string.
     pub address: Option<String>,
-    /// The field `phone`.
+    /// The JSON field `phone`, a string.
     pub phone: Option<String>,
     /// Format: `uri`.
     pub website: Option<String>,
     /// Range: 0 to 5.
     pub rating: Option<f64>,
-    /// The field `reviews`.
+    /// The JSON field `reviews`, a number.
     pub reviews: Option<f64>,
-    /// The field `category`.
+    /// The JSON field `category`, a string.
     pub category: Option<String>,
     /// Range: -90 to 90.
     pub latitude: Option<f64>,
@@ -121,22 +117,22 @@ pub struct SearchEngineMapsSearchParams {
     pub zip_code: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

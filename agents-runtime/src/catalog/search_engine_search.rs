@@ -29,7 +29,7 @@ crate::__decode_record!(
 );
 /// Results by entity kind
 ///
-/// Value of the field `entities` of [`SearchEngineSearch`].
+/// The value of the field `entities` of [`SearchEngineSearch`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntities {
     /// JSON name: `OrganicResult`.
@@ -55,22 +55,20 @@ crate::__decode_record!(
         ad = "Ad"
     ]
 );
-/// An item of `OrganicResult` of [`SearchEngineSearchEntities`].
-///
-/// Items of the field `OrganicResult` of [`SearchEngineSearchEntities`].
+/// An item of the field `OrganicResult` of [`SearchEngineSearchEntities`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesOrganicResultItem {
-    /// The field `position`.
+    /// The JSON field `position`, a number.
     pub position: Option<f64>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Format: `uri`.
     pub url: Option<String>,
-    /// The field `displayed_url`.
+    /// The JSON field `displayed_url`, a string.
     pub displayed_url: Option<String>,
-    /// The field `snippet`.
+    /// The JSON field `snippet`, a string.
     pub snippet: Option<String>,
-    /// The field `sitelinks`.
+    /// The JSON field `sitelinks`, a list.
     pub sitelinks: Option<Vec<Box<SearchEngineSearchEntitiesOrganicResultItemSitelinksItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -82,12 +80,10 @@ crate::__decode_record!(
     SearchEngineSearchEntitiesOrganicResultItem,
     [position, title, url, displayed_url, snippet, sitelinks]
 );
-/// An item of `sitelinks` of [`SearchEngineSearchEntitiesOrganicResultItem`].
-///
-/// Items of the field `sitelinks` of [`SearchEngineSearchEntitiesOrganicResultItem`].
+/// An item of the field `sitelinks` of [`SearchEngineSearchEntitiesOrganicResultItem`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesOrganicResultItemSitelinksItem {
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Format: `uri`.
     pub url: Option<String>,
@@ -101,14 +97,12 @@ crate::__decode_record!(
     SearchEngineSearchEntitiesOrganicResultItemSitelinksItem,
     [title, url]
 );
-/// An item of `PeopleAlsoAsk` of [`SearchEngineSearchEntities`].
-///
-/// Items of the field `PeopleAlsoAsk` of [`SearchEngineSearchEntities`].
+/// An item of the field `PeopleAlsoAsk` of [`SearchEngineSearchEntities`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesPeopleAlsoAskItem {
-    /// The field `question`.
+    /// The JSON field `question`, a string.
     pub question: Option<String>,
-    /// The field `answer`.
+    /// The JSON field `answer`, a string.
     pub answer: Option<String>,
     /// Format: `uri`.
     pub source_url: Option<String>,
@@ -122,12 +116,10 @@ crate::__decode_record!(
     SearchEngineSearchEntitiesPeopleAlsoAskItem,
     [question, answer, source_url]
 );
-/// An item of `RelatedSearch` of [`SearchEngineSearchEntities`].
-///
-/// Items of the field `RelatedSearch` of [`SearchEngineSearchEntities`].
+/// An item of the field `RelatedSearch` of [`SearchEngineSearchEntities`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesRelatedSearchItem {
-    /// The field `query`.
+    /// The JSON field `query`, a string.
     pub query: Option<String>,
     /// Format: `uri`.
     pub url: Option<String>,
@@ -138,18 +130,16 @@ pub struct SearchEngineSearchEntitiesRelatedSearchItem {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(SearchEngineSearchEntitiesRelatedSearchItem, [query, url]);
-/// An item of `Ad` of [`SearchEngineSearchEntities`].
-///
-/// Items of the field `Ad` of [`SearchEngineSearchEntities`].
+/// An item of the field `Ad` of [`SearchEngineSearchEntities`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchEntitiesAdItem {
-    /// The field `position`.
+    /// The JSON field `position`, a number.
     pub position: Option<f64>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Format: `uri`.
     pub url: Option<String>,
-    /// The field `description`.
+    /// The JSON field `description`, a string.
     pub description: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -196,22 +186,22 @@ pub struct SearchEngineSearchParams {
     pub zip_code: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

@@ -11,11 +11,11 @@
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchAio {
-    /// The field `query`.
+    /// The JSON field `query`, a string.
     pub query: Option<String>,
-    /// The field `ai_overview`.
+    /// The JSON field `ai_overview`, an object.
     pub ai_overview: Option<SearchEngineSearchAioAiOverview>,
-    /// The field `has_ai_overview`.
+    /// The JSON field `has_ai_overview`, a boolean.
     pub has_ai_overview: Option<bool>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -24,16 +24,14 @@ pub struct SearchEngineSearchAio {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(SearchEngineSearchAio, [query, ai_overview, has_ai_overview]);
-/// The object `ai_overview` of [`SearchEngineSearchAio`].
-///
-/// Value of the field `ai_overview` of [`SearchEngineSearchAio`].
+/// The value of the field `ai_overview` of [`SearchEngineSearchAio`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchAioAiOverview {
     /// Overview text
     pub text: Option<String>,
-    /// The field `markdown`.
+    /// The JSON field `markdown`, a string.
     pub markdown: Option<String>,
-    /// The field `sources`.
+    /// The JSON field `sources`, a list.
     pub sources: Option<Vec<Box<SearchEngineSearchAioAiOverviewSourcesItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -42,16 +40,14 @@ pub struct SearchEngineSearchAioAiOverview {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(SearchEngineSearchAioAiOverview, [text, markdown, sources]);
-/// An item of `sources` of [`SearchEngineSearchAioAiOverview`].
-///
-/// Items of the field `sources` of [`SearchEngineSearchAioAiOverview`].
+/// An item of the field `sources` of [`SearchEngineSearchAioAiOverview`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchEngineSearchAioAiOverviewSourcesItem {
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
     /// Format: `uri`.
     pub url: Option<String>,
-    /// The field `snippet`.
+    /// The JSON field `snippet`, a string.
     pub snippet: Option<String>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -84,22 +80,22 @@ pub struct SearchEngineSearchAioParams {
     pub zip_code: Option<String>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

@@ -11,25 +11,25 @@
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialAAccount {
-    /// The field `username`.
+    /// The JSON field `username`, a string.
     pub username: Option<String>,
-    /// The field `full_name`.
+    /// The JSON field `full_name`, a string.
     pub full_name: Option<String>,
-    /// The field `biography`.
+    /// The JSON field `biography`, a string.
     pub biography: Option<String>,
-    /// The field `followers`.
+    /// The JSON field `followers`, a number.
     pub followers: Option<f64>,
-    /// The field `following`.
+    /// The JSON field `following`, a number.
     pub following: Option<f64>,
-    /// The field `posts_count`.
+    /// The JSON field `posts_count`, a number.
     pub posts_count: Option<f64>,
-    /// The field `is_verified`.
+    /// The JSON field `is_verified`, a boolean.
     pub is_verified: Option<bool>,
     /// Format: `uri`.
     pub profile_pic_url: Option<String>,
     /// Format: `uri`.
     pub external_url: Option<String>,
-    /// The field `posts`.
+    /// The JSON field `posts`, a list.
     pub posts: Option<Vec<Box<SocialAAccountPostsItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -52,24 +52,22 @@ crate::__decode_record!(
         posts
     ]
 );
-/// An item of `posts` of [`SocialAAccount`].
-///
-/// Items of the field `posts` of [`SocialAAccount`].
+/// An item of the field `posts` of [`SocialAAccount`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialAAccountPostsItem {
-    /// The field `id`.
+    /// The JSON field `id`, a string.
     pub id: Option<String>,
-    /// The field `shortcode`.
+    /// The JSON field `shortcode`, a string.
     pub shortcode: Option<String>,
-    /// The field `caption`.
+    /// The JSON field `caption`, a string.
     pub caption: Option<String>,
-    /// The field `like_count`.
+    /// The JSON field `like_count`, a number.
     pub like_count: Option<f64>,
-    /// The field `comment_count`.
+    /// The JSON field `comment_count`, a number.
     pub comment_count: Option<f64>,
     /// ISO 8601 timestamp
     pub taken_at: Option<String>,
-    /// The field `media_type`.
+    /// The JSON field `media_type`, a string.
     pub media_type: Option<String>,
     /// Format: `uri`.
     pub url: Option<String>,
@@ -115,22 +113,22 @@ pub struct SocialAAccountParams {
     pub page: Option<u32>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

@@ -11,29 +11,29 @@
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialBPage {
-    /// The field `name`.
+    /// The JSON field `name`, a string.
     pub name: Option<String>,
-    /// The field `category`.
+    /// The JSON field `category`, a string.
     pub category: Option<String>,
-    /// The field `about`.
+    /// The JSON field `about`, a string.
     pub about: Option<String>,
-    /// The field `followers`.
+    /// The JSON field `followers`, a number.
     pub followers: Option<f64>,
-    /// The field `likes`.
+    /// The JSON field `likes`, a number.
     pub likes: Option<f64>,
     /// Format: `uri`.
     pub website: Option<String>,
-    /// The field `phone`.
+    /// The JSON field `phone`, a string.
     pub phone: Option<String>,
-    /// The field `email`.
+    /// The JSON field `email`, a string.
     pub email: Option<String>,
-    /// The field `address`.
+    /// The JSON field `address`, a string.
     pub address: Option<String>,
     /// Range: 0 to 5.
     pub rating: Option<f64>,
-    /// The field `is_verified`.
+    /// The JSON field `is_verified`, a boolean.
     pub is_verified: Option<bool>,
-    /// The field `recent_posts`.
+    /// The JSON field `recent_posts`, a list.
     pub recent_posts: Option<Vec<Box<SocialBPageRecentPostsItem>>>,
     /// Page type
     pub r#type: Option<String>,
@@ -61,20 +61,18 @@ crate::__decode_record!(
         r#type = "type"
     ]
 );
-/// An item of `recent_posts` of [`SocialBPage`].
-///
-/// Items of the field `recent_posts` of [`SocialBPage`].
+/// An item of the field `recent_posts` of [`SocialBPage`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialBPageRecentPostsItem {
-    /// The field `text`.
+    /// The JSON field `text`, a string.
     pub text: Option<String>,
-    /// The field `posted_at`.
+    /// The JSON field `posted_at`, a string.
     pub posted_at: Option<String>,
-    /// The field `reactions`.
+    /// The JSON field `reactions`, a number.
     pub reactions: Option<f64>,
-    /// The field `comments`.
+    /// The JSON field `comments`, a number.
     pub comments: Option<f64>,
-    /// The field `shares`.
+    /// The JSON field `shares`, a number.
     pub shares: Option<f64>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -100,22 +98,22 @@ pub struct SocialBPageParams {
     pub page_url: String,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

@@ -11,11 +11,11 @@
 /// Every field is optional, values of the wrong type are coerced or left empty and recorded in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialCShorts {
-    /// The field `channel_name`.
+    /// The JSON field `channel_name`, a string.
     pub channel_name: Option<String>,
-    /// The field `subscribers`.
+    /// The JSON field `subscribers`, a number.
     pub subscribers: Option<f64>,
-    /// The field `videos`.
+    /// The JSON field `videos`, a list.
     pub videos: Option<Vec<Box<SocialCShortsVideosItem>>>,
     /// Keys the schema does not declare, kept as the service sent them (serialized
     /// after the declared fields).
@@ -24,22 +24,20 @@ pub struct SocialCShorts {
     pub mismatches: Vec<crate::decode::Mismatch>,
 }
 crate::__decode_record!(SocialCShorts, [channel_name, subscribers, videos]);
-/// An item of `videos` of [`SocialCShorts`].
-///
-/// Items of the field `videos` of [`SocialCShorts`].
+/// An item of the field `videos` of [`SocialCShorts`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SocialCShortsVideosItem {
-    /// The field `video_id`.
+    /// The JSON field `video_id`, a string.
     pub video_id: Option<String>,
-    /// The field `title`.
+    /// The JSON field `title`, a string.
     pub title: Option<String>,
-    /// The field `view_count`.
+    /// The JSON field `view_count`, a number.
     pub view_count: Option<f64>,
-    /// The field `like_count`.
+    /// The JSON field `like_count`, a number.
     pub like_count: Option<f64>,
-    /// The field `published`.
+    /// The JSON field `published`, a string.
     pub published: Option<String>,
-    /// The field `duration_seconds`.
+    /// The JSON field `duration_seconds`, a number.
     pub duration_seconds: Option<f64>,
     /// Format: `uri`.
     pub thumbnail: Option<String>,
@@ -85,22 +83,22 @@ pub struct SocialCShortsParams {
     pub page: Option<u32>,
     /// Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country: Option<String>,
     /// Locale of the request, as an LCID (`en-US`).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locale: Option<String>,
     /// A tag of your own, echoed back to identify the request.
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Whether to parse the page into structured data (the service defaults to true).
     ///
-    /// Common to every agent (spec 4.4).
+    /// Common to every agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse: Option<bool>,
     /// Parameters the agent record does not declare, sent as given.

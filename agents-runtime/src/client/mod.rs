@@ -494,11 +494,9 @@ pub fn segment(s: &str) -> String {
 
 /// Decodes a JSON body (an answer, a webhook, a delivered object): the one place the client turns
 /// bytes into a typed value. Bodies that decode go through [`crate::decode::from_slice`] alone
-/// (UTF-8 checked once per body: 1.2× faster than `serde_json::from_slice` on a full
-/// retailer_a_pdp record); only a failure is decoded again with path tracking
-/// (serde_path_to_error tracks every field it visits; doing that only on failure took the typed
-/// client from 0.82× to 0.93–1.03× of bare reqwest, BENCHMARKS.md), so the error still names the
-/// JSON path at fault. A leading UTF-8 byte order mark is skipped. Errs with (path, message);
+/// (UTF-8 checked once per body); only a failure is decoded again with serde_path_to_error,
+/// which tracks every field it visits and so costs too much to run on every body, so the error
+/// still names the JSON path at fault. A leading UTF-8 byte order mark is skipped. Errs with (path, message);
 /// trailing data after the value is an error.
 pub(crate) fn decode_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, (String, String)> {
     let bytes = error::strip_bom(bytes);
