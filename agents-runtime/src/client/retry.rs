@@ -144,7 +144,8 @@ impl RetryPolicy {
     };
 
     /// The classifier: the one place that decides whether a failed call is tried again. Each
-    /// rule of [`RULES`] may decide; the first that does wins, and an error no rule claims is
+    /// rule of the chain (the service's `x-should-retry`, 429, never sent, ambiguous failures,
+    /// server errors) may decide; the first that does wins, and an error no rule claims is
     /// final. [`Error::is_retryable`] and the waiters ask it too.
     pub fn classify(&self, err: &Error, class: Idempotency) -> Decision {
         let repeatable = match class {
