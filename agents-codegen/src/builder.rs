@@ -3,8 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::locate::{LocateError, locate, schema_dir};
-use crate::source::{load_file, schema_files, write_if_changed};
+use crate::source::write_if_changed;
 use crate::{Diagnostic, Diagnostics, Options, generate_refs};
+use agents_schema::files::{load_file, schema_files};
 
 /// Generates bindings from a build script into one file for `include!`.
 ///

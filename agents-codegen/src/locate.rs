@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::source::{Loaded, load_file};
 use crate::{Diagnostics, write_if_changed};
+use agents_schema::files::{Loaded, load_file, schema_files};
 
 /// Environment variable naming the schema directory.
 pub const ENV_SCHEMA_DIR: &str = "AGENTS_SCHEMA_DIR";
@@ -145,7 +145,7 @@ pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
             })?;
     }
     if !file.is_file() {
-        let names: Vec<String> = crate::source::schema_files(&dir)
+        let names: Vec<String> = schema_files(&dir)
             .unwrap_or_default()
             .iter()
             .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))

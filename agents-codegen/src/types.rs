@@ -29,7 +29,7 @@
 //! Input parameters: `string` → `String`, `number` → `f64` (the pagination parameter → `u32`),
 //! `integer` → `i64`, `boolean` → `bool`, anything else → `serde_json::Value` (noted in docs).
 
-use agents_schema::{FieldSchema, InputProperty};
+use agents_schema::FieldSchema;
 
 /// The resolved type of an output field (before wrapping in `Option`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -112,49 +112,4 @@ pub fn classify(schema: &FieldSchema) -> (Shape<'_>, Option<String>) {
     }
 }
 
-/// The type of an input parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ParamTy {
-    /// `String`.
-    String,
-    /// `f64`.
-    Number,
-    /// `i64`.
-    Integer,
-    /// `u32`: the pagination parameter.
-    Page,
-    /// `bool`.
-    Boolean,
-    /// `serde_json::Value`.
-    Any,
-}
-
-/// The Rust type of an input parameter, and a note when its declared type is not known.
-pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<String>) {
-    match input.ty.as_deref() {
-        Some("number" | "integer") if is_page => (ParamTy::Page, None),
-        None if is_page => (ParamTy::Page, None),
-        Some("string") if is_page => (
-            ParamTy::String,
-            Some(
-                "The pagination input is a string (an opaque cursor, not a page number): set it \
-                 from what the previous page returned."
-                    .to_owned(),
-            ),
-        ),
-        Some("string") => (ParamTy::String, None),
-        Some("number") => (ParamTy::Number, None),
-        Some("integer") => (ParamTy::Integer, None),
-        Some("boolean") => (ParamTy::Boolean, None),
-        Some(other) => (
-            ParamTy::Any,
-            Some(format!(
-                "The record declares type `{other}`, which the generator does not know; any JSON value is accepted."
-            )),
-        ),
-        None => (
-            ParamTy::Any,
-            Some("The record declares no type; any JSON value is accepted.".to_owned()),
-        ),
-    }
-}
+pub use agents_schema::inputs::{ParamTy, param_type};

@@ -69,7 +69,7 @@ impl Catalog {
             }
         }
         if let Some(dir) = extra_dir {
-            match agents_codegen::load_dir(dir) {
+            match agents_schema::files::load_dir(dir) {
                 Ok(loaded) => {
                     for l in loaded {
                         catalog.insert_public(l.record);

@@ -6,13 +6,13 @@
 //! * 422: a parameter of the wrong type, a broken input rule, localization on an agent without
 //!   `is_localization_supported`, a bad common parameter (country, locale, tag, parse).
 //!
-//! Input rules are read by the generator's own rule parser (`agents_codegen::rules`) and checked
+//! Input rules are read by the generator's own rule parser (`agents_schema::rules`) and checked
 //! by the runtime's `Violations`, so the emulator and generated `validate()` agree on every rule.
 
-use agents_codegen::rules::{self, Parsed, Rule};
-use agents_codegen::types::{ParamTy, param_type};
 use agents_runtime::validate::{Pattern, Violations};
 use agents_schema::AgentRecord;
+use agents_schema::inputs::{ParamTy, param_type};
+use agents_schema::rules::{self, Parsed, Rule};
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;

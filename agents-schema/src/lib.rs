@@ -10,7 +10,11 @@
 //! code lie: a `type` that is not a string, a `name` that is missing. Every problem found in one
 //! record is reported together, each with the JSON path at fault.
 
+pub mod diag;
+pub mod files;
+pub mod inputs;
 mod load;
+pub mod rules;
 pub mod sample;
 
 use indexmap::IndexMap;

@@ -9,7 +9,7 @@
 //! A rule that is not understood, that does not apply to the parameter's type, or whose pattern
 //! does not parse is kept in the docs and not checked.
 
-use crate::types::ParamTy;
+use crate::inputs::ParamTy;
 
 /// A rule the generated `validate()` checks.
 #[derive(Debug, Clone, PartialEq)]
