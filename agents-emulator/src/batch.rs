@@ -12,28 +12,18 @@ use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
-use crate::lifecycle::{Flow, Task, TaskEnd, TaskState, timestamp};
+use crate::lifecycle::{Flow, Task, TaskEnd, TaskState};
 use crate::params;
-use crate::request::{ApiPath, json_object, required_str};
-use crate::routes::{Ctx, delivery, find_agent, formats};
+use crate::request::{ApiPath, Ctx, formats, json_object, required_str};
+use crate::wire::timestamp;
+
 use crate::state::{State, lock};
 use crate::synth::RunSpec;
 
 /// Items per batch (spec 8).
 pub const MAX_ITEMS: usize = 1_000;
 
-/// A batch: its tasks, in input order.
-#[derive(Debug, Clone)]
-pub struct Batch {
-    /// The batch id.
-    pub id: String,
-    /// The owning account.
-    pub account: String,
-    /// Creation time.
-    pub created: SystemTime,
-    /// Task ids in input order.
-    pub tasks: Vec<String>,
-}
+pub use crate::model::Batch;
 
 type Shared = Arc<State>;
 
@@ -63,10 +53,10 @@ pub(crate) async fn create(
             "missing required field `shared_inputs` (it names the agent)",
         ));
     }
-    delivery(&mut shared)?;
+    crate::delivery::check(&mut shared)?;
     let deliver = crate::delivery::Delivery::from_body(&shared);
     let agent = required_str(&shared, "agent").map_err(|e| e.at("shared_inputs.agent"))?;
-    let record = find_agent(&state, &ctx.account.name, agent)?;
+    let record = state.find_agent(&ctx.account.name, agent)?;
     let shared_params = match shared.get("params") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m.clone(),
@@ -277,7 +267,7 @@ pub(crate) async fn create_extract(
 ) -> Result<Json<Value>, ApiError> {
     let body = json_object(&headers, body).await?;
     let (inputs, mut shared) = batch_parts(&body)?;
-    delivery(&mut shared)?;
+    crate::delivery::check(&mut shared)?;
     let deliver = crate::delivery::Delivery::from_body(&shared);
     let mut ends = Vec::with_capacity(inputs.len());
     for (i, item) in inputs.iter().enumerate() {

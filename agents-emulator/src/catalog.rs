@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use agents_schema::AgentRecord;
+use agents_schema::{AgentRecord, nearest_names};
+use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
@@ -129,6 +130,23 @@ impl Catalog {
             .iter()
             .filter(move |(_, e)| e.owner.as_deref().is_none_or(|o| o == account))
             .map(|(n, _)| n.as_str())
+    }
+
+    /// The answer for an agent `account` cannot see: `status` (404 for a lookup, 422 for a run),
+    /// naming the nearest agent names.
+    pub(crate) fn unknown(&self, account: &str, name: &str, status: StatusCode) -> ApiError {
+        let near = nearest_names(name, self.names(account));
+        let code = if status == StatusCode::NOT_FOUND {
+            "NOT_FOUND"
+        } else {
+            "VALIDATION_ERROR"
+        };
+        ApiError::new(
+            status,
+            code,
+            format!("unknown agent `{name}`; nearest: {}", near.join(", ")),
+        )
+        .at("agent")
     }
 
     /// `GET /v1/agents`: list items visible to `account`, filtered and paged, in name order.

@@ -14,11 +14,15 @@ use std::time::Instant;
 use reqwest::Url;
 use serde_json::{Map, Value, json};
 
-use crate::lifecycle::{TaskEnd, TaskState, timestamp};
+use crate::error::ApiError;
+use crate::lifecycle::{TaskEnd, TaskState};
+use crate::net::is_loopback;
+use crate::params::kind;
+use crate::request::{http_url, optional_str};
 use crate::state::{State, lock};
-use crate::web::is_loopback;
+use crate::wire::timestamp;
 
-/// Delivery options of a request, already checked by `routes::delivery`.
+/// Delivery options of a request, already checked when the request arrived.
 #[derive(Debug, Clone, Default)]
 pub struct Delivery {
     /// Webhook URL.
@@ -220,4 +224,84 @@ fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Value) -> Re
     std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(dir.join(&file), data))
         .map_err(|e| format!("cannot write {}: {e}", dir.join(file).display()))
+}
+
+/// Delivery options of an async run (spec 4.4), top-level or (one documentation page) inside
+/// `params`.
+pub(crate) fn check(body: &mut Map<String, Value>) -> Result<(), ApiError> {
+    const FIELDS: [&str; 5] = [
+        "storage_type",
+        "storage_url",
+        "storage_compress",
+        "storage_object_name",
+        "callback_url",
+    ];
+    if let Some(Value::Object(params)) = body.get_mut("params") {
+        let moved: Vec<(String, Value)> = FIELDS
+            .iter()
+            .filter_map(|f| params.remove(*f).map(|v| ((*f).to_owned(), v)))
+            .collect();
+        for (k, v) in moved {
+            body.entry(k).or_insert(v);
+        }
+    }
+    let storage_type = optional_str(body, "storage_type")?;
+    let storage_url = optional_str(body, "storage_url")?;
+    match (storage_type, storage_url) {
+        (None, None) => {}
+        (Some(t), _) if t != "s3" && t != "gs" => {
+            return Err(ApiError::invalid(
+                "storage_type",
+                format!("storage_type must be s3 or gs, not {t:?}"),
+            ));
+        }
+        (Some(_), None) => {
+            return Err(ApiError::bad_request(
+                "storage_url",
+                "storage_url is required with storage_type",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(ApiError::bad_request(
+                "storage_type",
+                "storage_type is required with storage_url",
+            ));
+        }
+        (Some(t), Some(u)) => {
+            let bucket = u
+                .strip_prefix(&format!("{t}://"))
+                .and_then(|r| r.split('/').next())
+                .unwrap_or("");
+            if bucket.is_empty() || !u.ends_with('/') {
+                return Err(ApiError::bad_request(
+                    "storage_url",
+                    format!("invalid storage_url {u:?}: expected {t}://<bucket>/<path_prefix>/"),
+                ));
+            }
+        }
+    }
+    if let Some(v) = body
+        .get("storage_compress")
+        .filter(|v| !v.is_null() && !v.is_boolean())
+    {
+        return Err(ApiError::invalid(
+            "storage_compress",
+            format!("storage_compress must be a boolean, not {}", kind(v)),
+        ));
+    }
+    let object = optional_str(body, "storage_object_name")?;
+    if let Some(url) = storage_url {
+        // The task id stands in for a missing object name; any id is a valid segment.
+        object_path(url, object.unwrap_or("task"))
+            .map_err(|(field, why)| ApiError::bad_request(field, why))?;
+    }
+    if let Some(u) = optional_str(body, "callback_url")?
+        && !http_url(u)
+    {
+        return Err(ApiError::bad_request(
+            "callback_url",
+            format!("invalid callback_url {u:?}: expected an http(s) URL"),
+        ));
+    }
+    Ok(())
 }

@@ -30,6 +30,8 @@ pub mod delivery;
 pub mod error;
 pub mod generate;
 pub mod lifecycle;
+pub mod model;
+pub mod net;
 pub mod params;
 mod proxy;
 mod request;
@@ -37,6 +39,7 @@ pub mod routes;
 pub mod state;
 pub mod synth;
 pub mod web;
+pub mod wire;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -12,6 +12,8 @@ use std::time::{Instant, SystemTime};
 use agents_schema::AgentRecord;
 use serde_json::{Value, json};
 
+use crate::wire::timestamp;
+
 /// Whether a task has ended, and how (spec 3). On the wire an unfinished task is `pending`,
 /// `queued` or `in_progress` depending on its [`Flow`]; see [`Task::wire_state`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -289,9 +291,4 @@ impl Generation {
         }
         out
     }
-}
-
-/// RFC 3339 UTC timestamp with milliseconds.
-pub fn timestamp(t: SystemTime) -> String {
-    humantime::format_rfc3339_millis(t).to_string()
 }

@@ -18,9 +18,9 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 
 use crate::error::ApiError;
+use crate::net::is_loopback;
 use crate::request::MAX_BODY;
 use crate::state::State;
-use crate::web::is_loopback;
 
 /// Headers that belong to one hop and are not forwarded.
 const HOP_BY_HOP: [&str; 8] = [

@@ -1,5 +1,6 @@
-//! Reading requests: JSON object bodies (bounded), path and query extractors whose rejections are
-//! the emulator's JSON errors, and the bookkeeping that keeps keep-alive connections usable when
+//! Reading requests: JSON object bodies (bounded), the fields every endpoint reads (strings,
+//! URLs, formats), the facts the layers hand to handlers ([`Ctx`]), path and query extractors
+//! whose rejections are the emulator's JSON errors, and the bookkeeping that keeps keep-alive connections usable when
 //! an answer goes out before its request body was read.
 //!
 //! hyper reuses a connection only when the previous request's body was read to its end; when it
@@ -25,8 +26,10 @@ use http_body_util::BodyExt;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::config::Account;
 use crate::error::ApiError;
 use crate::params::kind;
+use crate::synth;
 
 /// Largest request body accepted (a batch of 1,000 items fits easily).
 pub const MAX_BODY: usize = 16 * 1024 * 1024;
@@ -212,4 +215,44 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuer
             )),
         }
     }
+}
+
+/// Per-request facts the layers hand to the handlers.
+#[derive(Debug, Clone)]
+pub(crate) struct Ctx {
+    pub(crate) task_id: String,
+    pub(crate) account: Account,
+    pub(crate) drift: bool,
+}
+
+/// An absolute http(s) URL with a host.
+pub(crate) fn http_url(text: &str) -> bool {
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"));
+    rest.is_some_and(|r| {
+        let host = r.split(['/', '?', '#']).next().unwrap_or("");
+        !host.is_empty() && !host.contains(char::is_whitespace)
+    }) && !text.contains(char::is_whitespace)
+}
+
+/// `formats` of a request body; `at` names it in errors (`formats`, `inputs[2].formats`).
+pub(crate) fn formats(body: &Map<String, Value>, at: &str) -> Result<Vec<String>, ApiError> {
+    let Some(v) = body.get("formats").filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let Some(items) = v.as_array() else {
+        return Err(ApiError::invalid(at, "formats must be an array of strings"));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match f.as_str() {
+            Some(s) if synth::FORMATS.contains(&s) => Ok(s.to_owned()),
+            _ => Err(ApiError::invalid(
+                format!("{at}[{i}]"),
+                format!("unknown format {f}; allowed: html, markdown, headers, links"),
+            )),
+        })
+        .collect()
 }

@@ -14,29 +14,21 @@ use axum::{Extension, Json, Router};
 use serde_json::{Map, Value, json};
 use tower_http::catch_panic::CatchPanicLayer;
 
-use agents_schema::nearest_names as nearest;
-
 use crate::catalog::ListQuery;
-use crate::config::{Account, AccountStatus, Fault, RateLimitShape};
+use crate::config::{AccountStatus, Fault, RateLimitShape};
 use crate::error::ApiError;
 use crate::generate;
 use crate::lifecycle::{Flow, Generation, GenerationEnd, Task, TaskEnd, TaskState};
 use crate::params;
-use crate::request::{ApiPath, ApiQuery, drain, json_object, optional_str, required_str};
+use crate::request::{
+    ApiPath, ApiQuery, Ctx, drain, formats, http_url, json_object, optional_str, required_str,
+};
 use crate::state::{FaultRule, State, lock};
 use crate::synth;
 
 pub use crate::request::MAX_BODY;
 
 type Shared = Arc<State>;
-
-/// Per-request facts the layers hand to the handlers.
-#[derive(Debug, Clone)]
-pub(crate) struct Ctx {
-    pub(crate) task_id: String,
-    pub(crate) account: Account,
-    pub(crate) drift: bool,
-}
 
 /// The router of the whole /v1 interface.
 pub fn router(state: Shared) -> Router {
@@ -347,38 +339,6 @@ async fn corrupt(resp: Response, fault: &Fault) -> Response {
 // ---------------------------------------------------------------------------------------------
 // Request fields
 
-/// An absolute http(s) URL with a host.
-fn http_url(text: &str) -> bool {
-    let rest = text
-        .strip_prefix("https://")
-        .or_else(|| text.strip_prefix("http://"));
-    rest.is_some_and(|r| {
-        let host = r.split(['/', '?', '#']).next().unwrap_or("");
-        !host.is_empty() && !host.contains(char::is_whitespace)
-    }) && !text.contains(char::is_whitespace)
-}
-
-/// `formats` of a request body; `at` names it in errors (`formats`, `inputs[2].formats`).
-pub(crate) fn formats(body: &Map<String, Value>, at: &str) -> Result<Vec<String>, ApiError> {
-    let Some(v) = body.get("formats").filter(|v| !v.is_null()) else {
-        return Ok(Vec::new());
-    };
-    let Some(items) = v.as_array() else {
-        return Err(ApiError::invalid(at, "formats must be an array of strings"));
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, f)| match f.as_str() {
-            Some(s) if synth::FORMATS.contains(&s) => Ok(s.to_owned()),
-            _ => Err(ApiError::invalid(
-                format!("{at}[{i}]"),
-                format!("unknown format {f}; allowed: html, markdown, headers, links"),
-            )),
-        })
-        .collect()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Catalog
 
@@ -413,33 +373,8 @@ async fn agent_details(
                 e.to_string(),
             )
         }),
-        None => Err(unknown_agent(
-            &catalog,
-            &ctx.account.name,
-            &name,
-            StatusCode::NOT_FOUND,
-        )),
+        None => Err(catalog.unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND)),
     }
-}
-
-fn unknown_agent(
-    catalog: &crate::catalog::Catalog,
-    account: &str,
-    name: &str,
-    status: StatusCode,
-) -> ApiError {
-    let near = nearest(name, catalog.names(account));
-    let code = if status == StatusCode::NOT_FOUND {
-        "NOT_FOUND"
-    } else {
-        "VALIDATION_ERROR"
-    };
-    ApiError::new(
-        status,
-        code,
-        format!("unknown agent `{name}`; nearest: {}", near.join(", ")),
-    )
-    .at("agent")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -449,27 +384,6 @@ fn unknown_agent(
 pub(crate) struct Checked {
     pub(crate) spec: synth::RunSpec,
     pub(crate) request: Value,
-}
-
-/// Looks up `agent` as `account` sees it: 422 naming the nearest agents when unknown.
-pub(crate) fn find_agent(
-    state: &State,
-    account: &str,
-    agent: &str,
-) -> Result<Arc<agents_schema::AgentRecord>, ApiError> {
-    let catalog = state
-        .catalog
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match catalog.get(account, agent) {
-        Some(e) => Ok(e.record.clone()),
-        None => Err(unknown_agent(
-            &catalog,
-            account,
-            agent,
-            StatusCode::UNPROCESSABLE_ENTITY,
-        )),
-    }
 }
 
 fn check_run(state: &State, ctx: &Ctx, body: Map<String, Value>) -> Result<Checked, ApiError> {
@@ -482,7 +396,7 @@ fn check_run(state: &State, ctx: &Ctx, body: Map<String, Value>) -> Result<Check
         ));
     }
     let formats = formats(&body, "formats")?;
-    let record = find_agent(state, &ctx.account.name, agent)?;
+    let record = state.find_agent(&ctx.account.name, agent)?;
     let params = body.get("params").cloned().unwrap_or(Value::Null);
     params::check(&record, &params, body.get("localization"), "params")?;
     let params = params.as_object().cloned().unwrap_or_default();
@@ -511,89 +425,6 @@ async fn run(
     Ok(Json(checked.spec.result(&ctx.task_id)))
 }
 
-/// Delivery options of an async run (spec 4.4), top-level or (one documentation page) inside
-/// `params`.
-pub(crate) fn delivery(body: &mut Map<String, Value>) -> Result<(), ApiError> {
-    const FIELDS: [&str; 5] = [
-        "storage_type",
-        "storage_url",
-        "storage_compress",
-        "storage_object_name",
-        "callback_url",
-    ];
-    if let Some(Value::Object(params)) = body.get_mut("params") {
-        let moved: Vec<(String, Value)> = FIELDS
-            .iter()
-            .filter_map(|f| params.remove(*f).map(|v| ((*f).to_owned(), v)))
-            .collect();
-        for (k, v) in moved {
-            body.entry(k).or_insert(v);
-        }
-    }
-    let storage_type = optional_str(body, "storage_type")?;
-    let storage_url = optional_str(body, "storage_url")?;
-    match (storage_type, storage_url) {
-        (None, None) => {}
-        (Some(t), _) if t != "s3" && t != "gs" => {
-            return Err(ApiError::invalid(
-                "storage_type",
-                format!("storage_type must be s3 or gs, not {t:?}"),
-            ));
-        }
-        (Some(_), None) => {
-            return Err(ApiError::bad_request(
-                "storage_url",
-                "storage_url is required with storage_type",
-            ));
-        }
-        (None, Some(_)) => {
-            return Err(ApiError::bad_request(
-                "storage_type",
-                "storage_type is required with storage_url",
-            ));
-        }
-        (Some(t), Some(u)) => {
-            let bucket = u
-                .strip_prefix(&format!("{t}://"))
-                .and_then(|r| r.split('/').next())
-                .unwrap_or("");
-            if bucket.is_empty() || !u.ends_with('/') {
-                return Err(ApiError::bad_request(
-                    "storage_url",
-                    format!("invalid storage_url {u:?}: expected {t}://<bucket>/<path_prefix>/"),
-                ));
-            }
-        }
-    }
-    if let Some(v) = body
-        .get("storage_compress")
-        .filter(|v| !v.is_null() && !v.is_boolean())
-    {
-        return Err(ApiError::invalid(
-            "storage_compress",
-            format!(
-                "storage_compress must be a boolean, not {}",
-                params::kind(v)
-            ),
-        ));
-    }
-    let object = optional_str(body, "storage_object_name")?;
-    if let Some(url) = storage_url {
-        // The task id stands in for a missing object name; any id is a valid segment.
-        crate::delivery::object_path(url, object.unwrap_or("task"))
-            .map_err(|(field, why)| ApiError::bad_request(field, why))?;
-    }
-    if let Some(u) = optional_str(body, "callback_url")?
-        && !http_url(u)
-    {
-        return Err(ApiError::bad_request(
-            "callback_url",
-            format!("invalid callback_url {u:?}: expected an http(s) URL"),
-        ));
-    }
-    Ok(())
-}
-
 async fn run_async(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
@@ -601,7 +432,7 @@ async fn run_async(
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
     let mut body = json_object(&headers, body).await?;
-    delivery(&mut body)?;
+    crate::delivery::check(&mut body)?;
     let deliver = crate::delivery::Delivery::from_body(&body);
     let checked = check_run(&state, &ctx, body)?;
     let task_id = ctx.task_id.clone();

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use governor::clock::{Clock, DefaultClock};
@@ -11,8 +11,11 @@ use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
+use axum::http::StatusCode;
+
 use crate::catalog::Catalog;
 use crate::config::{Account, Config, Fault, RateLimitShape};
+use crate::error::ApiError;
 use crate::lifecycle::{Generation, GenerationStatus, Task};
 
 type KeyedLimiter =
@@ -53,9 +56,9 @@ pub struct State {
     /// Delivery problems by task id.
     pub delivery_errors: Mutex<HashMap<String, Vec<String>>>,
     /// Crawls by id.
-    pub crawls: Mutex<HashMap<String, crate::web::Crawl>>,
+    pub crawls: Mutex<HashMap<String, crate::model::Crawl>>,
     /// Batches by id.
-    pub batches: Mutex<HashMap<String, crate::batch::Batch>>,
+    pub batches: Mutex<HashMap<String, crate::model::Batch>>,
     /// Generations by id.
     pub generations: Mutex<HashMap<String, Generation>>,
     /// Creation times of each account's generations, for the daily limit.
@@ -129,6 +132,19 @@ impl State {
     /// Requests that presented `key`, a configured key; 0 for any other.
     pub fn requests_seen(&self, key: &str) -> u64 {
         self.seen.get(key).map_or(0, |n| n.load(Ordering::Relaxed))
+    }
+
+    /// Looks up `agent` as `account` sees it: 422 naming the nearest agents when unknown.
+    pub(crate) fn find_agent(
+        &self,
+        account: &str,
+        agent: &str,
+    ) -> Result<Arc<agents_schema::AgentRecord>, ApiError> {
+        let catalog = self.catalog.read().unwrap_or_else(PoisonError::into_inner);
+        match catalog.get(account, agent) {
+            Some(e) => Ok(e.record.clone()),
+            None => Err(catalog.unknown(account, agent, StatusCode::UNPROCESSABLE_ENTITY)),
+        }
     }
 
     /// Real pages of a paginated agent.

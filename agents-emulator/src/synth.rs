@@ -9,8 +9,8 @@ use agents_schema::sample::{self, mix};
 use agents_schema::{AgentRecord, FieldSchema};
 use serde_json::{Map, Value, json};
 
-use crate::lifecycle::timestamp;
 use crate::params::page_number;
+use crate::wire::timestamp;
 
 /// A checked agent request: everything its run result is computed from.
 #[derive(Debug, Clone)]

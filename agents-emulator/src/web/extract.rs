@@ -1,0 +1,201 @@
+//! `POST /v1/extract` and its async variant.
+
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use axum::Extension;
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State as AxState;
+use axum::http::HeaderMap;
+use serde_json::{Map, Value, json};
+
+use crate::error::ApiError;
+use crate::lifecycle::{Flow, Task, TaskEnd};
+use crate::request::{Ctx, json_object, optional_str, required_str};
+use crate::state::{State, lock};
+use crate::wire::timestamp;
+
+use super::actions::{check_actions, run_actions};
+use super::page::{PLACEHOLDER_PNG, Shared, fetch, links, markdown, parse_url};
+
+/// Formats of extract.
+pub(super) const EXTRACT_FORMATS: [&str; 5] =
+    ["html", "markdown", "headers", "links", "screenshot"];
+
+/// Checks an extract request and computes its result.
+pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
+    let url = parse_url(required_str(body, "url")?, "url")?;
+    let mut formats = Vec::new();
+    if let Some(v) = body.get("formats").filter(|v| !v.is_null()) {
+        let Some(list) = v.as_array() else {
+            return Err(ApiError::invalid(
+                "formats",
+                "formats must be an array of strings",
+            ));
+        };
+        for (i, f) in list.iter().enumerate() {
+            match f.as_str() {
+                Some(s) if EXTRACT_FORMATS.contains(&s) => formats.push(s.to_owned()),
+                _ => {
+                    return Err(ApiError::invalid(
+                        format!("formats[{i}]"),
+                        format!(
+                            "unknown format {f}; allowed: {}",
+                            EXTRACT_FORMATS.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    match body.get("render") {
+        None | Some(Value::Null | Value::Bool(_)) => {}
+        Some(Value::String(s)) if s == "auto" => {}
+        Some(other) => {
+            return Err(ApiError::invalid(
+                "render",
+                format!("render must be a boolean or \"auto\", not {other}"),
+            ));
+        }
+    }
+    if let Some(c) = optional_str(body, "country")?
+        && (c.len() != 2 || !c.bytes().all(|b| b.is_ascii_alphabetic()))
+    {
+        return Err(ApiError::invalid(
+            "country",
+            format!("{c:?} is not a two-letter country code"),
+        ));
+    }
+    let expected: Option<Vec<u16>> = match body.get("expected_status_codes") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(list)) => Some(
+            list.iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    c.as_u64()
+                        .and_then(|c| u16::try_from(c).ok())
+                        .filter(|c| (100..=599).contains(c))
+                        .ok_or_else(|| {
+                            ApiError::invalid(
+                                format!("expected_status_codes[{i}]"),
+                                "must be an HTTP status",
+                            )
+                        })
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "expected_status_codes",
+                "must be an array of statuses",
+            ));
+        }
+    };
+    let actions = match body.get("browser_actions").filter(|v| !v.is_null()) {
+        Some(v) => Some(check_actions(v)?),
+        None => None,
+    };
+    let driver = optional_str(body, "driver")?.map(str::to_owned);
+    let started = Instant::now();
+    let action_results = match actions {
+        Some(a) => Some(run_actions(a).await),
+        None => None,
+    };
+    let page = fetch(&url).await;
+    let mut data = Map::new();
+    let mut warnings: Vec<Value> = Vec::new();
+    let (status, status_code) = match &page {
+        Ok(p) => {
+            warnings.extend(p.warnings.iter().map(|w| json!(w)));
+            let ok = match &expected {
+                Some(codes) => codes.contains(&p.status),
+                None => (200..300).contains(&p.status),
+            };
+            for f in &formats {
+                let v = match f.as_str() {
+                    "html" => json!(p.html),
+                    "markdown" => json!(markdown(p)),
+                    "headers" => Value::Object(p.headers.clone()),
+                    "links" => json!(links(p)),
+                    _ => {
+                        warnings.push(json!("screenshot is a 1x1 placeholder: the emulator has no browser to render with"));
+                        json!(PLACEHOLDER_PNG)
+                    }
+                };
+                data.insert(f.clone(), v);
+            }
+            (if ok { "success" } else { "failed" }, json!(p.status))
+        }
+        Err(e) => {
+            warnings.push(json!(e));
+            ("failed", Value::Null)
+        }
+    };
+    if let Some(r) = action_results {
+        data.insert("browser_actions".into(), r);
+    }
+    let rendered =
+        formats.iter().any(|f| f == "screenshot") || body.get("render") == Some(&json!(true));
+    let driver = driver.unwrap_or_else(|| if rendered { "vx8".into() } else { "vx6".into() });
+    Ok(json!({
+        "url": page.as_ref().map_or(url.to_string(), |p| p.url.to_string()),
+        "task_id": task_id,
+        "status": status,
+        "status_code": status_code,
+        "data": data,
+        "warnings": warnings,
+        "metadata": {
+            "driver": driver,
+            "query_time": timestamp(SystemTime::now()),
+            "query_duration": started.elapsed().as_millis() as u64,
+        }
+    }))
+}
+
+/// A result answered now (`ASYNC = false`), or stored as a task that finishes on the lifecycle
+/// clock, answering its id (`ASYNC = true`): the sync and async variants of extract, search and
+/// map differ only in this.
+pub(super) fn finish<const ASYNC: bool>(
+    state: &State,
+    ctx: &Ctx,
+    api: &str,
+    input: Map<String, Value>,
+    result: Value,
+) -> Json<Value> {
+    if !ASYNC {
+        return Json(result);
+    }
+    let duration = state.config.lifecycle.task;
+    let task = Task {
+        id: ctx.task_id.clone(),
+        account: ctx.account.name.clone(),
+        agent: api.to_owned(),
+        api_type: if api == "extract" { "extract" } else { "web" },
+        flow: Flow::Pending,
+        created: SystemTime::now(),
+        ends_at: Instant::now() + duration,
+        duration,
+        end: TaskEnd::Value(Arc::new(result)),
+        input: Value::Object(input),
+        batch_id: None,
+    };
+    let answer = task.created(
+        Instant::now(),
+        state.base_url.get().map_or("", String::as_str),
+    );
+    lock(&state.tasks).insert(ctx.task_id.clone(), task);
+    Json(answer)
+}
+
+/// `POST /v1/extract` and `POST /v1/extract/async`.
+pub(crate) async fn extract<const ASYNC: bool>(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_object(&headers, body).await?;
+    let result = extract_result(&body, &ctx.task_id).await?;
+    Ok(finish::<ASYNC>(&state, &ctx, "extract", body, result))
+}

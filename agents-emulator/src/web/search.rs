@@ -1,0 +1,139 @@
+//! `POST /v1/search` and its async variant: deterministic results for a query.
+
+use axum::Extension;
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State as AxState;
+use axum::http::HeaderMap;
+use serde_json::{Map, Value, json};
+
+use crate::error::ApiError;
+use crate::params::kind;
+use crate::request::{Ctx, json_object, optional_str, required_str};
+
+use super::extract::finish;
+use super::page::Shared;
+
+pub(super) const FOCUS: [&str; 8] = [
+    "general", "coding", "news", "academic", "shopping", "social", "geo", "location",
+];
+pub(super) const DEPTH: [&str; 3] = ["lite", "fast", "deep"];
+
+/// Most results a search answers, whatever `max_results` asks for.
+pub(super) const MAX_SEARCH_RESULTS: u64 = 100;
+
+pub(super) fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
+    let query = required_str(body, "query")?;
+    if query.trim().is_empty() {
+        return Err(ApiError::bad_request("query", "query must not be empty"));
+    }
+    let focus: Vec<String> = match body.get("focus") {
+        None | Some(Value::Null) => vec!["general".into()],
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(l)) => l
+            .iter()
+            .map(|v| v.as_str().unwrap_or("").to_owned())
+            .collect(),
+        Some(other) => {
+            return Err(ApiError::invalid(
+                "focus",
+                format!("focus must be a string or a list, not {}", kind(other)),
+            ));
+        }
+    };
+    for f in &focus {
+        if !FOCUS.contains(&f.as_str()) {
+            return Err(ApiError::invalid(
+                "focus",
+                format!("unknown focus {f:?}; allowed: {}", FOCUS.join(", ")),
+            ));
+        }
+    }
+    if let Some(d) = optional_str(body, "search_depth")?
+        && !DEPTH.contains(&d)
+    {
+        return Err(ApiError::invalid(
+            "search_depth",
+            format!("unknown search_depth {d:?}; allowed: lite, fast, deep"),
+        ));
+    }
+    // Neither the spec nor the vendor's models bound max_results; the emulator answers at most
+    // MAX_SEARCH_RESULTS (the service decides how many results it has).
+    let max = match body.get("max_results") {
+        None | Some(Value::Null) => 10,
+        Some(v) => v.as_u64().filter(|n| *n >= 1).ok_or_else(|| {
+            ApiError::invalid("max_results", "max_results must be a positive integer")
+        })?,
+    }
+    .min(MAX_SEARCH_RESULTS);
+    let country = optional_str(body, "country")?.unwrap_or("US");
+    let locale = optional_str(body, "locale")?.unwrap_or("en");
+    let answer = match body.get("include_answer") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "include_answer",
+                "include_answer must be a boolean",
+            ));
+        }
+    };
+    let seed = agents_schema::sample::mix(0, &format!("{query}\u{0}{focus:?}"));
+    let words: Vec<&str> = query.split_whitespace().collect();
+    let slug = words.join("-").to_lowercase();
+    let results: Vec<Value> = (0..max)
+        .map(|i| {
+            let s = agents_schema::sample::mix(seed, &i.to_string());
+            let site = ["docs", "news", "shop", "wiki", "blog"][(s % 5) as usize];
+            json!({
+                "title": format!("{query} — result {} ({site})", i + 1),
+                "url": format!("https://{site}.example/{slug}/{:x}", s % 0xffff),
+                "snippet": format!("About {query}: finding {} of the {site} index.", i + 1),
+                "description": format!("{site} page on {query}"),
+                "content": format!("{query} is discussed here in depth. Entry {:x}.", s),
+                // The vendor's SERP metadata (`country`, `entity_type`, `locale`, `position`,
+                // `driver`), plus the focus asked for.
+                "metadata": {
+                    "country": country,
+                    "entity_type": "OrganicResult",
+                    "locale": locale,
+                    "position": i + 1,
+                    "driver": "vx6",
+                    "focus": focus.first(),
+                },
+            })
+        })
+        .collect();
+    let mut out = json!({
+        "status": "success",
+        "query": query,
+        "request_id": task_id,
+        "total_results": results.len(),
+        "results": results,
+    });
+    if answer {
+        out["answer"] = json!(format!(
+            "In short, {query}: the top {} sources agree [1][2][3].",
+            max.min(3)
+        ));
+        // `[1]`, `[2]`, `[3]` in the answer refer to the first three results.
+        out["answer_citations"] = Value::Array(
+            (0..max.min(3))
+                .map(|i| json!({ "marker": i + 1, "result_index": i }))
+                .collect(),
+        );
+    }
+    Ok(out)
+}
+
+/// `POST /v1/search` and `POST /v1/search/async`.
+pub(crate) async fn search<const ASYNC: bool>(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    let body = json_object(&headers, body).await?;
+    let result = search_result(&body, &ctx.task_id)?;
+    Ok(finish::<ASYNC>(&state, &ctx, "search", body, result))
+}
