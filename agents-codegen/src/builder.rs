@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use crate::locate::{LocateError, locate, schema_dir};
 use crate::source::write_if_changed;
-use crate::{Diagnostic, Diagnostics, Options, generate_refs};
+use agents_schema::diag::{Diagnostic, Diagnostics};
+
+use crate::{Options, generate_refs};
 use agents_schema::files::{load_file, schema_files};
 
 /// Generates bindings from a build script into one file for `include!`.
@@ -202,14 +204,8 @@ impl Builder {
         let path = out_dir
             .as_ref()
             .join(self.file_name.as_deref().unwrap_or("agents.rs"));
-        write_if_changed(&path, &source).map_err(|e| {
-            Diagnostics(vec![Diagnostic {
-                file: Some(path.clone()),
-                agent: None,
-                path: "$".to_owned(),
-                message: format!("cannot write: {e}"),
-            }])
-        })?;
+        write_if_changed(&path, &source)
+            .map_err(|e| Diagnostic::at("$", format!("cannot write: {e}")).file(&path))?;
         Ok(path)
     }
 }
@@ -217,11 +213,6 @@ impl Builder {
 fn locate_diagnostic(agent: &str, e: LocateError) -> Diagnostic {
     match e {
         LocateError::Invalid(Diagnostics(mut d)) if d.len() == 1 => d.remove(0),
-        other => Diagnostic {
-            file: None,
-            agent: Some(agent.to_owned()),
-            path: "$".to_owned(),
-            message: other.to_string(),
-        },
+        other => Diagnostic::new(agent, "$", &other.to_string()),
     }
 }

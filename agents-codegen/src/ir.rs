@@ -12,7 +12,7 @@ use crate::docs;
 use crate::naming::{self, Namespace};
 use crate::rules::{self, Parsed, Rule};
 use crate::types::{self, ParamTy, Shape, Ty};
-use crate::{Diagnostic, Diagnostics};
+use agents_schema::diag::{Collector, Diagnostic, Diagnostics};
 
 /// Every agent of one generated module.
 #[derive(Debug, Clone)]
@@ -133,18 +133,18 @@ pub fn lower(
     records: &[&AgentRecord],
     renames: &BTreeMap<String, String>,
 ) -> Result<Unit, Diagnostics> {
-    let mut diags = Vec::new();
+    let mut found = Collector::default();
     let mut warnings = Vec::new();
     let mut by_name: BTreeMap<&str, &AgentRecord> = BTreeMap::new();
     for r in records {
         if r.name.trim().is_empty() {
-            diags.push(Diagnostic::new(
+            found.push(Diagnostic::new(
                 &r.name,
                 "$.name",
                 "the agent name is empty; every record needs the name it is called by",
             ));
         } else if by_name.contains_key(r.name.as_str()) {
-            diags.push(Diagnostic::new(
+            found.push(Diagnostic::new(
                 &r.name,
                 "$.name",
                 "two records have this agent name",
@@ -155,13 +155,13 @@ pub fn lower(
     }
     for (agent, ty) in renames {
         if !by_name.contains_key(agent.as_str()) {
-            diags.push(Diagnostic::new(
+            found.push(Diagnostic::new(
                 agent,
                 "rename",
                 "a rename names this agent, which is not among the agents generated",
             ));
         } else if !naming::is_type_name(ty) {
-            diags.push(Diagnostic::new(
+            found.push(Diagnostic::new(
                 agent,
                 "rename",
                 &format!(
@@ -217,7 +217,7 @@ pub fn lower(
             }
         }
         for (other, names) in clashes {
-            diags.push(clash(&names, other, &record.name, &base));
+            found.push(clash(&names, other, &record.name, &base));
         }
         let page = params
             .fields
@@ -233,11 +233,7 @@ pub fn lower(
         });
     }
 
-    if diags.is_empty() {
-        Ok(Unit { agents, warnings })
-    } else {
-        Err(Diagnostics(diags))
-    }
+    found.finish(Unit { agents, warnings })
 }
 
 /// Two agents of one module would declare the same names.

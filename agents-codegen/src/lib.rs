@@ -29,7 +29,9 @@
 mod builder;
 pub mod docs;
 pub mod emit;
+mod emitter;
 pub mod expand;
+mod format;
 pub mod ir;
 pub mod locate;
 pub mod naming;
@@ -41,10 +43,12 @@ use std::collections::BTreeMap;
 use agents_schema::AgentRecord;
 use proc_macro2::TokenStream;
 
-pub use agents_schema::diag::{Diagnostic, Diagnostics};
+pub use agents_schema::diag::{Collector, Diagnostic, Diagnostics};
 pub use agents_schema::files::{Loaded, load_dir, load_file, schema_files};
 pub use agents_schema::rules;
 pub use builder::Builder;
+use emitter::Emitter;
+pub use format::{format, rustfmt};
 pub use source::write_if_changed;
 
 /// Generator settings.
@@ -107,12 +111,10 @@ pub fn generate(records: &[AgentRecord], options: &Options) -> Result<Output, Di
 pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Output, Diagnostics> {
     let rt_text = options.runtime_path.trim();
     syn::parse_str::<syn::Path>(rt_text).map_err(|e| {
-        Diagnostics(vec![Diagnostic {
-            file: None,
-            agent: None,
-            path: "runtime_path".to_owned(),
-            message: format!("{rt_text:?} is not a Rust path: {e}"),
-        }])
+        Diagnostic::at(
+            "runtime_path",
+            format!("{rt_text:?} is not a Rust path: {e}"),
+        )
     })?;
     let unit = ir::lower(records, &options.renames)?;
     let warnings = unit.warnings;
@@ -131,138 +133,20 @@ pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Outp
     Ok(Output { agents, warnings })
 }
 
-/// Generated code that does not parse: a bug of this crate, reported rather than panicking.
-fn generator_bug(agent: Option<&str>, e: &syn::Error) -> Diagnostics {
-    Diagnostics(vec![Diagnostic {
-        file: None,
-        agent: agent.map(str::to_owned),
-        path: "$".to_owned(),
-        message: format!("generated code does not parse (a generator bug): {e}"),
-    }])
-}
-
-/// The runtime paths and the parsed templates of one thread's emission (`syn` trees are not
-/// `Send`, so each thread that emits has its own).
-struct Emitter {
-    rt_text: String,
-    paths: emit::Paths,
-    templates: emit::Templates,
-}
-
-thread_local! {
-    /// The emitter this thread used last, kept for its next emission with the same runtime path:
-    /// `agent!` emits one agent per call, and the templates need not be parsed again for each
-    /// call. Its tokens are
-    /// proc-macro2's own (`agent!` forces the fallback around every expansion, and outside a
-    /// proc macro there is nothing else), so a kept emitter never meets compiler tokens.
-    static KEPT: std::cell::RefCell<Option<Emitter>> = const { std::cell::RefCell::new(None) };
-}
-
-impl Emitter {
-    fn new(rt_text: &str) -> syn::Result<Self> {
-        let rt: syn::Path = syn::parse_str(rt_text)?;
-        let paths = emit::Paths::new(quote::quote!(#rt), rt_text);
-        let templates = emit::Templates::new(&paths)?;
-        Ok(Emitter {
-            rt_text: rt_text.to_owned(),
-            paths,
-            templates,
-        })
-    }
-
-    /// Runs `f` with this thread's kept emitter if it was made for `a`'s runtime path, else with
-    /// a new one; keeps the emitter afterwards.
-    fn with<R>(
-        a: &AgentOutput,
-        f: impl FnOnce(&mut Emitter) -> Result<R, Diagnostics>,
-    ) -> Result<R, Diagnostics> {
-        let kept = KEPT
-            .try_with(|k| k.try_borrow_mut().ok().and_then(|mut k| k.take()))
-            .ok()
-            .flatten()
-            .filter(|e| e.rt_text == a.runtime_path);
-        let mut emitter = match kept {
-            Some(e) => e,
-            None => Emitter::new(&a.runtime_path).map_err(|e| generator_bug(Some(&a.name), &e))?,
-        };
-        let result = f(&mut emitter);
-        // A thread being torn down or a nested call keeps nothing; the emitter is dropped.
-        let _ = KEPT.try_with(|k| {
-            if let Ok(mut k) = k.try_borrow_mut() {
-                *k = Some(emitter);
-            }
-        });
-        result
-    }
-
-    /// Emits `a`, handing each piece to `sink`.
-    fn emit(
-        &mut self,
-        a: &AgentOutput,
-        sink: &mut dyn FnMut(emit::Piece),
-    ) -> Result<(), Diagnostics> {
-        emit::agent(&a.ir, &self.paths, &mut self.templates, sink)
-            .map_err(|e| generator_bug(Some(&a.name), &e))
-    }
-
-    /// Trees are printed as tokens; quoted pieces are tokens already and are not parsed.
-    fn tokens(&mut self, a: &AgentOutput, out: &mut TokenStream) -> Result<(), Diagnostics> {
-        self.emit(a, &mut |piece| match piece {
-            emit::Piece::Tree(item) => quote::ToTokens::to_tokens(&item, out),
-            emit::Piece::Quoted(tokens) => out.extend(tokens),
-        })
-    }
-
-    /// prettyplease prints a file as its items one after the other, so printing item by item
-    /// gives the same text while only one item's tree is alive. Quoted pieces are parsed here.
-    fn source(&mut self, a: &AgentOutput) -> Result<String, Diagnostics> {
-        let mut source = String::new();
-        let mut file = syn::File {
-            shebang: None,
-            frontmatter: None,
-            attrs: Vec::new(),
-            items: Vec::with_capacity(1),
-        };
-        let mut print = |item: syn::Item| {
-            file.items.push(item);
-            source.push_str(&prettyplease::unparse(&file));
-            file.items.clear();
-        };
-        let mut unparsed = None;
-        self.emit(a, &mut |piece| match piece {
-            emit::Piece::Tree(item) => print(item),
-            emit::Piece::Quoted(tokens) => match syn::parse2::<syn::File>(tokens) {
-                Ok(parsed) => parsed.items.into_iter().for_each(&mut print),
-                Err(e) => {
-                    unparsed.get_or_insert(e);
-                }
-            },
-        })?;
-        match unparsed {
-            Some(e) => Err(generator_bug(Some(&a.name), &e)),
-            None => Ok(source),
-        }
-    }
-}
-
 impl AgentOutput {
     /// The items as tokens (what `agent!` expands to).
     pub fn tokens(&self) -> Result<TokenStream, Diagnostics> {
         let mut tokens = TokenStream::new();
-        Emitter::with(self, |e| e.tokens(self, &mut tokens))?;
+        Emitter::with(&self.runtime_path, &self.name, |e| {
+            e.tokens(&self.ir, &mut tokens)
+        })?;
         Ok(tokens)
     }
 
     /// The items as formatted source (prettyplease).
     pub fn to_source(&self) -> Result<String, Diagnostics> {
-        Emitter::with(self, |e| e.source(self))
+        Emitter::with(&self.runtime_path, &self.name, |e| e.source(&self.ir))
     }
-}
-
-/// Formats items as Rust source with prettyplease.
-pub fn format(tokens: TokenStream) -> Result<String, Diagnostics> {
-    let file: syn::File = syn::parse2(tokens).map_err(|e| generator_bug(None, &e))?;
-    Ok(prettyplease::unparse(&file))
 }
 
 impl Output {
@@ -272,10 +156,10 @@ impl Output {
             return Ok(TokenStream::new());
         };
         let mut tokens = TokenStream::new();
-        Emitter::with(first, |emitter| {
+        Emitter::with(&first.runtime_path, &first.name, |emitter| {
             self.agents
                 .iter()
-                .try_for_each(|a| emitter.tokens(a, &mut tokens))
+                .try_for_each(|a| emitter.tokens(&a.ir, &mut tokens))
         })?;
         Ok(tokens)
     }
@@ -300,8 +184,8 @@ impl Output {
             return Ok(Vec::new());
         };
         if threads <= 1 {
-            return Emitter::with(first, |emitter| {
-                self.agents.iter().map(|a| emitter.source(a)).collect()
+            return Emitter::with(&first.runtime_path, &first.name, |emitter| {
+                self.agents.iter().map(|a| emitter.source(&a.ir)).collect()
             });
         }
         // Largest first onto the least loaded thread.
@@ -319,10 +203,10 @@ impl Output {
                 .into_iter()
                 .map(|(_, share)| {
                     scope.spawn(move || -> Result<Vec<(usize, String)>, Diagnostics> {
-                        Emitter::with(first, |emitter| {
+                        Emitter::with(&first.runtime_path, &first.name, |emitter| {
                             share
                                 .into_iter()
-                                .map(|i| Ok((i, emitter.source(&self.agents[i])?)))
+                                .map(|i| Ok((i, emitter.source(&self.agents[i].ir)?)))
                                 .collect()
                         })
                     })
@@ -331,28 +215,21 @@ impl Output {
             handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
         });
         let mut sources = vec![String::new(); self.agents.len()];
-        let mut problems = Vec::new();
+        let mut found = Collector::default();
         for result in results {
             match result {
-                Ok(Ok(done)) => {
-                    for (i, source) in done {
+                Ok(done) => {
+                    for (i, source) in found.take(done).into_iter().flatten() {
                         sources[i] = source;
                     }
                 }
-                Ok(Err(Diagnostics(d))) => problems.extend(d),
-                Err(_) => problems.push(Diagnostic {
-                    file: None,
-                    agent: None,
-                    path: "$".to_owned(),
-                    message: "a code generation thread panicked (a generator bug)".to_owned(),
-                }),
+                Err(_) => found.push(Diagnostic::at(
+                    "$",
+                    "a code generation thread panicked (a generator bug)",
+                )),
             }
         }
-        if problems.is_empty() {
-            Ok(sources)
-        } else {
-            Err(Diagnostics(problems))
-        }
+        found.finish(sources)
     }
 
     /// Total generated types.
@@ -399,51 +276,4 @@ impl Output {
         files.sort();
         Ok(files)
     }
-}
-
-/// Formats source with rustfmt (`$RUSTFMT`, else `rustfmt` on `PATH`, edition 2024), for
-/// generated files that are checked in and held to `cargo fmt --check`. prettyplease output is
-/// valid and deterministic but not byte-identical to rustfmt's.
-pub fn rustfmt(source: &str) -> Result<String, Diagnostics> {
-    use std::io::Write as _;
-    use std::process::{Command, Stdio};
-
-    let fail = |message: String| {
-        Diagnostics(vec![Diagnostic {
-            file: None,
-            agent: None,
-            path: "rustfmt".to_owned(),
-            message,
-        }])
-    };
-    let program = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
-    let mut child = Command::new(&program)
-        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| fail(format!("cannot run {}: {e}", program.to_string_lossy())))?;
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| fail("rustfmt has no stdin".to_owned()))?;
-    let input = source.to_owned();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child
-        .wait_with_output()
-        .map_err(|e| fail(format!("rustfmt failed: {e}")))?;
-    match writer.join() {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(fail(format!("cannot write to rustfmt: {e}"))),
-        Err(_) => return Err(fail("the thread feeding rustfmt panicked".to_owned())),
-    }
-    if !out.status.success() {
-        return Err(fail(format!(
-            "rustfmt exited with {}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    String::from_utf8(out.stdout).map_err(|e| fail(format!("rustfmt wrote invalid UTF-8: {e}")))
 }

@@ -11,7 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{Diagnostics, write_if_changed};
+use agents_schema::diag::Diagnostics;
+
+use crate::source::write_if_changed;
 use agents_schema::files::{Loaded, load_file, schema_files};
 
 /// Environment variable naming the schema directory.

@@ -21,11 +21,70 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A problem of `agent` at JSON `path`.
     pub fn new(agent: &str, path: &str, message: &str) -> Self {
+        Diagnostic::at(path, message).agent(agent)
+    }
+
+    /// A problem at `path` (a JSON path, or the name of the setting at fault), of no agent yet.
+    pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
             file: None,
-            agent: Some(agent.to_owned()),
-            path: path.to_owned(),
-            message: message.to_owned(),
+            agent: None,
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    /// Names the agent.
+    #[must_use]
+    pub fn agent(mut self, agent: impl Into<String>) -> Self {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// Names the file.
+    #[must_use]
+    pub fn file(mut self, file: impl Into<PathBuf>) -> Self {
+        self.file = Some(file.into());
+        self
+    }
+}
+
+impl From<Diagnostic> for Diagnostics {
+    fn from(d: Diagnostic) -> Self {
+        Diagnostics(vec![d])
+    }
+}
+
+/// Collects problems while a stage goes on, so that every one is reported, not only the first
+/// (as serde_derive's `Ctxt`).
+#[derive(Debug, Default)]
+pub struct Collector {
+    found: Vec<Diagnostic>,
+}
+
+impl Collector {
+    /// Records a problem.
+    pub fn push(&mut self, d: Diagnostic) {
+        self.found.push(d);
+    }
+
+    /// Records every problem of a failed step, or hands back what it made.
+    pub fn take<T>(&mut self, result: Result<T, Diagnostics>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(Diagnostics(d)) => {
+                self.found.extend(d);
+                None
+            }
+        }
+    }
+
+    /// `value` when nothing was recorded, else every problem.
+    pub fn finish<T>(self, value: T) -> Result<T, Diagnostics> {
+        if self.found.is_empty() {
+            Ok(value)
+        } else {
+            Err(Diagnostics(self.found))
         }
     }
 }
