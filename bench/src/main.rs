@@ -422,17 +422,15 @@ fn in_children(rows: &mut Vec<Row>, group: &str) {
 /// its CPU, memory and allocator are its own, as when users run it; returns the child and its
 /// base URL. `cargo xtask bench` builds the binary beside this one.
 fn spawn_emulator() -> (std::process::Child, String) {
+    spawn_emulator_with(&["--rate-limit", "0"])
+}
+
+/// [`spawn_emulator`] with other settings (`--rate-limit 83`).
+fn spawn_emulator_with(settings: &[&str]) -> (std::process::Child, String) {
     let exe = sibling_exe("agents-emulator");
     let mut child = match std::process::Command::new(&exe)
-        .args([
-            "--port",
-            "0",
-            "--rate-limit",
-            "0",
-            "--fast",
-            "--api-key",
-            "bench",
-        ])
+        .args(["--port", "0", "--fast", "--api-key", "bench"])
+        .args(settings)
         .env("RUST_LOG", "warn")
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -543,6 +541,10 @@ fn main() {
         eprintln!("batch…");
         rt.block_on(bench_batch(&mut rows));
     }
+    if run("fleet") {
+        eprintln!("fleet on one key (Redis)…");
+        rt.block_on(bench_fleet(&mut rows, quick));
+    }
     if run("compile") {
         // The build-override pass is opt-in: it needs a second scratch workspace whose
         // dependencies build from scratch (its proc macros change every crate's hash), about 3
@@ -607,4 +609,111 @@ fn compile_rows(rows: &mut Vec<Row>, measured: &[compile::Measured], profile: &s
             ),
         ));
     }
+}
+
+/// Fleets on one key: N worker processes (`fleet-worker`), each as fast as it can against one
+/// emulator key at the service's 83 req/s, with and without the limit shared through a
+/// `redis-server` of this run; and the latency a shared permit adds to a request.
+async fn bench_fleet(rows: &mut Vec<Row>, quick: bool) {
+    let redis = match agents_test_support::fleet::RedisServer::start() {
+        Ok(r) => r,
+        Err(why) => {
+            rows.push(row("fleet", "skipped", "—", why));
+            return;
+        }
+    };
+    let worker = sibling_exe("fleet-worker");
+    let seconds = if quick { 1.0 } else { 2.0 };
+    for n in [1usize, 2, 4, 8] {
+        for shared in [true, false] {
+            let (mut emulator, base) = spawn_emulator_with(&["--rate-limit", "83"]);
+            let secs = seconds.to_string();
+            let url = redis.url();
+            let workers = (0..n)
+                .map(|_| {
+                    agents_test_support::fleet::spawn_worker(
+                        &worker,
+                        &base,
+                        "bench",
+                        shared.then_some(url.as_str()),
+                        ("FLEET_SECONDS", &secs),
+                    )
+                })
+                .collect();
+            let t = match tokio::task::spawn_blocking(move || {
+                agents_test_support::fleet::collect(workers)
+            })
+            .await
+            {
+                Ok(t) => t,
+                Err(e) => panic!("fleet workers: {e}"),
+            };
+            let _ = emulator.kill();
+            let _ = emulator.wait();
+            let rate = t.ok as f64 / t.seconds.max(seconds);
+            rows.push(row(
+                "fleet",
+                format!(
+                    "{n} process(es), {}",
+                    if shared { "shared limit" } else { "each alone" }
+                ),
+                format!("{rate:.1} req/s, {} × 429", t.limited),
+                format!(
+                    "{} ok in {:.2} s ({:.3}× 83 req/s){}",
+                    t.ok,
+                    t.seconds,
+                    rate / 83.0,
+                    if shared {
+                        "; target ≥ 0.97×, 0 × 429"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+    }
+    // The latency a permit adds: sequential requests, unthrottled by the emulator, through a
+    // client with a shared limit far above the request rate and through one without.
+    let (mut emulator, base) = spawn_emulator();
+    let n = if quick { 500 } else { 3_000 };
+    let mut p = Vec::new();
+    for shared in [false, true] {
+        let mut b = Client::builder()
+            .base_url(&base)
+            .api_key("bench")
+            .rate_limit(Some(1_000_000))
+            .burst(1_000_000);
+        if shared {
+            b = b.shared_limit(redis.url());
+        }
+        let c = match b.build() {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        let mut times = Vec::with_capacity(n);
+        for _ in 0..n {
+            let t = Instant::now();
+            if let Err(e) = c.agents().limit(1).list().await {
+                panic!("{e}");
+            }
+            times.push(t.elapsed());
+        }
+        times.sort();
+        p.push((times[n / 2], times[n * 99 / 100]));
+    }
+    let _ = emulator.kill();
+    let _ = emulator.wait();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    rows.push(row(
+        "fleet",
+        "added latency per permit (p99)",
+        format!("{:.3} ms", ms(p[1].1.saturating_sub(p[0].1))),
+        format!(
+            "{n} sequential requests: p50 {:.3} / {:.3} ms, p99 {:.3} / {:.3} ms without / with the shared limit; one EVALSHA per permit on loopback; target < 1 ms",
+            ms(p[0].0),
+            ms(p[1].0),
+            ms(p[0].1),
+            ms(p[1].1)
+        ),
+    ));
 }

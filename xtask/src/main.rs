@@ -29,7 +29,7 @@ fn root() -> PathBuf {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,client,batch,compile] [--build-override] [--dump DIR]"
+        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,client,batch,fleet,compile] [--build-override] [--dump DIR]"
     );
     ExitCode::from(2)
 }
@@ -51,8 +51,8 @@ fn main() -> ExitCode {
 
 fn bench(args: &[&str]) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    // The runner spawns the emulator binary and `agents-bench-mimalloc` (the allocation-heavy
-    // groups under mimalloc) from beside itself: processes with their own allocators.
+    // The runner spawns the emulator binary, `agents-bench-mimalloc` (the allocation-heavy
+    // groups under mimalloc) and `fleet-worker` (the fleet group) from beside itself.
     let built = std::process::Command::new(&cargo)
         .current_dir(root())
         .args([
@@ -64,6 +64,10 @@ fn bench(args: &[&str]) -> ExitCode {
             "--package",
             "agents-bench",
             "--bins",
+            "--package",
+            "agents-tests-e2e",
+            "--bin",
+            "fleet-worker",
         ])
         .status();
     match built {

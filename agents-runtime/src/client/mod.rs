@@ -15,6 +15,8 @@ pub mod pages;
 pub mod proxy;
 pub mod retry;
 pub mod run;
+#[cfg(feature = "redis")]
+mod shared;
 pub mod tasks;
 pub mod throttle;
 pub mod waiter;
@@ -42,6 +44,9 @@ pub use waiter::WaitOptions;
 pub const ENV_API_KEY: &str = "AGENTS_API_KEY";
 /// Environment variable holding the base URL (without `/v1`).
 pub const ENV_BASE_URL: &str = "AGENTS_BASE_URL";
+/// Environment variable holding the Redis URL of a rate limit shared by every process on the key
+/// (feature `redis`).
+pub const ENV_REDIS_URL: &str = "AGENTS_REDIS_URL";
 
 /// A client of the service. Cheap to clone: clones share the connection pool, the rate limiter
 /// and the configuration.
@@ -90,6 +95,7 @@ pub struct ClientBuilder {
     http: Option<reqwest::Client>,
     headers: Vec<(String, String)>,
     max_response_bytes: u64,
+    shared_limit: Option<String>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -116,6 +122,7 @@ impl Default for ClientBuilder {
             http: None,
             headers: Vec::new(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            shared_limit: None,
         }
     }
 }
@@ -144,6 +151,27 @@ impl ClientBuilder {
     /// client for longer (see [`throttle`]).
     pub fn timeout(mut self, t: Duration) -> Self {
         self.timeout = t;
+        self
+    }
+
+    /// Shares the rate limit with every process on the same API key through the Redis at `url`
+    /// (`redis://127.0.0.1:6379/`; feature `redis`): one GCRA state advanced atomically in Redis
+    /// (one round trip per permit), 429 hints pausing the whole fleet, and this process's own
+    /// limiter standing in while Redis is unreachable or slow (a warning is logged once per
+    /// outage). Redis sees a hash of the key, never the key. `Client::from_env` reads
+    /// `AGENTS_REDIS_URL`.
+    ///
+    /// ```no_run
+    /// # fn demo() -> Result<(), agents_runtime::Error> {
+    /// let client = agents_runtime::Client::builder()
+    ///     .base_url("https://api.example.com")
+    ///     .api_key("sk-...")
+    ///     .shared_limit("redis://10.0.0.5:6379/")
+    ///     .build()?;
+    /// # let _ = client; Ok(()) }
+    /// ```
+    pub fn shared_limit(mut self, url: impl Into<String>) -> Self {
+        self.shared_limit = Some(url.into());
         self
     }
 
@@ -232,13 +260,35 @@ impl ClientBuilder {
                 .build()
                 .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?,
         };
+        let throttle = throttle::Throttle::new(self.rate_limit, self.burst);
+        let throttle = match (&self.shared_limit, self.rate_limit) {
+            (None, _) => throttle,
+            (Some(_), None) => {
+                return Err(Error::Config(
+                    "a shared rate limit needs a rate: do not combine shared_limit with \
+                     rate_limit(None)"
+                        .into(),
+                ));
+            }
+            #[cfg(feature = "redis")]
+            (Some(url), Some(rate)) => throttle.shared(
+                shared::Shared::new(url, secret.trim(), rate, self.burst)
+                    .map_err(|e| Error::Config(format!("{ENV_REDIS_URL}/shared_limit: {e}")))?,
+            ),
+            #[cfg(not(feature = "redis"))]
+            (Some(_), Some(_)) => {
+                return Err(Error::Config(
+                    "a shared rate limit needs agents-runtime's `redis` feature".into(),
+                ));
+            }
+        };
         Ok(Client {
             inner: Arc::new(Inner {
                 http,
                 base,
                 auth,
                 headers,
-                throttle: throttle::Throttle::new(self.rate_limit, self.burst),
+                throttle,
                 retry: self.retry,
                 timeout: self.timeout,
                 max_response_bytes: self.max_response_bytes,
@@ -272,7 +322,8 @@ impl Client {
         ClientBuilder::default()
     }
 
-    /// A client from `AGENTS_API_KEY` and `AGENTS_BASE_URL`.
+    /// A client from `AGENTS_API_KEY` and `AGENTS_BASE_URL` (and `AGENTS_REDIS_URL` for a shared
+    /// rate limit, feature `redis`).
     pub fn from_env() -> Result<Client, Error> {
         let mut b = Client::builder();
         match std::env::var(ENV_BASE_URL) {
@@ -288,6 +339,13 @@ impl Client {
                 return Err(Error::Config(format!("{ENV_API_KEY} is not valid UTF-8")));
             }
             Err(_) => {}
+        }
+        match std::env::var(ENV_REDIS_URL) {
+            Ok(v) if !v.trim().is_empty() => b = b.shared_limit(v),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(Error::Config(format!("{ENV_REDIS_URL} is not valid UTF-8")));
+            }
+            _ => {}
         }
         b.build()
     }

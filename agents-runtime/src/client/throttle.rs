@@ -3,6 +3,10 @@
 //! signals set: a 429's retry hint, or rate-limit headers saying nothing is left before the reset
 //! time.
 //!
+//! With a shared limit (feature `redis`, [`super::ClientBuilder::shared_limit`]) permits come
+//! from one limiter in Redis shared by every process on the API key, and a 429 hint pauses them
+//! all; while Redis is out each process falls back on its own limiter.
+//!
 //! A pause holds every request of every clone, reads included, and lasts at most [`MAX_PAUSE`].
 //! A call that would have to wait past its own budget (the client's timeout, or what is left of the
 //! retry policy's `max_elapsed`) fails at once with the 429 that set the pause instead of sleeping.
@@ -39,6 +43,8 @@ struct Pause {
 pub struct Throttle {
     limiter: Option<Direct>,
     pause: Mutex<Pause>,
+    #[cfg(feature = "redis")]
+    shared: Option<std::sync::Arc<super::shared::Shared>>,
 }
 
 impl Throttle {
@@ -51,7 +57,17 @@ impl Throttle {
         Throttle {
             limiter,
             pause: Mutex::default(),
+            #[cfg(feature = "redis")]
+            shared: None,
         }
+    }
+
+    /// Takes permits from a limit shared by every process on the key (feature `redis`); this
+    /// process's own limiter stands in while Redis is out.
+    #[cfg(feature = "redis")]
+    pub(crate) fn shared(mut self, shared: super::shared::Shared) -> Throttle {
+        self.shared = Some(std::sync::Arc::new(shared));
+        self
     }
 
     fn pause(&self) -> MutexGuard<'_, Pause> {
@@ -60,8 +76,31 @@ impl Throttle {
 
     /// Waits until a request may be sent. A pause set by a 429 that lasts past `deadline` is not
     /// waited for: the 429 comes back, its `retry_after` set to what is left of the service's
-    /// hint.
+    /// hint. With a shared limit (feature `redis`) the permit comes from the fleet's limiter, and
+    /// from this process's own while Redis is out.
     pub async fn acquire(&self, deadline: Instant) -> Result<(), Box<ApiError>> {
+        loop {
+            self.wait_out_pause(deadline).await?;
+            #[cfg(feature = "redis")]
+            if let Some(shared) = &self.shared {
+                match shared.acquire().await {
+                    super::shared::Permit::Granted => return Ok(()),
+                    super::shared::Permit::Paused(wait) => {
+                        self.pause_from_fleet(wait);
+                        continue;
+                    }
+                    super::shared::Permit::Unavailable => {}
+                }
+            }
+            if let Some(l) = &self.limiter {
+                l.until_ready().await;
+            }
+            return Ok(());
+        }
+    }
+
+    /// Sleeps through this client's pause, or fails at once when it lasts past `deadline`.
+    async fn wait_out_pause(&self, deadline: Instant) -> Result<(), Box<ApiError>> {
         loop {
             let until = {
                 let pause = self.pause();
@@ -84,30 +123,56 @@ impl Throttle {
                         }
                         until
                     }
-                    _ => break,
+                    _ => return Ok(()),
                 }
             };
             tokio::time::sleep_until(until.into()).await;
         }
-        if let Some(l) = &self.limiter {
-            l.until_ready().await;
-        }
-        Ok(())
+    }
+
+    /// Another process of the fleet saw a 429: this client pauses as if it had.
+    #[cfg(feature = "redis")]
+    fn pause_from_fleet(&self, wait: Duration) {
+        let body = serde_json::json!({"error": {
+            "code": "RATE_LIMIT_EXCEEDED",
+            "message": "another process on this API key was told to wait (shared rate limit)",
+            "retry_after": wait.as_secs_f64(),
+        }});
+        let api = ApiError::from_parts(
+            429,
+            &reqwest::header::HeaderMap::new(),
+            body.to_string().as_bytes(),
+        );
+        self.hold(&api, wait, false);
     }
 
     /// Holds every request of this client (and its clones) for the retry hint of a 429, at most
     /// [`MAX_PAUSE`]; logged at warn.
     pub fn pause_for(&self, api: &ApiError, wait: Duration) {
+        self.hold(api, wait, true);
+        #[cfg(feature = "redis")]
+        if let (Some(shared), Ok(rt)) = (&self.shared, tokio::runtime::Handle::try_current()) {
+            let shared = shared.clone();
+            let wait = wait.min(MAX_PAUSE);
+            rt.spawn(async move { shared.pause(wait).await });
+        }
+    }
+
+    /// Pauses this client for `wait` (at most [`MAX_PAUSE`]) because of `api`; `log` says whether
+    /// this is news worth a warning.
+    fn hold(&self, api: &ApiError, wait: Duration, log: bool) {
         let now = Instant::now();
         let until = now + wait.min(MAX_PAUSE);
         let mut pause = self.pause();
         if pause.until.is_none_or(|cur| cur < until) {
-            tracing::warn!(
-                hint = %seconds(wait),
-                paused_for = %seconds(wait.min(MAX_PAUSE)),
-                task_id = api.info.task_id.as_deref().unwrap_or(""),
-                "429 from the service: every request of this client waits"
-            );
+            if log {
+                tracing::warn!(
+                    hint = %seconds(wait),
+                    paused_for = %seconds(wait.min(MAX_PAUSE)),
+                    task_id = api.info.task_id.as_deref().unwrap_or(""),
+                    "429 from the service: every request of this client waits"
+                );
+            }
             pause.until = Some(until);
             let hint_end = now.checked_add(wait).unwrap_or(until);
             pause.cause = Some((Box::new(api.clone()), hint_end));

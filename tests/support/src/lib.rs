@@ -1,5 +1,9 @@
 //! Fixtures shared by the workspace's tests and build scripts: the hostile schema corpus under
-//! `tests/corpus/`, synthetic wide records, and a proptest strategy over random agent records.
+//! `tests/corpus/`, synthetic wide records, a proptest strategy over random agent records, and
+//! fleets of worker processes with the `redis-server` they share a rate limit through
+//! ([`fleet`]).
+
+pub mod fleet;
 
 use std::path::{Path, PathBuf};
 
