@@ -43,8 +43,9 @@ return {0, 0}
 
 /// Extends the fleet pause to at least ARGV[1] milliseconds.
 const PAUSE: &str = r"
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+local ms = math.ceil(tonumber(ARGV[1]))
+if redis.call('PTTL', KEYS[1]) < ms then
+  redis.call('SET', KEYS[1], '1', 'PX', ms)
 end
 return 0
 ";

@@ -6,6 +6,7 @@
 //! `AGENTS_REQUIRE_REDIS=1` (CI sets it) makes its absence a failure. Debian's package is
 //! `redis-server`.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::Child;
 use std::time::Duration;
@@ -23,7 +24,11 @@ fn redis_for(test: &str) -> Option<RedisServer> {
             panic!("{test}: {why}, and AGENTS_REQUIRE_REDIS=1")
         }
         Err(why) => {
-            eprintln!("skipped {test}: {why}; set AGENTS_REQUIRE_REDIS=1 to make this a failure");
+            // Straight to stderr, past the test harness's capture, so the skip shows.
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped {test}: {why}; set AGENTS_REQUIRE_REDIS=1 to make this a failure"
+            );
             None
         }
     }
@@ -103,5 +108,68 @@ async fn a_redis_outage_and_restart_mid_run_lose_and_duplicate_nothing() {
         totals.attempts,
         e.requests_seen(KEY),
         "every request the emulator saw is an attempt a worker counted: none lost, none doubled"
+    );
+}
+
+#[tokio::test]
+async fn a_429_seen_by_one_process_pauses_the_fleet() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use agents_runtime::{Client, ErrorKind, RetryPolicy};
+    use axum::http::{HeaderValue, StatusCode};
+    use axum::response::IntoResponse;
+
+    let Some(redis) = redis_for("a_429_seen_by_one_process_pauses_the_fleet") else {
+        return;
+    };
+    let seen = Arc::new(AtomicU32::new(0));
+    let count = seen.clone();
+    let app = axum::Router::new().route(
+        "/v1/agents",
+        axum::routing::get(move || {
+            let n = count.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if n == 0 {
+                    let body = serde_json::json!({"status": "failed", "msg": "slow down"});
+                    let mut r = (StatusCode::TOO_MANY_REQUESTS, axum::Json(body)).into_response();
+                    r.headers_mut()
+                        .insert("retry-after-ms", HeaderValue::from_static("3000"));
+                    r
+                } else {
+                    axum::Json(serde_json::json!([])).into_response()
+                }
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    // Two clients built apart, as two processes would be, on one key and one Redis.
+    let build = |timeout: Duration| {
+        Client::builder()
+            .base_url(&base)
+            .api_key("fleet-key")
+            .shared_limit(redis.url())
+            .retry_policy(RetryPolicy::none())
+            .timeout(timeout)
+            .build()
+            .unwrap()
+    };
+    let first = build(Duration::from_secs(30));
+    let err = first.agents().list().await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::RateLimited);
+    // The pause reaches Redis in the background.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let second = build(Duration::from_millis(500));
+    let err = second.agents().list().await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::RateLimited, "{err}");
+    assert!(err.to_string().contains("another process"), "{err}");
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        1,
+        "the second client sent nothing"
     );
 }
