@@ -6,7 +6,6 @@ use std::time::{Duration, Instant, SystemTime};
 
 use axum::Extension;
 use axum::Json;
-use axum::body::Body;
 use axum::extract::State as AxState;
 use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
@@ -14,7 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::error::ApiError;
 use crate::lifecycle::{Flow, Task, TaskEnd, TaskState};
 use crate::params;
-use crate::request::{ApiPath, Ctx, formats, json_object, required_str};
+use crate::request::{ApiJson, ApiPath, Ctx, formats, required_str};
 use crate::wire::timestamp;
 
 use crate::state::{State, lock};
@@ -42,9 +41,8 @@ pub(crate) async fn create(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     headers: HeaderMap,
-    body: Body,
+    ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_object(&headers, body).await?;
     state.settle(Instant::now());
     let (inputs, mut shared) = batch_parts(&body)?;
     if !body.get("shared_inputs").is_some_and(Value::is_object) {
@@ -263,9 +261,8 @@ pub(crate) async fn create_extract(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     headers: HeaderMap,
-    body: Body,
+    ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_object(&headers, body).await?;
     let (inputs, mut shared) = batch_parts(&body)?;
     crate::delivery::check(&mut shared)?;
     let deliver = crate::delivery::Delivery::from_body(&shared);

@@ -177,6 +177,18 @@ pub(crate) fn optional_str<'a>(
     }
 }
 
+/// A JSON object request body, read by [`json_object`]: every rejection is the JSON error shape.
+pub(crate) struct ApiJson(pub(crate) Map<String, Value>);
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for ApiJson {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+        let (parts, body) = req.into_parts();
+        json_object(&parts.headers, body).await.map(ApiJson)
+    }
+}
+
 /// Path parameters; a path that does not decode (invalid UTF-8 after percent-decoding) is a JSON
 /// 400 naming the path rather than axum's plain-text rejection.
 pub(crate) struct ApiPath<T>(pub(crate) T);

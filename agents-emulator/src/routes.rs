@@ -21,7 +21,7 @@ use crate::generate;
 use crate::lifecycle::{Flow, Generation, GenerationEnd, Task, TaskEnd, TaskState};
 use crate::params;
 use crate::request::{
-    ApiPath, ApiQuery, Ctx, drain, formats, http_url, json_object, optional_str, required_str,
+    ApiJson, ApiPath, ApiQuery, Ctx, drain, formats, http_url, optional_str, required_str,
 };
 use crate::state::{FaultRule, State, lock};
 use crate::synth;
@@ -417,10 +417,8 @@ fn check_run(state: &State, ctx: &Ctx, body: Map<String, Value>) -> Result<Check
 async fn run(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
-    body: Body,
+    ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_object(&headers, body).await?;
     let checked = check_run(&state, &ctx, body)?;
     Ok(Json(checked.spec.result(&ctx.task_id)))
 }
@@ -429,9 +427,8 @@ async fn run_async(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     headers: HeaderMap,
-    body: Body,
+    ApiJson(mut body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let mut body = json_object(&headers, body).await?;
     crate::delivery::check(&mut body)?;
     let deliver = crate::delivery::Delivery::from_body(&body);
     let checked = check_run(&state, &ctx, body)?;
@@ -575,10 +572,8 @@ async fn task_results(
 async fn create_generation(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
-    body: Body,
+    ApiJson(body): ApiJson,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let body = json_object(&headers, body).await?;
     state.settle(Instant::now());
     let prompt = required_str(&body, "prompt")?;
     if prompt.trim().is_empty() {

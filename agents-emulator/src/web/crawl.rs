@@ -6,15 +6,14 @@ use std::time::{Instant, SystemTime};
 
 use axum::Extension;
 use axum::Json;
-use axum::body::Body;
 use axum::extract::State as AxState;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::lifecycle::{Flow, Task, TaskEnd, TaskState};
 use crate::params::kind;
-use crate::request::{ApiPath, Ctx, json_object, required_str};
+use crate::request::{ApiJson, ApiPath, Ctx, required_str};
 use crate::state::{State, lock};
 use crate::wire::timestamp;
 
@@ -287,10 +286,8 @@ pub(super) fn schedule_callbacks(state: Arc<State>, crawl_id: String, cb: Callba
 pub(crate) async fn crawl(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
-    body: Body,
+    ApiJson(body): ApiJson,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let body = json_object(&headers, body).await?;
     let url = parse_url(required_str(&body, "url")?, "url")?;
     let d = discover_options(&body, 10, MAX_CRAWL_PAGES)?;
     let callback = crawl_callback(&body)?;

@@ -5,15 +5,13 @@ use std::collections::{BTreeSet, VecDeque};
 
 use axum::Extension;
 use axum::Json;
-use axum::body::Body;
 use axum::extract::State as AxState;
-use axum::http::HeaderMap;
 use reqwest::Url;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::params::kind;
-use crate::request::{Ctx, json_object, optional_str, required_str};
+use crate::request::{ApiJson, Ctx, optional_str, required_str};
 
 use super::extract::finish;
 use super::page::{Page, Shared, description, element_text, fetch, links, parse_url};
@@ -242,10 +240,8 @@ pub(super) async fn map_result(
 pub(crate) async fn map<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
-    body: Body,
+    ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_object(&headers, body).await?;
     let result = map_result(&body, &ctx.task_id).await?;
     Ok(finish::<ASYNC>(&state, &ctx, "map", body, result))
 }

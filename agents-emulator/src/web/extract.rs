@@ -5,14 +5,12 @@ use std::time::{Instant, SystemTime};
 
 use axum::Extension;
 use axum::Json;
-use axum::body::Body;
 use axum::extract::State as AxState;
-use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::lifecycle::{Flow, Task, TaskEnd};
-use crate::request::{Ctx, json_object, optional_str, required_str};
+use crate::request::{ApiJson, Ctx, optional_str, required_str};
 use crate::state::{State, lock};
 use crate::wire::timestamp;
 
@@ -192,10 +190,8 @@ pub(super) fn finish<const ASYNC: bool>(
 pub(crate) async fn extract<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
-    body: Body,
+    ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_object(&headers, body).await?;
     let result = extract_result(&body, &ctx.task_id).await?;
     Ok(finish::<ASYNC>(&state, &ctx, "extract", body, result))
 }

@@ -2,14 +2,12 @@
 
 use axum::Extension;
 use axum::Json;
-use axum::body::Body;
 use axum::extract::State as AxState;
-use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::params::kind;
-use crate::request::{Ctx, json_object, optional_str, required_str};
+use crate::request::{ApiJson, Ctx, optional_str, required_str};
 
 use super::extract::finish;
 use super::page::Shared;
@@ -130,10 +128,8 @@ pub(super) fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<
 pub(crate) async fn search<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
-    body: Body,
+    ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let body = json_object(&headers, body).await?;
     let result = search_result(&body, &ctx.task_id)?;
     Ok(finish::<ASYNC>(&state, &ctx, "search", body, result))
 }

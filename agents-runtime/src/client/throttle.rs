@@ -79,24 +79,24 @@ impl Throttle {
     /// hint. With a shared limit (feature `redis`) the permit comes from the fleet's limiter, and
     /// from this process's own while Redis is out.
     pub async fn acquire(&self, deadline: Instant) -> Result<(), Box<ApiError>> {
-        loop {
-            self.wait_out_pause(deadline).await?;
-            #[cfg(feature = "redis")]
-            if let Some(shared) = &self.shared {
+        self.wait_out_pause(deadline).await?;
+        #[cfg(feature = "redis")]
+        if let Some(shared) = &self.shared {
+            loop {
                 match shared.acquire().await {
                     super::shared::Permit::Granted => return Ok(()),
                     super::shared::Permit::Paused(wait) => {
                         self.pause_from_fleet(wait);
-                        continue;
+                        self.wait_out_pause(deadline).await?;
                     }
-                    super::shared::Permit::Unavailable => {}
+                    super::shared::Permit::Unavailable => break,
                 }
             }
-            if let Some(l) = &self.limiter {
-                l.until_ready().await;
-            }
-            return Ok(());
         }
+        if let Some(l) = &self.limiter {
+            l.until_ready().await;
+        }
+        Ok(())
     }
 
     /// Sleeps through this client's pause, or fails at once when it lasts past `deadline`.
