@@ -72,7 +72,7 @@ impl Builder {
     /// are both `FooBar`).
     #[must_use]
     pub fn rename(mut self, agent: impl Into<String>, type_name: impl Into<String>) -> Self {
-        self.options.renames.insert(agent.into(), type_name.into());
+        self.options = self.options.rename(agent, type_name);
         self
     }
 

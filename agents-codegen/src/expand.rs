@@ -75,13 +75,13 @@ pub fn expand(
     if let Some(text) = cached {
         return Ok(text);
     }
-    let options = Options {
+    let mut options = Options {
         runtime_path: runtime_path.to_owned(),
-        renames: rename
-            .map(|r| (loaded.record.name.clone(), r.to_owned()))
-            .into_iter()
-            .collect(),
+        ..Options::default()
     };
+    if let Some(r) = rename {
+        options = options.rename(&loaded.record.name, r);
+    }
     let output = generate_refs(&[&loaded.record], &options).map_err(|d| d.to_string())?;
     let items = output.tokens().map_err(|d| d.to_string())?;
     let file = path.to_string_lossy().into_owned();

@@ -63,6 +63,15 @@ pub struct Options {
     pub renames: BTreeMap<String, String>,
 }
 
+impl Options {
+    /// Adds a rename: agent `agent`'s record type is `type_name` (see [`Options::renames`]).
+    #[must_use]
+    pub fn rename(mut self, agent: impl Into<String>, type_name: impl Into<String>) -> Self {
+        self.renames.insert(agent.into(), type_name.into());
+        self
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {

@@ -154,13 +154,9 @@ fn renames_make_clashing_agents_coexist_and_type_names_depend_on_the_agent_alone
         assert!(src.contains("pub struct FooBar {"), "{name}: {src}");
         assert!(src.contains("pub struct FooBarNested {"), "{name}");
     }
-    let options = Options {
-        renames: [("foo__bar", "FooBarDouble"), ("FooBar", "FooBarCamel")]
-            .into_iter()
-            .map(|(a, t)| (a.to_owned(), t.to_owned()))
-            .collect(),
-        ..Options::default()
-    };
+    let options = Options::default()
+        .rename("foo__bar", "FooBarDouble")
+        .rename("FooBar", "FooBarCamel");
     let out = generate(
         &[record("foo_bar"), record("foo__bar"), record("FooBar")],
         &options,
@@ -184,13 +180,9 @@ fn renames_make_clashing_agents_coexist_and_type_names_depend_on_the_agent_alone
     assert_eq!(modules, ["foo_bar_camel", "foo_bar_double", "foo_bar"]);
 
     // A rename that is not a type name, or names an agent not generated, is refused.
-    let bad = Options {
-        renames: [("foo_bar", "not a type"), ("nobody", "Nobody")]
-            .into_iter()
-            .map(|(a, t)| (a.to_owned(), t.to_owned()))
-            .collect(),
-        ..Options::default()
-    };
+    let bad = Options::default()
+        .rename("foo_bar", "not a type")
+        .rename("nobody", "Nobody");
     let err = generate(&[record("foo_bar")], &bad).unwrap_err();
     assert_eq!(err.0.len(), 2, "{err}");
 }

@@ -19,13 +19,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut records: Vec<_> = load_dir(&corpus)?.into_iter().map(|l| l.record).collect();
     records.push(wide_record("wide_2000", 2000));
     // `foo_bar` and `foo_params` would declare `foo`'s nested and params types: renamed.
-    let corpus_options = Options {
-        renames: [("foo_bar", "FooBarAgent"), ("foo_params", "FooParamsAgent")]
-            .into_iter()
-            .map(|(a, t)| (a.to_owned(), t.to_owned()))
-            .collect(),
-        ..Options::default()
-    };
+    let corpus_options = Options::default()
+        .rename("foo_bar", "FooBarAgent")
+        .rename("foo_params", "FooParamsAgent");
     let hostile = generate(&records, &corpus_options)?.to_source()?;
     write_if_changed(&out.join("hostile.rs"), &hostile)?;
 
