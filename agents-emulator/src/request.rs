@@ -189,6 +189,25 @@ impl<S: Send + Sync> axum::extract::FromRequest<S> for ApiJson {
     }
 }
 
+/// An optional string field that takes one of `allowed`, or `default` when absent: 422 naming
+/// the field and the allowed values otherwise.
+pub(crate) fn one_of<'a>(
+    body: &'a Map<String, Value>,
+    field: &str,
+    allowed: &[&str],
+    default: &'a str,
+) -> Result<&'a str, ApiError> {
+    let value = optional_str(body, field)?.unwrap_or(default);
+    if allowed.contains(&value) {
+        Ok(value)
+    } else {
+        Err(ApiError::invalid(
+            field,
+            format!("unknown {field} {value:?}; allowed: {}", allowed.join(", ")),
+        ))
+    }
+}
+
 /// Path parameters; a path that does not decode (invalid UTF-8 after percent-decoding) is a JSON
 /// 400 naming the path rather than axum's plain-text rejection.
 pub(crate) struct ApiPath<T>(pub(crate) T);

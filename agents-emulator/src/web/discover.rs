@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::params::kind;
-use crate::request::{ApiJson, Ctx, optional_str, required_str};
+use crate::request::{ApiJson, Ctx, one_of, required_str};
 
 use super::extract::finish;
 use super::page::{Page, Shared, description, element_text, fetch, links, parse_url};
@@ -59,24 +59,14 @@ pub(super) fn discover_options(
     default_limit: usize,
     max_limit: usize,
 ) -> Result<Discover, ApiError> {
-    let sitemap = optional_str(body, "sitemap")?
-        .unwrap_or("include")
-        .to_owned();
-    if !["skip", "include", "only"].contains(&sitemap.as_str()) {
-        return Err(ApiError::invalid(
-            "sitemap",
-            format!("sitemap must be skip, include or only, not {sitemap:?}"),
-        ));
-    }
-    let domain_filter = optional_str(body, "domain_filter")?
-        .unwrap_or("domain")
-        .to_owned();
-    if !["domain", "subdomain", "all"].contains(&domain_filter.as_str()) {
-        return Err(ApiError::invalid(
-            "domain_filter",
-            format!("domain_filter must be domain, subdomain or all, not {domain_filter:?}"),
-        ));
-    }
+    let sitemap = one_of(body, "sitemap", &["skip", "include", "only"], "include")?.to_owned();
+    let domain_filter = one_of(
+        body,
+        "domain_filter",
+        &["domain", "subdomain", "all"],
+        "domain",
+    )?
+    .to_owned();
     // Neither the spec nor the vendor's models bound `limit`; the emulator discovers at most
     // `max_limit` pages whatever is asked (the service decides how many pages it finds).
     let limit = match body.get("limit") {

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::params::kind;
-use crate::request::{ApiJson, Ctx, optional_str, required_str};
+use crate::request::{ApiJson, Ctx, one_of, optional_str, required_str};
 
 use super::extract::finish;
 use super::page::Shared;
@@ -47,14 +47,7 @@ pub(super) fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<
             ));
         }
     }
-    if let Some(d) = optional_str(body, "search_depth")?
-        && !DEPTH.contains(&d)
-    {
-        return Err(ApiError::invalid(
-            "search_depth",
-            format!("unknown search_depth {d:?}; allowed: lite, fast, deep"),
-        ));
-    }
+    one_of(body, "search_depth", &DEPTH, "fast")?;
     // Neither the spec nor the vendor's models bound max_results; the emulator answers at most
     // MAX_SEARCH_RESULTS (the service decides how many results it has).
     let max = match body.get("max_results") {
