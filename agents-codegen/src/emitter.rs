@@ -6,6 +6,7 @@ use proc_macro2::TokenStream;
 use agents_schema::diag::{Diagnostic, Diagnostics};
 
 use crate::emit;
+use crate::format::Printer;
 use crate::ir::AgentIr;
 
 /// Generated code that does not parse: a bug of this crate, reported rather than panicking.
@@ -84,7 +85,9 @@ impl Emitter {
 
     /// Trees are printed as tokens; quoted pieces are tokens already and are not parsed.
     pub(crate) fn tokens(&mut self, a: &AgentIr, out: &mut TokenStream) -> Result<(), Diagnostics> {
+        let rt = self.paths.rt().clone();
         self.emit(a, &mut |piece| match piece {
+            emit::Piece::Record(item) => out.extend(quote::quote!(#rt::record! { #item })),
             emit::Piece::Tree(item) => quote::ToTokens::to_tokens(&item, out),
             emit::Piece::Quoted(tokens) => out.extend(tokens),
         })
@@ -93,23 +96,14 @@ impl Emitter {
     /// prettyplease prints a file as its items one after the other, so printing item by item
     /// gives the same text while only one item's tree is alive. Quoted pieces are parsed here.
     pub(crate) fn source(&mut self, a: &AgentIr) -> Result<String, Diagnostics> {
-        let mut source = String::new();
-        let mut file = syn::File {
-            shebang: None,
-            frontmatter: None,
-            attrs: Vec::new(),
-            items: Vec::with_capacity(1),
-        };
-        let mut print = |item: syn::Item| {
-            file.items.push(item);
-            source.push_str(&prettyplease::unparse(&file));
-            file.items.clear();
-        };
+        let mut printer = Printer::default();
         let mut unparsed = None;
+        let rt_text = self.rt_text.clone();
         self.emit(a, &mut |piece| match piece {
-            emit::Piece::Tree(item) => print(item),
+            emit::Piece::Record(item) => printer.record(&rt_text, item),
+            emit::Piece::Tree(item) => printer.item(item),
             emit::Piece::Quoted(tokens) => match syn::parse2::<syn::File>(tokens) {
-                Ok(parsed) => parsed.items.into_iter().for_each(&mut print),
+                Ok(parsed) => parsed.items.into_iter().for_each(|i| printer.item(i)),
                 Err(e) => {
                     unparsed.get_or_insert(e);
                 }
@@ -117,7 +111,7 @@ impl Emitter {
         })?;
         match unparsed {
             Some(e) => Err(generator_bug(Some(&a.name), &e)),
-            None => Ok(source),
+            None => Ok(printer.finish()),
         }
     }
 }

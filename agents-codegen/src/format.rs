@@ -6,10 +6,89 @@ use agents_schema::diag::{Diagnostic, Diagnostics};
 
 use crate::emitter::generator_bug;
 
-/// Formats items as Rust source with prettyplease.
+/// Formats items as Rust source with prettyplease, the bodies of `record!` calls included.
 pub fn format(tokens: TokenStream) -> Result<String, Diagnostics> {
     let file: syn::File = syn::parse2(tokens).map_err(|e| generator_bug(None, &e))?;
-    Ok(prettyplease::unparse(&file))
+    let mut printer = Printer::default();
+    for item in file.items {
+        printer.item(item);
+    }
+    Ok(printer.finish())
+}
+
+/// Source printed one item at a time: prettyplease prints a file as its items one after the
+/// other, so this gives the text of the whole file while only one item's tree is alive.
+pub(crate) struct Printer {
+    source: String,
+    /// A file holding the item being printed, reused.
+    file: syn::File,
+}
+
+impl Default for Printer {
+    fn default() -> Self {
+        Printer {
+            source: String::new(),
+            file: syn::File {
+                shebang: None,
+                frontmatter: None,
+                attrs: Vec::new(),
+                items: Vec::with_capacity(1),
+            },
+        }
+    }
+}
+
+impl Printer {
+    fn unparse(&mut self, item: syn::Item) -> String {
+        self.file.items.push(item);
+        let text = prettyplease::unparse(&self.file);
+        self.file.items.clear();
+        text
+    }
+
+    /// Prints an item; a `record!` call whose body is a struct is printed as [`Printer::record`]
+    /// prints it.
+    pub(crate) fn item(&mut self, item: syn::Item) {
+        if let syn::Item::Macro(m) = &item
+            && m.mac
+                .path
+                .segments
+                .last()
+                .is_some_and(|last| last.ident == "record")
+            && let Ok(body) = syn::parse2::<syn::ItemStruct>(m.mac.tokens.clone())
+        {
+            let leading = m.mac.path.leading_colon.map_or("", |_| "::");
+            let segments = m.mac.path.segments.len().saturating_sub(1);
+            let rt: Vec<String> = (m.mac.path.segments.iter().take(segments))
+                .map(|s| s.ident.to_string())
+                .collect();
+            self.record(&format!("{leading}{}", rt.join("::")), body);
+            return;
+        }
+        let text = self.unparse(item);
+        self.source.push_str(&text);
+    }
+
+    /// `<rt>::record! { struct }`. rustfmt leaves the body of a braced macro call as it is, so
+    /// the struct is printed on its own and indented into the call here.
+    pub(crate) fn record(&mut self, rt: &str, item: syn::ItemStruct) {
+        let body = self.unparse(syn::Item::Struct(item));
+        self.source.push_str(rt);
+        self.source.push_str("::record! {\n");
+        for line in body.lines() {
+            if !line.is_empty() {
+                self.source.push_str("    ");
+                self.source.push_str(line);
+            }
+            self.source.push('\n');
+        }
+        self.source.push_str("}\n");
+    }
+
+    /// The source printed so far.
+    pub(crate) fn finish(self) -> String {
+        self.source
+    }
 }
 
 /// Formats source with rustfmt (`$RUSTFMT`, else `rustfmt` on `PATH`, edition 2024), for

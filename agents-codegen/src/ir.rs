@@ -194,7 +194,7 @@ pub fn lower(
         };
         lowerer.object(
             root.clone(),
-            agent_docs(record, &params.ident),
+            docs::record(record, &params.ident),
             fields,
             &[],
             true,
@@ -251,61 +251,6 @@ fn clash(names: &[String], first: &str, second: &str, base: &str) -> Diagnostic 
     )
 }
 
-fn agent_docs(record: &AgentRecord, params: &str) -> Vec<String> {
-    let title = record.display_name.as_deref().unwrap_or(&record.name);
-    let mut d = docs::text(title);
-    if d.is_empty() {
-        d.push(format!("Output of the agent {}.", docs::code(&record.name)));
-    }
-    if let Some(desc) = record.description.as_deref() {
-        let lines = docs::text(desc);
-        if !lines.is_empty() {
-            d.push(String::new());
-            d.extend(lines);
-        }
-    }
-    d.push(String::new());
-    d.push(format!(
-        "The record in `data.parsing` of a run of the agent {}; run it with [`{params}`].",
-        docs::code(&record.name)
-    ));
-    let mut facts = Vec::new();
-    for (label, value) in [
-        ("Domain", &record.domain),
-        ("Vertical", &record.vertical),
-        ("Page type", &record.entity_type),
-    ] {
-        if let Some(v) = value.as_deref().filter(|v| !v.trim().is_empty()) {
-            facts.push(format!("{label}: {}.", docs::text(v).join(" ")));
-        }
-    }
-    facts.push(
-        if record.supports_localization() {
-            "Supports localization."
-        } else {
-            "Does not support localization."
-        }
-        .to_owned(),
-    );
-    facts.push(
-        if record.supports_pagination() {
-            "Supports pagination."
-        } else {
-            "Does not support pagination."
-        }
-        .to_owned(),
-    );
-    d.push(String::new());
-    d.push(facts.join(" "));
-    d.push(String::new());
-    d.push(
-        "Every field is optional, values of the wrong type are coerced or left empty and recorded \
-         in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`."
-            .to_owned(),
-    );
-    d
-}
-
 struct Lowerer<'a> {
     types: &'a mut Namespace,
     structs: &'a mut Vec<StructIr>,
@@ -336,7 +281,7 @@ impl Lowerer<'_> {
             path.push(json);
             let (ty, note) = self.ty(&ident, json, schema, &path);
             fields.push(FieldIr {
-                docs: field_docs(json, &field_ident, schema, note.as_deref()),
+                docs: docs::field(json, &field_ident, schema, note.as_deref()),
                 json: json.clone(),
                 ident: field_ident,
                 ty,
@@ -367,7 +312,7 @@ impl Lowerer<'_> {
                     let ident = self
                         .types
                         .claim(&naming::nested_type_base(parent, &[json, "Item"]));
-                    let docs = nested_docs(parent, json, items, true);
+                    let docs = docs::nested(parent, json, items, true);
                     Ty::Array(Box::new(Ty::Struct(
                         self.object(ident, docs, props, &item_path, false),
                     )))
@@ -379,100 +324,12 @@ impl Lowerer<'_> {
             }
             Shape::Object(props) => {
                 let ident = self.types.claim(&naming::nested_type_base(parent, &[json]));
-                let docs = nested_docs(parent, json, schema, false);
+                let docs = docs::nested(parent, json, schema, false);
                 Ty::Struct(self.object(ident, docs, props, path, false))
             }
         };
         (ty, note)
     }
-}
-
-fn nested_docs(parent: &str, json: &str, schema: &FieldSchema, item: bool) -> Vec<String> {
-    let place = format!(
-        "{} the field {} of [`{parent}`].",
-        if item { "An item of" } else { "The value of" },
-        docs::code(json)
-    );
-    match schema.description.as_deref().map(docs::text) {
-        Some(mut lines) if !lines.is_empty() => {
-            lines.push(String::new());
-            lines.push(place);
-            lines
-        }
-        _ => vec![place],
-    }
-}
-
-/// What a field holds, from its declared type, for fields whose schema says nothing else.
-fn kind_text(schema: &FieldSchema) -> &'static str {
-    match schema
-        .ty
-        .as_ref()
-        .and_then(agents_schema::SchemaType::single)
-    {
-        Some("string") => "a string",
-        Some("number") => "a number",
-        Some("integer") => "an integer",
-        Some("boolean") => "a boolean",
-        Some("array") => "a list",
-        Some("object") => "an object",
-        _ => "any JSON value",
-    }
-}
-
-fn number_text(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        Value::from(v).to_string()
-    }
-}
-
-fn field_docs(json: &str, ident: &str, schema: &FieldSchema, note: Option<&str>) -> Vec<String> {
-    let mut d = schema
-        .description
-        .as_deref()
-        .map(docs::text)
-        .unwrap_or_default();
-    let mut facts = Vec::new();
-    if ident != json {
-        facts.push(format!("JSON name: {}.", docs::code(json)));
-    }
-    if let Some(format) = schema.format.as_deref() {
-        facts.push(format!("Format: {}.", docs::code(format)));
-    }
-    match (schema.minimum, schema.maximum) {
-        (Some(lo), Some(hi)) => {
-            facts.push(format!(
-                "Range: {} to {}.",
-                number_text(lo),
-                number_text(hi)
-            ));
-        }
-        (Some(lo), None) => facts.push(format!("Minimum: {}.", number_text(lo))),
-        (None, Some(hi)) => facts.push(format!("Maximum: {}.", number_text(hi))),
-        (None, None) => {}
-    }
-    if let Some(unit) = schema.extra.get("unit").and_then(Value::as_str) {
-        facts.push(format!("Unit: {}.", docs::code(unit)));
-    }
-    if let Some(note) = note {
-        facts.push(note.to_owned());
-    }
-    if !facts.is_empty() {
-        if !d.is_empty() {
-            d.push(String::new());
-        }
-        d.push(facts.join(" "));
-    }
-    if d.is_empty() {
-        d.push(format!(
-            "The JSON field {}, {}.",
-            docs::code(json),
-            kind_text(schema)
-        ));
-    }
-    d
 }
 
 fn lower_params(
@@ -521,13 +378,10 @@ fn lower_params(
                 Parsed::DocOnly(why) => unchecked.push((rule.clone(), why)),
             }
         }
-        let mut docs = param_docs(input, &param_ident, &checked, &unchecked, note.as_deref());
+        let mut docs = docs::param(input, &param_ident, &checked, &unchecked, note.as_deref());
         if let Some(n) = repeated.get(input.name.as_str()) {
             docs.push(String::new());
-            docs.push(format!(
-                "The agent record declares this input {} times; this is the first declaration.",
-                n + 1
-            ));
+            docs.push(docs::repeated_input(n + 1));
         }
         fields.push(ParamIr {
             json: input.name.clone(),
@@ -549,11 +403,7 @@ fn lower_params(
             rules: vec![("minimum 1".to_owned(), Rule::Minimum(1.0))],
             country: false,
             localization: false,
-            docs: vec![
-                "Page number. The record supports pagination but names no pagination input; \
-                 `page` is the service's common name for it."
-                    .to_owned(),
-            ],
+            docs: docs::page_param(),
         });
     }
     for (json, ty, doc) in COMMON_PARAMS {
@@ -568,93 +418,13 @@ fn lower_params(
             rules: Vec::new(),
             country: *json == "country",
             localization: false,
-            docs: vec![
-                (*doc).to_owned(),
-                String::new(),
-                "Common to every agent.".to_owned(),
-            ],
+            docs: docs::common_param(doc),
         });
     }
 
-    let mut docs = vec![format!(
-        "Parameters of the agent {}; the output is [`{root}`].",
-        docs::code(&record.name)
-    )];
-    docs.push(String::new());
-    docs.push(
-        "Required inputs are arguments of `new`, optional ones are set with the method of the same \
-         name; `validate()` checks the rules of the agent record before anything is sent."
-            .to_owned(),
-    );
     ParamsIr {
+        docs: docs::params(&record.name, root),
         ident,
-        docs,
         fields,
     }
-}
-
-fn value_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn param_docs(
-    input: &InputProperty,
-    ident: &str,
-    checked: &[(String, Rule)],
-    unchecked: &[(String, String)],
-    note: Option<&str>,
-) -> Vec<String> {
-    let mut d = input
-        .description
-        .as_deref()
-        .map(docs::text)
-        .unwrap_or_default();
-    let mut facts = Vec::new();
-    if ident != input.name {
-        facts.push(format!("JSON name: {}.", docs::code(&input.name)));
-    }
-    facts.push(
-        if input.required {
-            "Required."
-        } else {
-            "Optional."
-        }
-        .to_owned(),
-    );
-    if let Some(default) = input.default.as_ref().filter(|v| !v.is_null()) {
-        facts.push(format!("Default: {}.", docs::code(&value_text(default))));
-    }
-    if let Some(examples) = input.examples.as_ref().filter(|e| !e.is_empty()) {
-        let list: Vec<String> = examples
-            .iter()
-            .map(|e| docs::code(&value_text(e)))
-            .collect();
-        facts.push(format!("Examples: {}.", list.join(", ")));
-    }
-    if input.is_localization_param {
-        facts.push("Setting it makes the request localized.".to_owned());
-    }
-    if input.is_pagination_param {
-        facts.push("The pagination parameter.".to_owned());
-    }
-    if let Some(note) = note {
-        facts.push(note.to_owned());
-    }
-    if !d.is_empty() {
-        d.push(String::new());
-    }
-    d.push(facts.join(" "));
-    if !checked.is_empty() {
-        let list: Vec<String> = checked.iter().map(|(t, _)| docs::code(t)).collect();
-        d.push(String::new());
-        d.push(format!("Checked by `validate()`: {}.", list.join(", ")));
-    }
-    for (text, why) in unchecked {
-        d.push(String::new());
-        d.push(format!("Rule not checked ({why}): {}.", docs::code(text)));
-    }
-    d
 }

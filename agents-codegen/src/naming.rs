@@ -21,8 +21,8 @@
 //!   order), so the result is deterministic. Two agents never share a namespace: a clash between
 //!   them is a diagnostic with a rename (`ir.rs`).
 //!
-//! A field whose Rust name differs from its JSON name is listed with that JSON name where its
-//! record's decoder is generated (`__decode_record!`, `field = "JSON name"`).
+//! A field whose Rust name differs from its JSON name carries that JSON name beside it
+//! (`#[json(rename = "…")]` inside the runtime's `record!`).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;

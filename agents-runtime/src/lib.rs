@@ -15,6 +15,7 @@
 
 pub mod agent;
 pub mod decode;
+mod record;
 pub mod validate;
 
 #[cfg(feature = "catalog")]
@@ -48,6 +49,11 @@ pub type JsonMap = serde_json::Map<String, Value>;
 pub mod __private {
     pub use serde;
     pub use serde_json;
+
+    /// The decoder's moving parts that [`record!`](crate::record) expands to.
+    pub mod decode {
+        pub use crate::decode::seed::{Ctx, Key, KeySeed, Path, Seed, deserialize_record};
+    }
 }
 
 /// The examples of README.md, compiled and run as doctests so that the README never lies.

@@ -1,24 +1,22 @@
-//! Syntax-tree templates: the repeated parts of generated items (doc lines, fields, setters,
+//! Syntax-tree templates: the repeated parts of generated items (doc lines, fields,
 //! record skeletons), parsed once per thread and runtime path and cloned with their names, docs
 //! and types set.
 //!
 //! Generated files are mostly repetition: one field per schema property with its docs, one
 //! setter per optional input. Quoting those into tokens and parsing them back for prettyplease
-//! was most of the generator's time, so they are built as `syn` nodes here instead; the
-//! one-off items of each agent are quoted in [`super`] and parsed only by the prettyplease path.
-//! The macro path prints the same trees as tokens, so both paths emit the same items.
+//! would be most of the generator's time, so they are built as `syn` nodes here instead; the
+//! one-off parts of each agent (a params type's `new` and `validate`, the trait impls) are
+//! quoted by their builders. The macro path prints the same trees as tokens, so both paths emit
+//! the same items.
 
 use std::collections::HashMap;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use syn::parse::Parser as _;
-use syn::{
-    Attribute, Expr, Field, ImplItem, ImplItemFn, Item, ItemImpl, ItemMacro, ItemStruct, Lit,
-    LitStr, Member, Meta, Stmt, Type,
-};
+use syn::{Attribute, Expr, Field, ItemStruct, Lit, LitStr, Meta, Type};
 
-use super::{Paths, param_arg, param_ty, ty_tokens};
+use super::tokens::{Paths, param_ty, ty_tokens};
 use crate::ir::AgentIr;
 use crate::types::{ParamTy, Ty};
 
@@ -32,21 +30,15 @@ pub struct Templates {
     pub(super) root: ItemStruct,
     /// The same for a nested object (its `mismatches` docs differ).
     pub(super) nested: ItemStruct,
-    /// `<rt>::__decode_record!();`.
-    pub(super) decode: ItemMacro,
     /// `#[serde(skip_serializing_if = "Option::is_none")]`.
     skip_none: Attribute,
     /// The params struct with its derives and the `extra` field.
     pub(super) params_struct: ItemStruct,
-    /// The params impl holding the setters: `impl __Params { param }`.
-    params_impl: ItemImpl,
     /// `Option<T>` of output fields by `T`; cleared per agent, since [`Ty::Struct`] indexes the
     /// agent's own structs.
     outputs: HashMap<Ty, Type>,
     /// Param field types by (type, optional).
     params: HashMap<(ParamTy, bool), Type>,
-    /// A setter by param type, named `__field`.
-    setters: HashMap<ParamTy, ImplItemFn>,
 }
 
 /// A template that does not have the expected shape: a bug of this module.
@@ -58,16 +50,18 @@ pub(super) fn shape(what: &str) -> syn::Error {
 }
 
 fn record_skeleton(rt: &TokenStream, mismatch_doc: &str) -> syn::Result<ItemStruct> {
-    // No serde attributes: `__decode_record!` writes Serialize and Deserialize from the
-    // (field, JSON name) list, so each field is only its docs and its type.
+    // The struct as `record!` takes it: declared fields carry only docs (and a JSON name when it
+    // differs), the two bookkeeping fields their markers.
     syn::parse2(quote! {
         #[derive(Debug, Clone, PartialEq, Default)]
         pub struct __Record {
+            #[json(flatten)]
             /// Keys the schema does not declare, kept as the service sent them (serialized
             /// after the declared fields).
             pub unknown_fields: #rt::JsonMap,
+            #[json(skip)]
             #[doc = #mismatch_doc]
-            pub mismatches: Vec<#rt::decode::Mismatch>,
+            pub mismatches: Vec<#rt::Mismatch>,
         }
     })
 }
@@ -108,7 +102,6 @@ impl Templates {
                 rt,
                 " Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.",
             )?,
-            decode: syn::parse2(quote!(#rt::__decode_record!();))?,
             skip_none: attribute(quote!(#[serde(skip_serializing_if = "Option::is_none")]))?,
             params_struct: syn::parse2(quote! {
                 #[derive(Debug, Clone, PartialEq, #rt::__private::serde::Serialize)]
@@ -119,19 +112,8 @@ impl Templates {
                     pub extra: #rt::JsonMap,
                 }
             })?,
-            params_impl: syn::parse2(quote! {
-                impl __Params {
-                    /// Adds a parameter the agent record does not declare; it is sent as given.
-                    #[must_use]
-                    pub fn param(mut self, name: impl Into<String>, value: impl Into<#rt::Value>) -> Self {
-                        self.extra.insert(name.into(), value.into());
-                        self
-                    }
-                }
-            })?,
             outputs: HashMap::new(),
             params: HashMap::new(),
-            setters: HashMap::new(),
         })
     }
 
@@ -159,6 +141,11 @@ impl Templates {
     /// One doc attribute per line.
     pub(super) fn docs(&self, lines: &[String]) -> Vec<Attribute> {
         lines.iter().map(|l| self.doc(l)).collect()
+    }
+
+    /// `#[json(rename = "name")]`: the JSON name of a record field, beside it.
+    pub(super) fn json_rename(&self, json: &str) -> syn::Result<Attribute> {
+        attribute(quote!(#[json(rename = #json)]))
     }
 
     /// `#attrs pub #ident: #ty`.
@@ -219,58 +206,5 @@ impl Templates {
             }
             (false, false) => attribute(quote!(#[serde(rename = #json)])).map(Some),
         }
-    }
-
-    /// `impl #name { #setters… param }`.
-    pub(super) fn params_impl(&self, name: &Ident, setters: Vec<ImplItem>) -> syn::Result<Item> {
-        let mut item = self.params_impl.clone();
-        match &mut *item.self_ty {
-            Type::Path(ty) => match ty.path.segments.last_mut() {
-                Some(last) => last.ident = name.clone(),
-                None => return Err(shape("params impl type")),
-            },
-            _ => return Err(shape("params impl type")),
-        }
-        item.items.splice(0..0, setters);
-        Ok(Item::Impl(item))
-    }
-
-    /// `/// doc  #[must_use] pub fn #ident(mut self, value: A) -> Self { self.#ident = Some(value…); self }`.
-    pub(super) fn setter(
-        &mut self,
-        ty: ParamTy,
-        ident: &Ident,
-        doc: &str,
-        p: &Paths,
-    ) -> syn::Result<ImplItem> {
-        let template = match self.setters.get(&ty) {
-            Some(t) => t,
-            None => {
-                let (arg, conv) = param_arg(ty, p);
-                let item: ImplItemFn = syn::parse2(quote! {
-                    #[doc = ""]
-                    #[must_use]
-                    pub fn __field(mut self, value: #arg) -> Self {
-                        self.__field = Some(value #conv);
-                        self
-                    }
-                })?;
-                self.setters.entry(ty).or_insert(item)
-            }
-        };
-        let mut setter = template.clone();
-        setter.sig.ident = ident.clone();
-        match setter.attrs.first_mut() {
-            Some(first) => *first = self.doc(doc),
-            None => return Err(shape("setter docs")),
-        }
-        match setter.block.stmts.first_mut() {
-            Some(Stmt::Expr(Expr::Assign(assign), _)) => match &mut *assign.left {
-                Expr::Field(field) => field.member = Member::Named(ident.clone()),
-                _ => return Err(shape("setter assignment")),
-            },
-            _ => return Err(shape("setter body")),
-        }
-        Ok(ImplItem::Fn(setter))
     }
 }

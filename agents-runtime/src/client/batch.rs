@@ -31,17 +31,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures::stream::{self, BoxStream, Stream, StreamExt};
 use reqwest::Method;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::error::Error;
 use super::listing::Listing;
 use super::retry::Idempotency;
-use super::run::{Delivery, RunOptions, RunResult, localizes};
+use super::run::{Delivery, RunOptions, RunRequest, RunResult, localizes};
 use super::tasks::{TaskOutput, TaskRecord, TaskState};
 use super::waiter::{self, Poll, WaitOptions};
 use super::web::{ExtractRequest, ExtractResult};
-use super::{Client, segment};
+use super::{Client, JsonBody, segment};
 use crate::agent::{Agent, AgentParams};
 
 /// Items per batch (spec 8).
@@ -151,8 +152,6 @@ impl<A> BatchBuilder<A> {
         self,
         items: impl IntoIterator<Item = Result<(Map<String, Value>, bool), Error>>,
     ) -> Result<BatchHandle<R>, Error> {
-        let mut shared_inputs = Map::new();
-        shared_inputs.insert("agent".into(), json!(self.agent));
         if let Some(Value::String(c)) = self.shared.get("country")
             && (c.len() != 2 || !c.bytes().all(|b| b.is_ascii_alphabetic()))
         {
@@ -161,11 +160,14 @@ impl<A> BatchBuilder<A> {
                 message: format!("{c:?} is not a two-letter country code"),
             });
         }
-        shared_inputs.insert("params".into(), Value::Object(self.shared.clone()));
-        if !self.options.formats().is_empty() {
-            shared_inputs.insert("formats".into(), json!(self.options.formats()));
-        }
-        self.delivery.apply(&mut shared_inputs)?;
+        let shared_params = Value::Object(self.shared.clone());
+        let shared_inputs = RunRequest {
+            agent: &self.agent,
+            params: &shared_params,
+            formats: self.options.formats(),
+            localization: false,
+            delivery: self.delivery.fields()?,
+        };
         let mut inputs = Vec::new();
         for item in items {
             let (mut params, typed_localizes) = item?;
@@ -189,13 +191,7 @@ impl<A> BatchBuilder<A> {
                 message: "a batch needs at least one item".into(),
             });
         }
-        submit_chunks(
-            &self.client,
-            "v1/agents/batch",
-            &Value::Object(shared_inputs),
-            &inputs,
-        )
-        .await
+        submit_chunks(&self.client, "v1/agents/batch", &shared_inputs, &inputs).await
     }
 }
 
@@ -252,13 +248,11 @@ impl BatchBuilder<Value> {
 
 /// One validated item, kept as compact JSON text until its chunk is sent: 100,000 items cost a
 /// few MB instead of a JSON tree each.
-fn compact(v: &Value) -> Result<Box<str>, Error> {
-    serde_json::to_string(v)
-        .map(String::into_boxed_str)
-        .map_err(|e| Error::InvalidOption {
-            option: "items",
-            message: e.to_string(),
-        })
+fn compact(v: &Value) -> Result<Box<RawValue>, Error> {
+    serde_json::value::to_raw_value(v).map_err(|e| Error::InvalidOption {
+        option: "items",
+        message: e.to_string(),
+    })
 }
 
 /// Submits `inputs` in batches of at most 1,000 to `path`; a failure after the first batch
@@ -266,24 +260,28 @@ fn compact(v: &Value) -> Result<Box<str>, Error> {
 async fn submit_chunks<R: TaskOutput>(
     client: &Client,
     path: &str,
-    shared_inputs: &Value,
-    inputs: &[Box<str>],
+    shared_inputs: &impl Serialize,
+    inputs: &[Box<RawValue>],
 ) -> Result<BatchHandle<R>, Error> {
     #[derive(Deserialize)]
     struct Created {
         batch_id: String,
     }
+    /// One chunk's body, written from the compact items as they are.
+    #[derive(Serialize)]
+    struct BatchRequest<'a, S> {
+        shared_inputs: &'a S,
+        inputs: &'a [Box<RawValue>],
+    }
     let mut ids = Vec::new();
     for chunk in inputs.chunks(MAX_ITEMS) {
-        let items = chunk
-            .iter()
-            .map(|text| serde_json::from_str::<Value>(text))
-            .collect::<Result<Vec<Value>, _>>()
-            .map_err(|e| Error::InvalidOption {
-                option: "items",
-                message: e.to_string(),
-            })?;
-        let body = json!({ "shared_inputs": shared_inputs, "inputs": items });
+        let body = JsonBody::new(
+            &BatchRequest {
+                shared_inputs,
+                inputs: chunk,
+            },
+            "items",
+        )?;
         let sent = client
             .send::<Created>(Method::POST, path, &[], Some(&body), Idempotency::Once)
             .await;

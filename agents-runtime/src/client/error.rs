@@ -441,10 +441,10 @@ pub enum Error {
     Config(String),
     /// An async task ended in state `error`.
     #[error("task {} failed: {}", .0.id, .0.error.as_deref().unwrap_or("no error message"))]
-    TaskFailed(Box<crate::client::tasks::TaskRecord>),
+    TaskFailed(Box<super::records::TaskRecord>),
     /// An agent generation ended in status `failed`.
     #[error("generation {} failed: {}", .0.id, .0.error.as_deref().unwrap_or("no error message"))]
-    GenerationFailed(Box<crate::client::generation::Generation>),
+    GenerationFailed(Box<super::records::Generation>),
     /// A waiter gave up.
     #[error("gave up waiting for {what} after {waited:?} (last state: {last_state})")]
     WaitTimeout {
@@ -593,6 +593,22 @@ impl From<reqwest::Error> for Error {
             Error::Timeout(TransportError::new(e))
         } else {
             Error::Transport(TransportError::new(e))
+        }
+    }
+}
+
+/// Waiters poll again after what the polling policy would retry: transport failures, timeouts,
+/// 429 and 5xx answers. Other errors (401, 404, decode, …) end the wait.
+impl super::waiter::WaitError for Error {
+    fn transient(&self) -> bool {
+        super::RetryPolicy::POLLING.classify(self, super::Idempotency::Safe)
+            != super::Decision::Stop
+    }
+    fn timed_out(what: String, waited: Duration, last_state: String) -> Self {
+        Error::WaitTimeout {
+            what,
+            waited,
+            last_state,
         }
     }
 }

@@ -3,59 +3,14 @@
 //! after an ambiguous failure ([`Idempotency::Once`]).
 
 use reqwest::Method;
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::error::Error;
+pub use super::records::{Generation, GenerationStatus};
 use super::retry::Idempotency;
 use super::waiter::{self, Poll, WaitOptions};
 use super::{Client, segment};
-
-super::open::open_enum! {
-    /// A generation's status: an open set.
-    GenerationStatus {
-        /// `queued`.
-        Queued = "queued",
-        /// `in_progress`.
-        InProgress = "in_progress",
-        /// `success`: the version is published and runnable by name.
-        Success = "success",
-        /// `failed`.
-        Failed = "failed",
-    }
-}
-
-/// A generation record.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Generation {
-    /// The generation id.
-    pub id: String,
-    /// Its status.
-    pub status: GenerationStatus,
-    /// The agent made or refined.
-    #[serde(default)]
-    pub agent_name: Option<String>,
-    /// The published version, on success.
-    #[serde(default)]
-    pub generated_version_id: Option<String>,
-    /// What the agent does, on success.
-    #[serde(default)]
-    pub summary: Option<String>,
-    /// Why it failed.
-    #[serde(default, deserialize_with = "error_text")]
-    pub error: Option<String>,
-    /// Every other field (`created_at`, `generated_version`, …).
-    #[serde(flatten)]
-    pub rest: Map<String, Value>,
-}
-
-fn error_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Option::<Value>::deserialize(d)? {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(other) => Some(other.to_string()),
-    })
-}
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,13 +127,17 @@ impl GenerationHandle {
     /// Polls until `success` (the record, with `generated_version_id` and `summary`) or
     /// `failed` ([`Error::GenerationFailed`]).
     pub async fn wait(&self) -> Result<Generation, Error> {
-        let g = waiter::wait(format!("generation {}", self.id), self.wait, || async {
-            let g = self.client.generation(&self.id).await?;
-            Ok(match g.status {
-                GenerationStatus::Success | GenerationStatus::Failed => Poll::Done(g),
-                ref other => Poll::Pending(other.as_str().to_owned()),
-            })
-        })
+        let g = waiter::wait::<_, Error, _, _>(
+            format!("generation {}", self.id),
+            self.wait,
+            || async {
+                let g = self.client.generation(&self.id).await?;
+                Ok(match g.status {
+                    GenerationStatus::Success | GenerationStatus::Failed => Poll::Done(g),
+                    ref other => Poll::Pending(other.as_str().to_owned()),
+                })
+            },
+        )
         .await?;
         if g.status == GenerationStatus::Failed {
             return Err(Error::GenerationFailed(Box::new(g)));
@@ -200,7 +159,7 @@ impl Client {
             #[serde(default)]
             agent_name: Option<String>,
         }
-        let body = Value::Object(request.body);
+        let body = super::JsonBody::new(&request.body, "request")?;
         let (created, _): (Created, _) = self
             .send(
                 Method::POST,

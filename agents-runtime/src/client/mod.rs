@@ -13,6 +13,7 @@ pub mod generation;
 pub mod listing;
 pub mod pages;
 pub mod proxy;
+mod records;
 pub mod retry;
 pub mod run;
 #[cfg(feature = "redis")]
@@ -31,7 +32,6 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, Url};
 use secrecy::{ExposeSecret, SecretString};
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use tracing::Instrument;
 
 pub use error::{
@@ -316,6 +316,23 @@ fn normalize_base(text: &str) -> Result<Url, Error> {
     Ok(url)
 }
 
+/// A request body serialized once: every attempt of a call sends the same bytes.
+#[derive(Debug, Clone)]
+pub(crate) struct JsonBody(bytes::Bytes);
+
+impl JsonBody {
+    /// Serializes `body`; a failure (a map with non-string keys in raw params, say) is an
+    /// [`Error::InvalidOption`] naming `what`.
+    pub(crate) fn new(body: &impl serde::Serialize, what: &'static str) -> Result<Self, Error> {
+        serde_json::to_vec(body)
+            .map(|v| JsonBody(v.into()))
+            .map_err(|e| Error::InvalidOption {
+                option: what,
+                message: e.to_string(),
+            })
+    }
+}
+
 impl Client {
     /// A builder.
     pub fn builder() -> ClientBuilder {
@@ -358,12 +375,12 @@ impl Client {
     /// Sends one call and decodes its answer: the single path every endpoint uses.
     ///
     /// `path` is relative to the base URL (`v1/agents/run`).
-    pub async fn send<T: DeserializeOwned>(
+    pub(crate) async fn send<T: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
         query: &[(&str, String)],
-        body: Option<&Value>,
+        body: Option<&JsonBody>,
         class: Idempotency,
     ) -> Result<(T, ResponseInfo), Error> {
         let url = self
@@ -437,7 +454,7 @@ impl Client {
         method: Method,
         url: Url,
         query: &[(&str, String)],
-        body: Option<&Value>,
+        body: Option<&JsonBody>,
         deadline: Instant,
     ) -> Result<(T, ResponseInfo), Error> {
         self.inner
@@ -455,7 +472,9 @@ impl Client {
             req = req.query(query);
         }
         if let Some(b) = body {
-            req = req.json(b);
+            req = req
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(b.0.clone());
         }
         let mut resp = req.send().await?;
         let status = resp.status().as_u16();

@@ -4,12 +4,12 @@ use std::marker::PhantomData;
 
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::error::{Error, ResponseInfo};
 use super::retry::Idempotency;
 use super::tasks::{TaskHandle, TaskRecord};
-use super::{Client, WaitOptions};
+use super::{Client, JsonBody, WaitOptions};
 use crate::agent::{Agent, AgentParams};
 use crate::decode::Parsing;
 
@@ -102,8 +102,9 @@ impl Delivery {
         self
     }
 
-    /// Checks the options and adds them to a request body.
-    pub(crate) fn apply(&self, body: &mut Map<String, Value>) -> Result<(), Error> {
+    /// Checks the options; the fields they add to a request body.
+    pub(crate) fn fields(&self) -> Result<DeliveryFields<'_>, Error> {
+        let mut fields = DeliveryFields::default();
         if let Some((ty, url)) = &self.storage {
             let scheme = match ty {
                 StorageType::S3 => "s3://",
@@ -119,17 +120,15 @@ impl Delivery {
                     message: format!("{url:?} is not of the form {scheme}<bucket>/<path_prefix>/"),
                 });
             }
-            body.insert("storage_type".into(), json!(ty));
-            body.insert("storage_url".into(), json!(url));
+            fields.storage_type = Some(*ty);
+            fields.storage_url = Some(url);
         } else if self.compress.is_some() || self.object_name.is_some() {
             return Err(Error::InvalidOption {
                 option: "storage_url",
                 message: "storage_compress and storage_object_name need a storage location".into(),
             });
         }
-        if let Some(c) = self.compress {
-            body.insert("storage_compress".into(), json!(c));
-        }
+        fields.storage_compress = self.compress;
         if let Some(n) = &self.object_name {
             if n.is_empty() || n.contains('/') {
                 return Err(Error::InvalidOption {
@@ -137,7 +136,7 @@ impl Delivery {
                     message: format!("{n:?} must be a non-empty name without '/'"),
                 });
             }
-            body.insert("storage_object_name".into(), json!(n));
+            fields.storage_object_name = Some(n);
         }
         if let Some(u) = &self.callback_url {
             let ok = reqwest::Url::parse(u).is_ok_and(|p| {
@@ -150,10 +149,40 @@ impl Delivery {
                     message: format!("{u:?} is not an http(s) URL"),
                 });
             }
-            body.insert("callback_url".into(), json!(u));
+            fields.callback_url = Some(u);
         }
-        Ok(())
+        Ok(fields)
     }
+}
+
+/// The delivery fields of a request body, checked.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct DeliveryFields<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    storage_type: Option<StorageType>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    storage_url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    storage_compress: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    storage_object_name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    callback_url: Option<&'a str>,
+}
+
+/// The body of a run or an async run, and the shared inputs of a batch: one struct, serialized
+/// once.
+#[derive(Debug, Serialize)]
+pub(crate) struct RunRequest<'a> {
+    pub agent: &'a str,
+    pub params: &'a Value,
+    #[serde(skip_serializing_if = "<[Format]>::is_empty")]
+    pub formats: &'a [Format],
+    /// The vendor's clients send a boolean (wire notes); the spec shows an object.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub localization: bool,
+    #[serde(flatten)]
+    pub delivery: DeliveryFields<'a>,
 }
 
 super::open::open_enum! {
@@ -246,24 +275,23 @@ impl<T> RunResult<T> {
 
 /// The body of a run. `localization` is sent when the typed params say a localization input is
 /// set or the wire params hold one, however it got there (a setter, `.param()`, raw params).
-fn run_body(
-    agent: &str,
-    params: Value,
+fn run_body<'a>(
+    agent: &'a str,
+    params: &'a Value,
     typed_localizes: bool,
-    options: &RunOptions,
-) -> Map<String, Value> {
-    let localize = typed_localizes || localizes(&params);
-    let mut body = Map::new();
-    body.insert("agent".into(), json!(agent));
-    body.insert("params".into(), params);
-    if !options.formats.is_empty() {
-        body.insert("formats".into(), json!(options.formats));
-    }
-    if localize {
-        // The vendor's clients send a boolean (wire notes); the spec shows an object.
-        body.insert("localization".into(), json!(true));
-    }
-    body
+    options: &'a RunOptions,
+    delivery: DeliveryFields<'a>,
+) -> Result<JsonBody, Error> {
+    JsonBody::new(
+        &RunRequest {
+            agent,
+            params,
+            formats: &options.formats,
+            localization: typed_localizes || localizes(params),
+            delivery,
+        },
+        "params",
+    )
 }
 
 /// Whether wire params set a localization parameter (`zip_code` or `store_id`, spec 4.4 params
@@ -295,13 +323,15 @@ impl Client {
         params: P,
         options: &RunOptions,
     ) -> Result<RunResult<P::Agent>, Error> {
+        let wire = typed_params(&params)?;
         let body = run_body(
             <P::Agent as Agent>::NAME,
-            typed_params(&params)?,
+            &wire,
             params.uses_localization(),
             options,
-        );
-        self.post_run(body).await
+            DeliveryFields::default(),
+        )?;
+        self.post_run(&body).await
     }
 
     /// Runs an agent that has no generated bindings.
@@ -316,20 +346,20 @@ impl Client {
         params: Value,
         options: &RunOptions,
     ) -> Result<RunResult<Value>, Error> {
-        self.post_run(run_body(agent, params, false, options)).await
+        let body = run_body(agent, &params, false, options, DeliveryFields::default())?;
+        self.post_run(&body).await
     }
 
-    async fn post_run<T>(&self, body: Map<String, Value>) -> Result<RunResult<T>, Error>
+    async fn post_run<T>(&self, body: &JsonBody) -> Result<RunResult<T>, Error>
     where
         Parsing<T>: serde::de::DeserializeOwned,
     {
-        let body = Value::Object(body);
         let (mut result, info): (RunResult<T>, _) = self
             .send(
                 Method::POST,
                 "v1/agents/run",
                 &[],
-                Some(&body),
+                Some(body),
                 Idempotency::Unsafe,
             )
             .await?;
@@ -344,14 +374,15 @@ impl Client {
         options: &RunOptions,
         delivery: &Delivery,
     ) -> Result<TaskHandle<RunResult<P::Agent>>, Error> {
-        let mut body = run_body(
+        let wire = typed_params(&params)?;
+        let body = run_body(
             <P::Agent as Agent>::NAME,
-            typed_params(&params)?,
+            &wire,
             params.uses_localization(),
             options,
-        );
-        delivery.apply(&mut body)?;
-        self.post_async(body).await
+            delivery.fields()?,
+        )?;
+        self.start_task("v1/agents/async", &body).await
     }
 
     /// Starts an async run of an agent without bindings.
@@ -362,21 +393,15 @@ impl Client {
         options: &RunOptions,
         delivery: &Delivery,
     ) -> Result<TaskHandle<RunResult<Value>>, Error> {
-        let mut body = run_body(agent, params, false, options);
-        delivery.apply(&mut body)?;
-        self.post_async(body).await
-    }
-
-    async fn post_async<R>(&self, body: Map<String, Value>) -> Result<TaskHandle<R>, Error> {
-        self.start_task("v1/agents/async", Value::Object(body))
-            .await
+        let body = run_body(agent, &params, false, options, delivery.fields()?)?;
+        self.start_task("v1/agents/async", &body).await
     }
 
     /// POSTs an async request and returns the handle of the task it created.
     pub(crate) async fn start_task<R>(
         &self,
         path: &str,
-        body: Value,
+        body: &JsonBody,
     ) -> Result<TaskHandle<R>, Error> {
         // The spec's answer is `{task_id}`; the vendor's models wrap the task record
         // (`{status, task: {id, ...}}`). Either names the task.
@@ -388,7 +413,7 @@ impl Client {
             task: Option<TaskRecord>,
         }
         let (created, info): (Created, _) = self
-            .send(Method::POST, path, &[], Some(&body), Idempotency::Unsafe)
+            .send(Method::POST, path, &[], Some(body), Idempotency::Unsafe)
             .await?;
         let Some(id) = created.task_id.or(created.task.map(|t| t.id)) else {
             return Err(Error::Decode(Box::new(super::error::DecodeError {

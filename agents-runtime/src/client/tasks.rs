@@ -3,82 +3,15 @@
 use std::marker::PhantomData;
 
 use futures::stream::{self, Stream, StreamExt};
-use serde::{Deserialize, Deserializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::error::Error;
 use super::listing::Listing;
+pub use super::records::{TaskRecord, TaskState};
 use super::run::RunResult;
 use super::waiter::{self, Poll, WaitOptions};
 use super::{Client, segment};
 use crate::decode::Parsing;
-
-super::open::open_enum! {
-    /// The state of a task: an open set (`pending`, `queued`, `in_progress`, `success`, `error`,
-    /// and anything else the service may add; waiters keep polling on unknown values).
-    TaskState {
-        /// `pending`.
-        Pending = "pending",
-        /// `queued`.
-        Queued = "queued",
-        /// `in_progress`.
-        InProgress = "in_progress",
-        /// `success`: results can be fetched.
-        Success = "success",
-        /// `error`: the extraction failed.
-        Error = "error",
-    }
-}
-
-/// A task record (`GET /v1/tasks/{id}`), read from the wrapped form the live service sends
-/// (`{"task": {...}}`) or a flat one.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskRecord {
-    /// The task id.
-    pub id: String,
-    /// Its state.
-    pub state: TaskState,
-    /// The error message of a failed task.
-    pub error: Option<String>,
-    /// The batch it belongs to.
-    pub batch_id: Option<String>,
-    /// Every field as sent (`created_at`, `download_url`, `input`, …).
-    pub fields: Map<String, Value>,
-}
-
-impl<'de> Deserialize<'de> for TaskRecord {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut outer = Map::<String, Value>::deserialize(d)?;
-        let fields = match outer.remove("task") {
-            Some(Value::Object(inner)) => inner,
-            Some(other) => {
-                outer.insert("task".into(), other);
-                outer
-            }
-            None => outer,
-        };
-        let text = |k: &str| fields.get(k).and_then(Value::as_str).map(str::to_owned);
-        let id = text("id")
-            .or_else(|| text("task_id"))
-            .ok_or_else(|| serde::de::Error::missing_field("id"))?;
-        let state = match fields.get("state") {
-            Some(v) => TaskState::deserialize(v).map_err(serde::de::Error::custom)?,
-            None => return Err(serde::de::Error::missing_field("state")),
-        };
-        let error = match fields.get("error") {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Null) | None => None,
-            Some(other) => Some(other.to_string()),
-        };
-        Ok(TaskRecord {
-            id,
-            state,
-            error,
-            batch_id: text("batch_id"),
-            fields,
-        })
-    }
-}
 
 /// The result type of an async task: an agent run result, or an extract, search or map result.
 pub trait TaskOutput: serde::de::DeserializeOwned + Send + 'static {
@@ -148,14 +81,15 @@ impl<R: TaskOutput> TaskHandle<R> {
     /// Polls until the task ends, then fetches its result. A task in state `error` is
     /// [`Error::TaskFailed`]; unknown states keep the waiter polling.
     pub async fn wait(&self) -> Result<R, Error> {
-        let record = waiter::wait(format!("task {}", self.id), self.wait, || async {
-            let record = self.client.task(&self.id).await?;
-            Ok(match record.state {
-                TaskState::Success | TaskState::Error => Poll::Done(record),
-                ref other => Poll::Pending(other.as_str().to_owned()),
+        let record =
+            waiter::wait::<_, Error, _, _>(format!("task {}", self.id), self.wait, || async {
+                let record = self.client.task(&self.id).await?;
+                Ok(match record.state {
+                    TaskState::Success | TaskState::Error => Poll::Done(record),
+                    ref other => Poll::Pending(other.as_str().to_owned()),
+                })
             })
-        })
-        .await?;
+            .await?;
         if record.state == TaskState::Error {
             return Err(Error::TaskFailed(Box::new(record)));
         }

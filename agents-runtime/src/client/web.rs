@@ -10,6 +10,7 @@ use reqwest::Method;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
+use super::JsonBody;
 use super::error::Error;
 use super::listing::Listing;
 use super::retry::Idempotency;
@@ -807,7 +808,7 @@ impl Client {
     /// `POST /v1/extract`.
     pub async fn extract(&self, request: ExtractRequest) -> Result<ExtractResult, Error> {
         request.check()?;
-        let body = Value::Object(request.body);
+        let body = JsonBody::new(&request.body, "request")?;
         Ok(self
             .send(
                 Method::POST,
@@ -826,13 +827,16 @@ impl Client {
         request: ExtractRequest,
     ) -> Result<TaskHandle<ExtractResult>, Error> {
         request.check()?;
-        self.start_task("v1/extract/async", Value::Object(request.body))
-            .await
+        self.start_task(
+            "v1/extract/async",
+            &JsonBody::new(&request.body, "request")?,
+        )
+        .await
     }
 
     /// `POST /v1/search`.
     pub async fn search(&self, request: SearchRequest) -> Result<SearchResult, Error> {
-        let body = Value::Object(request.body);
+        let body = JsonBody::new(&request.body, "request")?;
         Ok(self
             .send(
                 Method::POST,
@@ -850,13 +854,13 @@ impl Client {
         &self,
         request: SearchRequest,
     ) -> Result<TaskHandle<SearchResult>, Error> {
-        self.start_task("v1/search/async", Value::Object(request.body))
+        self.start_task("v1/search/async", &JsonBody::new(&request.body, "request")?)
             .await
     }
 
     /// `POST /v1/map`.
     pub async fn map(&self, request: MapRequest) -> Result<MapResult, Error> {
-        let body = Value::Object(request.body);
+        let body = JsonBody::new(&request.body, "request")?;
         Ok(self
             .send(
                 Method::POST,
@@ -871,13 +875,13 @@ impl Client {
 
     /// `POST /v1/map/async`.
     pub async fn map_async(&self, request: MapRequest) -> Result<TaskHandle<MapResult>, Error> {
-        self.start_task("v1/map/async", Value::Object(request.body))
+        self.start_task("v1/map/async", &JsonBody::new(&request.body, "request")?)
             .await
     }
 
     /// `POST /v1/crawl` (crawls are asynchronous only).
     pub async fn crawl(&self, request: CrawlRequest) -> Result<CrawlHandle, Error> {
-        let body = Value::Object(request.body);
+        let body = JsonBody::new(&request.body, "request")?;
         let (record, _): (CrawlRecord, _) = self
             .send(
                 Method::POST,

@@ -9,7 +9,7 @@ use agents_runtime::catalog::{
     LlmA, LlmAParams, RetailerAPdp, RetailerAPdpParams, RetailerASerpParams,
 };
 use agents_runtime::client::batch::BatchHandle;
-use agents_runtime::{Error, RetryPolicy, RunResult, WaitOptions};
+use agents_runtime::{Error, RunResult, WaitOptions};
 use agents_tests_e2e::{KEY, client, client_for, emulator, start};
 use futures::StreamExt;
 use serde_json::json;
@@ -90,7 +90,7 @@ async fn invalid_items_stop_the_batch_before_anything_is_sent() {
 #[tokio::test]
 async fn the_emulator_enforces_the_batch_rules() {
     let e = emulator().await;
-    let http = reqwest_free_post(&e);
+    let http = post_batch(&e);
     let too_many: Vec<_> = (0..1001)
         .map(|i| json!({"params": {"prompt": format!("p{i}")}}))
         .collect();
@@ -109,35 +109,20 @@ async fn the_emulator_enforces_the_batch_rules() {
     assert_eq!(v["error"]["field"], "inputs[1].params.asin");
 }
 
-/// A small JSON POST helper on the runtime's own client, so this file needs no HTTP crate.
-fn reqwest_free_post(
+/// POSTs a raw body to `v1/agents/batch`, answering its status and JSON body.
+fn post_batch(
     e: &agents_emulator::EmulatorHandle,
 ) -> impl Fn(
     serde_json::Value,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = (u16, serde_json::Value)>>> {
-    let c = client_for(e)
-        .retry_policy(RetryPolicy::none())
-        .build()
-        .unwrap();
+    let url = format!("{}/v1/agents/batch", e.base_url().trim_end_matches('/'));
+    let http = reqwest::Client::new();
     move |body| {
-        let c = c.clone();
+        let request = http.post(&url).bearer_auth(KEY).json(&body);
         Box::pin(async move {
-            match c
-                .send::<serde_json::Value>(
-                    reqwest::Method::POST,
-                    "v1/agents/batch",
-                    &[],
-                    Some(&body),
-                    agents_runtime::client::Idempotency::Once,
-                )
-                .await
-            {
-                Ok((v, info)) => (info.status, v),
-                Err(err) => {
-                    let api = err.api().unwrap();
-                    (api.info.status, api.body.clone())
-                }
-            }
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json().await.unwrap())
         })
     }
 }

@@ -177,8 +177,10 @@ fn nested_mismatches_carry_full_paths_and_text_is_kept_for_numbers() {
 fn decode_field<T: decode::Decode>(text: &str) -> (Option<T>, Vec<decode::Mismatch>) {
     use serde::de::DeserializeSeed as _;
     let mut sink = Vec::new();
-    let root = decode::Path::Root;
-    let seed = decode::Seed::<T>::field(&mut sink, &root, "x");
+    // The decoder's own seed, as generated records use it for each field.
+    use agents_runtime::__private::decode::{Path, Seed};
+    let root = Path::Root;
+    let seed = Seed::<T>::field(&mut sink, &root, "x");
     let value = seed
         .deserialize(&mut serde_json::Deserializer::from_str(text))
         .unwrap();

@@ -1,0 +1,275 @@
+//! Every sentence of generated documentation: what the docs of records, fields, params and
+//! methods say, from the agent record's own text and facts. [`escape`] makes schema text safe
+//! for rustdoc.
+
+mod escape;
+
+pub use escape::{code, text};
+
+use agents_schema::{AgentRecord, FieldSchema, InputProperty};
+use serde_json::Value;
+
+use crate::rules::Rule;
+
+/// The docs of an agent's output record: title, description, where it comes from and its
+/// capabilities.
+pub fn record(record: &AgentRecord, params: &str) -> Vec<String> {
+    let title = record.display_name.as_deref().unwrap_or(&record.name);
+    let mut d = text(title);
+    if d.is_empty() {
+        d.push(format!("Output of the agent {}.", code(&record.name)));
+    }
+    if let Some(desc) = record.description.as_deref() {
+        let lines = text(desc);
+        if !lines.is_empty() {
+            d.push(String::new());
+            d.extend(lines);
+        }
+    }
+    d.push(String::new());
+    d.push(format!(
+        "The record in `data.parsing` of a run of the agent {}; run it with [`{params}`].",
+        code(&record.name)
+    ));
+    let mut facts = Vec::new();
+    for (label, value) in [
+        ("Domain", &record.domain),
+        ("Vertical", &record.vertical),
+        ("Page type", &record.entity_type),
+    ] {
+        if let Some(v) = value.as_deref().filter(|v| !v.trim().is_empty()) {
+            facts.push(format!("{label}: {}.", text(v).join(" ")));
+        }
+    }
+    facts.push(
+        if record.supports_localization() {
+            "Supports localization."
+        } else {
+            "Does not support localization."
+        }
+        .to_owned(),
+    );
+    facts.push(
+        if record.supports_pagination() {
+            "Supports pagination."
+        } else {
+            "Does not support pagination."
+        }
+        .to_owned(),
+    );
+    d.push(String::new());
+    d.push(facts.join(" "));
+    d.push(String::new());
+    d.push(
+        "Every field is optional, values of the wrong type are coerced or left empty and recorded \
+         in `mismatches`, and keys the schema does not declare are kept in `unknown_fields`."
+            .to_owned(),
+    );
+    d
+}
+
+/// The docs of a nested object type: its description and where it sits (`item` for the items
+/// of an array).
+pub fn nested(parent: &str, json: &str, schema: &FieldSchema, item: bool) -> Vec<String> {
+    let place = format!(
+        "{} the field {} of [`{parent}`].",
+        if item { "An item of" } else { "The value of" },
+        code(json)
+    );
+    match schema.description.as_deref().map(text) {
+        Some(mut lines) if !lines.is_empty() => {
+            lines.push(String::new());
+            lines.push(place);
+            lines
+        }
+        _ => vec![place],
+    }
+}
+
+/// What a field holds, from its declared type, for fields whose schema says nothing else.
+fn kind_text(schema: &FieldSchema) -> &'static str {
+    match schema
+        .ty
+        .as_ref()
+        .and_then(agents_schema::SchemaType::single)
+    {
+        Some("string") => "a string",
+        Some("number") => "a number",
+        Some("integer") => "an integer",
+        Some("boolean") => "a boolean",
+        Some("array") => "a list",
+        Some("object") => "an object",
+        _ => "any JSON value",
+    }
+}
+
+fn number_text(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        Value::from(v).to_string()
+    }
+}
+
+/// The docs of an output field: its description and facts (JSON name when it differs, format,
+/// range, unit, a typing note); when the schema says nothing, its JSON name and kind.
+pub fn field(json: &str, ident: &str, schema: &FieldSchema, note: Option<&str>) -> Vec<String> {
+    let mut d = schema.description.as_deref().map(text).unwrap_or_default();
+    let mut facts = Vec::new();
+    if ident != json {
+        facts.push(format!("JSON name: {}.", code(json)));
+    }
+    if let Some(format) = schema.format.as_deref() {
+        facts.push(format!("Format: {}.", code(format)));
+    }
+    match (schema.minimum, schema.maximum) {
+        (Some(lo), Some(hi)) => {
+            facts.push(format!(
+                "Range: {} to {}.",
+                number_text(lo),
+                number_text(hi)
+            ));
+        }
+        (Some(lo), None) => facts.push(format!("Minimum: {}.", number_text(lo))),
+        (None, Some(hi)) => facts.push(format!("Maximum: {}.", number_text(hi))),
+        (None, None) => {}
+    }
+    if let Some(unit) = schema.extra.get("unit").and_then(Value::as_str) {
+        facts.push(format!("Unit: {}.", code(unit)));
+    }
+    if let Some(note) = note {
+        facts.push(note.to_owned());
+    }
+    if !facts.is_empty() {
+        if !d.is_empty() {
+            d.push(String::new());
+        }
+        d.push(facts.join(" "));
+    }
+    if d.is_empty() {
+        d.push(format!(
+            "The JSON field {}, {}.",
+            code(json),
+            kind_text(schema)
+        ));
+    }
+    d
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The docs of an input parameter: its description, whether it is required, default, examples,
+/// its role, and which rules `validate()` checks.
+pub fn param(
+    input: &InputProperty,
+    ident: &str,
+    checked: &[(String, Rule)],
+    unchecked: &[(String, String)],
+    note: Option<&str>,
+) -> Vec<String> {
+    let mut d = input.description.as_deref().map(text).unwrap_or_default();
+    let mut facts = Vec::new();
+    if ident != input.name {
+        facts.push(format!("JSON name: {}.", code(&input.name)));
+    }
+    facts.push(
+        if input.required {
+            "Required."
+        } else {
+            "Optional."
+        }
+        .to_owned(),
+    );
+    if let Some(default) = input.default.as_ref().filter(|v| !v.is_null()) {
+        facts.push(format!("Default: {}.", code(&value_text(default))));
+    }
+    if let Some(examples) = input.examples.as_ref().filter(|e| !e.is_empty()) {
+        let list: Vec<String> = examples.iter().map(|e| code(&value_text(e))).collect();
+        facts.push(format!("Examples: {}.", list.join(", ")));
+    }
+    if input.is_localization_param {
+        facts.push("Setting it makes the request localized.".to_owned());
+    }
+    if input.is_pagination_param {
+        facts.push("The pagination parameter.".to_owned());
+    }
+    if let Some(note) = note {
+        facts.push(note.to_owned());
+    }
+    if !d.is_empty() {
+        d.push(String::new());
+    }
+    d.push(facts.join(" "));
+    if !checked.is_empty() {
+        let list: Vec<String> = checked.iter().map(|(t, _)| code(t)).collect();
+        d.push(String::new());
+        d.push(format!("Checked by `validate()`: {}.", list.join(", ")));
+    }
+    for (text, why) in unchecked {
+        d.push(String::new());
+        d.push(format!("Rule not checked ({why}): {}.", code(text)));
+    }
+    d
+}
+
+/// The docs of an agent's params type.
+pub fn params(agent: &str, root: &str) -> Vec<String> {
+    vec![
+        format!(
+            "Parameters of the agent {}; the output is [`{root}`].",
+            code(agent)
+        ),
+        String::new(),
+        "Required inputs are arguments of `new`, optional ones are set with the method of the same \
+         name; `validate()` checks the rules of the agent record before anything is sent."
+            .to_owned(),
+    ]
+}
+
+/// The docs of a common param (one every agent accepts) the record does not declare.
+pub fn common_param(description: &str) -> Vec<String> {
+    vec![
+        description.to_owned(),
+        String::new(),
+        "Common to every agent.".to_owned(),
+    ]
+}
+
+/// The docs of the `page` param added to an agent that supports pagination without naming it.
+pub fn page_param() -> Vec<String> {
+    vec![
+        "Page number. The record supports pagination but names no pagination input; `page` is \
+         the service's common name for it."
+            .to_owned(),
+    ]
+}
+
+/// The note on an input the record declares more than once.
+pub fn repeated_input(times: usize) -> String {
+    format!("The agent record declares this input {times} times; this is the first declaration.")
+}
+
+/// The doc of a params type's `new` taking the `required` inputs (JSON names), with its
+/// leading space.
+pub fn constructor(required: &[&str]) -> String {
+    if required.is_empty() {
+        " Parameters with every input unset.".to_owned()
+    } else {
+        let names: Vec<String> = required.iter().map(|n| code(n)).collect();
+        format!(" Parameters with the required inputs {}.", names.join(", "))
+    }
+}
+
+/// The doc of the setter of the optional input `json` (as a `#[doc]` value: with its leading
+/// space).
+pub fn setter(json: &str) -> String {
+    format!(
+        " Sets {} (see the field for its meaning and rules).",
+        code(json)
+    )
+}

@@ -1,0 +1,86 @@
+//! How the types of the intermediate model are spelled in generated code. Which Rust type a
+//! schema type becomes is decided in [`crate::types`]; this module only writes it out, with the
+//! runtime crate's path.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ir::AgentIr;
+use crate::naming::ident;
+use crate::types::{ParamTy, Ty};
+
+/// Paths the generated code refers to.
+pub struct Paths {
+    /// The runtime crate (`::agents_runtime`, or `crate` inside it).
+    pub(super) rt: TokenStream,
+    /// `"<rt>::__private::serde"` for `#[serde(crate = …)]`.
+    pub(super) serde_crate: String,
+}
+
+impl Paths {
+    /// Paths under the runtime crate at `rt` (a parsed path) spelled `rt_text`.
+    pub fn new(rt: TokenStream, rt_text: &str) -> Self {
+        Paths {
+            rt,
+            serde_crate: format!("{rt_text}::__private::serde"),
+        }
+    }
+
+    /// The runtime crate's path.
+    pub fn rt(&self) -> &TokenStream {
+        &self.rt
+    }
+}
+
+/// The tokens of an output type (without the `Option`).
+pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
+    let rt = &p.rt;
+    match ty {
+        Ty::String => quote!(String),
+        Ty::Number => quote!(f64),
+        Ty::Integer => quote!(i64),
+        Ty::Boolean => quote!(bool),
+        Ty::Any => quote!(#rt::Value),
+        Ty::Map => quote!(
+            #rt::JsonMap
+        ),
+        Ty::Array(inner) => {
+            let item = ty_tokens(inner, agent, p);
+            if inner.boxed_in_arrays() {
+                quote!(Vec<Box<#item>>)
+            } else {
+                quote!(Vec<#item>)
+            }
+        }
+        Ty::Struct(i) => match agent.structs.get(*i) {
+            Some(s) => {
+                let id = ident(&s.ident);
+                quote!(#id)
+            }
+            None => quote!(#rt::Value),
+        },
+    }
+}
+
+/// The tokens of a param type (without the `Option`).
+pub(super) fn param_ty(ty: ParamTy, p: &Paths) -> TokenStream {
+    let rt = &p.rt;
+    match ty {
+        ParamTy::String => quote!(String),
+        ParamTy::Number => quote!(f64),
+        ParamTy::Integer => quote!(i64),
+        ParamTy::Page => quote!(u32),
+        ParamTy::Boolean => quote!(bool),
+        ParamTy::Any => quote!(#rt::Value),
+    }
+}
+
+/// The argument type of a setter or constructor, and the conversion into the field type.
+pub(super) fn param_arg(ty: ParamTy, p: &Paths) -> (TokenStream, TokenStream) {
+    let rt = &p.rt;
+    match ty {
+        ParamTy::String => (quote!(impl Into<String>), quote!(.into())),
+        ParamTy::Any => (quote!(impl Into<#rt::Value>), quote!(.into())),
+        other => (param_ty(other, p), quote!()),
+    }
+}

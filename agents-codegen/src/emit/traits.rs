@@ -1,0 +1,80 @@
+//! The trait impls that tie an agent's types together: `Agent` (name, params), `AgentParams`
+//! (output, validation, localization), `Default` for params without required inputs, and the
+//! capability markers `Localized` and `Paginated`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::tokens::Paths;
+use crate::ir::{AgentIr, ParamIr};
+use crate::naming::ident;
+
+/// The agent's trait impls, quoted (they are one-off items).
+pub(super) fn traits(agent: &AgentIr, p: &Paths) -> TokenStream {
+    let rt = &p.rt;
+    let (Some(root), name) = (agent.structs.first(), &agent.name) else {
+        return quote!();
+    };
+    let output = ident(&root.ident);
+    let params = ident(&agent.params.ident);
+    let fields = &agent.params.fields;
+    let default_impl = fields.iter().all(|f| !f.required).then(|| {
+        quote! {
+            impl Default for #params {
+                fn default() -> Self {
+                    Self::new()
+                }
+            }
+        }
+    });
+    let localization = {
+        let localizing: Vec<&ParamIr> = fields.iter().filter(|f| f.localization).collect();
+        if localizing.iter().any(|f| f.required) {
+            // A required localization input is always set.
+            quote!(true)
+        } else if localizing.is_empty() {
+            quote!(false)
+        } else {
+            let ids = localizing.iter().map(|f| ident(&f.ident));
+            quote!(#(self.#ids.is_some())||*)
+        }
+    };
+    let localized = agent
+        .localized
+        .then(|| quote!(impl #rt::Localized for #output {}));
+    let paginated = agent.page.and_then(|i| fields.get(i)).map(|f| {
+        let id = ident(&f.ident);
+        let json = &f.json;
+        quote! {
+            impl #rt::Paginated for #output {
+                const PAGE_PARAM: &'static str = #json;
+                fn page(params: &#params) -> Option<u32> {
+                    params.#id
+                }
+                fn set_page(params: &mut #params, page: u32) {
+                    params.#id = Some(page);
+                }
+            }
+        }
+    });
+    quote! {
+        #default_impl
+
+        impl #rt::AgentParams for #params {
+            type Agent = #output;
+            fn validate(&self) -> Result<(), #rt::ValidationError> {
+                #params::validate(self)
+            }
+            fn uses_localization(&self) -> bool {
+                #localization
+            }
+        }
+
+        impl #rt::Agent for #output {
+            const NAME: &'static str = #name;
+            type Params = #params;
+        }
+        #localized
+        #paginated
+    }
+}

@@ -1,0 +1,312 @@
+//! The decoder's moving parts: where a value sits ([`Path`]), where mismatches go ([`Ctx`]), and
+//! the serde seeds that read one value ([`Seed`]), one object key ([`KeySeed`]) and one root
+//! record. Generated code reaches them through `agents_runtime::__private::decode` (the
+//! [`record!`](crate::record) macro expands to calls of them); they are not a stable API.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::{Decode, Expected, Mismatch, Outcome, Record};
+
+/// Where a value sits inside the record being decoded. Built on the stack as decoding descends
+/// and only turned into text when a mismatch is recorded.
+#[derive(Debug, Clone, Copy)]
+pub enum Path<'a> {
+    /// The record itself.
+    Root,
+    /// A field of an object.
+    Field(&'a Path<'a>, &'static str),
+    /// An item of an array.
+    Index(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    fn write(&self, out: &mut String) {
+        match self {
+            Path::Root => {}
+            Path::Field(parent, name) => {
+                parent.write(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Path::Index(parent, i) => {
+                parent.write(out);
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        self.write(&mut s);
+        f.write_str(&s)
+    }
+}
+
+/// The decoding context handed to [`Decode`] impls: where mismatches go, and where we are.
+pub struct Ctx<'s, 'p> {
+    /// Mismatches of the whole record.
+    pub sink: &'s mut Vec<Mismatch>,
+    /// Path of the value being decoded.
+    pub path: Path<'p>,
+}
+
+impl Ctx<'_, '_> {
+    /// Records a mismatch at the current path.
+    pub fn record(&mut self, expected: Expected, found: Value, coerced: bool) {
+        let mut path = String::new();
+        self.path.write(&mut path);
+        self.sink.push(Mismatch {
+            path,
+            expected,
+            found,
+            coerced,
+        });
+    }
+
+    /// Captures an array that was not expected here and records it as a mismatch.
+    pub fn reject_seq<'de, A: SeqAccess<'de>, T>(
+        mut self,
+        expected: Expected,
+        seq: A,
+    ) -> Result<Option<T>, A::Error> {
+        let found = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+        self.record(expected, found, false);
+        Ok(None)
+    }
+
+    /// Captures an object that was not expected here and records it as a mismatch.
+    pub fn reject_map<'de, A: MapAccess<'de>, T>(
+        mut self,
+        expected: Expected,
+        map: A,
+    ) -> Result<Option<T>, A::Error> {
+        let found = Value::deserialize(MapAccessDeserializer::new(map))?;
+        self.record(expected, found, false);
+        Ok(None)
+    }
+}
+
+/// Decodes one value of type `T` at a path, recording mismatches; `None` for absent values.
+pub struct Seed<'s, 'p, T> {
+    ctx: Ctx<'s, 'p>,
+    in_array: bool,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
+    /// A seed for the field `name` under `parent`.
+    #[inline]
+    pub fn field(sink: &'s mut Vec<Mismatch>, parent: &'p Path<'p>, name: &'static str) -> Self {
+        Seed {
+            ctx: Ctx {
+                sink,
+                path: Path::Field(parent, name),
+            },
+            in_array: false,
+            _type: PhantomData,
+        }
+    }
+
+    /// A seed for the item at `index` of the array at `parent`.
+    #[inline]
+    pub fn item(sink: &'s mut Vec<Mismatch>, parent: &'p Path<'p>, index: usize) -> Self {
+        Seed {
+            ctx: Ctx {
+                sink,
+                path: Path::Index(parent, index),
+            },
+            in_array: true,
+            _type: PhantomData,
+        }
+    }
+
+    #[inline]
+    fn finish(mut self, outcome: Outcome<T>, raw: impl FnOnce() -> Value) -> Option<T> {
+        match outcome {
+            Outcome::Exact(v) => Some(v),
+            Outcome::Coerced(v) => {
+                self.ctx.record(T::EXPECTED, raw(), true);
+                Some(v)
+            }
+            Outcome::Rejected => {
+                self.ctx.record(T::EXPECTED, raw(), false);
+                None
+            }
+        }
+    }
+}
+
+impl<'de, T: Decode> DeserializeSeed<'de> for Seed<'_, '_, T> {
+    type Value = Option<T>;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<T>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, T: Decode> Visitor<'de> for Seed<'_, '_, T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "any JSON value (declared {})", T::EXPECTED)
+    }
+
+    #[inline]
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_bool(v), || Value::Bool(v)))
+    }
+    #[inline]
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_i64(v), || Value::from(v)))
+    }
+    #[inline]
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_u64(v), || Value::from(v)))
+    }
+    #[inline]
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_f64(v), || Value::from(v)))
+    }
+    #[inline]
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<T>, E> {
+        Ok(self.finish(T::from_str(v), || Value::String(v.to_owned())))
+    }
+    #[inline]
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Option<T>, E> {
+        match T::take_string(v) {
+            Ok(taken) => Ok(Some(taken)),
+            Err(v) => {
+                let outcome = T::from_str(&v);
+                Ok(self.finish(outcome, || Value::String(v)))
+            }
+        }
+    }
+    #[inline]
+    fn visit_unit<E: de::Error>(mut self) -> Result<Option<T>, E> {
+        if self.in_array {
+            match T::from_null_item() {
+                Some(v) => return Ok(Some(v)),
+                None => self.ctx.record(T::EXPECTED, Value::Null, false),
+            }
+        }
+        Ok(None)
+    }
+    #[inline]
+    fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+        self.visit_unit()
+    }
+    #[inline]
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        d.deserialize_any(self)
+    }
+    #[inline]
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<T>, A::Error> {
+        T::from_seq(seq, self.ctx)
+    }
+    #[inline]
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+        T::from_map(map, self.ctx)
+    }
+}
+
+/// Reads an object key and classifies it with a generated lookup, allocating only for keys the
+/// schema does not declare. Generic over the lookup so that it inlines (a function pointer
+/// would cost an indirect call per key).
+pub struct KeySeed<F>(pub F);
+
+/// A key read by [`KeySeed`].
+pub enum Key<K> {
+    /// A declared field.
+    Known(K),
+    /// A key the schema does not declare.
+    Unknown(String),
+}
+
+impl<'de, K, F: Fn(&str) -> Option<K>> DeserializeSeed<'de> for KeySeed<F> {
+    type Value = Key<K>;
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key<K>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, K, F: Fn(&str) -> Option<K>> Visitor<'de> for KeySeed<F> {
+    type Value = Key<K>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    #[inline]
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<K>, E> {
+        Ok(match (self.0)(v) {
+            Some(k) => Key::Known(k),
+            None => Key::Unknown(v.to_owned()),
+        })
+    }
+    #[inline]
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Key<K>, E> {
+        Ok(match (self.0)(&v) {
+            Some(k) => Key::Known(k),
+            None => Key::Unknown(v),
+        })
+    }
+}
+
+/// Deserializes a root record: a JSON object whose mismatches are collected on the record.
+pub fn deserialize_record<'de, T: Record, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    struct RootVisitor<T>(PhantomData<fn() -> T>);
+    impl<'de, T: Record> Visitor<'de> for RootVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object (an output record)")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            let mut sink = Vec::new();
+            let record = T::from_map(
+                map,
+                Ctx {
+                    sink: &mut sink,
+                    path: Path::Root,
+                },
+            )?;
+            let mut record = record.ok_or_else(|| de::Error::custom("record rejected"))?;
+            record.set_mismatches(sink);
+            Ok(record)
+        }
+    }
+    d.deserialize_map(RootVisitor(PhantomData))
+}
+
+/// Decodes one root record from any JSON value: an object is decoded field by field; anything
+/// else gives an empty record with one mismatch at its root, so that a list keeps its positions.
+pub(super) struct RecordSeed<T>(pub(super) PhantomData<fn() -> T>);
+
+impl<'de, T: Record> DeserializeSeed<'de> for RecordSeed<T> {
+    type Value = T;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        let mut sink = Vec::new();
+        let seed = Seed::<T> {
+            ctx: Ctx {
+                sink: &mut sink,
+                path: Path::Root,
+            },
+            in_array: true,
+            _type: PhantomData,
+        };
+        let mut record = d.deserialize_any(seed)?.unwrap_or_default();
+        record.set_mismatches(sink);
+        Ok(record)
+    }
+}

@@ -1,0 +1,182 @@
+//! The `record!` macro that every generated output record is written in.
+
+/// Declares an output record: the struct as written, plus its drift-tolerant `Deserialize`
+/// (through [`Decode`](crate::decode::Decode)), [`Record`](crate::Record) and `Serialize`.
+///
+/// Generated bindings wrap each record struct in it, so the meaning of every field sits beside
+/// the field:
+///
+/// * a declared field is `Option<T>`, where `T` implements [`Decode`](crate::decode::Decode);
+///   its JSON name is the field's name, or the one given by `#[json(rename = "…")]` after its
+///   docs;
+/// * `#[json(flatten)]` marks `unknown_fields`, which keeps the keys the struct does not declare
+///   and serializes them after the declared fields;
+/// * `#[json(skip)]` marks `mismatches`, the values that did not have their declared type; it is
+///   never serialized.
+///
+/// Deserializing reads the object once: each key is matched against the declared names without
+/// allocating, each value is read by its field's type, and a value of the wrong type becomes a
+/// [`Mismatch`](crate::Mismatch) on the root record instead of an error. Serializing writes the
+/// declared fields that are set, by JSON name, then the unknown fields.
+///
+/// Field attributes other than docs are not accepted, and the two bookkeeping fields come last,
+/// each with its marker before its docs.
+///
+/// ```
+/// agents_runtime::record! {
+///     /// A review.
+///     #[derive(Debug, Clone, PartialEq, Default)]
+///     pub struct Review {
+///         /// Stars, 1 to 5.
+///         pub stars: Option<f64>,
+///         /// Who wrote it.
+///         #[json(rename = "authorName")]
+///         pub author: Option<String>,
+///         #[json(flatten)]
+///         /// Keys this struct does not declare.
+///         pub unknown_fields: agents_runtime::JsonMap,
+///         #[json(skip)]
+///         /// Values that did not have their declared type.
+///         pub mismatches: Vec<agents_runtime::Mismatch>,
+///     }
+/// }
+///
+/// let review: Review = serde_json::from_str(r#"{"stars": "4", "authorName": "Ada", "lang": "en"}"#)?;
+/// assert_eq!(review.stars, Some(4.0));
+/// assert_eq!(review.author.as_deref(), Some("Ada"));
+/// assert_eq!(review.unknown_fields["lang"], "en");
+/// assert_eq!(review.mismatches[0].path, "stars");
+/// assert_eq!(
+///     serde_json::to_string(&review)?,
+///     r#"{"stars":4.0,"authorName":"Ada","lang":"en"}"#
+/// );
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[macro_export]
+macro_rules! record {
+    (
+        $(#[$attr:meta])*
+        $vis:vis struct $name:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $(#[json(rename = $json:literal)])?
+                pub $field:ident : $ty:ty,
+            )*
+            #[json(flatten)]
+            $(#[doc = $unknown_doc:literal])*
+            pub unknown_fields : $unknown_ty:ty,
+            #[json(skip)]
+            $(#[doc = $mismatches_doc:literal])*
+            pub mismatches : $mismatches_ty:ty $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        $vis struct $name {
+            $(
+                $(#[doc = $doc])*
+                pub $field: $ty,
+            )*
+            $(#[doc = $unknown_doc])*
+            pub unknown_fields: $unknown_ty,
+            $(#[doc = $mismatches_doc])*
+            pub mismatches: $mismatches_ty,
+        }
+
+        impl $crate::decode::Decode for $name {
+            const EXPECTED: $crate::decode::Expected = $crate::decode::Expected::Object;
+            fn from_map<'de, A: $crate::__private::serde::de::MapAccess<'de>>(
+                mut map: A,
+                ctx: $crate::__private::decode::Ctx<'_, '_>,
+            ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
+                #[allow(non_camel_case_types)]
+                enum Field {
+                    $($field,)*
+                }
+                fn field(name: &str) -> ::core::option::Option<Field> {
+                    match name {
+                        $($crate::__json_name!($field $(= $json)?) => {
+                            ::core::option::Option::Some(Field::$field)
+                        })*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+                let $crate::__private::decode::Ctx { sink, path } = ctx;
+                let _ = (&sink, &path);
+                let mut out = <Self as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) =
+                    map.next_key_seed($crate::__private::decode::KeySeed(field))?
+                {
+                    match key {
+                        $($crate::__private::decode::Key::Known(Field::$field) => {
+                            out.$field = map.next_value_seed(
+                                $crate::__private::decode::Seed::field(
+                                    &mut *sink,
+                                    &path,
+                                    $crate::__json_name!($field $(= $json)?),
+                                ),
+                            )?;
+                        })*
+                        $crate::__private::decode::Key::Unknown(name) => {
+                            let value: $crate::Value = map.next_value()?;
+                            out.unknown_fields.insert(name, value);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(::core::option::Option::Some(out))
+            }
+        }
+
+        impl $crate::decode::Record for $name {
+            fn unknown_fields(&self) -> &$crate::JsonMap {
+                &self.unknown_fields
+            }
+            fn mismatches(&self) -> &[$crate::decode::Mismatch] {
+                &self.mismatches
+            }
+            fn set_mismatches(&mut self, mismatches: ::std::vec::Vec<$crate::decode::Mismatch>) {
+                self.mismatches = mismatches;
+            }
+        }
+
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__private::decode::deserialize_record(deserializer)
+            }
+        }
+
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                use $crate::__private::serde::ser::SerializeMap as _;
+                let mut map = serializer.serialize_map(::core::option::Option::None)?;
+                $(
+                    if let ::core::option::Option::Some(value) = &self.$field {
+                        map.serialize_entry($crate::__json_name!($field $(= $json)?), value)?;
+                    }
+                )*
+                for (key, value) in &self.unknown_fields {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+        }
+    };
+}
+
+/// The JSON name of a field of a [`record!`]: the one given by `#[json(rename = "…")]`, or the
+/// field's own name (never for a raw identifier: `stringify!(r#type)` is `"r#type"`, so the
+/// generator always renames those).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __json_name {
+    ($field:ident) => {
+        ::core::stringify!($field)
+    };
+    ($field:ident = $json:literal) => {
+        $json
+    };
+}
