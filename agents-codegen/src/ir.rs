@@ -99,7 +99,7 @@ pub struct ParamIr {
     pub docs: Vec<String>,
 }
 
-/// The params every agent accepts (spec 4.4, params rule 2): name, type, description.
+/// The params every agent accepts: name, type, description.
 const COMMON_PARAMS: &[(&str, ParamTy, &str)] = &[
     (
         "country",

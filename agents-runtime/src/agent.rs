@@ -14,7 +14,7 @@ pub trait Agent: Record + Serialize + Clone + Send + Sync + 'static {
     type Params: AgentParams<Agent = Self>;
 }
 
-/// The parameters of one agent run (`params` of `POST /v1/agents/run`, spec 4.4).
+/// The parameters of one agent run (`params` of `POST /v1/agents/run`).
 pub trait AgentParams: Serialize + Clone + Send + Sync + 'static {
     /// The agent these parameters run.
     type Agent: Agent<Params = Self>;
@@ -23,7 +23,7 @@ pub trait AgentParams: Serialize + Clone + Send + Sync + 'static {
     fn validate(&self) -> Result<(), ValidationError>;
 
     /// True when a localization parameter (such as `zip_code` or `store_id`) is set, so that the
-    /// request must carry `localization` (spec 4.4, params rule 3).
+    /// request must carry `localization`.
     fn uses_localization(&self) -> bool;
 }
 
@@ -51,7 +51,7 @@ pub trait AgentParams: Serialize + Clone + Send + Sync + 'static {
 /// ```
 pub trait Localized: Agent {}
 
-/// Agents with a pagination parameter (spec 4.6): one call per page, the page number in `params`.
+/// Agents with a pagination parameter: one call per page, the page number in `params`.
 /// Page iteration is only available for these agents.
 pub trait Paginated: Agent {
     /// JSON name of the pagination parameter (commonly `page`).

@@ -1,4 +1,4 @@
-//! What an input property means (spec 2.2): the kind of value it takes ([`ParamTy`]) and, in
+//! What an input property means: the kind of value it takes ([`ParamTy`]) and, in
 //! [`crate::rules`], the rules it states. The generator turns these into Rust types and
 //! `validate()`; the emulator judges requests by the same reading.
 

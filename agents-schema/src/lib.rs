@@ -1,5 +1,5 @@
 //! The agent record of the web data extraction service, as `GET /v1/agents/{name}` returns it
-//! (spec sections 2.1–2.3), and the loader that reads one with precise errors.
+//!, and the loader that reads one with precise errors.
 //!
 //! This crate sits at the bottom of the workspace: the generator, the runtime, the CLI and the
 //! emulator all read agent records through [`AgentRecord::from_json`] (or its `Deserialize`
@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 pub mod diff;
 pub use load::{FieldError, RecordError};
 
-/// An agent record: the body of `GET /v1/agents/{name}` (spec 2.1), or an item of the agent list
+/// An agent record: the body of `GET /v1/agents/{name}`, or an item of the agent list
 /// (which carries only a subset of the fields).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AgentRecord {
@@ -65,7 +65,7 @@ pub struct AgentRecord {
     pub extra: Map<String, Value>,
 }
 
-/// One item of `input_properties` (spec 2.2).
+/// One item of `input_properties`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InputProperty {
     /// Parameter name, as sent in `params`.
@@ -95,7 +95,7 @@ pub struct InputProperty {
     pub extra: Map<String, Value>,
 }
 
-/// The `feature_flags` object (spec 2.3).
+/// The `feature_flags` object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FeatureFlags {
     /// The agent accepts location parameters (zip_code, store_id).
@@ -107,7 +107,7 @@ pub struct FeatureFlags {
     pub extra: Map<String, Value>,
 }
 
-/// A JSON-schema-like descriptor of one output field (spec 2.1, `output_schema`).
+/// A JSON-schema-like descriptor of one output field.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FieldSchema {
     /// The declared type.
@@ -179,7 +179,7 @@ impl AgentRecord {
     }
 
     /// True when the agent accepts localization: the feature flag, or an input marked
-    /// `is_localization_param` (spec 2.3, 4.4 rule 3).
+    /// `is_localization_param`.
     pub fn supports_localization(&self) -> bool {
         self.feature_flags
             .as_ref()
@@ -188,7 +188,7 @@ impl AgentRecord {
     }
 
     /// True when the agent accepts a pagination parameter: the feature flag, or an input marked
-    /// `is_pagination_param` (spec 4.6, pagination rules).
+    /// `is_pagination_param`.
     pub fn supports_pagination(&self) -> bool {
         self.feature_flags
             .as_ref()

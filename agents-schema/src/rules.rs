@@ -1,4 +1,4 @@
-//! The `rules` text of input properties (spec 2.2), parsed where it is understood.
+//! The `rules` text of input properties, parsed where it is understood.
 //!
 //! Understood forms (case-insensitive; `:` `=` and `of` are optional):
 //! `minimum length N`, `min length N`, `min_length N`, `minLength N`, `at least N characters`;

@@ -1,4 +1,4 @@
-//! The agent catalog (spec 4.6): list with filters, a stream over every page, and details into
+//! The agent catalog: list with filters, a stream over every page, and details into
 //! the same `AgentRecord` model the generator reads.
 
 use agents_schema::AgentRecord;

@@ -1,4 +1,4 @@
-//! Agent batches (spec 4.4 batch rules, 4.5): a typed builder that splits more than 1,000 items
+//! Agent batches: a typed builder that splits more than 1,000 items
 //! into several batches, a handle that polls only the lightweight `/progress` endpoint, and a
 //! stream of typed results with bounded concurrency. Every item comes out exactly once: a result,
 //! or a [`BatchItemError`] carrying its task id.
@@ -45,7 +45,7 @@ use super::web::{ExtractRequest, ExtractResult};
 use super::{Client, JsonBody, segment};
 use crate::agent::{Agent, AgentParams};
 
-/// Items per batch (spec 8).
+/// Items per batch.
 pub const MAX_ITEMS: usize = 1_000;
 
 /// An item that did not produce a result.
@@ -127,7 +127,7 @@ pub struct BatchBuilder<A> {
 
 impl<A> BatchBuilder<A> {
     /// A parameter for every item (`country`, `locale`, `tag`, `zip_code`, …); items that set it
-    /// win (spec 4.4 batch rule 3). Localization follows: a shared `zip_code` localizes every
+    /// win. Localization follows: a shared `zip_code` localizes every
     /// item.
     pub fn shared_param(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
         self.shared.insert(name.into(), value.into());
@@ -513,7 +513,7 @@ async fn fetch_one<R: TaskOutput>(
 }
 
 impl Client {
-    /// An extract batch (spec 4.1): every request's fields go per item; `shared` settings
+    /// An extract batch: every request's fields go per item; `shared` settings
     /// ([`ExtractRequest::settings`], such as `render` or `country`) apply to all, item fields
     /// override them. More than 1,000 items are split into several batches.
     ///

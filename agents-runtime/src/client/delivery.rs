@@ -1,4 +1,4 @@
-//! Reading cloud-delivered results (spec 4.4, 6): a task's result stored under `storage_url` as
+//! Reading cloud-delivered results: a task's result stored under `storage_url` as
 //! `<task_id>.json`, `<task_id>.json.gz` or a custom object name, decoded typed. Any
 //! `object_store` works (S3, GCS, a local directory).
 //!

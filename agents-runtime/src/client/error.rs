@@ -1,4 +1,4 @@
-//! Where an HTTP status becomes an error variant (spec 7), and the other ways a call fails.
+//! Where an HTTP status becomes an error variant, and the other ways a call fails.
 //!
 //! No variant holds the API key: errors carry the parsed body, the `x-task-id` and rate-limit
 //! headers of the answer, never request headers.
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::validate::ValidationError;
 
-/// Rate-limit state read from a response's headers (spec 8; both spellings).
+/// Rate-limit state read from a response's headers (both spellings).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RateLimit {
     /// `X-RateLimit-Limit` / `ratelimit-limit`.
@@ -119,9 +119,9 @@ pub(crate) fn seconds(d: Duration) -> String {
 }
 
 impl ApiError {
-    /// Reads an error answer. The 429 body comes in two shapes (spec 7):
+    /// Reads an error answer. The 429 body comes in two shapes:
     /// `{error: {code, message, retry_after}}` and `{status: "failed", msg}`. `retry_after` in the
-    /// body is taken as seconds (the spec's unit).
+    /// body is taken as seconds (the service documents seconds).
     pub fn from_parts(status: u16, headers: &HeaderMap, bytes: &[u8]) -> ApiError {
         let info = ResponseInfo::new(status, headers);
         let bytes = strip_bom(bytes);

@@ -1,4 +1,4 @@
-//! Agent generation (spec 4.7, 2.6): create or refine a custom agent from a prompt and wait for
+//! Agent generation: create or refine a custom agent from a prompt and wait for
 //! the published version. Creation counts against a daily limit of 100, so it is never retried
 //! after an ambiguous failure ([`Idempotency::Once`]).
 

@@ -1,5 +1,5 @@
 //! The async client of the /v1 interface. Every endpoint goes through one send path
-//! ([`Client::send`]): throttle ([`throttle`]), authenticate, send, turn the status into an
+//! (`Client::send`): throttle ([`throttle`]), authenticate, send, turn the status into an
 //! [`Error`] ([`error`]), classify and retry ([`retry`]), decode.
 
 #[macro_use]

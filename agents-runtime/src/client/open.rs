@@ -1,4 +1,4 @@
-//! Open sets: the service adds states, statuses and drivers over time (wire notes), so every
+//! Open sets: the service adds states, statuses and drivers over time, so every
 //! such enum keeps unknown values instead of failing. One macro makes them all. And whole
 //! numbers that the vendor's models type as floats (`200.0`, `3.0`), read as integers.
 

@@ -1,4 +1,4 @@
-//! The page paginator (spec 4.6): one call per page, the pagination parameter incremented from
+//! The page paginator: one call per page, the pagination parameter incremented from
 //! its start. The service gives no last-page signal, so the stream stops when the caller stops,
 //! on an empty page, when a page repeats the records of the previous one (placeholder content
 //! past the real last page), or at a maximum number of pages (default 100).

@@ -1,4 +1,4 @@
-//! The residential proxy (spec 4.8): a typed connection string
+//! The residential proxy: a typed connection string
 //! `http://account-<ACCOUNT>-pipeline-<PIPELINE>-country-<CC>:<PASSWORD>@<host>:7000` whose
 //! password stays secret, and the `reqwest::Proxy` it makes.
 //!

@@ -1,4 +1,4 @@
-//! Agent runs (spec 4.4, 2.5): typed and raw, sync and async with delivery options.
+//! Agent runs: typed and raw, sync and async with delivery options.
 
 use std::marker::PhantomData;
 
@@ -13,7 +13,7 @@ use super::{Client, JsonBody, WaitOptions};
 use crate::agent::{Agent, AgentParams};
 use crate::decode::Parsing;
 
-/// A format that adds a `data.*` field to a run result (spec 4.4 rule 4).
+/// A format that adds a `data.*` field to a run result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
@@ -53,7 +53,7 @@ impl RunOptions {
     }
 }
 
-/// Where an async run's result is delivered (spec 4.4, 6).
+/// Where an async run's result is delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StorageType {
@@ -178,7 +178,7 @@ pub(crate) struct RunRequest<'a> {
     pub params: &'a Value,
     #[serde(skip_serializing_if = "<[Format]>::is_empty")]
     pub formats: &'a [Format],
-    /// The vendor's clients send a boolean (wire notes); the spec shows an object.
+    /// A boolean, as the vendor's own clients send it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub localization: bool,
     #[serde(flatten)]
@@ -186,7 +186,7 @@ pub(crate) struct RunRequest<'a> {
 }
 
 super::open::open_enum! {
-    /// The status of a run result: an open set (wire notes list more than the spec).
+    /// The status of a run result: an open set (the live service sends more values than it documents).
     #[derive(Default)]
     RunStatus {
         /// `success`.
@@ -231,7 +231,7 @@ pub struct RunData<T> {
     pub links: Option<Vec<String>>,
 }
 
-/// An agent run result (spec 2.5). `T` is the generated output record (or
+/// An agent run result. `T` is the generated output record (or
 /// [`serde_json::Value`] for raw runs).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(bound(deserialize = "Parsing<T>: Deserialize<'de>"))]
@@ -294,8 +294,7 @@ fn run_body<'a>(
     )
 }
 
-/// Whether wire params set a localization parameter (`zip_code` or `store_id`, spec 4.4 params
-/// rule 3): the one rule for runs, async runs and batch items.
+/// Whether wire params set a localization parameter (`zip_code` or `store_id`): the one rule for runs, async runs and batch items.
 pub(crate) fn localizes(params: &Value) -> bool {
     ["zip_code", "store_id"]
         .iter()

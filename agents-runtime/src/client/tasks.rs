@@ -1,4 +1,4 @@
-//! Async tasks (spec 4.3, 3): task records, results, and the task waiter.
+//! Async tasks: task records, results, and the task waiter.
 
 use std::marker::PhantomData;
 

@@ -1,4 +1,4 @@
-//! Extract, search, map and crawl (spec 4.1, 4.2; the request surface of the wire notes).
+//! Extract, search, map and crawl, with the request fields the live service takes.
 //!
 //! Every request type has an escape hatch, `.field(name, value)`, for fields it does not know;
 //! open sets (drivers, focus, statuses) have an `Other` variant so unknown values never fail.
@@ -21,7 +21,7 @@ use super::{Client, segment};
 use super::open::open_string as open_enum;
 
 open_enum! {
-    /// The request execution mode (spec 1; more values live).
+    /// The request execution mode (more values live).
     Driver {
         /// HTTP without rendering.
         Vx6 = "vx6",
@@ -35,7 +35,7 @@ open_enum! {
 }
 
 open_enum! {
-    /// Search focus (spec 4.2).
+    /// Search focus.
     Focus {
         /// General web.
         General = "general",
@@ -57,7 +57,7 @@ open_enum! {
 }
 
 open_enum! {
-    /// Search depth (spec 4.2).
+    /// Search depth.
     SearchDepth {
         /// Fastest.
         Lite = "lite",
@@ -81,7 +81,7 @@ open_enum! {
 }
 
 open_enum! {
-    /// Status of a crawl (wire notes).
+    /// Status of a crawl.
     CrawlStatus {
         /// Waiting.
         Queued = "queued",
@@ -117,7 +117,7 @@ fn ms(d: Duration) -> Value {
     json!(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// One browser action (wire notes); serialized as a one-key object.
+/// One browser action; serialized as a one-key object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BrowserAction {
     /// Navigate to a URL.

@@ -1,4 +1,4 @@
-//! The completion POST a task sends to its `callback_url` (spec 6): parse and check it with a
+//! The completion POST a task sends to its `callback_url`: parse and check it with a
 //! plain function, usable from any web framework.
 //!
 //! ```
