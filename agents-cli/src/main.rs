@@ -1,5 +1,6 @@
-//! `cargo agents`: fetch agent schemas into `schemas/`, generate bindings, check the cache for
-//! drift against the live API, and generate custom agents from a prompt.
+//! `cargo agents`: run agents (once, or over a file of inputs with resume), fetch agent schemas
+//! into `schemas/`, generate bindings, check the cache for drift against the live API, and
+//! generate custom agents from a prompt.
 //!
 //! Reads `AGENTS_API_KEY` and `AGENTS_BASE_URL` like the runtime. `--json` prints one JSON
 //! document for scripts. Exit codes: 0 success, 1 failure or drift found, 2 usage.
@@ -15,6 +16,10 @@ use agents_runtime::{Client, Error};
 use agents_schema::AgentRecord;
 use agents_schema::diff::diff;
 use clap::{Parser, Subcommand};
+
+mod batch;
+mod inputs;
+mod output;
 use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -38,6 +43,31 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run an agent once and print its records; inputs are checked against the agent's rules
+    /// before anything is sent.
+    Run {
+        /// The agent.
+        agent: String,
+        /// An input as NAME=VALUE, typed by the agent's record (repeatable).
+        #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
+        params: Vec<String>,
+    },
+    /// Run an agent over every row of a CSV (a header of input names) or JSONL file, in batches
+    /// of at most 1,000; results go to OUT (.jsonl or .csv, one line per record with its `_row`),
+    /// failures with their reasons to OUT.failures.jsonl.
+    Batch {
+        /// The agent.
+        agent: String,
+        /// The inputs: a .csv or .jsonl file.
+        #[arg(long)]
+        input: PathBuf,
+        /// The results: a .jsonl or .csv file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Continue an interrupted run: rows already in OUT or its failures file are skipped.
+        #[arg(long)]
+        resume: bool,
+    },
     /// Write agent records (GET /v1/agents/{name}) into the schema cache.
     Fetch {
         /// Agents to fetch.
@@ -162,6 +192,13 @@ fn client(cli: &Cli) -> Result<Client, Failure> {
 
 async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     match &cli.command {
+        Command::Run { agent, params } => run_agent(cli, agent, params).await,
+        Command::Batch {
+            agent,
+            input,
+            out,
+            resume,
+        } => batch::batch(cli, agent, input, out, *resume).await,
         Command::Fetch {
             names,
             private,
@@ -193,6 +230,57 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
             .await
         }
     }
+}
+
+/// The record of `agent`: the cached schema in `--dir` when there is one, else the service's.
+async fn agent_record(cli: &Cli, c: &Client, agent: &str) -> Result<AgentRecord, Failure> {
+    let cached = cli.dir.join(format!("{agent}.json"));
+    if cached.is_file() {
+        return agents_schema::files::load_file(&cached)
+            .map(|l| l.record)
+            .map_err(|e| Failure(e.to_string()));
+    }
+    Ok(c.agent(agent).await?)
+}
+
+async fn run_agent(cli: &Cli, agent: &str, pairs: &[String]) -> Result<ExitCode, Failure> {
+    let c = client(cli)?;
+    let record = agent_record(cli, &c, agent).await?;
+    let params = inputs::from_pairs(&record, pairs)?;
+    if let Some(problems) = inputs::problems(&record, &params) {
+        return Err(Failure(format!("nothing was sent: {problems}")));
+    }
+    let result = c.run_raw(agent, serde_json::Value::Object(params)).await?;
+    let records = result.records();
+    if cli.json {
+        println!(
+            "{}",
+            json!({
+                "agent": agent,
+                "task_id": result.task_id.as_ref().or(result.response.task_id.as_ref()),
+                "status": result.status.as_str(),
+                "records": records,
+            })
+        );
+    } else {
+        for r in records {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(r).map_err(|e| e.to_string())?
+            );
+        }
+        eprintln!(
+            "{agent}: {} record(s), status {}, task {}",
+            records.len(),
+            result.status.as_str(),
+            result
+                .task_id
+                .as_deref()
+                .or(result.response.task_id.as_deref())
+                .unwrap_or("?")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf, bool), Failure> {

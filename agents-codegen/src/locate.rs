@@ -1,9 +1,10 @@
 //! Where schema data comes from: the one function ([`locate`]) that the `agent!` macro and
 //! build scripts share, like sqlx's offline mode.
 //!
-//! 1. `AGENTS_SCHEMA_DIR` when set (relative to the package root when relative);
-//! 2. else `schemas/` under the package root (`CARGO_MANIFEST_DIR`);
-//! 3. else the nearest `schemas/` in a directory above it (the workspace root).
+//! 1. `AGENTS_SCHEMA_DIR` when set (relative to the package root when relative), and only it;
+//! 2. else `schemas/` under the package root (`CARGO_MANIFEST_DIR`), then every `schemas/` in a
+//!    directory above it (the workspace root): the first that holds `NAME.json` is used, so a
+//!    package's own `schemas/` adds agents without hiding the workspace's.
 //!
 //! With `AGENTS_OFFLINE=false` and `AGENTS_API_KEY` set, the record is first fetched from
 //! `GET {AGENTS_BASE_URL}/v1/agents/{name}` and written into that directory (feature `live`,
@@ -44,14 +45,14 @@ pub enum LocateError {
     /// The directory has no record of this agent.
     #[error(
         "no cached schema for agent `{name}` in {}{}; fetch it with `cargo agents fetch {name}`, or build with {ENV_OFFLINE}=false and {ENV_API_KEY} set",
-        .dir.display(),
-        if .nearest.is_empty() { String::new() } else { format!(" (nearest: {})", .nearest.join(", ")) }
+        .searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        if .nearest.is_empty() { String::new() } else { format!(" (did you mean {}?)", .nearest.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")) }
     )]
     UnknownAgent {
         /// The agent asked for.
         name: String,
-        /// The directory searched.
-        dir: PathBuf,
+        /// The directories searched, in order.
+        searched: Vec<PathBuf>,
         /// The closest cached names.
         nearest: Vec<String>,
     },
@@ -119,22 +120,30 @@ pub fn live_requested() -> bool {
         && env(ENV_API_KEY).is_some()
 }
 
+/// Every existing schema directory for a package rooted at `manifest_dir`, in search order:
+/// `AGENTS_SCHEMA_DIR` alone when set, else the package's `schemas/` and those above it.
+fn schema_dirs(manifest_dir: &Path) -> Vec<PathBuf> {
+    match schema_dir(manifest_dir) {
+        Ok(d) if d.reason == ENV_SCHEMA_DIR => vec![d.path],
+        _ => manifest_dir
+            .ancestors()
+            .map(|dir| dir.join("schemas"))
+            .filter(|d| d.is_dir())
+            .collect(),
+    }
+}
+
 /// Finds, and if asked fetches, the record of agent `name` for the package at `manifest_dir`.
 pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
-    let live = live_requested();
-    let dir = match schema_dir(manifest_dir) {
-        Ok(d) => d.path,
-        // A live fetch creates the package's cache directory.
-        Err(_) if live => manifest_dir.join("schemas"),
-        Err(searched) => {
-            return Err(LocateError::NoSchemaDir {
-                name: name.to_owned(),
-                searched,
-            });
-        }
-    };
-    let file = dir.join(format!("{name}.json"));
-    if live {
+    let file_name = format!("{name}.json");
+    let dirs = schema_dirs(manifest_dir);
+    if live_requested() {
+        // A live fetch writes into the first directory searched (creating the package's).
+        let dir = dirs
+            .first()
+            .cloned()
+            .unwrap_or_else(|| manifest_dir.join("schemas"));
+        let file = dir.join(&file_name);
         let base = env(ENV_BASE_URL).unwrap_or_default();
         let key = env(ENV_API_KEY).unwrap_or_default();
         let body = fetch_record(&base, &key, name)?;
@@ -145,24 +154,39 @@ pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
                 url: base.clone(),
                 message: format!("cannot write {}: {e}", file.display()),
             })?;
+        return load_file(&file).map_err(LocateError::Invalid);
     }
-    if !file.is_file() {
-        let names: Vec<String> = schema_files(&dir)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-            .collect();
-        let nearest = agents_schema::nearest_names(name, names.iter().map(String::as_str))
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
-        return Err(LocateError::UnknownAgent {
+    if dirs.is_empty() {
+        let searched = match schema_dir(manifest_dir) {
+            Ok(d) => vec![d.path],
+            Err(searched) => searched,
+        };
+        return Err(LocateError::NoSchemaDir {
             name: name.to_owned(),
-            dir,
-            nearest,
+            searched,
         });
     }
-    load_file(&file).map_err(LocateError::Invalid)
+    if let Some(file) = dirs
+        .iter()
+        .map(|d| d.join(&file_name))
+        .find(|f| f.is_file())
+    {
+        return load_file(&file).map_err(LocateError::Invalid);
+    }
+    let names: Vec<String> = dirs
+        .iter()
+        .flat_map(|d| schema_files(d).unwrap_or_default())
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    let nearest = agents_schema::nearest_names(name, names.iter().map(String::as_str))
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    Err(LocateError::UnknownAgent {
+        name: name.to_owned(),
+        searched: dirs,
+        nearest,
+    })
 }
 
 /// `GET {base}/v1/agents/{name}` with a small blocking client; the body as text.

@@ -9,10 +9,8 @@
 //! Input rules are read by the generator's own rule parser (`agents_schema::rules`) and checked
 //! by the runtime's `Violations`, so the emulator and generated `validate()` agree on every rule.
 
-use agents_runtime::validate::{Pattern, Violations};
+use agents_runtime::validate::{Violations, check_json};
 use agents_schema::AgentRecord;
-use agents_schema::inputs::{ParamTy, param_type};
-use agents_schema::rules::{self, Parsed, Rule};
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
@@ -62,30 +60,8 @@ pub fn check(
     }
 
     let mut violations = Violations::new(record.name.clone());
-    for input in record.inputs() {
-        let Some(value) = params.get(&input.name).filter(|v| !v.is_null()) else {
-            continue;
-        };
-        let field = format!("{at}.{}", input.name);
-        let is_page = page == Some(input.name.as_str());
-        let (ty, _) = param_type(input, is_page);
-        let typed = typed_value(ty, value).ok_or_else(|| {
-            ApiError::invalid(
-                &field,
-                format!(
-                    "parameter `{}` must be {}, not {}",
-                    input.name,
-                    expected(ty),
-                    kind(value)
-                ),
-            )
-        })?;
-        for text in &input.rules {
-            if let Parsed::Checked(rule) = rules::parse(text, ty) {
-                apply(&mut violations, &input.name, text, &rule, &typed);
-            }
-        }
-    }
+    check_json(record, params, &mut violations)
+        .map_err(|e| ApiError::invalid(format!("{at}.{}", e.param), e.to_string()))?;
     check_common(params, at, &mut violations)?;
     if let Err(e) = violations.finish() {
         let first = e.violations.first().map(|v| format!("{at}.{}", v.param));
@@ -175,66 +151,5 @@ fn check_common(
     }
 }
 
-/// A parameter value read as its declared type.
-enum Typed<'a> {
-    Text(&'a str),
-    Number(f64),
-    Other,
-}
-
-fn typed_value(ty: ParamTy, value: &Value) -> Option<Typed<'_>> {
-    match (ty, value) {
-        (ParamTy::String, Value::String(s)) => Some(Typed::Text(s)),
-        (ParamTy::Number, Value::Number(n)) => n.as_f64().map(Typed::Number),
-        (ParamTy::Integer, Value::Number(n)) if n.is_i64() || n.is_u64() => {
-            n.as_f64().map(Typed::Number)
-        }
-        // A page arrives as a number, sometimes as a string ("1") (wire notes).
-        (ParamTy::Page, Value::Number(n)) if n.is_u64() => n.as_f64().map(Typed::Number),
-        (ParamTy::Page, Value::String(s)) => s
-            .trim()
-            .parse::<u32>()
-            .ok()
-            .map(|p| Typed::Number(p.into())),
-        (ParamTy::Boolean, Value::Bool(_)) | (ParamTy::Any, _) => Some(Typed::Other),
-        _ => None,
-    }
-}
-
-fn apply(v: &mut Violations, param: &str, text: &str, rule: &Rule, value: &Typed<'_>) {
-    match (rule, value) {
-        (Rule::MinLength(n), Typed::Text(s)) => v.min_length(param, text, s, *n),
-        (Rule::MaxLength(n), Typed::Text(s)) => v.max_length(param, text, s, *n),
-        (Rule::Minimum(m), Typed::Number(x)) => v.minimum(param, text, *x, *m),
-        (Rule::Maximum(m), Typed::Number(x)) => v.maximum(param, text, *x, *m),
-        (Rule::Pattern(p), Typed::Text(s)) => v.pattern(param, text, s, &Pattern::owned(p.clone())),
-        (Rule::OneOf(values), Typed::Text(s)) => {
-            let allowed: Vec<&str> = values.iter().map(String::as_str).collect();
-            v.one_of(param, text, s, &allowed);
-        }
-        _ => {}
-    }
-}
-
-fn expected(ty: ParamTy) -> &'static str {
-    match ty {
-        ParamTy::String => "a string",
-        ParamTy::Number => "a number",
-        ParamTy::Integer => "an integer",
-        ParamTy::Page => "a positive integer (or its decimal string)",
-        ParamTy::Boolean => "a boolean",
-        ParamTy::Any => "any JSON value",
-    }
-}
-
 /// The JSON kind of a value, for messages.
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub use agents_runtime::validate::json_kind as kind;

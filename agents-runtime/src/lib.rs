@@ -1,17 +1,109 @@
-//! Runtime for typed bindings of the web data extraction service.
+//! Typed Rust bindings for the web data extraction service: every agent's parameters and output
+//! record as Rust types, and an async client that knows the service's rules (validation before
+//! sending, rate limits, retries, waiting for tasks, batches of any size).
 //!
-//! Generated agent bindings (from `cargo xtask codegen`, the `agent!` macro or a build script)
-//! build on the items here:
+//! # Quickstart
 //!
-//! * [`Agent`], [`AgentParams`], [`Localized`] and [`Paginated`] tie an agent's name, parameters
-//!   and output type together, so that options an agent does not support do not compile;
-//! * [`decode`] reads agent output in one pass and tolerates drift from the schema, recording
-//!   each [`Mismatch`] instead of failing the record;
-//! * [`validate`] checks parameters against the rules of the agent's inputs before sending.
+//! ```toml
+//! [dependencies]
+//! agents-runtime = "0.1"
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! ```
 //!
-//! With the default `catalog` feature, [`catalog`] holds the bindings of every agent of the
-//! service's public catalog; with the default `client` feature, [`client`] is the async client
-//! that runs them.
+//! ```no_run
+//! use agents_runtime::catalog::RetailerAPdpParams;
+//! use agents_runtime::prelude::*;
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Error> {
+//!     let client = Client::from_env()?; // AGENTS_API_KEY, and AGENTS_BASE_URL if not the default
+//!     let run = client.run(RetailerAPdpParams::new("B08N5WRWNW").zip_code("10001")).await?;
+//!     if let Some(product) = run.into_record() {
+//!         println!("{:?} at {:?} USD", product.product_title, product.web_price);
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Parameters are checked against the agent's rules before anything is sent
+//! ([`Error::Validation`]); options an agent does not support do not compile (`zip_code` exists
+//! only on agents that localize, [`Client::pages`] only on agents that paginate). Output fields
+//! are all `Option`s: values of the wrong type are coerced or left empty and recorded in the
+//! record's `mismatches`, and keys the schema does not declare are kept in `unknown_fields`.
+//!
+//! # Everyday tasks
+//!
+//! Pages of a paginated agent, as a stream:
+//!
+//! ```no_run
+//! # use agents_runtime::{catalog::RetailerASerpParams, prelude::*};
+//! # async fn f(client: Client) -> Result<(), Error> {
+//! let mut pages = client.pages(RetailerASerpParams::new("earbuds")).max_pages(3).stream();
+//! while let Some(page) = pages.next().await {
+//!     for listing in page?.records() {
+//!         println!("{:?} at {:?}", listing.product_title, listing.price);
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! A batch of any size (split into batches of 1,000), results streamed as tasks finish:
+//!
+//! ```no_run
+//! # use agents_runtime::{catalog::{RetailerAPdp, RetailerAPdpParams}, prelude::*};
+//! # async fn f(client: Client) -> Result<(), Error> {
+//! let items = ["B08N5WRWNW", "B07FZ8S74R"].map(RetailerAPdpParams::new);
+//! let batch = client.batch::<RetailerAPdp>().submit(items).await?;
+//! let mut results = batch.results();
+//! while let Some(item) = results.next().await {
+//!     match item {
+//!         Ok(run) => println!("{:?}", run.record().and_then(|p| p.web_price)),
+//!         Err(failed) => eprintln!("{failed}"),
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! An async run, and a custom agent generated from a prompt:
+//!
+//! ```no_run
+//! # use agents_runtime::{catalog::RetailerAPdpParams, prelude::*};
+//! # async fn f(client: Client) -> Result<(), Error> {
+//! let product = client.run_async(RetailerAPdpParams::new("B08N5WRWNW")).await?.wait().await?;
+//!
+//! let request = GenerationRequest::new("title, price and rating", "https://shop.example/p/1")
+//!     .agent_name("shop_product");
+//! let generation = client.generate_agent(request).await?.wait().await?;
+//! println!("published {:?}", generation.generated_version_id);
+//! # Ok(()) }
+//! ```
+//!
+//! Errors classify with [`Error::kind`]; [`Error::is_retryable`] says whether trying again may
+//! help (the client already retried what its [`RetryPolicy`] allows).
+//!
+//! # Agents that are not in the catalog
+//!
+//! Custom agents get the same types from their record, cached as `schemas/NAME.json`
+//! (`cargo agents fetch NAME`, or `cargo agents generate-agent`):
+//!
+//! * `agent!("NAME")` (feature `macros`) generates them in place at compile time;
+//! * a build script with `agents_codegen::Builder` writes them into `OUT_DIR`;
+//! * `cargo agents generate` writes a file to check in.
+//!
+//! [`Client::run_raw`] and [`Client::batch_raw`] run any agent by name with JSON params.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! | --- | --- | --- |
+//! | `client` | yes | [`Client`] (reqwest with rustls, tokio) |
+//! | `catalog` | yes | [`catalog`]: the bindings of every public agent |
+//! | `macros` | no | `agent!`, bindings generated at compile time (pulls in the generator) |
+//! | `delivery` | no | reading results delivered to S3, GCS or a directory |
+//! | `redis` | no | one rate limit shared by every process on the key |
+//!
+//! Without `client`, the crate is only what generated code needs ([`Agent`], [`decode`],
+//! [`validate`], [`record!`]).
 
 pub mod agent;
 pub mod decode;
@@ -32,11 +124,32 @@ pub use agents_macro::agent;
 #[cfg(feature = "client")]
 pub use client::{
     Client, ClientBuilder, Error, ErrorKind, RetryPolicy, WaitOptions,
-    run::{Delivery, Format, RunOptions, RunResult, StorageType},
+    batch::{BatchHandle, BatchItemError},
+    generation::GenerationRequest,
+    run::{Delivery, Format, RunOptions, RunResult, RunStatus, StorageType},
+    tasks::TaskHandle,
 };
 
+/// One `use` for everyday code: the client and its options, the traits that tie agents
+/// together, and `StreamExt` to read the streams the client returns.
+///
+/// ```
+/// use agents_runtime::prelude::*;
+/// ```
+pub mod prelude {
+    #[cfg(feature = "client")]
+    pub use crate::client::{
+        Client, Error, ErrorKind, WaitOptions,
+        generation::GenerationRequest,
+        run::{Delivery, Format, RunOptions, RunResult},
+    };
+    pub use crate::{Agent, AgentParams, Localized, Paginated, Record};
+    #[cfg(feature = "client")]
+    pub use futures::{StreamExt as _, TryStreamExt as _};
+}
+
 pub use agent::{Agent, AgentParams, Localized, Paginated};
-pub use decode::{DriftError, Mismatch, Record};
+pub use decode::{DriftError, Mismatch, Parsing, Record};
 pub use serde_json::Value;
 pub use validate::{ValidationError, Violation};
 

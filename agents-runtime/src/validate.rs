@@ -185,3 +185,126 @@ impl Violations {
         }
     }
 }
+
+/// A JSON parameter whose value is not of its input's type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("parameter `{param}` must be {expected}, not {found}")]
+pub struct WrongType {
+    /// The parameter.
+    pub param: String,
+    /// What its input takes (`a number`).
+    pub expected: &'static str,
+    /// What it was (`a string`).
+    pub found: &'static str,
+}
+
+/// Checks JSON `params` against the rules of `record`'s inputs, as generated `validate()` checks
+/// typed params: each declared value is read as its input's type and every rule the generator
+/// understands is applied, broken rules going to `violations`. A value of the wrong type is
+/// returned at once. Required inputs and the common params are the caller's to check.
+///
+/// This is how tools without generated types (the CLI, the emulator) check an agent's inputs
+/// with the same rules.
+pub fn check_json(
+    record: &agents_schema::AgentRecord,
+    params: &serde_json::Map<String, serde_json::Value>,
+    violations: &mut Violations,
+) -> Result<(), WrongType> {
+    use agents_schema::inputs::param_type;
+    use agents_schema::rules::{self, Parsed};
+
+    let page = record.pagination_param().map(|p| p.name.as_str());
+    for input in record.inputs() {
+        let Some(value) = params.get(&input.name).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let (ty, _) = param_type(input, page == Some(input.name.as_str()));
+        let typed = typed_value(ty, value).ok_or_else(|| WrongType {
+            param: input.name.clone(),
+            expected: expected(ty),
+            found: json_kind(value),
+        })?;
+        for text in &input.rules {
+            if let Parsed::Checked(rule) = rules::parse(text, ty) {
+                apply(violations, &input.name, text, &rule, &typed);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A parameter value read as its declared type.
+enum Typed<'a> {
+    Text(&'a str),
+    Number(f64),
+    Other,
+}
+
+fn typed_value(ty: agents_schema::inputs::ParamTy, value: &serde_json::Value) -> Option<Typed<'_>> {
+    use agents_schema::inputs::ParamTy;
+    use serde_json::Value;
+    match (ty, value) {
+        (ParamTy::String, Value::String(s)) => Some(Typed::Text(s)),
+        (ParamTy::Number, Value::Number(n)) => n.as_f64().map(Typed::Number),
+        (ParamTy::Integer, Value::Number(n)) if n.is_i64() || n.is_u64() => {
+            n.as_f64().map(Typed::Number)
+        }
+        // A page arrives as a number, sometimes as a string ("1").
+        (ParamTy::Page, Value::Number(n)) if n.is_u64() => n.as_f64().map(Typed::Number),
+        (ParamTy::Page, Value::String(s)) => s
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .map(|p| Typed::Number(p.into())),
+        (ParamTy::Boolean, Value::Bool(_)) | (ParamTy::Any, _) => Some(Typed::Other),
+        _ => None,
+    }
+}
+
+fn apply(
+    v: &mut Violations,
+    param: &str,
+    text: &str,
+    rule: &agents_schema::rules::Rule,
+    value: &Typed<'_>,
+) {
+    use agents_schema::rules::Rule;
+    match (rule, value) {
+        (Rule::MinLength(n), Typed::Text(s)) => v.min_length(param, text, s, *n),
+        (Rule::MaxLength(n), Typed::Text(s)) => v.max_length(param, text, s, *n),
+        (Rule::Minimum(m), Typed::Number(x)) => v.minimum(param, text, *x, *m),
+        (Rule::Maximum(m), Typed::Number(x)) => v.maximum(param, text, *x, *m),
+        (Rule::Pattern(p), Typed::Text(s)) => v.pattern(param, text, s, &Pattern::owned(p.clone())),
+        (Rule::OneOf(values), Typed::Text(s)) => {
+            let allowed: Vec<&str> = values.iter().map(String::as_str).collect();
+            v.one_of(param, text, s, &allowed);
+        }
+        _ => {}
+    }
+}
+
+/// What an input of type `ty` takes, for messages.
+pub fn expected(ty: agents_schema::inputs::ParamTy) -> &'static str {
+    use agents_schema::inputs::ParamTy;
+    match ty {
+        ParamTy::String => "a string",
+        ParamTy::Number => "a number",
+        ParamTy::Integer => "an integer",
+        ParamTy::Page => "a positive integer (or its decimal string)",
+        ParamTy::Boolean => "a boolean",
+        ParamTy::Any => "any JSON value",
+    }
+}
+
+/// The JSON kind of a value, for messages.
+pub fn json_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -222,15 +222,22 @@ impl<'de> serde::Deserialize<'de> for AgentRecord {
     }
 }
 
-/// Up to three of `candidates` closest to `name` (edit distance, then name order), for "did you
-/// mean" messages about unknown agents.
+/// Up to three of `candidates` near `name` (closest first, then in name order), for "did you
+/// mean" messages about unknown agents; none when nothing is near.
 pub fn nearest_names<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Vec<&'a str> {
+    // Near means a few edits for the name's length (rustc's measure for "did you mean"), or one
+    // name containing the other (`retailer_a` for `retailer_a_pdp`).
+    let budget = name.chars().count().max(3) / 3;
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
-        .map(|c| (edit_distance(name, c), c))
+        .filter_map(|c| {
+            let d = edit_distance(name, c);
+            let contains = name.len() >= 3 && (c.contains(name) || name.contains(c));
+            (d <= budget || contains).then_some((d, c))
+        })
         .collect();
     scored.sort_unstable();
     scored.into_iter().take(3).map(|(_, c)| c).collect()

@@ -76,8 +76,15 @@ pub fn measure(root: &Path, build_override: bool) -> Vec<Measured> {
         Err(e) => panic!("{e}"),
     };
     let dep = |name: &str| {
+        // `macros` for the macro mode; the other modes compile it too, so the three differ only
+        // in how their bindings are made.
+        let features = if name == "agents-runtime" {
+            ", features = [\"macros\"]"
+        } else {
+            ""
+        };
         format!(
-            "{name} = {{ path = {:?} }}",
+            "{name} = {{ path = {:?}{features} }}",
             root.join(name).display().to_string()
         )
     };

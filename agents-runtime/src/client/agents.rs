@@ -2,7 +2,8 @@
 //! the same `AgentRecord` model the generator reads.
 
 use agents_schema::AgentRecord;
-use futures::Stream;
+use futures::StreamExt;
+use futures::stream::BoxStream;
 
 use super::error::Error;
 use super::{Client, segment};
@@ -97,7 +98,7 @@ impl AgentQuery {
 
     /// Every matching agent from `offset` to the end, one page request at a time as the stream
     /// is read. An error ends the stream after it is yielded.
-    pub fn stream(self) -> impl Stream<Item = Result<AgentRecord, Error>> {
+    pub fn stream(self) -> BoxStream<'static, Result<AgentRecord, Error>> {
         struct S {
             q: AgentQuery,
             offset: u64,
@@ -132,6 +133,7 @@ impl AgentQuery {
                 }
             }
         })
+        .boxed()
     }
 }
 

@@ -29,7 +29,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use futures::stream::{self, BoxStream, Stream, StreamExt};
+use futures::stream::{self, BoxStream, StreamExt};
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -50,8 +50,11 @@ pub const MAX_ITEMS: usize = 1_000;
 
 /// An item that did not produce a result.
 #[derive(Debug, thiserror::Error)]
-#[error("batch {batch_id}, task {}: {error}", .task_id.as_deref().unwrap_or("unknown"))]
+#[error("batch {batch_id}: {}", item_failure(.task_id.as_deref(), .error))]
 pub struct BatchItemError {
+    /// The item's position among the items submitted (see [`BatchHandle::indexed_results`]);
+    /// `None` when a whole batch failed before its items were listed.
+    pub index: Option<usize>,
     /// The batch.
     pub batch_id: String,
     /// The task, when known.
@@ -59,6 +62,15 @@ pub struct BatchItemError {
     /// What happened: [`Error::TaskFailed`] for a task in state `error`, else the failure to
     /// fetch its result.
     pub error: Error,
+}
+
+/// What happened to one item: a failed task already names itself.
+fn item_failure(task_id: Option<&str>, error: &Error) -> String {
+    match (error, task_id) {
+        (Error::TaskFailed(_), _) => error.to_string(),
+        (_, Some(id)) => format!("task {id}: {error}"),
+        (_, None) => format!("a task not listed: {error}"),
+    }
 }
 
 /// Progress over every batch of a handle.
@@ -401,7 +413,7 @@ impl<R: TaskOutput> BatchHandle<R> {
 
     /// Progress as it changes, polled with growing intervals, ending when every batch has
     /// completed (or after an error).
-    pub fn progress_stream(&self) -> impl Stream<Item = Result<BatchProgress, Error>> + use<R> {
+    pub fn progress_stream(&self) -> BoxStream<'static, Result<BatchProgress, Error>> {
         let this = self.clone();
         stream::unfold(
             (this, Some(self.wait.initial_interval), false),
@@ -420,6 +432,7 @@ impl<R: TaskOutput> BatchHandle<R> {
                 }
             },
         )
+        .boxed()
     }
 
     /// Waits (polling `/progress`) until batch `id` completes, then lists its tasks. Both the
@@ -441,20 +454,35 @@ impl<R: TaskOutput> BatchHandle<R> {
 
     /// Every item's typed result (or its error), batch by batch as each completes, fetched with
     /// bounded concurrency. Results stream: nothing is collected, so memory stays flat.
+    #[allow(
+        clippy::result_large_err,
+        reason = "an item's error is moved once, to the caller, who wants it whole"
+    )]
     pub fn results(&self) -> BoxStream<'static, Result<R, BatchItemError>> {
+        self.indexed_results()
+            .map(|item| item.map(|(_, result)| result))
+            .boxed()
+    }
+
+    /// [`BatchHandle::results`] with each result's position among the items submitted: the
+    /// `n`th item given to `submit` is `n - 1`, counting 1,000 items per batch before it (the
+    /// service lists a batch's tasks in the order of its inputs). Results arrive in the order
+    /// they finish, not by position.
+    pub fn indexed_results(&self) -> BoxStream<'static, Result<(usize, R), BatchItemError>> {
         let this = self.clone();
         let concurrency = self.concurrency;
-        stream::iter(self.ids.clone())
-            .then(move |batch_id| {
+        stream::iter(self.ids.clone().into_iter().enumerate())
+            .then(move |(chunk, batch_id)| {
                 let this = this.clone();
                 async move {
                     let tasks = this.finished_tasks(&batch_id).await;
-                    (this, batch_id, tasks)
+                    (this, chunk * MAX_ITEMS, batch_id, tasks)
                 }
             })
-            .flat_map(move |(this, batch_id, tasks)| match tasks {
+            .flat_map(move |(this, first, batch_id, tasks)| match tasks {
                 Err(error) => stream::once(async move {
                     Err(BatchItemError {
+                        index: None,
                         batch_id,
                         task_id: None,
                         error,
@@ -468,9 +496,14 @@ impl<R: TaskOutput> BatchHandle<R> {
                             let keep = t.as_ref().is_none_or(|t| !skip.contains(&t.id));
                             async move { keep }
                         })
-                        .map(move |(index, task)| {
+                        .map(move |(position, task)| {
                             let (client, batch_id) = (this.client.clone(), batch_id.clone());
-                            async move { fetch_one::<R>(client, batch_id, index, task).await }
+                            let index = first + position;
+                            async move {
+                                fetch_one::<R>(client, batch_id, index, position, task)
+                                    .await
+                                    .map(|r| (index, r))
+                            }
                         })
                         .buffer_unordered(concurrency)
                         .boxed()
@@ -484,19 +517,22 @@ async fn fetch_one<R: TaskOutput>(
     client: Client,
     batch_id: String,
     index: usize,
+    position: usize,
     task: Option<TaskRecord>,
 ) -> Result<R, BatchItemError> {
     let Some(task) = task else {
         return Err(BatchItemError {
+            index: Some(index),
             batch_id,
             task_id: None,
             error: Error::InvalidOption {
                 option: "tasks",
-                message: format!("the batch details have no record for item {index}"),
+                message: format!("the batch details have no record for item {position}"),
             },
         });
     };
     let fail = |error| BatchItemError {
+        index: Some(index),
         batch_id: batch_id.clone(),
         task_id: Some(task.id.clone()),
         error,

@@ -1,16 +1,16 @@
-//! The async client of the /v1 interface. Every endpoint goes through one send path
-//! (`Client::send`): throttle ([`throttle`]), authenticate, send, turn the status into an
-//! [`Error`] ([`error`]), classify and retry ([`retry`]), decode.
+//! The async client of the /v1 interface: [`Client`], built by [`Client::builder`] or
+//! [`Client::from_env`]. Every endpoint goes through one send path: throttle, authenticate,
+//! send, turn the status into an [`Error`] ([`error`]), classify and retry ([`retry`]), decode.
 
 #[macro_use]
-pub mod open;
+mod open;
 pub mod agents;
 pub mod batch;
 #[cfg(feature = "delivery")]
 pub mod delivery;
 pub mod error;
 pub mod generation;
-pub mod listing;
+mod listing;
 pub mod pages;
 pub mod proxy;
 mod records;
@@ -19,8 +19,8 @@ pub mod run;
 #[cfg(feature = "redis")]
 mod shared;
 pub mod tasks;
-pub mod throttle;
-pub mod waiter;
+mod throttle;
+mod waiter;
 pub mod web;
 pub mod webhook;
 
@@ -38,6 +38,7 @@ pub use error::{
     ApiError, DecodeError, Error, ErrorKind, RateLimit, ResponseInfo, TooLargeError, TransportError,
 };
 pub use retry::{Decision, Idempotency, RetryPolicy};
+pub use throttle::MAX_PAUSE;
 pub use waiter::WaitOptions;
 
 /// Environment variable holding the API key.
@@ -148,7 +149,7 @@ impl ClientBuilder {
 
     /// Time allowed for a whole request (default 180 s; agent runs can be slow). A call also
     /// fails at once, rather than wait longer than this, when the service's 429 has paused the
-    /// client for longer (see [`throttle`]).
+    /// client for longer (a pause is capped at [`MAX_PAUSE`]).
     pub fn timeout(mut self, t: Duration) -> Self {
         self.timeout = t;
         self
@@ -557,6 +558,7 @@ async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Err
 
 /// Percent-encodes a path segment or query value (everything but ASCII letters, digits and
 /// `-_.~`).
+#[doc(hidden)]
 pub fn segment(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {

@@ -12,7 +12,8 @@
 //! # }
 //! ```
 
-use futures::Stream;
+use futures::StreamExt;
+use futures::stream::BoxStream;
 
 use super::Client;
 use super::error::Error;
@@ -41,8 +42,11 @@ impl<A: Paginated> Pages<A> {
         self
     }
 
-    /// The pages, fetched one at a time as the stream is read.
-    pub fn stream(self) -> impl Stream<Item = Result<RunResult<A>, Error>> {
+    /// The pages, fetched one at a time as the stream is read. The stream is `Unpin`: read it
+    /// with `while let Some(page) = pages.next().await` (`StreamExt`, in the [prelude]).
+    ///
+    /// [prelude]: crate::prelude
+    pub fn stream(self) -> BoxStream<'static, Result<RunResult<A>, Error>> {
         struct S<A: Paginated> {
             pages: Pages<A>,
             next: u32,
@@ -84,6 +88,7 @@ impl<A: Paginated> Pages<A> {
             s.next = s.next.saturating_add(1);
             Some((Ok(page), s))
         })
+        .boxed()
     }
 }
 

@@ -271,6 +271,20 @@ impl<T> RunResult<T> {
     pub fn records(&self) -> &[T] {
         self.data.parsing.records()
     }
+
+    /// The record when the page had exactly one, owned.
+    pub fn into_record(self) -> Option<T> {
+        match self.data.parsing {
+            Parsing::One(one) => Some(one),
+            Parsing::Many(mut many) if many.len() == 1 => many.pop(),
+            Parsing::Many(_) => None,
+        }
+    }
+
+    /// Every record, owned.
+    pub fn into_records(self) -> Vec<T> {
+        self.data.parsing.into_records()
+    }
 }
 
 /// The body of a run. `localization` is sent when the typed params say a localization input is
@@ -367,7 +381,25 @@ impl Client {
     }
 
     /// Starts an async run; the handle's [`TaskHandle::wait`] polls until it ends.
+    ///
+    /// ```no_run
+    /// # use agents_runtime::{catalog::RetailerAPdpParams, Client};
+    /// # async fn f(client: Client) -> Result<(), agents_runtime::Error> {
+    /// let task = client.run_async(RetailerAPdpParams::new("B08N5WRWNW")).await?;
+    /// let result = task.wait().await?;
+    /// println!("{:?}", result.record().and_then(|p| p.web_price));
+    /// # Ok(()) }
+    /// ```
     pub async fn run_async<P: AgentParams>(
+        &self,
+        params: P,
+    ) -> Result<TaskHandle<RunResult<P::Agent>>, Error> {
+        self.run_async_with(params, &RunOptions::new(), &Delivery::new())
+            .await
+    }
+
+    /// [`Client::run_async`] with formats and delivery (a bucket, a callback URL).
+    pub async fn run_async_with<P: AgentParams>(
         &self,
         params: P,
         options: &RunOptions,

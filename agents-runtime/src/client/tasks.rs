@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use futures::stream::{self, Stream, StreamExt};
+use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::Value;
 
 use super::error::Error;
@@ -128,7 +128,7 @@ impl Client {
     ///     .await?;
     /// # Ok(()) }
     /// ```
-    pub fn tasks(&self) -> impl Stream<Item = Result<TaskRecord, Error>> + Send + 'static {
+    pub fn tasks(&self) -> BoxStream<'static, Result<TaskRecord, Error>> {
         let client = self.clone();
         // (cursor of the next page, whether a page is still to fetch)
         stream::unfold((None::<String>, true), move |(cursor, more)| {
@@ -150,6 +150,7 @@ impl Client {
             }
         })
         .flatten()
+        .boxed()
     }
 
     /// `GET /v1/tasks/{id}`.

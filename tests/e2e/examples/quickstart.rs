@@ -16,7 +16,7 @@ use std::time::Duration;
 use agents_emulator::{Emulator, Lifecycle};
 use agents_runtime::catalog::{RetailerAPdpParams, RetailerASerpParams};
 use agents_runtime::client::agents::Privacy;
-use agents_runtime::{Client, Delivery, Error, Format, RunOptions, WaitOptions};
+use agents_runtime::{Client, Error, Format, RunOptions, WaitOptions};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -73,11 +73,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     // 2. An async run, polled until it ends.
     let handle = client
-        .run_async(
-            RetailerASerpParams::new("wireless earbuds"),
-            &RunOptions::new(),
-            &Delivery::new(),
-        )
+        .run_async(RetailerASerpParams::new("wireless earbuds"))
         .await?
         .with_wait(
             WaitOptions::TASK.intervals(Duration::from_millis(50), Duration::from_millis(200)),

@@ -81,7 +81,7 @@ async fn validation_stops_a_bad_request_before_it_is_sent() {
     assert!(err.to_string().contains("country"), "{err}");
     let bad_delivery = Delivery::new().storage(StorageType::S3, "gs://wrong/");
     let err = c
-        .run_async(
+        .run_async_with(
             RetailerAPdpParams::new("B1"),
             &RunOptions::new(),
             &bad_delivery,
@@ -277,7 +277,7 @@ async fn wait_ends_in_success_error_or_timeout() {
     let c = client(&e);
     let fast = WaitOptions::TASK.intervals(Duration::from_millis(20), Duration::from_millis(50));
     let handle = c
-        .run_async(
+        .run_async_with(
             RetailerAPdpParams::new("B08N5WRWNW"),
             &RunOptions::new(),
             &Delivery::new().callback_url("http://127.0.0.1:9/done"),
@@ -300,7 +300,7 @@ async fn wait_ends_in_success_error_or_timeout() {
         .build()
         .unwrap();
     let err = failing
-        .run_async(LlmAParams::new("x"), &RunOptions::new(), &Delivery::new())
+        .run_async_with(LlmAParams::new("x"), &RunOptions::new(), &Delivery::new())
         .await
         .unwrap()
         .with_wait(fast)

@@ -118,7 +118,7 @@ async fn waiters_poll_through_pending_queued_and_in_progress() {
     .await;
     let c = client(&e);
     let handle = c
-        .run_async(
+        .run_async_with(
             RetailerAPdpParams::new("B01"),
             &RunOptions::new(),
             &Delivery::new(),

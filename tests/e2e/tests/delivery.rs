@@ -48,7 +48,7 @@ async fn the_emulator_calls_the_webhook_with_task_metadata() {
     let e = emulator().await;
     let c = client(&e);
     let handle = c
-        .run_async(
+        .run_async_with(
             RetailerAPdpParams::new("B1"),
             &RunOptions::new(),
             &Delivery::new().callback_url(&hook),
@@ -69,7 +69,7 @@ async fn the_emulator_calls_the_webhook_with_task_metadata() {
 
     // Non-loopback webhooks are never contacted, and the emulator says so.
     let far = c
-        .run_async(
+        .run_async_with(
             RetailerAPdpParams::new("B2"),
             &RunOptions::new(),
             &Delivery::new().callback_url("https://hooks.example/x"),
@@ -122,7 +122,7 @@ async fn results_delivered_to_a_bucket_read_back_typed() {
     let e = start(Emulator::builder().rate_limit(None).bucket_dir(&buckets)).await;
     let c = client(&e);
     let gz = c
-        .run_async(
+        .run_async_with(
             RetailerAPdpParams::new("B08N5WRWNW"),
             &RunOptions::new(),
             &Delivery::new()
@@ -132,7 +132,7 @@ async fn results_delivered_to_a_bucket_read_back_typed() {
         .await
         .unwrap();
     let named = c
-        .run_async(
+        .run_async_with(
             RetailerAPdpParams::new("B08N5WRWNW"),
             &RunOptions::new(),
             &Delivery::new()

@@ -123,7 +123,7 @@ fn fast() -> WaitOptions {
 async fn an_async_run_answered_in_the_vendor_shape_is_followed_to_its_typed_result() {
     let c = client(&vendor_server().await);
     let handle = c
-        .run_async(
+        .run_async_with(
             RetailerAPdpParams::new("B08N5WRWNW"),
             &RunOptions::new(),
             &Delivery::new(),

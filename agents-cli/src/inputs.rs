@@ -1,0 +1,160 @@
+//! Agent inputs from the command line and from files, typed and checked against the agent's
+//! record before anything is sent: `--param k=v` and CSV cells are read as the type their input
+//! declares, JSONL lines are taken as JSON, and every item goes through the same rules generated
+//! `validate()` methods apply.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use agents_runtime::validate::{Violations, check_json};
+use agents_schema::AgentRecord;
+use agents_schema::inputs::{ParamTy, param_type};
+use serde_json::{Map, Value};
+
+/// The type an input `name` of `record` takes; common params (`country`, `locale`, `tag`,
+/// `parse`) and undeclared ones as the service takes them.
+fn input_type(record: &AgentRecord, name: &str) -> ParamTy {
+    let page = record.pagination_param().map(|p| p.name.as_str());
+    match record.inputs().iter().find(|i| i.name == name) {
+        Some(input) => param_type(input, page == Some(name)).0,
+        None if name == "parse" => ParamTy::Boolean,
+        None => ParamTy::String,
+    }
+}
+
+/// `text` read as the value of input `name`: a number for a number input, and so on. An
+/// untyped input takes JSON, or the text itself when it is not JSON.
+pub fn typed_param(record: &AgentRecord, name: &str, text: &str) -> Result<Value, String> {
+    let ty = input_type(record, name);
+    let fail = |what: &str| format!("parameter `{name}` must be {what}, not {text:?}");
+    let trimmed = text.trim();
+    Ok(match ty {
+        ParamTy::String => Value::String(text.to_owned()),
+        ParamTy::Number => trimmed
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .ok_or_else(|| fail("a number"))?,
+        ParamTy::Integer => Value::from(trimmed.parse::<i64>().map_err(|_| fail("an integer"))?),
+        ParamTy::Page => Value::from(
+            trimmed
+                .parse::<u32>()
+                .map_err(|_| fail("a positive integer"))?,
+        ),
+        ParamTy::Boolean => match trimmed.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" => Value::Bool(true),
+            "false" | "0" | "no" => Value::Bool(false),
+            _ => return Err(fail("true or false")),
+        },
+        ParamTy::Any => {
+            serde_json::from_str(trimmed).unwrap_or_else(|_| Value::String(text.to_owned()))
+        }
+    })
+}
+
+/// `k=v` pairs typed by [`typed_param`]; a pair without `=` is named.
+pub fn from_pairs(record: &AgentRecord, pairs: &[String]) -> Result<Map<String, Value>, String> {
+    let mut params = Map::new();
+    for pair in pairs {
+        let Some((key, value)) = pair.split_once('=') else {
+            return Err(format!("--param {pair:?} is not of the form NAME=VALUE"));
+        };
+        params.insert(
+            key.trim().to_owned(),
+            typed_param(record, key.trim(), value)?,
+        );
+    }
+    Ok(params)
+}
+
+/// Every problem with one item's params, in one message: missing required inputs, values of
+/// the wrong type, broken rules. `None` when the item can be sent.
+pub fn problems(record: &AgentRecord, params: &Map<String, Value>) -> Option<String> {
+    let mut found = Vec::new();
+    let page = record.pagination_param().map(|p| p.name.as_str());
+    for input in record.inputs() {
+        if input.required
+            && page != Some(input.name.as_str())
+            && params.get(&input.name).is_none_or(Value::is_null)
+        {
+            found.push(format!("missing required parameter `{}`", input.name));
+        }
+    }
+    let mut violations = Violations::new(record.name.clone());
+    if let Err(e) = check_json(record, params, &mut violations) {
+        found.push(e.to_string());
+    }
+    if let Some(Value::String(c)) = params.get("country") {
+        violations.country_code("country", c);
+    }
+    if let Err(e) = violations.finish() {
+        found.extend(e.violations.iter().map(ToString::to_string));
+    }
+    (!found.is_empty()).then(|| found.join("; "))
+}
+
+/// One input item: its 1-based position in the file and its params.
+pub struct Item {
+    /// Position among the file's items (a CSV data row, a JSONL line), from 1.
+    pub row: usize,
+    /// The params, typed.
+    pub params: Map<String, Value>,
+}
+
+/// The items of a CSV file (a header row of input names, empty cells left out) or a JSONL file
+/// (one JSON object of params per line, blank lines skipped), by extension.
+pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String> {
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("csv") => {
+            let mut reader = csv::Reader::from_reader(file);
+            let headers = reader
+                .headers()
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .clone();
+            let mut items = Vec::new();
+            for (i, row) in reader.records().enumerate() {
+                let row = row.map_err(|e| format!("{}: {e}", path.display()))?;
+                let mut params = Map::new();
+                for (name, cell) in headers.iter().zip(row.iter()) {
+                    if cell.is_empty() {
+                        continue;
+                    }
+                    let value = typed_param(record, name, cell)
+                        .map_err(|e| format!("{} row {}: {e}", path.display(), i + 1))?;
+                    params.insert(name.to_owned(), value);
+                }
+                items.push(Item { row: i + 1, params });
+            }
+            Ok(items)
+        }
+        Some("jsonl" | "ndjson") => {
+            let mut items = Vec::new();
+            for (i, line) in BufReader::new(file).lines().enumerate() {
+                let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let params = match serde_json::from_str::<Value>(&line) {
+                    Ok(Value::Object(m)) => m,
+                    Ok(other) => {
+                        return Err(format!(
+                            "{} line {}: expected a JSON object of params, found {other}",
+                            path.display(),
+                            i + 1
+                        ));
+                    }
+                    Err(e) => return Err(format!("{} line {}: {e}", path.display(), i + 1)),
+                };
+                items.push(Item { row: i + 1, params });
+            }
+            Ok(items)
+        }
+        _ => Err(format!(
+            "{}: give a .csv or a .jsonl file of inputs",
+            path.display()
+        )),
+    }
+}

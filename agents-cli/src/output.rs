@@ -1,0 +1,310 @@
+//! Where `cargo agents batch` writes: the results (JSONL or CSV, one line per record, each
+//! carrying the input row it came from) and, beside them, the failures (JSONL, one line per
+//! input row with the reason). Both are appended a whole row at a time and flushed, so a run
+//! that is killed can be resumed: [`Sink::open`] reads back which rows are done, dropping the
+//! last row written (it may be incomplete) so that it is done again, never twice.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use agents_schema::AgentRecord;
+use serde_json::{Map, Value, json};
+
+/// The results file's format, by extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Jsonl,
+    Csv,
+}
+
+/// The columns every results line starts with.
+const ROW: &str = "_row";
+const TASK: &str = "_task_id";
+/// The CSV column of keys the record does not declare, as JSON.
+const UNKNOWN: &str = "_unknown";
+
+/// The results and failures files of one batch run.
+pub struct Sink {
+    format: Format,
+    out: File,
+    failures: File,
+    failures_path: PathBuf,
+    /// CSV columns: the record's top-level fields, by JSON name.
+    columns: Vec<String>,
+    /// Rows already in either file.
+    pub done: HashSet<usize>,
+}
+
+/// `OUT.failures.jsonl` beside `OUT`.
+pub fn failures_path(out: &Path) -> PathBuf {
+    let mut name = out.file_name().unwrap_or_default().to_os_string();
+    name.push(".failures.jsonl");
+    out.with_file_name(name)
+}
+
+fn io(path: &Path, e: std::io::Error) -> String {
+    format!("{}: {e}", path.display())
+}
+
+impl Sink {
+    /// Opens the files for `record`'s results. Without `resume`, existing files are an error
+    /// (nothing is overwritten); with it, their complete rows are kept and counted as done.
+    pub fn open(record: &AgentRecord, out: &Path, resume: bool) -> Result<Sink, String> {
+        let format = match out.extension().and_then(|e| e.to_str()) {
+            Some("jsonl" | "ndjson") => Format::Jsonl,
+            Some("csv") => Format::Csv,
+            _ => return Err(format!("{}: write to a .jsonl or .csv file", out.display())),
+        };
+        let failures_path = failures_path(out);
+        if !resume {
+            for p in [out, failures_path.as_path()] {
+                if p.exists() {
+                    return Err(format!(
+                        "{} exists; pass --resume to continue that run, or remove it",
+                        p.display()
+                    ));
+                }
+            }
+        }
+        let columns: Vec<String> = record
+            .output_schema
+            .as_ref()
+            .map(|s| s.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut done = HashSet::new();
+        let open = |p: &Path| {
+            OpenOptions::new()
+                .create(true)
+                .read(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| io(p, e))
+        };
+        let mut out_file = open(out)?;
+        let mut failures = open(&failures_path)?;
+        let kept = match format {
+            Format::Jsonl => keep_jsonl(&mut out_file, out, &mut done)?,
+            Format::Csv => keep_csv(&mut out_file, out, &columns, &mut done)?,
+        };
+        out_file.set_len(kept).map_err(|e| io(out, e))?;
+        let kept = keep_jsonl(&mut failures, &failures_path, &mut done)?;
+        failures.set_len(kept).map_err(|e| io(&failures_path, e))?;
+        let mut sink = Sink {
+            format,
+            out: out_file,
+            failures,
+            failures_path,
+            columns,
+            done,
+        };
+        if format == Format::Csv && sink.out.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
+            let mut header = vec![ROW.to_owned(), TASK.to_owned()];
+            header.extend(sink.columns.iter().cloned());
+            header.push(UNKNOWN.to_owned());
+            let line = csv_line(&header)?;
+            sink.write(&line, false)?;
+        }
+        Ok(sink)
+    }
+
+    /// Where failures go.
+    pub fn failures_path(&self) -> &Path {
+        &self.failures_path
+    }
+
+    fn write(&mut self, bytes: &[u8], failure: bool) -> Result<(), String> {
+        let (file, what) = if failure {
+            (&mut self.failures, "the failures file")
+        } else {
+            (&mut self.out, "the results file")
+        };
+        file.write_all(bytes)
+            .and_then(|()| file.flush())
+            .map_err(|e| format!("cannot write {what}: {e}"))
+    }
+
+    /// Appends the records of input `row` (at least one line, an empty record when the page had
+    /// none), all at once.
+    pub fn result(
+        &mut self,
+        row: usize,
+        task_id: Option<&str>,
+        records: &[Value],
+    ) -> Result<usize, String> {
+        let empty = [Value::Object(Map::new())];
+        let records = if records.is_empty() {
+            &empty[..]
+        } else {
+            records
+        };
+        let mut buf = Vec::new();
+        for record in records {
+            match self.format {
+                Format::Jsonl => {
+                    let mut line = Map::new();
+                    line.insert(ROW.into(), row.into());
+                    line.insert(TASK.into(), task_id.map_or(Value::Null, Value::from));
+                    match record {
+                        Value::Object(fields) => {
+                            line.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        }
+                        other => {
+                            line.insert("_value".into(), other.clone());
+                        }
+                    }
+                    serde_json::to_writer(&mut buf, &line).map_err(|e| e.to_string())?;
+                    buf.push(b'\n');
+                }
+                Format::Csv => {
+                    let mut cells = vec![row.to_string(), task_id.unwrap_or("").to_owned()];
+                    let fields = record.as_object();
+                    for c in &self.columns {
+                        cells.push(fields.and_then(|f| f.get(c)).map_or_else(String::new, cell));
+                    }
+                    let unknown: Map<String, Value> = fields
+                        .map(|f| {
+                            f.iter()
+                                .filter(|(k, _)| !self.columns.contains(k))
+                                .map(|(k, v)| (k.clone(), v.clone()))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    cells.push(if unknown.is_empty() {
+                        String::new()
+                    } else {
+                        Value::Object(unknown).to_string()
+                    });
+                    buf.extend(csv_line(&cells)?);
+                }
+            }
+        }
+        self.write(&buf, false)?;
+        self.done.insert(row);
+        Ok(records.len())
+    }
+
+    /// Appends why input `row` produced no result.
+    pub fn failure(
+        &mut self,
+        row: usize,
+        input: &Map<String, Value>,
+        kind: &str,
+        reason: &str,
+    ) -> Result<(), String> {
+        let line = json!({ROW: row, "input": input, "kind": kind, "error": reason});
+        let mut buf = serde_json::to_vec(&line).map_err(|e| e.to_string())?;
+        buf.push(b'\n');
+        self.write(&buf, true)?;
+        self.done.insert(row);
+        Ok(())
+    }
+}
+
+/// A CSV cell: text as it is, other scalars as JSON, nothing for null, arrays and objects as
+/// JSON text.
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn csv_line(cells: &[String]) -> Result<Vec<u8>, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(cells).map_err(|e| e.to_string())?;
+    w.into_inner().map_err(|e| e.to_string())
+}
+
+/// Reads a JSONL file of `_row` lines: every row but the last one written goes into `done`;
+/// returns the length to keep (up to the start of that last row, which may be incomplete).
+fn keep_jsonl(file: &mut File, path: &Path, done: &mut HashSet<usize>) -> Result<u64, String> {
+    file.seek(SeekFrom::Start(0)).map_err(|e| io(path, e))?;
+    let mut rows: Vec<(usize, u64)> = Vec::new();
+    let mut offset = 0u64;
+    let mut reader = BufReader::new(&mut *file);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = reader.read_line(&mut line).map_err(|e| io(path, e))?;
+        if n == 0 || !line.ends_with('\n') {
+            break;
+        }
+        let row = serde_json::from_str::<Value>(&line)
+            .ok()
+            .and_then(|v| v.get(ROW).and_then(Value::as_u64))
+            .and_then(|r| usize::try_from(r).ok());
+        match row {
+            Some(r) => rows.push((r, offset)),
+            None => break,
+        }
+        offset += n as u64;
+    }
+    Ok(keep(rows, offset, done))
+}
+
+/// The same for a CSV results file (its header row kept).
+fn keep_csv(
+    file: &mut File,
+    path: &Path,
+    columns: &[String],
+    done: &mut HashSet<usize>,
+) -> Result<u64, String> {
+    file.seek(SeekFrom::Start(0)).map_err(|e| io(path, e))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(&mut *file);
+    let mut rows: Vec<(usize, u64)> = Vec::new();
+    let mut end = 0u64;
+    let mut record = csv::ByteRecord::new();
+    let mut first = true;
+    loop {
+        let start = reader.position().byte();
+        match reader.read_byte_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) | Err(_) => break,
+        }
+        let next = reader.position().byte();
+        if first {
+            first = false;
+            if record.len() != columns.len() + 3 {
+                return Err(format!(
+                    "{}: its header does not match agent's fields; write to a new file",
+                    path.display()
+                ));
+            }
+            end = next;
+            continue;
+        }
+        let row = std::str::from_utf8(record.get(0).unwrap_or_default())
+            .ok()
+            .and_then(|r| r.parse::<usize>().ok());
+        match row {
+            Some(r) if record.len() == columns.len() + 3 => rows.push((r, start)),
+            _ => break,
+        }
+        end = next;
+    }
+    // A file cut inside a record leaves no newline at its end: that record is not complete.
+    Ok(keep(rows, end, done))
+}
+
+/// Rows as they appear (row, offset of its line): all but the last row are done; the file is
+/// kept up to where the last row starts (`end` when there are no rows).
+fn keep(rows: Vec<(usize, u64)>, end: u64, done: &mut HashSet<usize>) -> u64 {
+    let Some(&(last, _)) = rows.last() else {
+        return end;
+    };
+    let mut cut = end;
+    for &(row, offset) in rows.iter().rev() {
+        if row != last {
+            break;
+        }
+        cut = offset;
+    }
+    done.extend(rows.iter().map(|(r, _)| *r).filter(|r| *r != last));
+    cut
+}
