@@ -37,6 +37,10 @@ struct Cli {
     /// The service's base URL (default: AGENTS_BASE_URL).
     #[arg(long, global = true, env = "AGENTS_BASE_URL", hide_env_values = true)]
     base_url: Option<String>,
+    /// Requests per second this command may send (default: the client's, the service's plan
+    /// limit; 0: no limit, for a local emulator).
+    #[arg(long, global = true, value_name = "PER_SECOND")]
+    rate_limit: Option<u32>,
     #[command(subcommand)]
     command: Command,
 }
@@ -97,7 +101,8 @@ enum Command {
         /// Agents to check (default: every cached schema).
         names: Vec<String>,
     },
-    /// Create a custom agent from a prompt (or refine one), cache its record, write its bindings.
+    /// Create a custom agent from a prompt (or refine one) and cache its record as
+    /// schemas/NAME.json, where `agent!("NAME")` and build scripts find it.
     GenerateAgent {
         /// What to extract, in words.
         #[arg(long)]
@@ -111,7 +116,7 @@ enum Command {
         /// Refine this agent of yours into a new version instead.
         #[arg(long, conflicts_with = "url")]
         refine: Option<String>,
-        /// Where to write the bindings (default: src/NAME.rs).
+        /// Also write the bindings to this file (to check in and `mod` yourself).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Give up waiting after this many seconds.
@@ -186,6 +191,9 @@ fn client(cli: &Cli) -> Result<Client, Failure> {
     }
     if let Ok(key) = std::env::var("AGENTS_API_KEY") {
         b = b.api_key(key);
+    }
+    if let Some(per_second) = cli.rate_limit {
+        b = b.rate_limit((per_second > 0).then_some(per_second));
     }
     Ok(b.build()?)
 }
@@ -547,21 +555,21 @@ async fn generate_agent(
         .ok_or_else(|| Failure("the generation record names no agent".into()))?;
     let record = c.agent(&agent).await?;
     let (schema_file, _) = write_record(&cli.dir, &record)?;
-    let source = bindings(
-        &cli.dir,
-        Some(std::slice::from_ref(&agent)),
-        "::agents_runtime",
-        &[],
-    )?;
-    let out = out.map_or_else(
-        || PathBuf::from("src").join(format!("{agent}.rs")),
-        Path::to_path_buf,
-    );
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    if let Some(out) = out {
+        let source = bindings(
+            &cli.dir,
+            Some(std::slice::from_ref(&agent)),
+            "::agents_runtime",
+            &[],
+        )?;
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        write_if_changed(out, &source)
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
-    write_if_changed(&out, &source).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let usage = format!("agents_runtime::agent!({agent:?});");
     let fields = record.output_schema.as_ref().map_or(0, |s| s.len());
     if cli.json {
         println!(
@@ -574,6 +582,7 @@ async fn generate_agent(
                 "schema": schema_file,
                 "bindings": out,
                 "fields": fields,
+                "use": usage,
             })
         );
     } else {
@@ -583,7 +592,13 @@ async fn generate_agent(
             done.summary.as_deref().unwrap_or("")
         );
         println!("schema   {}", schema_file.display());
-        println!("bindings {}", out.display());
+        if let Some(out) = out {
+            println!("bindings {}", out.display());
+        }
+        println!(
+            "use it with `{usage}` in any module (agents-runtime feature \"macros\"), or \
+             `cargo agents run {agent} -p NAME=VALUE`"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -101,6 +101,9 @@ fn macro_errors_name_the_agent_and_the_fix() {
     );
     assert!(err.contains("did you mean `retailer_a_pdp`"), "{err}");
     // Only names that are near are suggested.
-    assert!(!err.contains("llm_a") && !err.contains("social_b_page"), "{err}");
+    assert!(
+        !err.contains("llm_a") && !err.contains("social_b_page"),
+        "{err}"
+    );
     assert!(err.contains("cargo agents fetch retailer_a_pbp"), "{err}");
 }

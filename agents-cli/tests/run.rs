@@ -1,0 +1,289 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! `cargo agents run` and `cargo agents batch` against the emulator over loopback, including a
+//! batch killed midway and resumed.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use agents_emulator::{Emulator, EmulatorHandle, Fault, Lifecycle};
+use serde_json::Value;
+
+const KEY: &str = "cli-run-key";
+
+async fn emulator() -> EmulatorHandle {
+    Emulator::builder()
+        .api_key(KEY)
+        .rate_limit(None)
+        .lifecycle(Lifecycle::fast())
+        .start()
+        .await
+        .unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agents-cli-run-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `cargo agents ARGS` in `cwd`, reading records from the workspace's `schemas/`.
+fn command(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Command {
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-agents"));
+    c.arg("agents")
+        .arg("--dir")
+        .arg(schemas)
+        .args(["--rate-limit", "0"])
+        .args(args)
+        .current_dir(cwd)
+        .env("AGENTS_BASE_URL", e.base_url())
+        .env("AGENTS_API_KEY", KEY);
+    c
+}
+
+async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Output {
+    let mut c = command(e, cwd, args);
+    tokio::task::spawn_blocking(move || c.output().unwrap())
+        .await
+        .unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_types_and_checks_params_before_sending() {
+    let e = emulator().await;
+    let dir = scratch("run");
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "--json",
+            "run",
+            "retailer_a_pdp",
+            "-p",
+            "asin=B08N5WRWNW",
+            "-p",
+            "zip_code=10001",
+        ],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&out);
+    assert_eq!(r["status"], "success");
+    assert!(r["records"][0]["product_title"].is_string(), "{r}");
+    let seen = e.requests_seen(KEY);
+
+    // Broken rules and wrong types are reported together, and nothing is sent.
+    let out = cargo_agents(&e, &dir, &["run", "retailer_a_pdp", "-p", "asin="]).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothing was sent") && err.contains("asin"),
+        "{err}"
+    );
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "run",
+            "retailer_a_serp",
+            "-p",
+            "keyword=x",
+            "-p",
+            "page=two",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`page`") && err.contains("positive integer"),
+        "{err}"
+    );
+    let out = cargo_agents(&e, &dir, &["run", "retailer_a_pdp", "-p", "zip_code"]).await;
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NAME=VALUE"));
+    assert_eq!(e.requests_seen(KEY), seen, "a refused run sent something");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
+    let e = emulator().await;
+    let dir = scratch("csv");
+    let mut input = String::from("asin,zip_code\n");
+    for i in 0..40 {
+        input.push_str(&format!(
+            "B{i:09},{}\n",
+            if i % 2 == 0 { "10001" } else { "" }
+        ));
+    }
+    input.push_str(",10001\n"); // row 41: no asin
+    input.push_str("B000000041,\n");
+    std::fs::write(dir.join("asins.csv"), input).unwrap();
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "--json",
+            "batch",
+            "retailer_a_pdp",
+            "--input",
+            "asins.csv",
+            "--out",
+            "results.csv",
+        ],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = json(&out);
+    assert_eq!(summary["succeeded"], 41, "{summary}");
+    assert_eq!(summary["invalid"], 1, "{summary}");
+
+    let mut reader = csv::Reader::from_path(dir.join("results.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(&headers[0], "_row");
+    assert_eq!(&headers[1], "_task_id");
+    let title = headers.iter().position(|h| h == "product_title").unwrap();
+    let mut rows: Vec<usize> = Vec::new();
+    for record in reader.records() {
+        let record = record.unwrap();
+        assert!(!record[title].is_empty());
+        rows.push(record[0].parse().unwrap());
+    }
+    rows.sort_unstable();
+    let expected: Vec<usize> = (1..=42).filter(|r| *r != 41).collect();
+    assert_eq!(rows, expected);
+
+    let failures = lines(&dir.join("results.csv.failures.jsonl"));
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0]["_row"], 41);
+    assert_eq!(failures[0]["kind"], "invalid");
+    assert!(failures[0]["error"].as_str().unwrap().contains("asin"));
+
+    // The finished run is not overwritten by accident.
+    let again = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "batch",
+            "retailer_a_pdp",
+            "--input",
+            "asins.csv",
+            "--out",
+            "results.csv",
+        ],
+    )
+    .await;
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_killed_midway_and_resumed_loses_and_duplicates_nothing() {
+    const ROWS: usize = 2500;
+    let e = emulator().await;
+    let dir = scratch("resume");
+    let mut input = std::fs::File::create(dir.join("asins.jsonl")).unwrap();
+    for i in 0..ROWS {
+        writeln!(input, "{{\"asin\": \"R{i:09}\"}}").unwrap();
+    }
+    drop(input);
+    let args = [
+        "batch",
+        "retailer_a_pdp",
+        "--input",
+        "asins.jsonl",
+        "--out",
+        "out.jsonl",
+    ];
+    // Slow answers, so that the kill lands while results are being written.
+    e.inject(KEY, Fault::Latency(Duration::from_millis(15)), None);
+    let mut child = command(&e, &dir, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = dir.join("out.jsonl");
+    let start = Instant::now();
+    let written_before_kill = loop {
+        let n = std::fs::read(&out)
+            .map(|b| b.iter().filter(|c| **c == b'\n').count())
+            .unwrap_or(0);
+        if n >= 300 {
+            break n;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the batch ended before it could be killed"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no results after 120 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        written_before_kill < ROWS,
+        "everything was written before the kill"
+    );
+    e.clear_faults(KEY);
+
+    let mut resume_args = args.to_vec();
+    resume_args.insert(0, "--json");
+    resume_args.push("--resume");
+    let resumed = cargo_agents(&e, &dir, &resume_args).await;
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let summary = json(&resumed);
+    assert!(summary["skipped"].as_u64().unwrap() > 0, "{summary}");
+
+    let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
+    for line in lines(&out) {
+        *seen.entry(line["_row"].as_u64().unwrap()).or_default() += 1;
+        assert!(line["product_title"].is_string(), "{line}");
+    }
+    assert!(lines(&dir.join("out.jsonl.failures.jsonl")).is_empty());
+    let missing: Vec<u64> = (1..=ROWS as u64)
+        .filter(|r| !seen.contains_key(r))
+        .collect();
+    let twice: Vec<(&u64, &usize)> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(missing.is_empty(), "rows lost: {missing:?}");
+    assert!(twice.is_empty(), "rows written twice: {twice:?}");
+    assert_eq!(seen.len(), ROWS);
+    let _ = std::fs::remove_dir_all(&dir);
+}
