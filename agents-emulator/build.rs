@@ -1,4 +1,5 @@
-//! Embeds the catalog records of `schemas/` at the workspace root into the emulator.
+//! Embeds the catalog records of the package's `schemas/` into the emulator. In the repository
+//! it is a link to the workspace's `schemas/`; a packaged crate carries the files themselves.
 
 use std::env;
 use std::fmt::Write as _;
@@ -7,14 +8,20 @@ use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
-    let dir = manifest.join("..").join("schemas");
+    let dir = manifest.join("schemas");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<PathBuf> = match fs::read_dir(&dir) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect(),
-        Err(e) => panic!("cannot read the catalog directory {}: {e}", dir.display()),
+        Err(e) => {
+            eprintln!(
+                "error: cannot read the catalog directory {}: {e}",
+                dir.display()
+            );
+            std::process::exit(1);
+        }
     };
     files.sort();
     let mut out =
@@ -35,6 +42,7 @@ fn main() {
     out.push_str("];\n");
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").unwrap_or_default());
     if let Err(e) = fs::write(out_dir.join("embedded.rs"), out) {
-        panic!("cannot write embedded.rs: {e}");
+        eprintln!("error: cannot write embedded.rs: {e}");
+        std::process::exit(1);
     }
 }

@@ -1,0 +1,79 @@
+//! What a user writes: the catalog, `agent!` with this package's own `schemas/`, and bindings
+//! from build.rs, all run against the emulator started in-process on a loopback port. Exits
+//! non-zero, saying what failed, when anything does not hold.
+
+use agents_runtime::catalog::RetailerAPdpParams;
+use agents_runtime::prelude::*;
+
+// `agent!`: generated at compile time from schemas/recipe_page.json.
+mod recipe {
+    agents_runtime::agent!("recipe_page");
+}
+
+// build.rs: generated into OUT_DIR from schemas/shop_page.json. A binary uses only some of
+// the generated methods.
+#[allow(dead_code)]
+mod shop {
+    include!(concat!(env!("OUT_DIR"), "/agents.rs"));
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let schemas = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
+    let emulator = agents_emulator::Emulator::builder()
+        .api_key("outside-key")
+        .schema_dir(schemas)
+        .start()
+        .await?;
+    let client = Client::builder()
+        .base_url(emulator.base_url())
+        .api_key("outside-key")
+        .build()?;
+
+    // The catalog.
+    let product = client
+        .run(RetailerAPdpParams::new("B08N5WRWNW").zip_code("10001"))
+        .await?
+        .into_record()
+        .ok_or("retailer_a_pdp gave no record")?;
+    let title = product.product_title.ok_or("no product_title")?;
+    println!("catalog  retailer_a_pdp: {title} at {:?} USD", product.web_price);
+
+    // agent!.
+    let recipe = client
+        .run_async(recipe::RecipePageParams::new("https://recipes.example/r/1"))
+        .await?
+        .wait()
+        .await?
+        .into_record()
+        .ok_or("recipe_page gave no record")?;
+    let ingredients = recipe.ingredients.unwrap_or_default();
+    println!(
+        "agent!   recipe_page: {:?}, {} ingredients",
+        recipe.recipe_title,
+        ingredients.len()
+    );
+
+    // build.rs, and a rule checked before sending.
+    let shop = client
+        .run(shop::ShopPageParams::new("https://shop.example/p/1"))
+        .await?
+        .into_record()
+        .ok_or("shop_page gave no record")?;
+    println!("build.rs shop_page: {:?} rated {:?}", shop.title, shop.rating);
+    match client.run(shop::ShopPageParams::new("short")).await {
+        Err(Error::Validation(e)) => println!("         refused before sending: {e}"),
+        other => return Err(format!("expected a validation error, got {other:?}").into()),
+    }
+
+    // A stream read with the prelude's StreamExt.
+    let mut agents = client.agents().stream();
+    let mut public = 0;
+    while let Some(agent) = agents.next().await {
+        public += usize::from(agent?.is_public == Some(true));
+    }
+    println!("catalog  {public} public agents");
+
+    emulator.shutdown().await;
+    Ok(())
+}
