@@ -101,11 +101,15 @@
 //! | `macros` | no | `agent!`, bindings generated at compile time (pulls in the generator) |
 //! | `delivery` | no | reading results delivered to S3, GCS or a directory |
 //! | `redis` | no | one rate limit shared by every process on the key |
+//! | `arrow` | no | [`columnar`]: records as Arrow columns, with a schema from their types |
+//! | `parquet` | no | `columnar::ParquetWriter`: records into Parquet files, one row group at a time |
 //!
 //! Without `client`, the crate is only what generated code needs ([`Agent`], [`decode`],
 //! [`validate`], [`record!`]).
 
 pub mod agent;
+#[cfg(feature = "arrow")]
+pub mod columnar;
 pub mod decode;
 mod record;
 pub mod validate;
@@ -160,6 +164,10 @@ pub type JsonMap = serde_json::Map<String, Value>;
 /// Re-exports used by generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "arrow")]
+    pub use arrow_array;
+    #[cfg(feature = "arrow")]
+    pub use arrow_schema;
     pub use serde;
     pub use serde_json;
 

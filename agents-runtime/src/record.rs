@@ -146,6 +146,10 @@ macro_rules! record {
             }
         }
 
+        $crate::__record_columnar! {
+            $name [$($field $(= $json)? : $ty [$($doc),*]),*]
+        }
+
         impl $crate::__private::serde::Serialize for $name {
             fn serialize<S: $crate::__private::serde::Serializer>(
                 &self,
@@ -179,4 +183,48 @@ macro_rules! __json_name {
     ($field:ident = $json:literal) => {
         $json
     };
+}
+
+/// The Arrow columns of a [`record!`] (feature `arrow`): a struct of its fields by JSON name,
+/// each documented by its docs, then `_unknown_fields`.
+#[cfg(feature = "arrow")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __record_columnar {
+    ($name:ident [$($field:ident $(= $json:literal)? : $ty:ty [$($doc:literal),*]),*]) => {
+        impl $crate::columnar::Columnar for $name {
+            fn data_type() -> $crate::__private::arrow_schema::DataType {
+                $crate::__private::arrow_schema::DataType::Struct(Self::__fields().clone())
+            }
+            fn column(rows: &[::core::option::Option<&Self>]) -> $crate::__private::arrow_array::ArrayRef {
+                let columns = ::std::vec![
+                    $($crate::columnar::field_column(rows, |r: &Self| &r.$field),)*
+                ];
+                $crate::columnar::struct_column(Self::__fields(), columns, rows)
+            }
+        }
+
+        impl $name {
+            fn __fields() -> &'static $crate::__private::arrow_schema::Fields {
+                static FIELDS: ::std::sync::OnceLock<$crate::__private::arrow_schema::Fields> =
+                    ::std::sync::OnceLock::new();
+                FIELDS.get_or_init(|| {
+                    $crate::columnar::struct_fields(::std::vec![
+                        $($crate::columnar::field::<$ty>(
+                            $crate::__json_name!($field $(= $json)?),
+                            &[$($doc),*],
+                        ),)*
+                    ])
+                })
+            }
+        }
+    };
+}
+
+/// Without the `arrow` feature, records have no columns.
+#[cfg(not(feature = "arrow"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __record_columnar {
+    ($($any:tt)*) => {};
 }

@@ -1,5 +1,5 @@
 //! Every sentence of generated documentation: what the docs of records, fields, params and
-//! methods say, from the agent record's own text and facts. [`escape`] makes schema text safe
+//! methods say, from the agent record's own text and facts. `escape.rs` makes schema text safe
 //! for rustdoc.
 
 mod escape;

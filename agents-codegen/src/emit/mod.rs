@@ -2,9 +2,9 @@
 //! from [`crate::naming`] through the IR, types from [`crate::types`], doc prose from
 //! [`crate::docs`].
 //!
-//! One builder per kind of item: [`record`] (output structs), [`params`] (the params struct and
-//! its impl), [`traits`] (the agent's trait impls). Type spellings are in [`tokens`], the
-//! syntax-tree templates the builders clone in [`tree`]. An agent's code comes out as
+//! One builder per kind of item: `record.rs` (output structs), `params.rs` (the params struct and
+//! its impl), `traits.rs` (the agent's trait impls). Type spellings are in `tokens.rs`, the
+//! syntax-tree templates the builders clone in `tree.rs`. An agent's code comes out as
 //! [`Piece`]s, in order, and consumers print each piece and drop it.
 
 mod params;

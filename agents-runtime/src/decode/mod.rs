@@ -30,7 +30,7 @@ use seed::RecordSeed;
 use seed::{Ctx, Seed};
 
 /// The JSON type a field was declared with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Expected {
     /// A string.
@@ -64,7 +64,7 @@ impl fmt::Display for Expected {
 }
 
 /// A value that did not have its declared type.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mismatch {
     /// Where the value was, in JSON names: `frequently_bought_with.products[2].price`.
     pub path: String,

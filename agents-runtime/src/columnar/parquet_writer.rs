@@ -1,0 +1,103 @@
+//! Records into a Parquet file, one row group at a time: the writer holds at most one row
+//! group's records, and each group is encoded and written before the next one is taken.
+
+use std::io::Write;
+use std::marker::PhantomData;
+
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::errors::ParquetError;
+use parquet::file::properties::WriterProperties;
+
+use super::{Columnar, record_batch, schema};
+use crate::decode::Record;
+
+/// How a [`ParquetWriter`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParquetOptions {
+    /// Records per row group (default 10,000): what the writer holds in memory at most.
+    pub row_group_size: usize,
+    /// zstd compression level, 1 to 22 (default 3).
+    pub zstd_level: i32,
+}
+
+impl Default for ParquetOptions {
+    fn default() -> Self {
+        ParquetOptions {
+            row_group_size: 10_000,
+            zstd_level: 3,
+        }
+    }
+}
+
+/// Writes records of `T` as Parquet into `W`, with the schema of
+/// [`columnar::schema`](super::schema) (stored in the file, so Arrow readers get the same
+/// types and metadata back).
+///
+/// ```
+/// use agents_runtime::catalog::RetailerAPdp;
+/// use agents_runtime::columnar::{ParquetOptions, ParquetWriter};
+///
+/// let mut writer = ParquetWriter::<RetailerAPdp, _>::new(Vec::new(), ParquetOptions::default())?;
+/// writer.write(serde_json::from_str(r#"{"product_title": "Kettle", "web_price": 25}"#)?)?;
+/// let bytes = writer.finish()?;
+/// assert!(bytes.starts_with(b"PAR1"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ParquetWriter<T, W: Write + Send> {
+    writer: ArrowWriter<W>,
+    group: Vec<T>,
+    row_group_size: usize,
+    rows: usize,
+    _records: PhantomData<fn(T)>,
+}
+
+impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
+    /// A writer into `out`.
+    pub fn new(out: W, options: ParquetOptions) -> Result<Self, ParquetError> {
+        let row_group_size = options.row_group_size.max(1);
+        let properties = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::try_new(options.zstd_level)?))
+            .set_max_row_group_row_count(Some(row_group_size))
+            .build();
+        Ok(ParquetWriter {
+            writer: ArrowWriter::try_new(out, schema::<T>(), Some(properties))?,
+            group: Vec::with_capacity(row_group_size.min(100_000)),
+            row_group_size,
+            rows: 0,
+            _records: PhantomData,
+        })
+    }
+
+    /// Adds a record; a full row group is written out.
+    pub fn write(&mut self, record: T) -> Result<(), ParquetError> {
+        self.group.push(record);
+        if self.group.len() >= self.row_group_size {
+            self.flush_group()?;
+        }
+        Ok(())
+    }
+
+    /// Records written so far (including those of the row group being filled).
+    pub fn rows(&self) -> usize {
+        self.rows + self.group.len()
+    }
+
+    fn flush_group(&mut self) -> Result<(), ParquetError> {
+        if self.group.is_empty() {
+            return Ok(());
+        }
+        let batch = record_batch(&self.group)?;
+        self.writer.write(&batch)?;
+        self.writer.flush()?;
+        self.rows += self.group.len();
+        self.group.clear();
+        Ok(())
+    }
+
+    /// Writes the last row group and the file's footer; returns `out`.
+    pub fn finish(mut self) -> Result<W, ParquetError> {
+        self.flush_group()?;
+        self.writer.into_inner()
+    }
+}
