@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
 use crate::inputs::{self, Item};
-use crate::output::Sink;
+use crate::output::{self, Sink};
 use crate::{Cli, Failure, agent_record, client};
 
 /// How often progress is printed when standard error is not a terminal.
@@ -85,7 +85,29 @@ pub async fn batch(
     let c = client(cli)?;
     let record = agent_record(cli, &c, agent).await?;
     let items = inputs::read_items(&record, input)?;
-    let mut sink = Sink::open(&record, out, resume)?;
+    // Parquet is written at the end, from a JSONL file that carries the run until then.
+    #[cfg(feature = "parquet")]
+    let parquet = crate::parquet::wanted(out);
+    #[cfg(not(feature = "parquet"))]
+    let parquet = false;
+    let rows_path = if parquet {
+        #[cfg(feature = "parquet")]
+        {
+            crate::parquet::check_agent(agent)?;
+            if out.exists() && !resume {
+                return Err(Failure(format!(
+                    "{} exists; remove it to write it again",
+                    out.display()
+                )));
+            }
+            crate::parquet::staging_path(out)
+        }
+        #[cfg(not(feature = "parquet"))]
+        out.to_path_buf()
+    } else {
+        out.to_path_buf()
+    };
+    let mut sink = Sink::open(&record, &rows_path, output::failures_path(out), resume)?;
     let skipped = items.iter().filter(|i| sink.done.contains(&i.row)).count();
 
     // Every row is checked before anything is sent; a row that breaks a rule is a failure.
@@ -145,6 +167,12 @@ pub async fn batch(
         .filter(|i| sink.done.contains(&i.row))
         .count();
     let not_done = pending.len() - rows_done;
+    #[cfg(feature = "parquet")]
+    if parquet && not_done == 0 {
+        written = crate::parquet::convert(agent, &rows_path, out)?;
+        std::fs::remove_file(&rows_path)
+            .map_err(|e| format!("cannot remove {}: {e}", rows_path.display()))?;
+    }
     if cli.json {
         println!(
             "{}",

@@ -20,6 +20,8 @@ use clap::{Parser, Subcommand};
 mod batch;
 mod inputs;
 mod output;
+#[cfg(feature = "parquet")]
+mod parquet;
 use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -57,15 +59,16 @@ enum Command {
         params: Vec<String>,
     },
     /// Run an agent over every row of a CSV (a header of input names) or JSONL file, in batches
-    /// of at most 1,000; results go to OUT (.jsonl or .csv, one line per record with its `_row`),
-    /// failures with their reasons to OUT.failures.jsonl.
+    /// of at most 1,000; results go to OUT (.jsonl or .csv, one line per record with its `_row`;
+    /// .parquet for catalog agents, typed columns), failures with their reasons to
+    /// OUT.failures.jsonl.
     Batch {
         /// The agent.
         agent: String,
         /// The inputs: a .csv or .jsonl file.
         #[arg(long)]
         input: PathBuf,
-        /// The results: a .jsonl or .csv file.
+        /// The results: a .jsonl, .csv or .parquet file.
         #[arg(long)]
         out: PathBuf,
         /// Continue an interrupted run: rows already in OUT or its failures file are skipped.

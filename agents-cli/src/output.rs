@@ -49,15 +49,26 @@ fn io(path: &Path, e: std::io::Error) -> String {
 }
 
 impl Sink {
-    /// Opens the files for `record`'s results. Without `resume`, existing files are an error
+    /// Opens the files for `record`'s results (`failures_path` beside them). Without `resume`,
+    /// existing files are an error
     /// (nothing is overwritten); with it, their complete rows are kept and counted as done.
-    pub fn open(record: &AgentRecord, out: &Path, resume: bool) -> Result<Sink, String> {
+    pub fn open(
+        record: &AgentRecord,
+        out: &Path,
+        failures_path: PathBuf,
+        resume: bool,
+    ) -> Result<Sink, String> {
         let format = match out.extension().and_then(|e| e.to_str()) {
             Some("jsonl" | "ndjson") => Format::Jsonl,
             Some("csv") => Format::Csv,
-            _ => return Err(format!("{}: write to a .jsonl or .csv file", out.display())),
+            _ => {
+                return Err(format!(
+                    "{}: write to a .jsonl, .csv or .parquet file (.parquet needs the `parquet` \
+                     feature of agents-cli, on by default)",
+                    out.display()
+                ));
+            }
         };
-        let failures_path = failures_path(out);
         if !resume {
             for p in [out, failures_path.as_path()] {
                 if p.exists() {

@@ -287,3 +287,87 @@ async fn a_batch_killed_midway_and_resumed_loses_and_duplicates_nothing() {
     assert_eq!(seen.len(), ROWS);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_writes_parquet_with_typed_columns_and_the_input_row() {
+    use arrow_array::{Array, Float64Array, StringArray, UInt64Array};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    let e = emulator().await;
+    let dir = scratch("parquet");
+    let mut input = String::from("asin\n");
+    for i in 0..30 {
+        input.push_str(&format!("P{i:09}\n"));
+    }
+    std::fs::write(dir.join("asins.csv"), input).unwrap();
+    let args = [
+        "--json",
+        "batch",
+        "retailer_a_pdp",
+        "--input",
+        "asins.csv",
+        "--out",
+        "results.parquet",
+    ];
+    let out = cargo_agents(&e, &dir, &args).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out)["records"], 30);
+    assert!(!dir.join("results.parquet.partial.jsonl").exists());
+
+    let bytes = bytes::Bytes::from(std::fs::read(dir.join("results.parquet")).unwrap());
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.unwrap();
+        let row = batch.column_by_name("_row").unwrap();
+        let row = row.as_any().downcast_ref::<UInt64Array>().unwrap();
+        let asin = batch.column_by_name("asin").unwrap();
+        let asin = asin.as_any().downcast_ref::<StringArray>().unwrap();
+        let price = batch.column_by_name("web_price").unwrap();
+        assert!(
+            price.as_any().downcast_ref::<Float64Array>().is_some(),
+            "web_price is not Float64"
+        );
+        for i in 0..batch.num_rows() {
+            rows.push(row.value(i));
+            assert!(asin.is_valid(i));
+        }
+    }
+    rows.sort_unstable();
+    assert_eq!(rows, (1..=30).collect::<Vec<u64>>());
+
+    // An agent without typed bindings here cannot be written as Parquet; nothing is sent.
+    std::fs::write(dir.join("urls.jsonl"), "{\"url\": \"https://a.example\"}\n").unwrap();
+    let seen = e.requests_seen(KEY);
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "batch",
+            "my_private_agent",
+            "--input",
+            "urls.jsonl",
+            "--out",
+            "x.parquet",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not in the catalog") || err.contains("404"),
+        "{err}"
+    );
+    assert!(
+        e.requests_seen(KEY) <= seen + 1,
+        "only the agent's record may be asked for"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

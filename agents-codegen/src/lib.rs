@@ -251,8 +251,34 @@ impl Output {
         self.agents.iter().map(|a| a.fields).sum()
     }
 
-    /// A module tree: `mod.rs` (documented with `doc`, declaring one private module per agent
-    /// and re-exporting its items) plus one file per agent, each starting with `header`.
+    /// `visit`: the agent's types chosen by its name at run time, for a module of bindings.
+    fn visit_fn(&self) -> String {
+        let rt = self
+            .agents
+            .first()
+            .map_or("::agents_runtime", |a| a.runtime_path.as_str());
+        let mut f = format!(
+            "\n/// Calls `visitor` with the output record type of the agent named `agent`; `None` when\n\
+             /// this module has no such agent.\n\
+             pub fn visit<V: {rt}::AgentVisitor>(agent: &str, visitor: V) -> Option<V::Output> {{\n\
+             Some(match agent {{\n"
+        );
+        for a in &self.agents {
+            if let Some(root) = a.ir.structs.first() {
+                f.push_str(&format!(
+                    "{:?} => visitor.visit::<{}>(),\n",
+                    a.ir.name,
+                    naming::display(&root.ident)
+                ));
+            }
+        }
+        f.push_str("_ => return None,\n})\n}\n");
+        f
+    }
+
+    /// A module tree: `mod.rs` (documented with `doc`, declaring one private module per agent,
+    /// re-exporting its items, and a `visit` function choosing an agent's types by name) plus one
+    /// file per agent, each starting with `header`.
     /// Returns (relative file name, content) pairs sorted by name.
     pub fn module_files(
         &self,
@@ -278,6 +304,7 @@ impl Output {
         for a in &self.agents {
             root.push_str(&format!("pub use {}::*;\n", naming::display(&a.module)));
         }
+        root.push_str(&self.visit_fn());
         files.push(("mod.rs".to_owned(), root));
         for (a, body) in self.agents.iter().zip(self.sources()?) {
             files.push((format!("{}.rs", a.module), format!("{header}\n{body}")));

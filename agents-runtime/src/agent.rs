@@ -6,12 +6,58 @@ use crate::decode::Record;
 use crate::validate::ValidationError;
 
 /// An agent of the service, implemented on its generated output record type (for example
-/// `RetailerAPdp`): its name, its parameters type, and how its output decodes.
-pub trait Agent: Record + Serialize + Clone + Send + Sync + 'static {
+/// `RetailerAPdp`): its name, its parameters type, and how its output decodes (and, with the
+/// `arrow` feature, its Arrow columns: see [`Columns`]).
+pub trait Agent:
+    Record + Serialize + serde::de::DeserializeOwned + Clone + Send + Sync + Columns + 'static
+{
     /// The agent name used in calls (`retailer_a_pdp`).
     const NAME: &'static str;
     /// The generated parameters type.
     type Params: AgentParams<Agent = Self>;
+}
+
+/// With the `arrow` feature, [`Columnar`](crate::columnar::Columnar): every generated record
+/// has its Arrow columns, so code generic over [`Agent`] can write any agent's records as a
+/// table. Without the feature, nothing.
+#[cfg(feature = "arrow")]
+pub trait Columns: crate::columnar::Columnar {}
+#[cfg(feature = "arrow")]
+impl<T: crate::columnar::Columnar> Columns for T {}
+
+/// With the `arrow` feature, [`Columnar`](crate::columnar::Columnar): every generated record
+/// has its Arrow columns, so code generic over [`Agent`] can write any agent's records as a
+/// table. Without the feature, nothing.
+#[cfg(not(feature = "arrow"))]
+pub trait Columns {}
+#[cfg(not(feature = "arrow"))]
+impl<T> Columns for T {}
+
+/// Something to do with one agent's types, chosen by the agent's name at run time: the
+/// generated `visit` function of a module of bindings (such as
+/// [`catalog::visit`](crate::catalog::visit)) calls [`AgentVisitor::visit`] with the agent's
+/// type.
+///
+/// ```
+/// # #[cfg(feature = "catalog")] {
+/// use agents_runtime::{Agent, AgentVisitor, catalog};
+///
+/// struct FieldCount;
+/// impl AgentVisitor for FieldCount {
+///     type Output = usize;
+///     fn visit<A: Agent>(self) -> usize {
+///         serde_json::to_value(A::default()).map_or(0, |v| v.as_object().map_or(0, |o| o.len()))
+///     }
+/// }
+/// assert_eq!(catalog::visit("retailer_a_pdp", FieldCount), Some(0));
+/// assert_eq!(catalog::visit("no_such_agent", FieldCount), None);
+/// # }
+/// ```
+pub trait AgentVisitor {
+    /// What the visit gives back.
+    type Output;
+    /// Called with the agent's output record type.
+    fn visit<A: Agent>(self) -> Self::Output;
 }
 
 /// The parameters of one agent run (`params` of `POST /v1/agents/run`).

@@ -152,7 +152,7 @@ pub mod prelude {
     pub use futures::{StreamExt as _, TryStreamExt as _};
 }
 
-pub use agent::{Agent, AgentParams, Localized, Paginated};
+pub use agent::{Agent, AgentParams, AgentVisitor, Localized, Paginated};
 pub use decode::{DriftError, Mismatch, Parsing, Record};
 pub use serde_json::Value;
 pub use validate::{ValidationError, Violation};

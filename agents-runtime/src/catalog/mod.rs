@@ -42,3 +42,29 @@ pub use search_engine_search_aio::*;
 pub use social_a_account::*;
 pub use social_b_page::*;
 pub use social_c_shorts::*;
+
+/// Calls `visitor` with the output record type of the agent named `agent`; `None` when
+/// this module has no such agent.
+pub fn visit<V: crate::AgentVisitor>(agent: &str, visitor: V) -> Option<V::Output> {
+    Some(match agent {
+        "llm_a" => visitor.visit::<LlmA>(),
+        "llm_b" => visitor.visit::<LlmB>(),
+        "llm_c" => visitor.visit::<LlmC>(),
+        "llm_d" => visitor.visit::<LlmD>(),
+        "retailer_a_category" => visitor.visit::<RetailerACategory>(),
+        "retailer_a_pdp" => visitor.visit::<RetailerAPdp>(),
+        "retailer_a_serp" => visitor.visit::<RetailerASerp>(),
+        "retailer_b_pdp" => visitor.visit::<RetailerBPdp>(),
+        "retailer_b_search" => visitor.visit::<RetailerBSearch>(),
+        "retailer_c_pdp" => visitor.visit::<RetailerCPdp>(),
+        "retailer_d_pdp" => visitor.visit::<RetailerDPdp>(),
+        "retailer_e_pdp" => visitor.visit::<RetailerEPdp>(),
+        "search_engine_maps_search" => visitor.visit::<SearchEngineMapsSearch>(),
+        "search_engine_search" => visitor.visit::<SearchEngineSearch>(),
+        "search_engine_search_aio" => visitor.visit::<SearchEngineSearchAio>(),
+        "social_a_account" => visitor.visit::<SocialAAccount>(),
+        "social_b_page" => visitor.visit::<SocialBPage>(),
+        "social_c_shorts" => visitor.visit::<SocialCShorts>(),
+        _ => return None,
+    })
+}

@@ -47,6 +47,9 @@ mod parquet_writer;
 #[cfg(feature = "parquet")]
 pub use parquet_writer::{ParquetOptions, ParquetWriter};
 
+/// The leading column of a [`ParquetWriter`] with [`ParquetOptions::row_column`]: the input
+/// row a record came from.
+pub const ROW: &str = "_row";
 /// The column of unknown keys in every struct.
 pub const UNKNOWN_FIELDS: &str = "_unknown_fields";
 /// The column counting a record's mismatches.

@@ -3,13 +3,17 @@
 
 use std::io::Write;
 use std::marker::PhantomData;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, UInt64Array};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 
-use super::{Columnar, record_batch, schema};
+use super::{Columnar, ROW, record_batch, schema};
 use crate::decode::Record;
 
 /// How a [`ParquetWriter`] writes.
@@ -19,6 +23,9 @@ pub struct ParquetOptions {
     pub row_group_size: usize,
     /// zstd compression level, 1 to 22 (default 3).
     pub zstd_level: i32,
+    /// A leading `_row` column (UInt64) with the number given to [`ParquetWriter::write_row`]:
+    /// the input a record came from (default false).
+    pub row_column: bool,
 }
 
 impl Default for ParquetOptions {
@@ -26,6 +33,7 @@ impl Default for ParquetOptions {
         ParquetOptions {
             row_group_size: 10_000,
             zstd_level: 3,
+            row_column: false,
         }
     }
 }
@@ -46,7 +54,10 @@ impl Default for ParquetOptions {
 /// ```
 pub struct ParquetWriter<T, W: Write + Send> {
     writer: ArrowWriter<W>,
+    schema: SchemaRef,
     group: Vec<T>,
+    /// The `_row` of each record of `group`, when the file has that column.
+    group_rows: Option<Vec<u64>>,
     row_group_size: usize,
     rows: usize,
     _records: PhantomData<fn(T)>,
@@ -60,17 +71,50 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
             .set_compression(Compression::ZSTD(ZstdLevel::try_new(options.zstd_level)?))
             .set_max_row_group_row_count(Some(row_group_size))
             .build();
+        let schema = if options.row_column {
+            let mut fields = vec![Arc::new(Field::new(ROW, DataType::UInt64, false))];
+            fields.extend(schema::<T>().fields().iter().cloned());
+            Arc::new(Schema::new(fields))
+        } else {
+            schema::<T>()
+        };
         Ok(ParquetWriter {
-            writer: ArrowWriter::try_new(out, schema::<T>(), Some(properties))?,
+            writer: ArrowWriter::try_new(out, schema.clone(), Some(properties))?,
+            schema,
             group: Vec::with_capacity(row_group_size.min(100_000)),
+            group_rows: options.row_column.then(Vec::new),
             row_group_size,
             rows: 0,
             _records: PhantomData,
         })
     }
 
-    /// Adds a record; a full row group is written out.
+    /// Adds a record; a full row group is written out. A file with a `_row` column takes its
+    /// records through [`ParquetWriter::write_row`].
     pub fn write(&mut self, record: T) -> Result<(), ParquetError> {
+        if self.group_rows.is_some() {
+            return Err(ParquetError::General(
+                "this file has a _row column: write its records with write_row".to_owned(),
+            ));
+        }
+        self.push(record)
+    }
+
+    /// Adds a record with the input row it came from, for a file with a `_row` column
+    /// ([`ParquetOptions::row_column`]).
+    pub fn write_row(&mut self, row: u64, record: T) -> Result<(), ParquetError> {
+        match &mut self.group_rows {
+            Some(rows) => rows.push(row),
+            None => {
+                return Err(ParquetError::General(
+                    "this file has no _row column: set ParquetOptions::row_column".to_owned(),
+                ));
+            }
+        }
+        self.push(record)
+    }
+
+    fn push(&mut self, record: T) -> Result<(), ParquetError> {
         self.group.push(record);
         if self.group.len() >= self.row_group_size {
             self.flush_group()?;
@@ -87,7 +131,13 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
         if self.group.is_empty() {
             return Ok(());
         }
-        let batch = record_batch(&self.group)?;
+        let mut batch = record_batch(&self.group)?;
+        if let Some(rows) = &mut self.group_rows {
+            let mut columns: Vec<ArrayRef> =
+                vec![Arc::new(UInt64Array::from(std::mem::take(rows)))];
+            columns.extend(batch.columns().iter().cloned());
+            batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+        }
         self.writer.write(&batch)?;
         self.writer.flush()?;
         self.rows += self.group.len();
