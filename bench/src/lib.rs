@@ -1,15 +1,16 @@
 //! What the benchmark runner (`cargo xtask bench`), its child processes, the criterion benches
 //! and the profiling examples share, so that all of them measure the same thing: the decoding
-//! inputs, the decoding group, the codegen measurements, and the
-//! measuring helpers.
+//! inputs, the decoding group, the columnar group, the codegen measurements, and the measuring
+//! helpers.
 
 pub mod codegen;
+pub mod columnar;
 pub mod decoding;
 pub mod measure;
 
 use agents_schema::AgentRecord;
 
-/// The allocation-heavy measurements (the synthetic codegen agents, the decoding group) as a
+/// The allocation-heavy measurements (the synthetic codegen agents, decoding, columns) as a
 /// child process runs them: each starts from a fresh heap, since glibc malloc's speed on these
 /// depends on what the heap went through before (the decoding ratio to the strict derive came out
 /// 0.72× after the other groups had run in the same process, 0.91–0.95× in a fresh one). Runs the
@@ -22,6 +23,9 @@ pub fn child_main(suffix: &str) {
     }
     if measure::selected("decode") {
         decoding::bench(&mut rows, &format!("decode{suffix}"));
+    }
+    if measure::selected("columnar") {
+        columnar::bench(&mut rows, &format!("columnar{suffix}"));
     }
     for r in &rows {
         println!("{}", r.to_line());

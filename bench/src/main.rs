@@ -446,6 +446,34 @@ fn spawn_emulator_with(settings: &[&str]) -> (std::process::Child, String) {
     (child, line.trim().to_owned())
 }
 
+/// 100,000 retailer_a_pdp results → Parquet in `agents-bench-parquet`, a process of its own (so
+/// that its peak RSS is the pipeline's), against the emulator in another.
+fn bench_parquet(rows: &mut Vec<Row>, quick: bool) {
+    let n: usize = if quick { 10_000 } else { 100_000 };
+    let (mut emulator, base) = spawn_emulator();
+    let out = compile::workspace_root().join("target/bench-parquet");
+    let exe = sibling_exe("agents-bench-parquet");
+    let result = std::process::Command::new(&exe)
+        .args([base.as_str(), &n.to_string()])
+        .arg(&out)
+        .stderr(std::process::Stdio::inherit())
+        .output();
+    let _ = emulator.kill();
+    let _ = emulator.wait();
+    let output = match result {
+        Ok(o) if o.status.success() => o,
+        Ok(o) => panic!("{}: {}", exe.display(), o.status),
+        Err(e) => panic!("{}: {e}", exe.display()),
+    };
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        match Row::from_line(line) {
+            Some(r) => rows.push(r),
+            None => panic!("{}: not a table row: {line:?}", exe.display()),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// Streams 100,000 batch results from an emulator in a child process (so only the client's
 /// memory is measured) and samples this process's RSS.
 async fn bench_memory(rows: &mut Vec<Row>, quick: bool) {
@@ -533,6 +561,14 @@ fn main() {
     if run("decode") {
         eprintln!("decode (child processes)…");
         in_children(&mut rows, "decode");
+    }
+    if run("columnar") {
+        eprintln!("columnar (child processes)…");
+        in_children(&mut rows, "columnar");
+    }
+    if run("parquet") {
+        eprintln!("parquet pipeline (child processes)…");
+        bench_parquet(&mut rows, quick);
     }
     if run("client") {
         eprintln!("emulator and client…");

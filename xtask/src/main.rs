@@ -29,7 +29,7 @@ fn root() -> PathBuf {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,client,batch,fleet,compile] [--build-override] [--dump DIR]"
+        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,columnar,parquet,client,batch,fleet,compile,user-build] [--build-override] [--dump DIR]"
     );
     ExitCode::from(2)
 }
