@@ -1,52 +1,18 @@
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! `cargo agents` against the emulator over loopback.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use agents_emulator::{Emulator, EmulatorHandle, Lifecycle};
+use agents_emulator::EmulatorHandle;
 use agents_schema::AgentRecord;
+use common::{KEY, emulator, json, scratch};
 use serde_json::Value;
 
-const KEY: &str = "cli-key";
-
-async fn emulator() -> EmulatorHandle {
-    Emulator::builder()
-        .api_key(KEY)
-        .rate_limit(None)
-        .lifecycle(Lifecycle::fast())
-        .start()
-        .await
-        .unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("agents-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, key: &str, args: &[&str]) -> Output {
-    let (base, cwd, key) = (e.base_url().to_owned(), cwd.to_owned(), key.to_owned());
-    let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_cargo-agents"))
-            .arg("agents") // as cargo invokes it
-            .args(&args)
-            .current_dir(cwd)
-            .env("AGENTS_BASE_URL", base)
-            .env("AGENTS_API_KEY", key)
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    common::output(common::command(e, cwd, key, args)).await
 }
 
 fn schemas() -> PathBuf {

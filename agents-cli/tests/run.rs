@@ -2,64 +2,28 @@
 //! `cargo agents run` and `cargo agents batch` against the emulator over loopback, including a
 //! batch killed midway and resumed.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use agents_emulator::{Emulator, EmulatorHandle, Fault, Lifecycle};
+use agents_emulator::{EmulatorHandle, Fault};
+use common::{KEY, emulator, json, scratch};
 use serde_json::Value;
 
-const KEY: &str = "cli-run-key";
-
-async fn emulator() -> EmulatorHandle {
-    Emulator::builder()
-        .api_key(KEY)
-        .rate_limit(None)
-        .lifecycle(Lifecycle::fast())
-        .start()
-        .await
-        .unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("agents-cli-run-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// `cargo agents ARGS` in `cwd`, reading records from the workspace's `schemas/`.
+/// `cargo agents ARGS` in `cwd`, reading records from the workspace's `schemas/`, unthrottled.
 fn command(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Command {
     let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-agents"));
-    c.arg("agents")
-        .arg("--dir")
-        .arg(schemas)
-        .args(["--rate-limit", "0"])
-        .args(args)
-        .current_dir(cwd)
-        .env("AGENTS_BASE_URL", e.base_url())
-        .env("AGENTS_API_KEY", KEY);
+    let mut c = common::command(e, cwd, KEY, args);
+    c.arg("--dir").arg(schemas).args(["--rate-limit", "0"]);
     c
 }
 
 async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Output {
-    let mut c = command(e, cwd, args);
-    tokio::task::spawn_blocking(move || c.output().unwrap())
-        .await
-        .unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    common::output(command(e, cwd, args)).await
 }
 
 fn lines(path: &Path) -> Vec<Value> {

@@ -87,7 +87,9 @@ pub fn bench(rows: &mut Vec<Row>, group: &str) {
         ],
     );
     let per_s = |d: &[Duration]| RECORDS as f64 / median_of(d).as_secs_f64();
-    let note = format!("{RECORDS} retailer_a_pdp records, 3 items per array; median of {rounds} interleaved rounds");
+    let note = format!(
+        "{RECORDS} retailer_a_pdp records, 3 items per array; median of {rounds} interleaved rounds"
+    );
     rows.push(row(
         group,
         "typed records → RecordBatch (generated columns)",

@@ -84,43 +84,28 @@ impl Columnar for String {
     }
 }
 
-impl Columnar for f64 {
-    fn data_type() -> DataType {
-        DataType::Float64
-    }
-    fn column(values: &[Option<&Self>]) -> ArrayRef {
-        let mut b = Float64Builder::with_capacity(values.len());
-        for v in values {
-            b.append_option(v.copied());
+/// Scalars that arrow's builders take by value.
+macro_rules! scalar_columns {
+    ($($ty:ty => $data_type:ident, $builder:ident;)*) => {$(
+        impl Columnar for $ty {
+            fn data_type() -> DataType {
+                DataType::$data_type
+            }
+            fn column(values: &[Option<&Self>]) -> ArrayRef {
+                let mut b = $builder::with_capacity(values.len());
+                for v in values {
+                    b.append_option(v.copied());
+                }
+                Arc::new(b.finish())
+            }
         }
-        Arc::new(b.finish())
-    }
+    )*};
 }
 
-impl Columnar for i64 {
-    fn data_type() -> DataType {
-        DataType::Int64
-    }
-    fn column(values: &[Option<&Self>]) -> ArrayRef {
-        let mut b = Int64Builder::with_capacity(values.len());
-        for v in values {
-            b.append_option(v.copied());
-        }
-        Arc::new(b.finish())
-    }
-}
-
-impl Columnar for bool {
-    fn data_type() -> DataType {
-        DataType::Boolean
-    }
-    fn column(values: &[Option<&Self>]) -> ArrayRef {
-        let mut b = BooleanBuilder::with_capacity(values.len());
-        for v in values {
-            b.append_option(v.copied());
-        }
-        Arc::new(b.finish())
-    }
+scalar_columns! {
+    f64 => Float64, Float64Builder;
+    i64 => Int64, Int64Builder;
+    bool => Boolean, BooleanBuilder;
 }
 
 /// JSON text of any value.

@@ -1,5 +1,7 @@
-//! Records into a Parquet file, one row group at a time: the writer holds at most one row
-//! group's records, and each group is encoded and written before the next one is taken.
+//! Records into a Parquet file, one row group at a time. Records are turned into Arrow columns a
+//! chunk of [`CHUNK`] at a time and handed to the Parquet encoder, which keeps the row group
+//! being filled in encoded form and writes it out when it is full: in memory there is one
+//! chunk of records and at most one encoded row group, never a row group of records.
 
 use std::io::Write;
 use std::marker::PhantomData;
@@ -16,10 +18,19 @@ use parquet::file::properties::WriterProperties;
 use super::{Columnar, ROW, record_batch, schema};
 use crate::decode::Record;
 
+/// Records turned into columns at a time.
+pub const CHUNK: usize = 1_024;
+
+/// Bytes a column's open data page or dictionary may hold before it is encoded and compressed.
+const PAGE_LIMIT: usize = 128 * 1024;
+
 /// How a [`ParquetWriter`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParquetOptions {
-    /// Records per row group (default 10,000): what the writer holds in memory at most.
+    /// Records per row group (default 2,000); the writer holds at most one row group, encoded.
+    /// The Parquet encoder keeps an open row group in memory at several times its size in the
+    /// file (about 40 KB per `retailer_a_pdp` record, which has hundreds of leaf columns), so
+    /// this is what bounds the writer's memory.
     pub row_group_size: usize,
     /// zstd compression level, 1 to 22 (default 3).
     pub zstd_level: i32,
@@ -31,7 +42,7 @@ pub struct ParquetOptions {
 impl Default for ParquetOptions {
     fn default() -> Self {
         ParquetOptions {
-            row_group_size: 10_000,
+            row_group_size: 2_000,
             zstd_level: 3,
             row_column: false,
         }
@@ -55,10 +66,14 @@ impl Default for ParquetOptions {
 pub struct ParquetWriter<T, W: Write + Send> {
     writer: ArrowWriter<W>,
     schema: SchemaRef,
-    group: Vec<T>,
-    /// The `_row` of each record of `group`, when the file has that column.
-    group_rows: Option<Vec<u64>>,
+    /// Records not yet turned into columns.
+    chunk: Vec<T>,
+    /// The `_row` of each record of `chunk`, when the file has that column.
+    chunk_rows: Option<Vec<u64>>,
     row_group_size: usize,
+    /// Records in the row group being filled (handed to the encoder).
+    in_group: usize,
+    /// Records in row groups already written.
     rows: usize,
     _records: PhantomData<fn(T)>,
 }
@@ -70,6 +85,11 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
         let properties = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::try_new(options.zstd_level)?))
             .set_max_row_group_row_count(Some(row_group_size))
+            // The encoder keeps each column's open page (and its dictionary) uncompressed until
+            // a limit is reached; an agent record has hundreds of leaf columns, so the default
+            // 1 MiB limits would let the open pages of one row group alone take hundreds of MB.
+            .set_data_page_size_limit(PAGE_LIMIT)
+            .set_dictionary_page_size_limit(PAGE_LIMIT)
             .build();
         let schema = if options.row_column {
             let mut fields = vec![Arc::new(Field::new(ROW, DataType::UInt64, false))];
@@ -81,9 +101,10 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
         Ok(ParquetWriter {
             writer: ArrowWriter::try_new(out, schema.clone(), Some(properties))?,
             schema,
-            group: Vec::with_capacity(row_group_size.min(100_000)),
-            group_rows: options.row_column.then(Vec::new),
+            chunk: Vec::with_capacity(CHUNK),
+            chunk_rows: options.row_column.then(Vec::new),
             row_group_size,
+            in_group: 0,
             rows: 0,
             _records: PhantomData,
         })
@@ -92,7 +113,7 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
     /// Adds a record; a full row group is written out. A file with a `_row` column takes its
     /// records through [`ParquetWriter::write_row`].
     pub fn write(&mut self, record: T) -> Result<(), ParquetError> {
-        if self.group_rows.is_some() {
+        if self.chunk_rows.is_some() {
             return Err(ParquetError::General(
                 "this file has a _row column: write its records with write_row".to_owned(),
             ));
@@ -103,7 +124,7 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
     /// Adds a record with the input row it came from, for a file with a `_row` column
     /// ([`ParquetOptions::row_column`]).
     pub fn write_row(&mut self, row: u64, record: T) -> Result<(), ParquetError> {
-        match &mut self.group_rows {
+        match &mut self.chunk_rows {
             Some(rows) => rows.push(row),
             None => {
                 return Err(ParquetError::General(
@@ -115,39 +136,44 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
     }
 
     fn push(&mut self, record: T) -> Result<(), ParquetError> {
-        self.group.push(record);
-        if self.group.len() >= self.row_group_size {
-            self.flush_group()?;
+        self.chunk.push(record);
+        if self.chunk.len() >= CHUNK.min(self.row_group_size - self.in_group) {
+            self.encode_chunk()?;
         }
         Ok(())
     }
 
     /// Records written so far (including those of the row group being filled).
     pub fn rows(&self) -> usize {
-        self.rows + self.group.len()
+        self.rows + self.in_group + self.chunk.len()
     }
 
-    fn flush_group(&mut self) -> Result<(), ParquetError> {
-        if self.group.is_empty() {
+    /// Hands the chunk to the encoder as one batch; a full row group is written out.
+    fn encode_chunk(&mut self) -> Result<(), ParquetError> {
+        if self.chunk.is_empty() {
             return Ok(());
         }
-        let mut batch = record_batch(&self.group)?;
-        if let Some(rows) = &mut self.group_rows {
+        let mut batch = record_batch(&self.chunk)?;
+        if let Some(rows) = &mut self.chunk_rows {
             let mut columns: Vec<ArrayRef> =
                 vec![Arc::new(UInt64Array::from(std::mem::take(rows)))];
             columns.extend(batch.columns().iter().cloned());
             batch = RecordBatch::try_new(self.schema.clone(), columns)?;
         }
         self.writer.write(&batch)?;
-        self.writer.flush()?;
-        self.rows += self.group.len();
-        self.group.clear();
+        self.in_group += self.chunk.len();
+        self.chunk.clear();
+        if self.in_group >= self.row_group_size {
+            self.writer.flush()?;
+            self.rows += self.in_group;
+            self.in_group = 0;
+        }
         Ok(())
     }
 
     /// Writes the last row group and the file's footer; returns `out`.
     pub fn finish(mut self) -> Result<W, ParquetError> {
-        self.flush_group()?;
+        self.encode_chunk()?;
         self.writer.into_inner()
     }
 }

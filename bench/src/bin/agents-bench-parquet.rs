@@ -1,6 +1,6 @@
 //! The one-command pipeline in a process of its own, so that its peak RSS is the pipeline's:
 //! N `retailer_a_pdp` results from the emulator at BASE, streamed from a batch, typed, written to
-//! OUT_DIR/results.parquet (row groups of 10,000, zstd) and, in the same pass, to
+//! OUT_DIR/results.parquet (the default row groups of 2,000, zstd) and, in the same pass, to
 //! OUT_DIR/results.jsonl; then results.jsonl.gz from that file. Prints the benchmark rows.
 //!
 //! `agents-bench-parquet BASE N OUT_DIR` (the runner starts it; see `cargo xtask bench --only parquet`).
@@ -68,7 +68,8 @@ fn main() {
         ParquetOptions::default(),
     )
     .unwrap_or_else(|e| fail("parquet writer", e));
-    let mut jsonl = BufWriter::new(File::create(&jsonl_path).unwrap_or_else(|e| fail("results.jsonl", e)));
+    let mut jsonl =
+        BufWriter::new(File::create(&jsonl_path).unwrap_or_else(|e| fail("results.jsonl", e)));
     let start = Instant::now();
     let mut samples = Vec::new();
     let (records, failed) = rt.block_on(async {
@@ -86,19 +87,29 @@ fn main() {
                 continue;
             };
             for record in run.into_records() {
-                if let Err(e) = serde_json::to_writer(&mut jsonl, &record).map(|()| jsonl.write_all(b"\n")) {
+                if let Err(e) =
+                    serde_json::to_writer(&mut jsonl, &record).map(|()| jsonl.write_all(b"\n"))
+                {
                     fail("results.jsonl", e);
                 }
-                parquet.write(record).unwrap_or_else(|e| fail("results.parquet", e));
+                parquet
+                    .write(record)
+                    .unwrap_or_else(|e| fail("results.parquet", e));
                 records += 1;
                 if records.is_multiple_of((n / 4).max(1)) {
-                    samples.push(format!("{}k: {:.0} MB", records / 1000, rss_now() as f64 / 1e6));
+                    samples.push(format!(
+                        "{}k: {:.0} MB",
+                        records / 1000,
+                        rss_now() as f64 / 1e6
+                    ));
                 }
             }
         }
         (records, failed)
     });
-    let mut file = parquet.finish().unwrap_or_else(|e| fail("results.parquet", e));
+    let mut file = parquet
+        .finish()
+        .unwrap_or_else(|e| fail("results.parquet", e));
     file.flush().unwrap_or_else(|e| fail("results.parquet", e));
     jsonl.flush().unwrap_or_else(|e| fail("results.jsonl", e));
     let elapsed = start.elapsed();
@@ -130,7 +141,10 @@ fn main() {
             "parquet",
             "peak RSS of the pipeline process",
             format!("{:.0} MB", peak as f64 / 1e6),
-            format!("row groups of 10,000; {}; target < 200 MB and flat", samples.join(", ")),
+            format!(
+                "row groups of 2,000 (the default); {}; target < 200 MB and flat",
+                samples.join(", ")
+            ),
         ),
         row(
             "parquet",

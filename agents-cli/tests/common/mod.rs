@@ -1,0 +1,60 @@
+//! What the CLI's test binaries share: an emulator, scratch directories, and running
+//! `cargo-agents` as cargo would.
+
+#![allow(dead_code, clippy::unwrap_used)] // each test binary uses some of these
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use agents_emulator::{Emulator, EmulatorHandle, Lifecycle};
+use serde_json::Value;
+
+pub const KEY: &str = "cli-key";
+
+/// An emulator on a loopback port: key [`KEY`], no rate limit, fast tasks.
+pub async fn emulator() -> EmulatorHandle {
+    Emulator::builder()
+        .api_key(KEY)
+        .rate_limit(None)
+        .lifecycle(Lifecycle::fast())
+        .start()
+        .await
+        .unwrap()
+}
+
+/// An empty directory of this process under the system's temporary directory.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agents-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `cargo agents ARGS` in `cwd` against `e` with `key`, as cargo invokes the subcommand.
+pub fn command(e: &EmulatorHandle, cwd: &Path, key: &str, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-agents"));
+    c.arg("agents")
+        .args(args)
+        .current_dir(cwd)
+        .env("AGENTS_BASE_URL", e.base_url())
+        .env("AGENTS_API_KEY", key);
+    c
+}
+
+/// Runs `c` to its end off the async runtime.
+pub async fn output(mut c: Command) -> Output {
+    tokio::task::spawn_blocking(move || c.output().unwrap())
+        .await
+        .unwrap()
+}
+
+/// Standard output as one JSON document.
+pub fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
