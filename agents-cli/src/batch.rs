@@ -75,6 +75,25 @@ impl Progress {
     }
 }
 
+/// What became of the rows of one `cargo agents batch`.
+#[derive(Default)]
+struct Tally {
+    /// Rows done before this run (in the output or the failures file).
+    skipped: usize,
+    /// Rows refused before sending (broken rules).
+    invalid: usize,
+    /// Rows with results written by this run.
+    succeeded: usize,
+    /// Records this run wrote.
+    records: usize,
+    /// Rows the service failed in this run.
+    failed: usize,
+    /// Rows not finished (to do with `--resume`).
+    unfinished: usize,
+    /// Whole batches that failed, and other errors that belong to no row.
+    errors: Vec<String>,
+}
+
 pub async fn batch(
     cli: &Cli,
     agent: &str,
@@ -94,11 +113,37 @@ pub async fn batch(
         #[cfg(feature = "parquet")]
         {
             crate::parquet::check_agent(agent)?;
-            if out.exists() && !resume {
-                return Err(Failure(format!(
-                    "{} exists; remove it to write it again",
-                    out.display()
-                )));
+            if out.exists() {
+                if !resume {
+                    return Err(Failure(format!(
+                        "{} exists; pass --resume to continue that run, or remove it",
+                        out.display()
+                    )));
+                }
+                // A finished Parquet file: its rows and the failures are done, nothing is sent.
+                let failures = output::failures_path(out);
+                let mut done = crate::parquet::rows_in(out)?;
+                done.extend(output::done_rows(&failures)?);
+                let missing: Vec<usize> = items
+                    .iter()
+                    .map(|i| i.row)
+                    .filter(|r| !done.contains(r))
+                    .collect();
+                if let Some(first) = missing.first() {
+                    return Err(Failure(format!(
+                        "{} is a finished Parquet file, and {} input rows are not in it (row \
+                         {first} first); nothing was sent: write those rows to a new file, or \
+                         remove {} to run every row again",
+                        out.display(),
+                        missing.len(),
+                        out.display()
+                    )));
+                }
+                let tally = Tally {
+                    skipped: items.len(),
+                    ..Tally::default()
+                };
+                return Ok(report(cli, agent, out, &failures, &tally));
             }
             crate::parquet::staging_path(out)
         }
@@ -108,10 +153,12 @@ pub async fn batch(
         out.to_path_buf()
     };
     let mut sink = Sink::open(&record, &rows_path, output::failures_path(out), resume)?;
-    let skipped = items.iter().filter(|i| sink.done.contains(&i.row)).count();
+    let mut tally = Tally {
+        skipped: items.iter().filter(|i| sink.done.contains(&i.row)).count(),
+        ..Tally::default()
+    };
 
     // Every row is checked before anything is sent; a row that breaks a rule is a failure.
-    let mut invalid = 0;
     let mut pending: Vec<Item> = Vec::new();
     for item in items {
         if sink.done.contains(&item.row) {
@@ -120,15 +167,13 @@ pub async fn batch(
         match inputs::problems(&record, &item.params) {
             Some(problems) => {
                 sink.failure(item.row, &item.params, "invalid", &problems)?;
-                invalid += 1;
+                tally.invalid += 1;
             }
             None => pending.push(item),
         }
     }
 
-    let mut written = 0;
-    let mut failed = 0;
-    let mut unfinished = Vec::new();
+    let mut interrupted = false;
     if !pending.is_empty() {
         let handle = c
             .batch_raw(agent)
@@ -136,77 +181,110 @@ pub async fn batch(
             .await?;
         let mut progress = Progress::new(pending.len(), cli.json);
         let mut results = handle.indexed_results();
-        while let Some(item) = results.next().await {
+        let mut ctrl_c = std::pin::pin!(tokio::signal::ctrl_c());
+        loop {
+            let item = tokio::select! {
+                item = results.next() => item,
+                _ = &mut ctrl_c => {
+                    interrupted = true;
+                    break;
+                }
+            };
+            let Some(item) = item else { break };
             match item {
                 Ok((index, run)) => {
                     let Some(item) = pending.get(index) else {
-                        unfinished.push(format!("a result for item {index}, which was not sent"));
+                        tally
+                            .errors
+                            .push(format!("a result for item {index}, which was not sent"));
                         continue;
                     };
                     let task = run.task_id.as_deref().or(run.response.task_id.as_deref());
-                    written += sink.result(item.row, task, run.records())?;
+                    tally.records += sink.result(item.row, task, &item.params, run.records())?;
+                    tally.succeeded += 1;
                     progress.step(false);
                 }
                 Err(e) => match e.index.and_then(|i| pending.get(i)) {
                     Some(item) => {
                         let kind = format!("{:?}", e.error.kind()).to_lowercase();
                         sink.failure(item.row, &item.params, &kind, &e.to_string())?;
-                        failed += 1;
+                        tally.failed += 1;
                         progress.step(true);
                     }
                     // A whole batch failed (its items were never listed): its rows stay to do.
-                    None => unfinished.push(e.to_string()),
+                    None => tally.errors.push(e.to_string()),
                 },
             }
         }
         progress.finish();
     }
 
-    let rows_done = pending
+    tally.unfinished = pending
         .iter()
-        .filter(|i| sink.done.contains(&i.row))
+        .filter(|i| !sink.done.contains(&i.row))
         .count();
-    let not_done = pending.len() - rows_done;
     #[cfg(feature = "parquet")]
-    if parquet && not_done == 0 {
-        written = crate::parquet::convert(agent, &rows_path, out)?;
+    if parquet && tally.unfinished == 0 {
+        crate::parquet::convert(agent, &record, &rows_path, out)?;
         std::fs::remove_file(&rows_path)
             .map_err(|e| format!("cannot remove {}: {e}", rows_path.display()))?;
     }
+    let code = report(cli, agent, out, sink.failures_path(), &tally);
+    if interrupted {
+        eprintln!(
+            "interrupted: {} rows are not finished; run the same command with --resume to finish \
+             them (rows already written are not sent again)",
+            tally.unfinished
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(code)
+}
+
+/// Prints what became of the rows; fails when some are not finished.
+fn report(cli: &Cli, agent: &str, out: &Path, failures: &Path, t: &Tally) -> ExitCode {
     if cli.json {
         println!(
             "{}",
             json!({
                 "agent": agent,
-                "rows": rows_done + skipped + invalid + not_done,
-                "skipped": skipped,
-                "invalid": invalid,
-                "succeeded": rows_done - failed,
-                "failed": failed,
-                "records": written,
-                "unfinished": not_done,
-                "errors": unfinished,
+                "rows": t.skipped + t.invalid + t.succeeded + t.failed + t.unfinished,
+                "skipped": t.skipped,
+                "invalid": t.invalid,
+                "succeeded": t.succeeded,
+                "failed": t.failed,
+                "records": t.records,
+                "unfinished": t.unfinished,
+                "errors": t.errors,
                 "out": out,
-                "failures": sink.failures_path(),
+                "failures": failures,
             })
         );
     } else {
         eprintln!(
-            "{agent}: {} rows succeeded ({written} records) into {}, {failed} failed and {invalid} invalid into {}, {skipped} already done",
-            rows_done - failed,
+            "{agent}: this run: {} rows succeeded ({} records) into {}, {} failed and {} invalid \
+             into {}; {} rows were done before this run",
+            t.succeeded,
+            t.records,
             out.display(),
-            sink.failures_path().display(),
+            t.failed,
+            t.invalid,
+            failures.display(),
+            t.skipped,
         );
-        for e in &unfinished {
+        for e in &t.errors {
             eprintln!("error: {e}");
         }
-        if not_done > 0 {
-            eprintln!("{not_done} rows are not finished; run again with --resume to finish them");
+        if t.unfinished > 0 {
+            eprintln!(
+                "{} rows are not finished; run again with --resume to finish them",
+                t.unfinished
+            );
         }
     }
-    Ok(if not_done > 0 {
+    if t.unfinished > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }

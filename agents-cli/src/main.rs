@@ -59,9 +59,14 @@ enum Command {
         params: Vec<String>,
     },
     /// Run an agent over every row of a CSV (a header of input names) or JSONL file, in batches
-    /// of at most 1,000; results go to OUT (.jsonl or .csv, one line per record with its `_row`;
-    /// .parquet for catalog agents, typed columns), failures with their reasons to
-    /// OUT.failures.jsonl.
+    /// of at most 1,000; results go to OUT, failures with their reasons to OUT.failures.jsonl.
+    ///
+    /// Every result starts with `_row` (the input's row: 1 is the first data row of a CSV file,
+    /// the first line of a JSONL file), `_task_id` and `_input` (the row's inputs: an object in
+    /// JSONL, `_input.NAME` columns in CSV, a struct column in Parquet), then the record's
+    /// fields. OUT may be .jsonl, .csv, or .parquet for catalog agents (typed columns); a
+    /// Parquet file is written when every row is done, and until then rows go to
+    /// OUT.partial.jsonl beside it.
     Batch {
         /// The agent.
         agent: String,
@@ -71,7 +76,8 @@ enum Command {
         /// The results: a .jsonl, .csv or .parquet file.
         #[arg(long)]
         out: PathBuf,
-        /// Continue an interrupted run: rows already in OUT or its failures file are skipped.
+        /// Continue an interrupted run: rows already in OUT (or OUT.partial.jsonl) or its
+        /// failures file are skipped and never sent again.
         #[arg(long)]
         resume: bool,
     },

@@ -1,8 +1,12 @@
 //! Where `cargo agents batch` writes: the results (JSONL or CSV, one line per record, each
-//! carrying the input row it came from) and, beside them, the failures (JSONL, one line per
-//! input row with the reason). Both are appended a whole row at a time and flushed, so a run
-//! that is killed can be resumed: [`Sink::open`] reads back which rows are done, dropping the
-//! last row written (it may be incomplete) so that it is done again, never twice.
+//! carrying the input row it came from and that row's inputs) and, beside them, the failures
+//! (JSONL, one line per input row with the reason).
+//!
+//! Both are appended a whole row at a time, with one write of all the row's lines, and flushed,
+//! so a run that is killed stops between rows: the write of a row is one system call, which a
+//! kill does not split. [`Sink::open`] reads back which rows are done: every row whose lines are
+//! complete. Only a line without its newline (a write cut short, as by a full disk) is dropped
+//! and its row done again; a row on disk is never sent twice, so never billed twice.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -19,9 +23,11 @@ enum Format {
     Csv,
 }
 
-/// The columns every results line starts with.
+/// The columns every results line starts with: the input's row (from 1: the first data row of
+/// a CSV file, the first line of a JSONL file), the service's task id, the row's inputs.
 const ROW: &str = "_row";
 const TASK: &str = "_task_id";
+const INPUT: &str = "_input";
 /// The CSV column of keys the record does not declare, as JSON.
 const UNKNOWN: &str = "_unknown";
 
@@ -33,6 +39,8 @@ pub struct Sink {
     failures_path: PathBuf,
     /// CSV columns: the record's top-level fields, by JSON name.
     columns: Vec<String>,
+    /// CSV columns `_input.NAME`: the agent's declared inputs.
+    inputs: Vec<String>,
     /// Rows already in either file.
     pub done: HashSet<usize>,
 }
@@ -84,6 +92,8 @@ impl Sink {
             .as_ref()
             .map(|s| s.keys().cloned().collect())
             .unwrap_or_default();
+        let inputs: Vec<String> = record.inputs().iter().map(|i| i.name.clone()).collect();
+        let width = columns.len() + inputs.len() + 3;
         let mut done = HashSet::new();
         let open = |p: &Path| {
             OpenOptions::new()
@@ -97,7 +107,7 @@ impl Sink {
         let mut failures = open(&failures_path)?;
         let kept = match format {
             Format::Jsonl => keep_jsonl(&mut out_file, out, &mut done)?,
-            Format::Csv => keep_csv(&mut out_file, out, &columns, &mut done)?,
+            Format::Csv => keep_csv(&mut out_file, out, width, &mut done)?,
         };
         out_file.set_len(kept).map_err(|e| io(out, e))?;
         let kept = keep_jsonl(&mut failures, &failures_path, &mut done)?;
@@ -108,10 +118,12 @@ impl Sink {
             failures,
             failures_path,
             columns,
+            inputs,
             done,
         };
         if format == Format::Csv && sink.out.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
             let mut header = vec![ROW.to_owned(), TASK.to_owned()];
+            header.extend(sink.inputs.iter().map(|i| format!("{INPUT}.{i}")));
             header.extend(sink.columns.iter().cloned());
             header.push(UNKNOWN.to_owned());
             let line = csv_line(&header)?;
@@ -136,12 +148,13 @@ impl Sink {
             .map_err(|e| format!("cannot write {what}: {e}"))
     }
 
-    /// Appends the records of input `row` (at least one line, an empty record when the page had
-    /// none), all at once.
+    /// Appends the records of input `row` with its `input` (at least one line, an empty record
+    /// when the page had none), all in one write.
     pub fn result(
         &mut self,
         row: usize,
         task_id: Option<&str>,
+        input: &Map<String, Value>,
         records: &[Value],
     ) -> Result<usize, String> {
         let empty = [Value::Object(Map::new())];
@@ -157,6 +170,7 @@ impl Sink {
                     let mut line = Map::new();
                     line.insert(ROW.into(), row.into());
                     line.insert(TASK.into(), task_id.map_or(Value::Null, Value::from));
+                    line.insert(INPUT.into(), Value::Object(input.clone()));
                     match record {
                         Value::Object(fields) => {
                             line.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -170,6 +184,9 @@ impl Sink {
                 }
                 Format::Csv => {
                     let mut cells = vec![row.to_string(), task_id.unwrap_or("").to_owned()];
+                    for i in &self.inputs {
+                        cells.push(input.get(i).map_or_else(String::new, cell));
+                    }
                     let fields = record.as_object();
                     for c in &self.columns {
                         cells.push(fields.and_then(|f| f.get(c)).map_or_else(String::new, cell));
@@ -229,11 +246,24 @@ fn csv_line(cells: &[String]) -> Result<Vec<u8>, String> {
     w.into_inner().map_err(|e| e.to_string())
 }
 
-/// Reads a JSONL file of `_row` lines: every row but the last one written goes into `done`;
-/// returns the length to keep (up to the start of that last row, which may be incomplete).
+/// The rows of a JSONL file of `_row` lines (a failures file) that are complete; none when the
+/// file does not exist.
+pub fn done_rows(path: &Path) -> Result<HashSet<usize>, String> {
+    let mut done = HashSet::new();
+    match File::open(path) {
+        Ok(mut file) => {
+            keep_jsonl(&mut file, path, &mut done)?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(path, e)),
+    }
+    Ok(done)
+}
+
+/// Reads a JSONL file of `_row` lines: every row with a complete line goes into `done`; returns
+/// the length to keep (up to the end of the last complete line: a line cut short is dropped).
 fn keep_jsonl(file: &mut File, path: &Path, done: &mut HashSet<usize>) -> Result<u64, String> {
     file.seek(SeekFrom::Start(0)).map_err(|e| io(path, e))?;
-    let mut rows: Vec<(usize, u64)> = Vec::new();
     let mut offset = 0u64;
     let mut reader = BufReader::new(&mut *file);
     let mut line = String::new();
@@ -248,42 +278,47 @@ fn keep_jsonl(file: &mut File, path: &Path, done: &mut HashSet<usize>) -> Result
             .and_then(|v| v.get(ROW).and_then(Value::as_u64))
             .and_then(|r| usize::try_from(r).ok());
         match row {
-            Some(r) => rows.push((r, offset)),
+            Some(r) => done.insert(r),
             None => break,
-        }
+        };
         offset += n as u64;
     }
-    Ok(keep(rows, offset, done))
+    Ok(offset)
 }
 
-/// The same for a CSV results file (its header row kept).
+/// The same for a CSV results file of `width` columns (its header row kept).
 fn keep_csv(
     file: &mut File,
     path: &Path,
-    columns: &[String],
+    width: usize,
     done: &mut HashSet<usize>,
 ) -> Result<u64, String> {
+    let len = file.metadata().map_err(|e| io(path, e))?.len();
+    let complete = ends_with_newline(file, path, len)?;
     file.seek(SeekFrom::Start(0)).map_err(|e| io(path, e))?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(&mut *file);
-    let mut rows: Vec<(usize, u64)> = Vec::new();
+        .from_reader(BufReader::new(&mut *file));
     let mut end = 0u64;
     let mut record = csv::ByteRecord::new();
     let mut first = true;
     loop {
-        let start = reader.position().byte();
         match reader.read_byte_record(&mut record) {
             Ok(true) => {}
             Ok(false) | Err(_) => break,
         }
         let next = reader.position().byte();
+        // The last record of a file cut short has no newline after it: it is not complete.
+        if next == len && !complete {
+            break;
+        }
         if first {
             first = false;
-            if record.len() != columns.len() + 3 {
+            if record.len() != width {
                 return Err(format!(
-                    "{}: its header does not match agent's fields; write to a new file",
+                    "{}: its header does not match the agent's inputs and fields; write to a new \
+                     file",
                     path.display()
                 ));
             }
@@ -294,28 +329,23 @@ fn keep_csv(
             .ok()
             .and_then(|r| r.parse::<usize>().ok());
         match row {
-            Some(r) if record.len() == columns.len() + 3 => rows.push((r, start)),
+            Some(r) if record.len() == width => done.insert(r),
             _ => break,
-        }
+        };
         end = next;
     }
-    // A file cut inside a record leaves no newline at its end: that record is not complete.
-    Ok(keep(rows, end, done))
+    Ok(end)
 }
 
-/// Rows as they appear (row, offset of its line): all but the last row are done; the file is
-/// kept up to where the last row starts (`end` when there are no rows).
-fn keep(rows: Vec<(usize, u64)>, end: u64, done: &mut HashSet<usize>) -> u64 {
-    let Some(&(last, _)) = rows.last() else {
-        return end;
-    };
-    let mut cut = end;
-    for &(row, offset) in rows.iter().rev() {
-        if row != last {
-            break;
-        }
-        cut = offset;
+/// Whether the file's last byte (at `len - 1`) is a newline.
+fn ends_with_newline(file: &mut File, path: &Path, len: u64) -> Result<bool, String> {
+    use std::io::Read as _;
+    if len == 0 {
+        return Ok(false);
     }
-    done.extend(rows.iter().map(|(r, _)| *r).filter(|r| *r != last));
-    cut
+    file.seek(SeekFrom::Start(len - 1))
+        .map_err(|e| io(path, e))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last).map_err(|e| io(path, e))?;
+    Ok(last[0] == b'\n')
 }

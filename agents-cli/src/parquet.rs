@@ -3,13 +3,24 @@
 //! Parquet file, record by record through the agent's typed bindings, one row group in memory at
 //! a time. Only agents with typed bindings here (the catalog) can be written as Parquet: the
 //! columns come from their types.
+//!
+//! The Parquet file is written under a temporary name and renamed when complete, so a file by
+//! the output's name is always a finished one: `--resume` reads its `_row` column back.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use agents_runtime::columnar::{ParquetOptions, ParquetWriter, ROW};
+use agents_runtime::columnar::{INPUT, ParquetOptions, ParquetWriter, ROW};
 use agents_runtime::{Agent, AgentVisitor, catalog};
+use agents_schema::AgentRecord;
+use agents_schema::inputs::{ParamTy, param_type};
+use arrow_array::{Array, UInt64Array};
+use arrow_schema::{DataType, Field, Fields};
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Map, Value};
 
 /// Where the rows go before they become Parquet.
@@ -39,21 +50,91 @@ pub fn check_agent(agent: &str) -> Result<(), String> {
     })
 }
 
-/// Writes the rows of `staging` (JSONL lines of `_row`, `_task_id` and a record) to `out` as
-/// Parquet; returns the number of records.
-pub fn convert(agent: &str, staging: &Path, out: &Path) -> Result<usize, String> {
+/// The input rows a finished Parquet file holds results of (its `_row` column).
+pub fn rows_in(out: &Path) -> Result<HashSet<usize>, String> {
+    let fail = |e: &dyn std::fmt::Display| {
+        format!(
+            "{}: {e}; it is not a Parquet file this command wrote: remove it or write to another file",
+            out.display()
+        )
+    };
+    let file = File::open(out).map_err(|e| fail(&e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail(&e))?;
+    let Some(index) = builder
+        .schema()
+        .fields()
+        .iter()
+        .position(|f| f.name() == ROW)
+    else {
+        return Err(fail(&"it has no _row column"));
+    };
+    let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
+    let reader = builder
+        .with_projection(mask)
+        .build()
+        .map_err(|e| fail(&e))?;
+    let mut rows = HashSet::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| fail(&e))?;
+        let Some(column) = batch.column(0).as_any().downcast_ref::<UInt64Array>() else {
+            return Err(fail(&"its _row column is not UInt64"));
+        };
+        rows.extend(
+            column
+                .iter()
+                .flatten()
+                .filter_map(|r| usize::try_from(r).ok()),
+        );
+    }
+    Ok(rows)
+}
+
+/// The `_input` column's fields: the record's declared inputs, typed as they are sent.
+fn input_fields(record: &AgentRecord) -> Fields {
+    let page = record.pagination_param().map(|p| p.name.as_str());
+    record
+        .inputs()
+        .iter()
+        .map(|input| {
+            let ty = match param_type(input, page == Some(input.name.as_str())).0 {
+                ParamTy::String => DataType::Utf8,
+                ParamTy::Integer | ParamTy::Page => DataType::Int64,
+                ParamTy::Number => DataType::Float64,
+                ParamTy::Boolean => DataType::Boolean,
+                // Untyped inputs are kept as JSON text.
+                ParamTy::Any => DataType::LargeUtf8,
+            };
+            Arc::new(Field::new(&input.name, ty, true))
+        })
+        .collect()
+}
+
+/// Writes the rows of `staging` (JSONL lines of `_row`, `_task_id`, `_input` and a record) to
+/// `out` as Parquet (through a temporary file renamed when complete); returns the number of
+/// records.
+pub fn convert(
+    agent: &str,
+    record: &AgentRecord,
+    staging: &Path,
+    out: &Path,
+) -> Result<usize, String> {
     struct Convert<'a> {
         staging: &'a Path,
         out: &'a Path,
+        input: Fields,
     }
     impl AgentVisitor for Convert<'_> {
         type Output = Result<usize, String>;
         fn visit<A: Agent>(self) -> Result<usize, String> {
             let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", self.out.display());
             let input = File::open(self.staging).map_err(|e| fail(&e))?;
-            let file = File::create(self.out).map_err(|e| fail(&e))?;
+            let mut partial = self.out.as_os_str().to_os_string();
+            partial.push(".writing");
+            let partial = PathBuf::from(partial);
+            let file = File::create(&partial).map_err(|e| fail(&e))?;
             let options = ParquetOptions {
                 row_column: true,
+                input: Some(self.input),
                 ..ParquetOptions::default()
             };
             let mut writer =
@@ -64,16 +145,32 @@ pub fn convert(agent: &str, staging: &Path, out: &Path) -> Result<usize, String>
                     serde_json::from_str(&line).map_err(|e| fail(&e))?;
                 let row = fields.remove(ROW).and_then(|r| r.as_u64()).unwrap_or(0);
                 fields.remove("_task_id");
+                let input = match fields.remove(INPUT) {
+                    Some(Value::Object(input)) => input,
+                    _ => Map::new(),
+                };
                 let record: A =
                     serde_json::from_value(Value::Object(fields)).map_err(|e| fail(&e))?;
-                writer.write_row(row, record).map_err(|e| fail(&e))?;
+                writer
+                    .write_row_with_input(row, input, record)
+                    .map_err(|e| fail(&e))?;
             }
             let records = writer.rows();
-            let mut file = writer.finish().map_err(|e| fail(&e))?;
-            std::io::Write::flush(&mut file).map_err(|e| fail(&e))?;
+            let file = writer.finish().map_err(|e| fail(&e))?;
+            let file = file.into_inner().map_err(|e| fail(&e.error()))?;
+            file.sync_all().map_err(|e| fail(&e))?;
+            std::fs::rename(&partial, self.out).map_err(|e| fail(&e))?;
             Ok(records)
         }
     }
-    catalog::visit(agent, Convert { staging, out })
-        .unwrap_or_else(|| check_agent(agent).map(|()| 0))
+    let input = input_fields(record);
+    catalog::visit(
+        agent,
+        Convert {
+            staging,
+            out,
+            input,
+        },
+    )
+    .unwrap_or_else(|| check_agent(agent).map(|()| 0))
 }

@@ -172,13 +172,78 @@ async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_batch_killed_midway_and_resumed_loses_and_duplicates_nothing() {
-    const ROWS: usize = 2500;
+/// The `_row` of every complete result in `out` (JSONL, CSV, or the staging file of Parquet
+/// output while it runs, and the Parquet file when it is finished), read here, not by the CLI.
+fn rows_on_disk(out: &Path) -> Vec<u64> {
+    use arrow_array::{Array, UInt64Array};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    let staging = out.with_extension("parquet.partial.jsonl");
+    match out.extension().and_then(|e| e.to_str()) {
+        Some("parquet") if out.exists() => {
+            let bytes = bytes::Bytes::from(std::fs::read(out).unwrap());
+            let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
+                .unwrap()
+                .build()
+                .unwrap();
+            let mut rows = Vec::new();
+            for batch in reader {
+                let batch = batch.unwrap();
+                let c = batch.column_by_name("_row").unwrap();
+                let c = c.as_any().downcast_ref::<UInt64Array>().unwrap();
+                rows.extend((0..c.len()).map(|i| c.value(i)));
+            }
+            rows
+        }
+        Some("parquet") => complete_jsonl_rows(&staging),
+        Some("csv") => {
+            let text = std::fs::read_to_string(out).unwrap_or_default();
+            // A record cut short by the kill has no newline after it.
+            let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+            csv::Reader::from_reader(complete.as_bytes())
+                .records()
+                .map(|r| r.unwrap()[0].parse().unwrap())
+                .collect()
+        }
+        _ => complete_jsonl_rows(out),
+    }
+}
+
+fn complete_jsonl_rows(path: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.split_inclusive('\n')
+        .filter(|l| l.ends_with('\n'))
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["_row"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// Rows `1..=rows` each exactly once.
+fn assert_each_row_once(rows: &[u64], total: usize) {
+    let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
+    for r in rows {
+        *seen.entry(*r).or_default() += 1;
+    }
+    let missing: Vec<u64> = (1..=total as u64)
+        .filter(|r| !seen.contains_key(r))
+        .collect();
+    let twice: Vec<(&u64, &usize)> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(missing.is_empty(), "rows lost: {missing:?}");
+    assert!(twice.is_empty(), "rows written twice: {twice:?}");
+    assert_eq!(seen.len(), total);
+}
+
+/// A batch of `rows` inputs into `out`, killed once at least 300 results are on disk, then
+/// resumed: every row once in the output, and the resumed run sent exactly the rows that were
+/// not on disk (counted by the emulator's tasks, not by the CLI).
+async fn killed_and_resumed(out_name: &str, rows: usize) {
     let e = emulator().await;
-    let dir = scratch("resume");
+    let dir = scratch(&format!("resume-{out_name}"));
     let mut input = std::fs::File::create(dir.join("asins.jsonl")).unwrap();
-    for i in 0..ROWS {
+    for i in 0..rows {
         writeln!(input, "{{\"asin\": \"R{i:09}\"}}").unwrap();
     }
     drop(input);
@@ -188,7 +253,7 @@ async fn a_batch_killed_midway_and_resumed_loses_and_duplicates_nothing() {
         "--input",
         "asins.jsonl",
         "--out",
-        "out.jsonl",
+        out_name,
     ];
     // Slow answers, so that the kill lands while results are being written.
     e.inject(KEY, Fault::Latency(Duration::from_millis(15)), None);
@@ -197,15 +262,9 @@ async fn a_batch_killed_midway_and_resumed_loses_and_duplicates_nothing() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let out = dir.join("out.jsonl");
+    let out = dir.join(out_name);
     let start = Instant::now();
-    let written_before_kill = loop {
-        let n = std::fs::read(&out)
-            .map(|b| b.iter().filter(|c| **c == b'\n').count())
-            .unwrap_or(0);
-        if n >= 300 {
-            break n;
-        }
+    while rows_on_disk(&out).len() < 300 {
         assert!(
             child.try_wait().unwrap().is_none(),
             "the batch ended before it could be killed"
@@ -215,15 +274,18 @@ async fn a_batch_killed_midway_and_resumed_loses_and_duplicates_nothing() {
             "no results after 120 s"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    }
     child.kill().unwrap();
     child.wait().unwrap();
+    e.clear_faults(KEY);
+    let before = rows_on_disk(&out);
     assert!(
-        written_before_kill < ROWS,
+        before.len() < rows,
         "everything was written before the kill"
     );
-    e.clear_faults(KEY);
+    assert!(!out.exists() || !out_name.ends_with(".parquet"));
 
+    let tasks = e.task_count();
     let mut resume_args = args.to_vec();
     resume_args.insert(0, "--json");
     resume_args.push("--resume");
@@ -234,27 +296,120 @@ async fn a_batch_killed_midway_and_resumed_loses_and_duplicates_nothing() {
         String::from_utf8_lossy(&resumed.stderr)
     );
     let summary = json(&resumed);
-    assert!(summary["skipped"].as_u64().unwrap() > 0, "{summary}");
+    assert_eq!(summary["skipped"], before.len(), "{summary}");
+    assert_eq!(
+        e.task_count() - tasks,
+        rows - before.len(),
+        "the resumed run sent exactly the rows not on disk"
+    );
+    assert_each_row_once(&rows_on_disk(&out), rows);
+    let failures = dir.join(format!("{out_name}.failures.jsonl"));
+    assert!(lines(&failures).is_empty());
 
-    let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
-    for line in lines(&out) {
-        *seen.entry(line["_row"].as_u64().unwrap()).or_default() += 1;
-        assert!(line["product_title"].is_string(), "{line}");
+    // Resuming the finished run sends nothing at all.
+    let tasks = e.task_count();
+    let again = cargo_agents(&e, &dir, &resume_args).await;
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(json(&again)["skipped"], rows);
+    assert_eq!(
+        e.task_count(),
+        tasks,
+        "a finished run resumed sends nothing"
+    );
+    assert_each_row_once(&rows_on_disk(&out), rows);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jsonl_killed_midway_and_resumed_sends_only_rows_not_on_disk() {
+    killed_and_resumed("out.jsonl", 2500).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csv_killed_midway_and_resumed_sends_only_rows_not_on_disk() {
+    killed_and_resumed("out.csv", 1500).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parquet_killed_midway_and_resumed_sends_only_rows_not_on_disk() {
+    killed_and_resumed("out.parquet", 1500).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_run_resumed_sends_nothing_in_every_format() {
+    let e = emulator().await;
+    let dir = scratch("finished");
+    let mut input = String::from("asin\n");
+    for i in 0..40 {
+        input.push_str(&format!("F{i:09}\n"));
     }
-    assert!(lines(&dir.join("out.jsonl.failures.jsonl")).is_empty());
-    let missing: Vec<u64> = (1..=ROWS as u64)
-        .filter(|r| !seen.contains_key(r))
-        .collect();
-    let twice: Vec<(&u64, &usize)> = seen.iter().filter(|(_, n)| **n > 1).collect();
-    assert!(missing.is_empty(), "rows lost: {missing:?}");
-    assert!(twice.is_empty(), "rows written twice: {twice:?}");
-    assert_eq!(seen.len(), ROWS);
+    // One row that breaks a rule (its required input is empty): a failure on disk is done too.
+    input.push_str("\"\"\n");
+    std::fs::write(dir.join("asins.csv"), input).unwrap();
+    for out in ["f.jsonl", "f.csv", "f.parquet"] {
+        let args = [
+            "--json",
+            "batch",
+            "retailer_a_pdp",
+            "--input",
+            "asins.csv",
+            "--out",
+            out,
+        ];
+        let first = cargo_agents(&e, &dir, &args).await;
+        assert!(
+            first.status.success(),
+            "{out}: {}",
+            String::from_utf8_lossy(&first.stderr)
+        );
+        let tasks = e.task_count();
+        let mut resume = args.to_vec();
+        resume.push("--resume");
+        let again = cargo_agents(&e, &dir, &resume).await;
+        assert!(
+            again.status.success(),
+            "{out}: {}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+        let summary = json(&again);
+        assert_eq!(summary["skipped"], 41, "{out}: {summary}");
+        assert_eq!(summary["succeeded"], 0, "{out}: {summary}");
+        assert_eq!(e.task_count(), tasks, "{out}: nothing sent");
+        assert_each_row_once(&rows_on_disk(&dir.join(out)), 40);
+    }
+
+    // A finished Parquet file with input rows it does not hold: refused, nothing sent.
+    let mut more = std::fs::read_to_string(dir.join("asins.csv")).unwrap();
+    more.push_str("G000000001\n");
+    std::fs::write(dir.join("more.csv"), more).unwrap();
+    let tasks = e.task_count();
+    let args = [
+        "batch",
+        "retailer_a_pdp",
+        "--input",
+        "more.csv",
+        "--out",
+        "f.parquet",
+        "--resume",
+    ];
+    let refused = cargo_agents(&e, &dir, &args).await;
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("finished Parquet file") && err.contains("row 42"),
+        "{err}"
+    );
+    assert_eq!(e.task_count(), tasks);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batch_writes_parquet_with_typed_columns_and_the_input_row() {
-    use arrow_array::{Array, Float64Array, StringArray, UInt64Array};
+    use arrow_array::{Array, Float64Array, StringArray, StructArray, UInt64Array};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
     let e = emulator().await;
@@ -299,9 +454,15 @@ async fn batch_writes_parquet_with_typed_columns_and_the_input_row() {
             price.as_any().downcast_ref::<Float64Array>().is_some(),
             "web_price is not Float64"
         );
+        // The input each record came from, to join on.
+        let input = batch.column_by_name("_input").unwrap();
+        let input = input.as_any().downcast_ref::<StructArray>().unwrap();
+        let input_asin = input.column_by_name("asin").unwrap();
+        let input_asin = input_asin.as_any().downcast_ref::<StringArray>().unwrap();
         for i in 0..batch.num_rows() {
             rows.push(row.value(i));
             assert!(asin.is_valid(i));
+            assert_eq!(input_asin.value(i), format!("P{:09}", row.value(i) - 1));
         }
     }
     rows.sort_unstable();

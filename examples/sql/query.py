@@ -20,6 +20,13 @@ assert "_unknown_fields" in types and "_mismatches" in types
 (count, distinct_rows) = con.execute("SELECT count(*), count(DISTINCT _row) FROM results").fetchone()
 assert count == rows and distinct_rows == rows, (count, distinct_rows, rows)
 
+# Each result carries the input it came from: row N of the CSV is the asin B{N:09}.
+assert types["_input"] == "STRUCT(asin VARCHAR)", types["_input"]
+(joined,) = con.execute(
+    "SELECT count(*) FROM results WHERE _input.asin = printf('B%09d', _row)"
+).fetchone()
+assert joined == rows, (joined, rows)
+
 print("average web_price per brand (top 5 by count):")
 for brand, n, avg in con.execute(
     """SELECT brand, count(*) AS n, round(avg(web_price), 2)

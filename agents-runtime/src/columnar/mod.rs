@@ -50,6 +50,9 @@ pub use parquet_writer::{ParquetOptions, ParquetWriter};
 /// The leading column of a [`ParquetWriter`] with [`ParquetOptions::row_column`]: the input
 /// row a record came from.
 pub const ROW: &str = "_row";
+/// The column of a [`ParquetWriter`] with [`ParquetOptions::input`]: a struct of the inputs a
+/// record came from (`_input.asin`), to join results with their inputs.
+pub const INPUT: &str = "_input";
 /// The column of unknown keys in every struct.
 pub const UNKNOWN_FIELDS: &str = "_unknown_fields";
 /// The column counting a record's mismatches.
@@ -296,6 +299,48 @@ pub fn struct_column<R: Record>(
         columns,
         Some(NullBuffer::from_iter(rows.iter().map(Option::is_some))),
     ))
+}
+
+/// A struct column of JSON objects with the given `fields`: each field a Utf8, Int64, Float64 or
+/// Boolean column of the object's value under its name (null when absent or of another type);
+/// a field of any other type holds the value as JSON text.
+pub fn object_column(fields: &Fields, objects: &[&Map<String, Value>]) -> ArrayRef {
+    let columns: Vec<ArrayRef> = fields
+        .iter()
+        .map(|f| {
+            let values = objects.iter().map(|o| o.get(f.name()));
+            let column: ArrayRef = match f.data_type() {
+                DataType::Utf8 => Arc::new(
+                    values
+                        .map(|v| v.and_then(Value::as_str))
+                        .collect::<StringArray>(),
+                ),
+                DataType::Int64 => {
+                    let mut b = Int64Builder::with_capacity(objects.len());
+                    values.for_each(|v| b.append_option(v.and_then(Value::as_i64)));
+                    Arc::new(b.finish())
+                }
+                DataType::Float64 => {
+                    let mut b = Float64Builder::with_capacity(objects.len());
+                    values.for_each(|v| b.append_option(v.and_then(Value::as_f64)));
+                    Arc::new(b.finish())
+                }
+                DataType::Boolean => {
+                    let mut b = BooleanBuilder::with_capacity(objects.len());
+                    values.for_each(|v| b.append_option(v.and_then(Value::as_bool)));
+                    Arc::new(b.finish())
+                }
+                _ => json_column(values.map(|v| v.filter(|v| !v.is_null()))),
+            };
+            column
+        })
+        .collect();
+    let fields: Fields = fields
+        .iter()
+        .zip(&columns)
+        .map(|(f, c)| Arc::new(Field::new(f.name(), c.data_type().clone(), true)))
+        .collect();
+    Arc::new(StructArray::new(fields, columns, None))
 }
 
 /// The Arrow schema of a batch of `T`: `T`'s fields, then `_mismatch_count` and `_mismatches`.

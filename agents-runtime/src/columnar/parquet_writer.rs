@@ -8,14 +8,15 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, UInt64Array};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use serde_json::{Map, Value};
 
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 
-use super::{Columnar, ROW, record_batch, schema};
+use super::{Columnar, INPUT, ROW, object_column, record_batch, schema};
 use crate::decode::Record;
 
 /// Records turned into columns at a time.
@@ -25,7 +26,7 @@ pub const CHUNK: usize = 1_024;
 const PAGE_LIMIT: usize = 128 * 1024;
 
 /// How a [`ParquetWriter`] writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParquetOptions {
     /// Records per row group (default 2,000); the writer holds at most one row group, encoded.
     /// The Parquet encoder keeps an open row group in memory at several times its size in the
@@ -37,6 +38,10 @@ pub struct ParquetOptions {
     /// A leading `_row` column (UInt64) with the number given to [`ParquetWriter::write_row`]:
     /// the input a record came from (default false).
     pub row_column: bool,
+    /// With `row_column`, a second column `_input`: a struct of these fields (Utf8, Int64,
+    /// Float64 or Boolean; others as JSON text) from the object given to
+    /// [`ParquetWriter::write_row_with_input`], to join results with their inputs (default none).
+    pub input: Option<Fields>,
 }
 
 impl Default for ParquetOptions {
@@ -45,6 +50,7 @@ impl Default for ParquetOptions {
             row_group_size: 2_000,
             zstd_level: 3,
             row_column: false,
+            input: None,
         }
     }
 }
@@ -70,6 +76,8 @@ pub struct ParquetWriter<T, W: Write + Send> {
     chunk: Vec<T>,
     /// The `_row` of each record of `chunk`, when the file has that column.
     chunk_rows: Option<Vec<u64>>,
+    /// The `_input` fields and each record's input, when the file has that column.
+    chunk_inputs: Option<(Fields, Vec<Map<String, Value>>)>,
     row_group_size: usize,
     /// Records in the row group being filled (handed to the encoder).
     in_group: usize,
@@ -91,8 +99,16 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
             .set_data_page_size_limit(PAGE_LIMIT)
             .set_dictionary_page_size_limit(PAGE_LIMIT)
             .build();
+        let input = options.input.filter(|_| options.row_column);
         let schema = if options.row_column {
             let mut fields = vec![Arc::new(Field::new(ROW, DataType::UInt64, false))];
+            if let Some(input) = &input {
+                fields.push(Arc::new(Field::new(
+                    INPUT,
+                    DataType::Struct(nullable(input)),
+                    false,
+                )));
+            }
             fields.extend(schema::<T>().fields().iter().cloned());
             Arc::new(Schema::new(fields))
         } else {
@@ -103,6 +119,7 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
             schema,
             chunk: Vec::with_capacity(CHUNK),
             chunk_rows: options.row_column.then(Vec::new),
+            chunk_inputs: input.map(|f| (nullable(&f), Vec::new())),
             row_group_size,
             in_group: 0,
             rows: 0,
@@ -122,8 +139,37 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
     }
 
     /// Adds a record with the input row it came from, for a file with a `_row` column
-    /// ([`ParquetOptions::row_column`]).
+    /// ([`ParquetOptions::row_column`]) and no `_input` column.
     pub fn write_row(&mut self, row: u64, record: T) -> Result<(), ParquetError> {
+        if self.chunk_inputs.is_some() {
+            return Err(ParquetError::General(
+                "this file has an _input column: write its records with write_row_with_input"
+                    .to_owned(),
+            ));
+        }
+        self.push_row(row, record)
+    }
+
+    /// Adds a record with the input row it came from and that row's inputs, for a file with
+    /// `_row` and `_input` columns ([`ParquetOptions::input`]).
+    pub fn write_row_with_input(
+        &mut self,
+        row: u64,
+        input: Map<String, Value>,
+        record: T,
+    ) -> Result<(), ParquetError> {
+        match &mut self.chunk_inputs {
+            Some((_, inputs)) => inputs.push(input),
+            None => {
+                return Err(ParquetError::General(
+                    "this file has no _input column: set ParquetOptions::input".to_owned(),
+                ));
+            }
+        }
+        self.push_row(row, record)
+    }
+
+    fn push_row(&mut self, row: u64, record: T) -> Result<(), ParquetError> {
         match &mut self.chunk_rows {
             Some(rows) => rows.push(row),
             None => {
@@ -157,6 +203,11 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
         if let Some(rows) = &mut self.chunk_rows {
             let mut columns: Vec<ArrayRef> =
                 vec![Arc::new(UInt64Array::from(std::mem::take(rows)))];
+            if let Some((fields, inputs)) = &mut self.chunk_inputs {
+                let objects: Vec<&Map<String, Value>> = inputs.iter().collect();
+                columns.push(object_column(fields, &objects));
+                inputs.clear();
+            }
             columns.extend(batch.columns().iter().cloned());
             batch = RecordBatch::try_new(self.schema.clone(), columns)?;
         }
@@ -176,4 +227,21 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
         self.encode_chunk()?;
         self.writer.into_inner()
     }
+}
+
+/// `fields` as [`object_column`] writes them: every field nullable (an input a row did not give
+/// is null), and JSON text for a type other than Utf8, Int64, Float64 and Boolean.
+fn nullable(fields: &Fields) -> Fields {
+    fields
+        .iter()
+        .map(|f| {
+            let ty = match f.data_type() {
+                t @ (DataType::Utf8 | DataType::Int64 | DataType::Float64 | DataType::Boolean) => {
+                    t.clone()
+                }
+                _ => DataType::Utf8,
+            };
+            Arc::new(Field::new(f.name(), ty, true))
+        })
+        .collect()
 }
