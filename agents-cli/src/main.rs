@@ -17,6 +17,21 @@ use agents_schema::AgentRecord;
 use agents_schema::diff::diff;
 use clap::{Parser, Subcommand};
 
+/// `println!` that ends the command quietly when standard output is closed (`cargo agents run
+/// … | head`), as Unix tools do, instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::write_out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` with [`outln!`]'s handling of a closed standard output.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::write_out(format_args!($($arg)*))
+    };
+}
+
 mod batch;
 mod inputs;
 mod output;
@@ -158,6 +173,21 @@ impl From<String> for Failure {
     }
 }
 
+/// Writes to standard output; a reader that went away ends the process with success (nothing is
+/// left to say to anyone), any other failure with an error.
+fn write_out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("agents") {
@@ -176,7 +206,7 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            eoutln!("error: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -184,9 +214,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(Failure(message)) => {
             if cli.json {
-                println!("{}", json!({ "error": message }));
+                outln!("{}", json!({ "error": message }));
             } else {
-                eprintln!("error: {message}");
+                eoutln!("error: {message}");
             }
             ExitCode::FAILURE
         }
@@ -270,7 +300,7 @@ async fn run_agent(cli: &Cli, agent: &str, pairs: &[String]) -> Result<ExitCode,
     let result = c.run_raw(agent, serde_json::Value::Object(params)).await?;
     let records = result.records();
     if cli.json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "agent": agent,
@@ -281,12 +311,12 @@ async fn run_agent(cli: &Cli, agent: &str, pairs: &[String]) -> Result<ExitCode,
         );
     } else {
         for r in records {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(r).map_err(|e| e.to_string())?
             );
         }
-        eprintln!(
+        eoutln!(
             "{agent}: {} record(s), status {}, task {}",
             records.len(),
             result.status.as_str(),
@@ -348,10 +378,10 @@ async fn fetch(cli: &Cli, names: &[String], private: bool, all: bool) -> Result<
     }
     bar.finish_and_clear();
     if cli.json {
-        println!("{}", json!({ "fetched": written }));
+        outln!("{}", json!({ "fetched": written }));
     } else {
         for w in &written {
-            println!(
+            outln!(
                 "{} {}",
                 if w["changed"] == true {
                     "wrote"
@@ -397,7 +427,7 @@ fn bindings(
         .generate_with_warnings()
         .map_err(|d| Failure(d.to_string()))?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        eoutln!("warning: {w}");
     }
     Ok(source)
 }
@@ -414,19 +444,19 @@ fn generate(
             let changed = write_if_changed(path, &source)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             if cli.json {
-                println!(
+                outln!(
                     "{}",
                     json!({ "file": path, "changed": changed, "bytes": source.len() })
                 );
             } else {
-                println!(
+                outln!(
                     "{} {}",
                     if changed { "wrote" } else { "unchanged" },
                     path.display()
                 );
             }
         }
-        None => print!("{source}"),
+        None => out!("{source}"),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -459,21 +489,21 @@ async fn check(cli: &Cli, names: &[String]) -> Result<ExitCode, Failure> {
         report.push(json!({ "agent": cached.name, "missing": false, "changes": changes }));
     }
     if cli.json {
-        println!("{}", json!({ "drifted": drifted, "agents": report }));
+        outln!("{}", json!({ "drifted": drifted, "agents": report }));
     } else {
         for a in &report {
             let name = a["agent"].as_str().unwrap_or("");
             if a["missing"] == true {
-                println!("{name}: not found on the live API");
+                outln!("{name}: not found on the live API");
                 continue;
             }
             let changes = a["changes"].as_array().map_or(&[][..], Vec::as_slice);
             if changes.is_empty() {
-                println!("{name}: up to date");
+                outln!("{name}: up to date");
             } else {
-                println!("{name}: {} change(s)", changes.len());
+                outln!("{name}: {} change(s)", changes.len());
                 for ch in changes {
-                    println!(
+                    outln!(
                         "  {:<14} {}: {}",
                         ch["kind"].as_str().unwrap_or("").replace('_', " "),
                         ch["path"].as_str().unwrap_or(""),
@@ -483,7 +513,7 @@ async fn check(cli: &Cli, names: &[String]) -> Result<ExitCode, Failure> {
             }
         }
         if drifted > 0 {
-            println!("{drifted} agent(s) drifted; refresh with `cargo agents fetch NAME`");
+            outln!("{drifted} agent(s) drifted; refresh with `cargo agents fetch NAME`");
         }
     }
     Ok(if drifted > 0 {
@@ -581,7 +611,7 @@ async fn generate_agent(
     let usage = format!("agents_runtime::agent!({agent:?});");
     let fields = record.output_schema.as_ref().map_or(0, |s| s.len());
     if cli.json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "agent": agent,
@@ -595,16 +625,16 @@ async fn generate_agent(
             })
         );
     } else {
-        println!(
+        outln!(
             "agent `{agent}` version {} ({fields} fields): {}",
             done.generated_version_id.as_deref().unwrap_or("?"),
             done.summary.as_deref().unwrap_or("")
         );
-        println!("schema   {}", schema_file.display());
+        outln!("schema   {}", schema_file.display());
         if let Some(out) = out {
-            println!("bindings {}", out.display());
+            outln!("bindings {}", out.display());
         }
-        println!(
+        outln!(
             "use it with `{usage}` in any module (agents-runtime feature \"macros\"), or \
              `cargo agents run {agent} -p NAME=VALUE`"
         );

@@ -172,6 +172,30 @@ async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_stdout_ends_run_quietly() {
+    let e = emulator().await;
+    let dir = scratch("pipe");
+    // As `cargo agents run … | head -0`: the reader is gone before anything is written.
+    let mut child = command(
+        &e,
+        &dir,
+        &["run", "retailer_a_pdp", "-p", "asin=B000000001"],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    drop(child.stdout.take());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The `_row` of every complete result in `out` (JSONL, CSV, or the staging file of Parquet
 /// output while it runs, and the Parquet file when it is finished), read here, not by the CLI.
 fn rows_on_disk(out: &Path) -> Vec<u64> {

@@ -58,7 +58,8 @@
 //! while let Some(item) = results.next().await {
 //!     match item {
 //!         Ok(run) => println!("{:?}", run.record().and_then(|p| p.web_price)),
-//!         Err(failed) => eprintln!("{failed}"),
+//!         // A failed item carries the params it was sent with: no list of your own to keep.
+//!         Err(failed) => eprintln!("{:?} failed: {}", failed.input.map(|i| i["asin"].clone()), failed.error),
 //!     }
 //! }
 //! # Ok(()) }
@@ -127,7 +128,7 @@ pub use agents_macro::agent;
 
 #[cfg(feature = "client")]
 pub use client::{
-    Client, ClientBuilder, Error, ErrorKind, RetryPolicy, WaitOptions,
+    Client, ClientBuilder, Error, ErrorKind, LimiterState, RetryPolicy, WaitOptions,
     batch::{BatchHandle, BatchItemError},
     generation::GenerationRequest,
     run::{Delivery, Format, RunOptions, RunResult, RunStatus, StorageType},

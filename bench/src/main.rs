@@ -701,22 +701,26 @@ async fn bench_fleet(rows: &mut Vec<Row>, quick: bool) {
     };
     let worker = sibling_exe("fleet-worker");
     let seconds = if quick { 1.0 } else { 2.0 };
+    let run_fleet = |n: usize, redis_url: Option<String>, secs: f64| {
+        let (emulator, base) = spawn_emulator_with(&["--rate-limit", "83"]);
+        let secs = secs.to_string();
+        let workers: Vec<_> = (0..n)
+            .map(|_| {
+                agents_test_support::fleet::spawn_worker(
+                    &worker,
+                    &base,
+                    "bench",
+                    redis_url.as_deref(),
+                    ("FLEET_SECONDS", &secs),
+                )
+            })
+            .collect();
+        (emulator, workers)
+    };
     for n in [1usize, 2, 4, 8] {
         for shared in [true, false] {
-            let (mut emulator, base) = spawn_emulator_with(&["--rate-limit", "83"]);
-            let secs = seconds.to_string();
-            let url = redis.url();
-            let workers = (0..n)
-                .map(|_| {
-                    agents_test_support::fleet::spawn_worker(
-                        &worker,
-                        &base,
-                        "bench",
-                        shared.then_some(url.as_str()),
-                        ("FLEET_SECONDS", &secs),
-                    )
-                })
-                .collect();
+            redis.reset_stats();
+            let (mut emulator, workers) = run_fleet(n, shared.then(|| redis.url()), seconds);
             let t = match tokio::task::spawn_blocking(move || {
                 agents_test_support::fleet::collect(workers)
             })
@@ -728,20 +732,41 @@ async fn bench_fleet(rows: &mut Vec<Row>, quick: bool) {
             let _ = emulator.kill();
             let _ = emulator.wait();
             let rate = t.ok as f64 / t.seconds.max(seconds);
+            let fair = t.ok as f64 / n as f64;
+            let (lo, hi) = (
+                t.per_process.iter().min().copied().unwrap_or(0) as f64 / fair.max(1.0),
+                t.per_process.iter().max().copied().unwrap_or(0) as f64 / fair.max(1.0),
+            );
+            let scripts = if shared {
+                format!(
+                    "; {:.3} Redis script calls per request sent",
+                    redis.script_calls() as f64 / t.attempts.max(1) as f64
+                )
+            } else {
+                String::new()
+            };
             rows.push(row(
                 "fleet",
                 format!(
                     "{n} process(es), {}",
                     if shared { "shared limit" } else { "each alone" }
                 ),
-                format!("{rate:.1} req/s, {} × 429", t.limited),
                 format!(
-                    "{} ok in {:.2} s ({:.3}× 83 req/s){}",
+                    "{rate:.1} req/s, {} × 429, p99 {:.0} ms",
+                    t.limited,
+                    t.latency_ms(0.99)
+                ),
+                format!(
+                    "{} ok in {:.2} s ({:.3}× 83 req/s); latency p50 {:.0} / p99 {:.0} / max {:.0} \
+                     ms; per-process share {lo:.2}–{hi:.2}× fair{scripts}{}",
                     t.ok,
                     t.seconds,
                     rate / 83.0,
+                    t.latency_ms(0.5),
+                    t.latency_ms(0.99),
+                    t.latency_ms(1.0),
                     if shared {
-                        "; target ≥ 0.97×, 0 × 429"
+                        "; target ≥ 0.97×, 0 × 429, 1 call per permit"
                     } else {
                         ""
                     }
@@ -793,4 +818,45 @@ async fn bench_fleet(rows: &mut Vec<Row>, quick: bool) {
             ms(p[1].1)
         ),
     ));
+    // An outage: four processes on the shared limit for 5 s, Redis killed from 1.5 s to 3.5 s;
+    // the fleet's rate inside the outage window, from when each run ended.
+    {
+        let mut redis = redis;
+        let (mut emulator, workers) = run_fleet(4, Some(redis.url()), 5.0);
+        let now_ms = || {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64)
+        };
+        let (t, from, to) = match tokio::task::spawn_blocking(move || {
+            std::thread::sleep(Duration::from_millis(1500));
+            redis.kill();
+            let from = now_ms();
+            std::thread::sleep(Duration::from_millis(2000));
+            let to = now_ms();
+            redis.spawn();
+            (agents_test_support::fleet::collect(workers), from, to)
+        })
+        .await
+        {
+            Ok(t) => t,
+            Err(e) => panic!("fleet workers: {e}"),
+        };
+        let _ = emulator.kill();
+        let _ = emulator.wait();
+        // Runs that ended in the window's last 1.5 s: the first half second still drains
+        // permits reserved before the outage.
+        let settled = from + 500;
+        let rate = t.done_between(settled, to) as f64 / ((to - settled) as f64 / 1000.0);
+        rows.push(row(
+            "fleet",
+            "4 processes, Redis out for 2 s",
+            format!("{rate:.1} req/s in the outage, {} × 429", t.limited),
+            format!(
+                "each process falls back to its share (83 / 4 = 20 req/s); {} ok in {:.2} s; \
+                 target: the fleet near 83 req/s, not 4 × 83",
+                t.ok, t.seconds
+            ),
+        ));
+    }
 }

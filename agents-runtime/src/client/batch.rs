@@ -62,6 +62,11 @@ pub struct BatchItemError {
     /// What happened: [`Error::TaskFailed`] for a task in state `error`, else the failure to
     /// fetch its result.
     pub error: Error,
+    /// The item as the service took it, to retry it or report it without keeping a list of
+    /// your own: an agent batch item's params (shared params included), an extract batch item's
+    /// request fields (shared settings included). `None` for a handle made by
+    /// [`BatchHandle::attach`], which never saw the items, and when a whole batch failed.
+    pub input: Option<Map<String, Value>>,
 }
 
 /// What happened to one item: a failed task already names itself.
@@ -181,8 +186,15 @@ impl<A> BatchBuilder<A> {
             delivery: self.delivery.fields()?,
         };
         let mut inputs = Vec::new();
-        for item in items {
-            let (mut params, typed_localizes) = item?;
+        let mut invalid = Vec::new();
+        for (index, item) in items.into_iter().enumerate() {
+            let (mut params, typed_localizes) = match item {
+                Ok(item) => item,
+                Err(e) => {
+                    invalid.push((index, e));
+                    continue;
+                }
+            };
             // Localization follows the params the service will merge, shared ones included.
             let mut merged = self.shared.clone();
             merged.extend(params.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -197,13 +209,20 @@ impl<A> BatchBuilder<A> {
             }
             inputs.push(compact(&Value::Object(input))?);
         }
+        if !invalid.is_empty() {
+            return Err(Error::InvalidItems(invalid));
+        }
         if inputs.is_empty() {
             return Err(Error::InvalidOption {
                 option: "items",
                 message: "a batch needs at least one item".into(),
             });
         }
-        submit_chunks(&self.client, "v1/agents/batch", &shared_inputs, &inputs).await
+        let items = Submitted {
+            shared: self.shared.clone(),
+            inputs,
+        };
+        submit_chunks(&self.client, "v1/agents/batch", &shared_inputs, items).await
     }
 }
 
@@ -215,9 +234,8 @@ impl<A: Agent> BatchBuilder<A> {
     where
         I: IntoIterator<Item = A::Params>,
     {
-        let items = items.into_iter().enumerate().map(|(index, item)| {
-            item.validate()
-                .map_err(|error| Error::InvalidItem { index, error })?;
+        let items = items.into_iter().map(|item| {
+            item.validate().map_err(Error::Validation)?;
             let params = match serde_json::to_value(&item) {
                 Ok(Value::Object(m)) => m,
                 _ => Map::new(),
@@ -267,13 +285,37 @@ fn compact(v: &Value) -> Result<Box<RawValue>, Error> {
     })
 }
 
-/// Submits `inputs` in batches of at most 1,000 to `path`; a failure after the first batch
+/// The items of a batch as submitted, kept by its handle so that a failed item can say what it
+/// was ([`BatchItemError::input`]).
+#[derive(Debug)]
+struct Submitted {
+    /// What applies to every item (shared params, or an extract batch's shared settings).
+    shared: Map<String, Value>,
+    /// Each item's wire form.
+    inputs: Vec<Box<RawValue>>,
+}
+
+impl Submitted {
+    /// Item `index` as the service took it: its params (or fields) over the shared ones.
+    fn input(&self, index: usize) -> Option<Map<String, Value>> {
+        let item: Map<String, Value> = serde_json::from_str(self.inputs.get(index)?.get()).ok()?;
+        let own = match item.get("params") {
+            Some(Value::Object(params)) => params.clone(),
+            _ => item,
+        };
+        let mut input = self.shared.clone();
+        input.extend(own);
+        Some(input)
+    }
+}
+
+/// Submits `items` in batches of at most 1,000 to `path`; a failure after the first batch
 /// keeps the ids already submitted.
 async fn submit_chunks<R: TaskOutput>(
     client: &Client,
     path: &str,
     shared_inputs: &impl Serialize,
-    inputs: &[Box<RawValue>],
+    items: Submitted,
 ) -> Result<BatchHandle<R>, Error> {
     #[derive(Deserialize)]
     struct Created {
@@ -286,7 +328,7 @@ async fn submit_chunks<R: TaskOutput>(
         inputs: &'a [Box<RawValue>],
     }
     let mut ids = Vec::new();
-    for chunk in inputs.chunks(MAX_ITEMS) {
+    for chunk in items.inputs.chunks(MAX_ITEMS) {
         let body = JsonBody::new(
             &BatchRequest {
                 shared_inputs,
@@ -308,7 +350,9 @@ async fn submit_chunks<R: TaskOutput>(
             }
         }
     }
-    Ok(BatchHandle::attach(client, ids))
+    let mut handle = BatchHandle::attach(client, ids);
+    handle.items = Some(Arc::new(items));
+    Ok(handle)
 }
 
 /// Submitted batches; `R` is each item's result (`RunResult<RetailerAPdp>`, `ExtractResult`).
@@ -321,6 +365,8 @@ pub struct BatchHandle<R> {
     concurrency: usize,
     skip: Arc<HashSet<String>>,
     polls: Arc<AtomicUsize>,
+    /// The items, when this handle submitted them.
+    items: Option<Arc<Submitted>>,
     _output: PhantomData<fn() -> R>,
 }
 
@@ -333,6 +379,7 @@ impl<R> Clone for BatchHandle<R> {
             concurrency: self.concurrency,
             skip: self.skip.clone(),
             polls: self.polls.clone(),
+            items: self.items.clone(),
             _output: PhantomData,
         }
     }
@@ -348,6 +395,7 @@ impl<R: TaskOutput> BatchHandle<R> {
             concurrency: 16,
             skip: Arc::default(),
             polls: Arc::default(),
+            items: None,
             _output: PhantomData,
         }
     }
@@ -486,6 +534,7 @@ impl<R: TaskOutput> BatchHandle<R> {
                         batch_id,
                         task_id: None,
                         error,
+                        input: None,
                     })
                 })
                 .boxed(),
@@ -498,11 +547,16 @@ impl<R: TaskOutput> BatchHandle<R> {
                         })
                         .map(move |(position, task)| {
                             let (client, batch_id) = (this.client.clone(), batch_id.clone());
+                            let items = this.items.clone();
                             let index = first + position;
                             async move {
                                 fetch_one::<R>(client, batch_id, index, position, task)
                                     .await
                                     .map(|r| (index, r))
+                                    .map_err(|mut e| {
+                                        e.input = items.and_then(|i| i.input(index));
+                                        e
+                                    })
                             }
                         })
                         .buffer_unordered(concurrency)
@@ -529,6 +583,7 @@ async fn fetch_one<R: TaskOutput>(
                 option: "tasks",
                 message: format!("the batch details have no record for item {position}"),
             },
+            input: None,
         });
     };
     let fail = |error| BatchItemError {
@@ -536,6 +591,7 @@ async fn fetch_one<R: TaskOutput>(
         batch_id: batch_id.clone(),
         task_id: Some(task.id.clone()),
         error,
+        input: None,
     };
     match task.state {
         TaskState::Success => client.task_output::<R>(&task.id).await.map_err(fail),
@@ -572,15 +628,15 @@ impl Client {
         shared.check_options()?;
         let shared = shared.into_body();
         let mut inputs = Vec::new();
+        let mut invalid = Vec::new();
         for (index, item) in items.into_iter().enumerate() {
-            item.check().map_err(|e| match e {
-                Error::InvalidOption { option, message } => Error::InvalidOption {
-                    option,
-                    message: format!("item {index}: {message}"),
-                },
-                other => other,
-            })?;
-            inputs.push(compact(&Value::Object(item.into_body()))?);
+            match item.check() {
+                Ok(()) => inputs.push(compact(&Value::Object(item.into_body()))?),
+                Err(e) => invalid.push((index, e)),
+            }
+        }
+        if !invalid.is_empty() {
+            return Err(Error::InvalidItems(invalid));
         }
         if inputs.is_empty() {
             return Err(Error::InvalidOption {
@@ -588,7 +644,11 @@ impl Client {
                 message: "a batch needs at least one item".into(),
             });
         }
-        submit_chunks(self, "v1/extract/batch", &Value::Object(shared), &inputs).await
+        let items = Submitted {
+            shared: shared.clone(),
+            inputs,
+        };
+        submit_chunks(self, "v1/extract/batch", &Value::Object(shared), items).await
     }
 
     /// A batch of agent `A`: `client.batch::<RetailerAPdp>()`.

@@ -361,7 +361,11 @@ pub enum ErrorKind {
 }
 
 /// Every way a call can fail.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the message first, then what the service's answer said (status, code, field,
+/// ids, attempts) one item a line, then the causes: `fn main() -> Result<(), Error>` shows what
+/// went wrong, not a dump of structs. `{:#?}` adds the answer's body.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// 400: invalid URL, malformed or missing required parameters.
@@ -420,14 +424,10 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
-    /// Item `index` of a batch broke an input rule; nothing was sent.
-    #[error("batch item {index}: {error}")]
-    InvalidItem {
-        /// Position of the item.
-        index: usize,
-        /// The broken rules.
-        error: ValidationError,
-    },
+    /// Items of a batch broke input rules; nothing was sent. Every such item is listed, with its
+    /// position among the items given (from 0), not only the first.
+    #[error("{}", invalid_items(.0))]
+    InvalidItems(Vec<(usize, Error)>),
     /// Some batches were submitted before one failed; their ids are kept so nothing is lost.
     #[error("{} batch(es) submitted, then: {source}", .submitted.len())]
     BatchPartiallySubmitted {
@@ -455,6 +455,52 @@ pub enum Error {
         /// The last state seen.
         last_state: String,
     },
+}
+
+/// "3 batch items break input rules; nothing was sent: item 4: …; item 9: …".
+fn invalid_items(items: &[(usize, Error)]) -> String {
+    let listed: Vec<String> = items
+        .iter()
+        .map(|(index, e)| format!("item {index}: {e}"))
+        .collect();
+    format!(
+        "{} batch item(s) break input rules; nothing was sent: {}",
+        items.len(),
+        listed.join("; ")
+    )
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")?;
+        if let Some(api) = self.api() {
+            write!(f, "\n  status: {}", api.info.status)?;
+            if let Some(code) = &api.code {
+                write!(f, "\n  code: {code}")?;
+            }
+            if let Some(field) = &api.field {
+                write!(f, "\n  field: {field}")?;
+            }
+            if let Some(id) = &api.info.task_id {
+                write!(f, "\n  x-task-id: {id}")?;
+            }
+            if let Some(wait) = api.retry_after {
+                write!(f, "\n  retry after: {}", seconds(wait))?;
+            }
+            if f.alternate() {
+                write!(f, "\n  body: {}", api.body)?;
+            }
+        }
+        if let Some(n) = self.attempts().filter(|n| *n > 1) {
+            write!(f, "\n  attempts: {n}")?;
+        }
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            write!(f, "\n  caused by: {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
 }
 
 /// `Some($found)` for the variants that carry the service's answer (bound to `$a`), listed once for
@@ -502,7 +548,7 @@ impl Error {
         with_answer!(self, a => &**a)
     }
 
-    fn api_mut(&mut self) -> Option<&mut ApiError> {
+    pub(crate) fn api_mut(&mut self) -> Option<&mut ApiError> {
         with_answer!(self, a => &mut **a)
     }
 
@@ -522,7 +568,7 @@ impl Error {
             | Error::Status(_) => ErrorKind::Service,
             Error::Transport(_) | Error::Timeout(_) => ErrorKind::Transport,
             Error::Decode(_) | Error::TooLarge(_) => ErrorKind::Response,
-            Error::Validation(_) | Error::InvalidOption { .. } | Error::InvalidItem { .. } => {
+            Error::Validation(_) | Error::InvalidOption { .. } | Error::InvalidItems(_) => {
                 ErrorKind::Invalid
             }
             Error::BatchPartiallySubmitted { .. } => ErrorKind::PartialBatch,
@@ -628,5 +674,26 @@ mod tests {
         let e = Error::from_status(api);
         assert_eq!(e.kind(), ErrorKind::Rejected);
         assert!(e.to_string().contains("(field `params.asin`)"), "{e}");
+    }
+
+    #[test]
+    fn debug_is_the_message_then_the_details_not_a_dump() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "x-task-id",
+            "t-123".parse().unwrap_or_else(|_| unreachable!()),
+        );
+        let body = br#"{"error": {"code": "INVALID", "message": "asin must be 10 characters",
+                        "field": "params.asin"}}"#;
+        let e = Error::from_status(ApiError::from_parts(422, &headers, body));
+        let debug = format!("{e:?}");
+        assert!(debug.starts_with(&e.to_string()), "{debug}");
+        assert!(debug.contains("\n  field: params.asin"), "{debug}");
+        assert!(debug.contains("\n  x-task-id: t-123"), "{debug}");
+        assert!(
+            !debug.contains("ApiError {") && !debug.contains("ResponseInfo"),
+            "{debug}"
+        );
+        assert!(format!("{e:#?}").contains("body: {"), "{e:#?}");
     }
 }

@@ -93,6 +93,22 @@ impl GenerationRequest {
     }
 }
 
+/// The service names the fields of its request body; a user of this client set them through
+/// [`GenerationRequest`]'s methods, so a message about `from_agent` or `agent_name` says which.
+fn in_this_clients_words(mut e: Error) -> Error {
+    if let Some(api) = e.api_mut() {
+        for (wire, method) in [
+            ("from_agent", "GenerationRequest::refine"),
+            ("agent_name", "GenerationRequest::agent_name"),
+        ] {
+            if api.message.contains(wire) && !api.message.contains(method) {
+                api.message = api.message.replace(wire, &format!("{method} ({wire})"));
+            }
+        }
+    }
+    e
+}
+
 /// A generation in progress.
 #[derive(Debug, Clone)]
 pub struct GenerationHandle {
@@ -168,7 +184,8 @@ impl Client {
                 Some(&body),
                 Idempotency::Once,
             )
-            .await?;
+            .await
+            .map_err(in_this_clients_words)?;
         Ok(GenerationHandle {
             client: self.clone(),
             id: created.id,

@@ -38,7 +38,7 @@ pub use error::{
     ApiError, DecodeError, Error, ErrorKind, RateLimit, ResponseInfo, TooLargeError, TransportError,
 };
 pub use retry::{Decision, Idempotency, RetryPolicy};
-pub use throttle::MAX_PAUSE;
+pub use throttle::{LimiterState, MAX_PAUSE};
 pub use waiter::WaitOptions;
 
 /// Environment variable holding the API key.
@@ -371,6 +371,20 @@ impl Client {
     /// The base URL (ending in `/`, without `/v1`).
     pub fn base_url(&self) -> &str {
         self.inner.base.as_str()
+    }
+
+    /// Which rate limit this client's requests are under now: its own, the fleet's shared
+    /// through Redis (with the fleet's size), or, while Redis is out, its share of the limit.
+    ///
+    /// ```
+    /// use agents_runtime::{Client, LimiterState};
+    ///
+    /// let client = Client::builder().api_key("key").rate_limit(Some(10)).build()?;
+    /// assert_eq!(client.limiter(), LimiterState::Local { per_second: Some(10) });
+    /// # Ok::<(), agents_runtime::Error>(())
+    /// ```
+    pub fn limiter(&self) -> LimiterState {
+        self.inner.throttle.state()
     }
 
     /// Sends one call and decodes its answer: the single path every endpoint uses.

@@ -4,41 +4,55 @@
 //!
 //! The limiter is GCRA, the algorithm of the in-process limiter (governor), kept as one value in
 //! Redis (the key's theoretical arrival time) and advanced atomically by a Lua script run with
-//! `EVALSHA`: one round trip per permit, on Redis's clock, so processes on machines with skewed
-//! clocks still share one schedule. A 429 hint seen by any process pauses the fleet through a
-//! second key with an expiry, which the same script reads. Keys are named after a SHA-256 hash of
-//! the API key, never the key itself.
+//! `EVALSHA`, on Redis's clock, so processes on machines with skewed clocks still share one
+//! schedule. The script *reserves* the next slot and answers how long to wait for it; the caller
+//! sleeps that long and sends without asking again. So a permit costs one round trip however
+//! many calls wait, and permits are granted in the order calls asked: no call is overtaken by
+//! later ones polling at the same instant. A 429 hint seen by any process pauses the fleet
+//! through a second key with an expiry, which the same script reads. Keys are named after a
+//! SHA-256 hash of the API key, never the key itself.
 //!
-//! When Redis is unreachable or slow, calls go on under the process's own limiter: a warning is
-//! logged once per outage, Redis is tried again after a second, and the shared limit resumes when
-//! it answers. Nothing is sent twice or lost on the way: the limiter only decides when a request
-//! may go, never whether.
+//! Each process is a member of its key's fleet while it asks for permits (a third key, a sorted
+//! set of member ids by last request, forgotten after [`MEMBER_TTL`] without one), and every
+//! answer says how many members there are. When Redis is unreachable or slow, a process goes on
+//! under its fair share of the limit (the rate divided by the last fleet size it heard of), so
+//! the fleet as a whole stays near the limit during an outage; a warning is logged once per
+//! outage, [`super::Client::limiter`] reports the fallback, Redis is tried again after a second,
+//! and the shared limit resumes when it answers. Nothing is sent twice or lost on the way: the
+//! limiter only decides when a request may go, never whether.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use redis::aio::ConnectionManager;
 use sha2::{Digest, Sha256};
 use tokio::sync::OnceCell;
 
-/// Advances the key's GCRA state, or says how long to wait. KEYS: theoretical arrival time,
-/// fleet pause. ARGV: emission interval and burst tolerance, in milliseconds. Returns
-/// `{wait_ms, paused}`: `{0, 0}` is a permit.
+/// Reserves the key's next GCRA slot. KEYS: theoretical arrival time, fleet pause, fleet
+/// members. ARGV: emission interval and burst tolerance in milliseconds, this process's member
+/// id, how long a member is remembered in milliseconds. Returns `{wait_us, paused, members}`:
+/// wait that many microseconds, then send (the slot is taken); or, when `paused` is 1, the
+/// fleet is paused for that long and nothing was reserved.
 const ACQUIRE: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local ttl = tonumber(ARGV[4])
+redis.call('ZADD', KEYS[3], now, ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
+local members = redis.call('ZCARD', KEYS[3])
 local pause = redis.call('PTTL', KEYS[2])
-if pause > 0 then return {pause, 1} end
+if pause > 0 then return {pause * 1000, 1, members} end
 local interval = tonumber(ARGV[1])
 local tolerance = tonumber(ARGV[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
-local allow_at = tat - tolerance
-if now < allow_at then return {math.ceil(allow_at - now), 0} end
+local wait = tat - tolerance - now
+if wait < 0 then wait = 0 end
 local next_tat = tat + interval
 redis.call('SET', KEYS[1], tostring(next_tat), 'PX', math.ceil(next_tat - now + 1000))
-return {0, 0}
+return {math.ceil(wait * 1000), 0, members}
 ";
 
 /// Extends the fleet pause to at least ARGV[1] milliseconds.
@@ -56,13 +70,16 @@ const TIMEOUT: Duration = Duration::from_millis(250);
 /// How long the process goes on alone after Redis failed, before trying it again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
+/// How long a process that asks for no permit stays counted in its key's fleet.
+pub const MEMBER_TTL: Duration = Duration::from_secs(10);
+
 /// What the shared limiter said.
 pub(crate) enum Permit {
-    /// Send now.
-    Granted,
+    /// A slot is reserved: send once this much time has passed.
+    Reserved(Duration),
     /// Another process saw a 429 and the fleet waits this long.
     Paused(Duration),
-    /// Redis cannot be asked: use the process's own limiter.
+    /// Redis cannot be asked: use the process's fair share of the limit.
     Unavailable,
 }
 
@@ -72,6 +89,11 @@ pub(crate) struct Shared {
     conn: OnceCell<ConnectionManager>,
     tat_key: String,
     pause_key: String,
+    members_key: String,
+    /// This process's id among the fleet's members.
+    member: String,
+    /// Members of the fleet at the last answer (1 before any).
+    fleet: AtomicU32,
     interval_ms: f64,
     tolerance_ms: f64,
     acquire: redis::Script,
@@ -109,6 +131,9 @@ impl Shared {
             conn: OnceCell::new(),
             tat_key: format!("agents-rs:{id}:tat"),
             pause_key: format!("agents-rs:{id}:pause"),
+            members_key: format!("agents-rs:{id}:members"),
+            member: member_id(),
+            fleet: AtomicU32::new(1),
             interval_ms,
             tolerance_ms: interval_ms * f64::from(burst.max(1) - 1),
             acquire: redis::Script::new(ACQUIRE),
@@ -151,8 +176,9 @@ impl Shared {
         if !self.down.swap(true, Ordering::Relaxed) {
             tracing::warn!(
                 error = why,
-                "the shared rate limiter (Redis) is unavailable; this process limits itself \
-                 until it answers"
+                fleet = self.fleet(),
+                "the shared rate limiter (Redis) is unavailable; this process limits itself to \
+                 its share of the limit (the rate divided by the fleet's size) until it answers"
             );
         }
     }
@@ -168,8 +194,7 @@ impl Shared {
         &self,
         script: &redis::Script,
         keys: &[&str],
-        arg: Option<f64>,
-        arg2: Option<f64>,
+        args: &[&str],
     ) -> Option<T> {
         if self.quiet() {
             return None;
@@ -180,11 +205,8 @@ impl Shared {
             for k in keys {
                 invocation.key(*k);
             }
-            if let Some(a) = arg {
-                invocation.arg(a);
-            }
-            if let Some(a) = arg2 {
-                invocation.arg(a);
+            for a in args {
+                invocation.arg(*a);
             }
             invocation
                 .invoke_async::<T>(&mut conn)
@@ -207,45 +229,66 @@ impl Shared {
         }
     }
 
-    /// One attempt at a permit: a grant, how long to wait, a fleet pause, or Redis being out.
-    async fn try_acquire(&self) -> Result<Permit, Duration> {
-        let keys = [self.tat_key.as_str(), self.pause_key.as_str()];
-        let answer: Option<(i64, i64)> = self
-            .run(
-                &self.acquire,
-                &keys,
-                Some(self.interval_ms),
-                Some(self.tolerance_ms),
-            )
-            .await;
-        match answer {
-            None => Ok(Permit::Unavailable),
-            Some((0, _)) => Ok(Permit::Granted),
-            Some((ms, 1)) => Ok(Permit::Paused(millis(ms))),
-            Some((ms, _)) => Err(millis(ms)),
+    /// Reserves a permit of the shared limit (one round trip): how long to wait before sending,
+    /// a fleet pause, or Redis being out.
+    pub(crate) async fn acquire(&self) -> Permit {
+        let keys = [
+            self.tat_key.as_str(),
+            self.pause_key.as_str(),
+            self.members_key.as_str(),
+        ];
+        let args = [
+            self.interval_ms.to_string(),
+            self.tolerance_ms.to_string(),
+            self.member.clone(),
+            MEMBER_TTL.as_millis().to_string(),
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let answer: Option<(i64, i64, i64)> = self.run(&self.acquire, &keys, &args).await;
+        let Some((wait_us, paused, members)) = answer else {
+            return Permit::Unavailable;
+        };
+        self.fleet.store(
+            u32::try_from(members).unwrap_or(u32::MAX).max(1),
+            Ordering::Relaxed,
+        );
+        let wait = Duration::from_micros(u64::try_from(wait_us).unwrap_or(0));
+        if paused == 1 {
+            Permit::Paused(wait.max(Duration::from_millis(1)))
+        } else {
+            Permit::Reserved(wait)
         }
     }
 
-    /// Waits for a permit of the shared limit; a fleet pause or Redis being out is handed back
-    /// to the caller.
-    pub(crate) async fn acquire(&self) -> Permit {
-        loop {
-            match self.try_acquire().await {
-                Ok(permit) => return permit,
-                Err(wait) => tokio::time::sleep(wait).await,
-            }
-        }
+    /// Processes in the key's fleet at the last answer from Redis (this one included).
+    pub(crate) fn fleet(&self) -> u32 {
+        self.fleet.load(Ordering::Relaxed)
+    }
+
+    /// Whether Redis is out (this process is on its fair share).
+    pub(crate) fn is_down(&self) -> bool {
+        self.down.load(Ordering::Relaxed)
     }
 
     /// Pauses every process of the fleet for `wait` (a 429 hint), best effort.
     pub(crate) async fn pause(&self, wait: Duration) {
-        let ms = wait.as_millis().clamp(1, u128::from(u32::MAX)) as f64;
+        let ms = wait.as_millis().clamp(1, u128::from(u32::MAX)).to_string();
         let _: Option<i64> = self
-            .run(&self.pause, &[self.pause_key.as_str()], Some(ms), None)
+            .run(&self.pause, &[self.pause_key.as_str()], &[ms.as_str()])
             .await;
     }
 }
 
-fn millis(ms: i64) -> Duration {
-    Duration::from_millis(u64::try_from(ms).unwrap_or(0).max(1))
+/// An id for this limiter among its fleet's members: the process id, the time, and a counter,
+/// so two clients of one process count as two members, as they send as two.
+fn member_id() -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{}-{nanos:x}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }

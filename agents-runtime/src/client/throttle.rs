@@ -5,7 +5,8 @@
 //!
 //! With a shared limit (feature `redis`, [`super::ClientBuilder::shared_limit`]) permits come
 //! from one limiter in Redis shared by every process on the API key, and a 429 hint pauses them
-//! all; while Redis is out each process falls back on its own limiter.
+//! all; while Redis is out each process falls back on its fair share of the limit (the rate
+//! divided by the fleet's size). [`LimiterState`] says which applies.
 //!
 //! A pause holds every request of every clone, reads included, and lasts at most [`MAX_PAUSE`].
 //! A call that would have to wait past its own budget (the client's timeout, or what is left of the
@@ -38,13 +39,42 @@ struct Pause {
     cause: Option<(Box<ApiError>, Instant)>,
 }
 
+/// Which rate limit a client's requests are under now ([`super::Client::limiter`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LimiterState {
+    /// This process limits itself to `per_second` (`None`: no client-side limit).
+    Local {
+        /// Requests per second.
+        per_second: Option<u32>,
+    },
+    /// Permits come from the limit shared through Redis by a fleet of `fleet` processes.
+    Shared {
+        /// Processes on the key that asked for a permit lately, this one included.
+        fleet: u32,
+    },
+    /// Redis is out: this process limits itself to its share of the limit, `per_second`, the
+    /// rate divided by the `fleet` it last heard of, until Redis answers again.
+    Fallback {
+        /// The fleet's size when Redis last answered.
+        fleet: u32,
+        /// This process's share of the limit.
+        per_second: u32,
+    },
+}
+
 /// The client's throttle.
 #[derive(Debug)]
 pub struct Throttle {
     limiter: Option<Direct>,
+    per_second: Option<u32>,
+    burst: u32,
     pause: Mutex<Pause>,
     #[cfg(feature = "redis")]
     shared: Option<std::sync::Arc<super::shared::Shared>>,
+    /// The limiter of this process's share while Redis is out, with the share it was made for.
+    #[cfg(feature = "redis")]
+    fallback: Mutex<Option<(u32, std::sync::Arc<Direct>)>>,
 }
 
 impl Throttle {
@@ -56,9 +86,58 @@ impl Throttle {
         });
         Throttle {
             limiter,
+            per_second,
+            burst,
             pause: Mutex::default(),
             #[cfg(feature = "redis")]
             shared: None,
+            #[cfg(feature = "redis")]
+            fallback: Mutex::default(),
+        }
+    }
+
+    /// Which limit requests are under now.
+    pub fn state(&self) -> LimiterState {
+        #[cfg(feature = "redis")]
+        if let Some(shared) = &self.shared {
+            let fleet = shared.fleet();
+            return if shared.is_down() {
+                LimiterState::Fallback {
+                    fleet,
+                    per_second: self.share(fleet),
+                }
+            } else {
+                LimiterState::Shared { fleet }
+            };
+        }
+        LimiterState::Local {
+            per_second: self.per_second,
+        }
+    }
+
+    /// This process's share of the limit in a fleet of `fleet`: at least one request a second.
+    #[cfg(feature = "redis")]
+    fn share(&self, fleet: u32) -> u32 {
+        (self.per_second.unwrap_or(1) / fleet.max(1)).max(1)
+    }
+
+    /// The limiter of this process's share in a fleet of `fleet`, made again when the share
+    /// changed.
+    #[cfg(feature = "redis")]
+    fn fallback(&self, fleet: u32) -> std::sync::Arc<Direct> {
+        let share = self.share(fleet);
+        let mut slot = self.fallback.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*slot {
+            Some((s, limiter)) if *s == share => limiter.clone(),
+            _ => {
+                let rate = NonZeroU32::new(share).unwrap_or(NonZeroU32::MIN);
+                let burst = NonZeroU32::new(self.burst.min(share)).unwrap_or(NonZeroU32::MIN);
+                let limiter = std::sync::Arc::new(RateLimiter::direct(
+                    Quota::per_second(rate).allow_burst(burst),
+                ));
+                *slot = Some((share, limiter.clone()));
+                limiter
+            }
         }
     }
 
@@ -76,20 +155,28 @@ impl Throttle {
 
     /// Waits until a request may be sent. A pause set by a 429 that lasts past `deadline` is not
     /// waited for: the 429 comes back, its `retry_after` set to what is left of the service's
-    /// hint. With a shared limit (feature `redis`) the permit comes from the fleet's limiter, and
-    /// from this process's own while Redis is out.
+    /// hint. With a shared limit (feature `redis`) the permit is a slot reserved in the fleet's
+    /// limiter, and comes from this process's fair share while Redis is out.
     pub async fn acquire(&self, deadline: Instant) -> Result<(), Box<ApiError>> {
         self.wait_out_pause(deadline).await?;
         #[cfg(feature = "redis")]
         if let Some(shared) = &self.shared {
             loop {
                 match shared.acquire().await {
-                    super::shared::Permit::Granted => return Ok(()),
+                    super::shared::Permit::Reserved(wait) => {
+                        if !wait.is_zero() {
+                            tokio::time::sleep(wait).await;
+                        }
+                        return Ok(());
+                    }
                     super::shared::Permit::Paused(wait) => {
                         self.pause_from_fleet(wait);
                         self.wait_out_pause(deadline).await?;
                     }
-                    super::shared::Permit::Unavailable => break,
+                    super::shared::Permit::Unavailable => {
+                        self.fallback(shared.fleet()).until_ready().await;
+                        return Ok(());
+                    }
                 }
             }
         }

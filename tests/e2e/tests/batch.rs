@@ -63,11 +63,28 @@ async fn a_typed_batch_merges_shared_params_and_streams_every_result() {
 async fn invalid_items_stop_the_batch_before_anything_is_sent() {
     let e = emulator().await;
     let c = client(&e);
-    let items = vec![RetailerAPdpParams::new("B1"), RetailerAPdpParams::new("")];
+    // 10,000 items, 30 of them bad: all 30 are reported, with their positions.
+    let items: Vec<RetailerAPdpParams> = (0..10_000)
+        .map(|i| {
+            RetailerAPdpParams::new(if i % 333 == 7 {
+                String::new()
+            } else {
+                format!("B{i}")
+            })
+        })
+        .collect();
     match c.batch::<RetailerAPdp>().submit(items).await.unwrap_err() {
-        Error::InvalidItem { index, error } => {
-            assert_eq!(index, 1);
-            assert_eq!(error.violations[0].param, "asin");
+        Error::InvalidItems(bad) => {
+            let indexes: Vec<usize> = bad.iter().map(|(i, _)| *i).collect();
+            let expected: Vec<usize> = (0..10_000).filter(|i| i % 333 == 7).collect();
+            assert_eq!(indexes, expected);
+            assert_eq!(bad.len(), 31);
+            for (_, e) in &bad {
+                let Error::Validation(v) = e else {
+                    panic!("{e}")
+                };
+                assert_eq!(v.violations[0].param, "asin");
+            }
         }
         other => panic!("{other:?}"),
     }
@@ -164,6 +181,10 @@ async fn a_2500_item_batch_under_faults_accounts_for_every_item_exactly_once() {
             Ok(r) => assert!(ok.insert(r.task_id.unwrap()), "duplicate result"),
             Err(err) => match err.error {
                 Error::TaskFailed(_) => {
+                    // The failed item says what it was, without a list kept beside the batch.
+                    let prompt = err.input.as_ref().unwrap()["prompt"].as_str().unwrap();
+                    let index = err.index.unwrap();
+                    assert_eq!(prompt, format!("prompt {index}"));
                     assert!(
                         failed_tasks.insert(err.task_id.unwrap()),
                         "duplicate failure"

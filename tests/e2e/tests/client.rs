@@ -379,6 +379,19 @@ async fn generation_create_wait_then_run_by_name() {
         .await
         .unwrap();
     assert_eq!(refined.agent_name.as_deref(), Some("market_listing"));
+    // A new agent by a taken name: the service says to use its field `from_agent`; the error
+    // names this client's method for it.
+    let taken = c
+        .generate_agent(
+            GenerationRequest::new("again", "https://market.example/listing/9")
+                .agent_name("market_listing"),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        taken.to_string().contains("GenerationRequest::refine"),
+        "{taken}"
+    );
     let failed = c
         .generate_agent(GenerationRequest::new("?", "https://x.example/"))
         .await

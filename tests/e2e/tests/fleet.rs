@@ -40,11 +40,12 @@ fn spawn_worker(e: &EmulatorHandle, redis: Option<&str>, mode: (&str, &str)) -> 
 }
 
 /// Four processes, each as fast as it can for `seconds`, with or without the shared limit.
-async fn fleet_for(redis: Option<&str>, seconds: f64) -> Totals {
+async fn fleet_for(redis: Option<&RedisServer>, seconds: f64) -> Totals {
+    let url = redis.map(RedisServer::url);
     let e = start(Emulator::builder().rate_limit(Some(83))).await;
     let secs = seconds.to_string();
     let workers = (0..4)
-        .map(|_| spawn_worker(&e, redis, ("FLEET_SECONDS", &secs)))
+        .map(|_| spawn_worker(&e, url.as_deref(), ("FLEET_SECONDS", &secs)))
         .collect();
     tokio::task::spawn_blocking(move || collect(workers))
         .await
@@ -57,7 +58,9 @@ async fn four_processes_share_one_limit_and_meet_no_429() {
         return;
     };
     let seconds = 3.0;
-    let shared = fleet_for(Some(&redis.url()), seconds).await;
+    redis.reset_stats();
+    let shared = fleet_for(Some(&redis), seconds).await;
+    let scripts = redis.script_calls();
     let alone = fleet_for(None, seconds).await;
     eprintln!(
         "4 processes for {seconds} s at 83 req/s: shared limit {} ok, {} x 429; each alone {} ok, {} x 429",
@@ -74,6 +77,68 @@ async fn four_processes_share_one_limit_and_meet_no_429() {
     assert!(
         alone.limited > 0,
         "four processes alone overrun the key: {alone:?}"
+    );
+    // A permit is one reservation: one script call per request sent, however many calls wait
+    // (a loaded script is asked by EVALSHA, a process's first call may add one EVAL).
+    eprintln!(
+        "{scripts} script calls in Redis for {} requests",
+        shared.attempts
+    );
+    assert!(
+        scripts <= shared.attempts + 4,
+        "{scripts} script calls for {} permits: the limiter polls",
+        shared.attempts
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_outage_falls_back_to_a_fair_share_and_says_so() {
+    use agents_runtime::{Client, LimiterState};
+
+    let Some(mut redis) = redis_for("a_redis_outage_falls_back_to_a_fair_share_and_says_so") else {
+        return;
+    };
+    let e = start(Emulator::builder().rate_limit(None)).await;
+    // Four clients built apart count as four members of the key's fleet, as four processes do.
+    let clients: Vec<Client> = (0..4)
+        .map(|_| {
+            Client::builder()
+                .base_url(e.base_url())
+                .api_key(KEY)
+                .rate_limit(Some(83))
+                .shared_limit(redis.url())
+                .build()
+                .unwrap()
+        })
+        .collect();
+    for c in &clients {
+        c.agents().limit(1).list().await.unwrap();
+    }
+    let first = &clients[0];
+    first.agents().limit(1).list().await.unwrap();
+    assert_eq!(first.limiter(), LimiterState::Shared { fleet: 4 });
+
+    redis.kill();
+    let seen = e.requests_seen(KEY);
+    first.agents().limit(1).list().await.unwrap();
+    assert_eq!(
+        first.limiter(),
+        LimiterState::Fallback {
+            fleet: 4,
+            per_second: 20
+        },
+        "a quarter of 83 req/s while Redis is out"
+    );
+    assert_eq!(e.requests_seen(KEY), seen + 1, "the call went out once");
+
+    redis.spawn();
+    // Redis is asked again a second after it failed.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    first.agents().limit(1).list().await.unwrap();
+    assert!(
+        matches!(first.limiter(), LimiterState::Shared { .. }),
+        "{:?}",
+        first.limiter()
     );
 }
 

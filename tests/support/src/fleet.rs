@@ -1,6 +1,7 @@
 //! Fleets of worker processes sharing one API key, and the `redis-server` they share a rate limit
 //! through: used by the fleet tests and the benchmark.
 
+use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -67,6 +68,54 @@ impl RedisServer {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 
+    /// Scripts run (`EVALSHA` and `EVAL` calls) since the server started or the last
+    /// [`RedisServer::reset_stats`], from Redis's own `INFO commandstats`.
+    pub fn script_calls(&self) -> u64 {
+        let info = self.command("*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n");
+        ["cmdstat_evalsha:calls=", "cmdstat_eval:calls="]
+            .iter()
+            .filter_map(|prefix| {
+                let at = info.find(prefix)? + prefix.len();
+                let digits: String = info[at..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse::<u64>().ok()
+            })
+            .sum()
+    }
+
+    /// Clears the command statistics.
+    pub fn reset_stats(&self) {
+        self.command("*2\r\n$6\r\nCONFIG\r\n$9\r\nRESETSTAT\r\n");
+    }
+
+    /// Sends one command (already in the protocol's form) and returns the answer as text.
+    fn command(&self, resp: &str) -> String {
+        let mut conn = TcpStream::connect(("127.0.0.1", self.port)).expect("redis-server answers");
+        conn.set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("fleet helper");
+        conn.write_all(resp.as_bytes()).expect("fleet helper");
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 8192];
+        // A bulk answer (`$LEN\r\n...`) is read to its length; a simple one to its line end.
+        loop {
+            let n = conn.read(&mut buf).expect("fleet helper");
+            answer.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&answer);
+            let complete = match text.strip_prefix('$') {
+                Some(rest) => rest.split_once("\r\n").is_some_and(|(len, body)| {
+                    len.parse::<usize>().is_ok_and(|len| body.len() >= len + 2)
+                }),
+                None => text.ends_with("\r\n"),
+            };
+            if n == 0 || complete {
+                break;
+            }
+        }
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
     /// Stops the server (its port stays reserved for [`RedisServer::spawn`]).
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
@@ -96,6 +145,34 @@ pub struct Totals {
     pub attempts: u64,
     /// Longest worker run, in seconds.
     pub seconds: f64,
+    /// Successful runs of each worker.
+    pub per_process: Vec<u64>,
+    /// Latency of every run that succeeded, in milliseconds (from asking the limiter for a
+    /// permit to the answer).
+    pub latencies_ms: Vec<f64>,
+    /// When each successful run ended, in milliseconds since the Unix epoch.
+    pub done_at_ms: Vec<u64>,
+}
+
+impl Totals {
+    /// The `q` quantile of the latencies (0.99 for p99), in milliseconds.
+    pub fn latency_ms(&self, q: f64) -> f64 {
+        let mut l = self.latencies_ms.clone();
+        l.sort_by(f64::total_cmp);
+        if l.is_empty() {
+            return 0.0;
+        }
+        let i = ((l.len() as f64 * q).ceil() as usize).clamp(1, l.len()) - 1;
+        l[i]
+    }
+
+    /// Successful runs that ended within `[from, to)` (Unix milliseconds).
+    pub fn done_between(&self, from: u64, to: u64) -> usize {
+        self.done_at_ms
+            .iter()
+            .filter(|t| (from..to).contains(*t))
+            .count()
+    }
 }
 
 /// Starts one `fleet-worker` (`exe`) against `base_url` with `key`, sharing the limit through
@@ -132,6 +209,12 @@ pub fn collect(workers: Vec<Child>) -> Totals {
         t.other += v["other"].as_u64().expect("fleet helper");
         t.attempts += v["attempts"].as_u64().expect("fleet helper");
         t.seconds = t.seconds.max(v["seconds"].as_f64().unwrap_or(0.0));
+        t.per_process.push(v["ok"].as_u64().expect("fleet helper"));
+        let numbers = |k: &str| v[k].as_array().cloned().unwrap_or_default();
+        t.latencies_ms
+            .extend(numbers("latencies_ms").iter().filter_map(Value::as_f64));
+        t.done_at_ms
+            .extend(numbers("done_at_ms").iter().filter_map(Value::as_u64));
     }
     t
 }

@@ -6,9 +6,9 @@
 //! retries, so every 429 is counted) or `FLEET_COUNT` (send that many runs, retried until each
 //! completes).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use agents_runtime::catalog::RetailerAPdpParams;
 use agents_runtime::{Client, ErrorKind, RetryPolicy};
@@ -56,10 +56,13 @@ async fn main() -> std::process::ExitCode {
     let deadline = seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let next = Arc::new(AtomicU64::new(0));
     let counters: Arc<[AtomicU64; 4]> = Arc::new(Default::default()); // ok, 429, other, attempts
+    // Of each run that succeeded: its latency (ms) and when it ended (Unix ms).
+    let done: Arc<Mutex<Vec<(f64, u64)>>> = Arc::default();
     let started = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..CONCURRENCY {
-        let (client, next, counters) = (client.clone(), next.clone(), counters.clone());
+        let (client, next, counters, done) =
+            (client.clone(), next.clone(), counters.clone(), done.clone());
         tasks.push(tokio::spawn(async move {
             loop {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -69,11 +72,21 @@ async fn main() -> std::process::ExitCode {
                 if count.is_some_and(|c| i >= c) {
                     break;
                 }
+                let asked = Instant::now();
                 let (slot, attempts) = match client
                     .run(RetailerAPdpParams::new(format!("B{i:09}")))
                     .await
                 {
-                    Ok(r) => (0, r.response.attempts),
+                    Ok(r) => {
+                        let at = SystemTime::now()
+                            .duration_since(SystemTime::UNIX_EPOCH)
+                            .map_or(0, |d| d.as_millis() as u64);
+                        let ms = asked.elapsed().as_secs_f64() * 1000.0;
+                        done.lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .push((ms, at));
+                        (0, r.response.attempts)
+                    }
                     Err(e) if e.kind() == ErrorKind::RateLimited => (1, e.attempts().unwrap_or(1)),
                     Err(e) => {
                         eprintln!("fleet-worker: {e}");
@@ -89,11 +102,16 @@ async fn main() -> std::process::ExitCode {
         let _ = t.await;
     }
     let [ok, limited, other, attempts] = [0, 1, 2, 3].map(|i| counters[i].load(Ordering::Relaxed));
+    let done = done
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     println!(
         "{}",
         serde_json::json!({
             "ok": ok, "limited": limited, "other": other, "attempts": attempts,
             "seconds": started.elapsed().as_secs_f64(),
+            "latencies_ms": done.iter().map(|d| d.0).collect::<Vec<_>>(),
+            "done_at_ms": done.iter().map(|d| d.1).collect::<Vec<_>>(),
         })
     );
     std::process::ExitCode::SUCCESS
