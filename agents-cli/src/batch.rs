@@ -62,7 +62,7 @@ impl Progress {
                 && (self.last_line.elapsed() >= PLAIN_EVERY || self.done == self.total) =>
             {
                 self.last_line = Instant::now();
-                eoutln!("{}/{} rows, {} failed", self.done, self.total, self.failed);
+                eprintln!("{}/{} rows, {} failed", self.done, self.total, self.failed);
             }
             None => {}
         }
@@ -231,7 +231,7 @@ pub async fn batch(
     }
     let code = report(cli, agent, out, sink.failures_path(), &tally);
     if interrupted {
-        eoutln!(
+        eprintln!(
             "interrupted: {} rows are not finished; run the same command with --resume to finish \
              them (rows already written are not sent again)",
             tally.unfinished
@@ -261,7 +261,7 @@ fn report(cli: &Cli, agent: &str, out: &Path, failures: &Path, t: &Tally) -> Exi
             })
         );
     } else {
-        eoutln!(
+        eprintln!(
             "{agent}: this run: {} rows succeeded ({} records) into {}, {} failed and {} invalid \
              into {}; {} rows were done before this run",
             t.succeeded,
@@ -273,10 +273,10 @@ fn report(cli: &Cli, agent: &str, out: &Path, failures: &Path, t: &Tally) -> Exi
             t.skipped,
         );
         for e in &t.errors {
-            eoutln!("error: {e}");
+            eprintln!("error: {e}");
         }
         if t.unfinished > 0 {
-            eoutln!(
+            eprintln!(
                 "{} rows are not finished; run again with --resume to finish them",
                 t.unfinished
             );

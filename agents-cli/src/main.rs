@@ -206,7 +206,7 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eoutln!("error: cannot start the async runtime: {e}");
+            eprintln!("error: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -216,7 +216,7 @@ fn main() -> ExitCode {
             if cli.json {
                 outln!("{}", json!({ "error": message }));
             } else {
-                eoutln!("error: {message}");
+                eprintln!("error: {message}");
             }
             ExitCode::FAILURE
         }
@@ -316,7 +316,7 @@ async fn run_agent(cli: &Cli, agent: &str, pairs: &[String]) -> Result<ExitCode,
                 serde_json::to_string_pretty(r).map_err(|e| e.to_string())?
             );
         }
-        eoutln!(
+        eprintln!(
             "{agent}: {} record(s), status {}, task {}",
             records.len(),
             result.status.as_str(),
@@ -427,7 +427,7 @@ fn bindings(
         .generate_with_warnings()
         .map_err(|d| Failure(d.to_string()))?;
     for w in warnings {
-        eoutln!("warning: {w}");
+        eprintln!("warning: {w}");
     }
     Ok(source)
 }

@@ -68,6 +68,7 @@ pub enum LimiterState {
 pub struct Throttle {
     limiter: Option<Direct>,
     per_second: Option<u32>,
+    #[cfg(feature = "redis")]
     burst: u32,
     pause: Mutex<Pause>,
     #[cfg(feature = "redis")]
@@ -87,6 +88,7 @@ impl Throttle {
         Throttle {
             limiter,
             per_second,
+            #[cfg(feature = "redis")]
             burst,
             pause: Mutex::default(),
             #[cfg(feature = "redis")]
