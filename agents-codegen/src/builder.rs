@@ -169,6 +169,7 @@ impl Builder {
                         LocateError::NoSchemaDir {
                             name: "*".into(),
                             searched,
+                            nearest: Vec::new(),
                         },
                     )])
                 })?;

@@ -27,6 +27,7 @@
 //! ```
 
 mod builder;
+pub mod catalog;
 pub mod docs;
 pub mod emit;
 mod emitter;
@@ -143,6 +144,12 @@ pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Outp
 }
 
 impl AgentOutput {
+    /// The name of the agent's record type (`RetailerAPdp`); its params type is this name
+    /// followed by `Params`.
+    pub fn type_name(&self) -> &str {
+        self.ir.structs.first().map_or("", |s| s.ident.as_str())
+    }
+
     /// The items as tokens (what `agent!` expands to).
     pub fn tokens(&self) -> Result<TokenStream, Diagnostics> {
         let mut tokens = TokenStream::new();

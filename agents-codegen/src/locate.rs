@@ -33,20 +33,36 @@ pub const ENV_VARS: [&str; 4] = [ENV_SCHEMA_DIR, ENV_OFFLINE, ENV_API_KEY, ENV_B
 pub enum LocateError {
     /// No schema directory exists.
     #[error(
-        "no schema directory for agent `{name}`: looked in {}; create `schemas/` with `cargo agents fetch {name}`, or set {ENV_SCHEMA_DIR}",
-        .searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        "no schema directory for agent `{name}`: looked in {}{}; create `schemas/` with `cargo agents fetch {name}`, or set {ENV_SCHEMA_DIR}",
+        .searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        did_you_mean(.nearest)
     )]
     NoSchemaDir {
         /// The agent asked for.
         name: String,
         /// The places looked at.
         searched: Vec<PathBuf>,
+        /// The closest catalog names.
+        nearest: Vec<String>,
+    },
+    /// The agent is in the catalog, whose bindings ship with the runtime, and no schema file of
+    /// it was found.
+    #[error(
+        "`{name}` is a catalog agent: its bindings ship with agents_runtime as \
+         `agents_runtime::catalog::{type_name}` (inputs: `agents_runtime::catalog::{type_name}Params`); \
+         use those instead of agent!(\"{name}\"), or put a record of your own in schemas/{name}.json"
+    )]
+    InCatalog {
+        /// The agent asked for.
+        name: String,
+        /// Its record type in `agents_runtime::catalog`.
+        type_name: String,
     },
     /// The directory has no record of this agent.
     #[error(
         "no cached schema for agent `{name}` in {}{}; fetch it with `cargo agents fetch {name}`, or build with {ENV_OFFLINE}=false and {ENV_API_KEY} set",
         .searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-        if .nearest.is_empty() { String::new() } else { format!(" (did you mean {}?)", .nearest.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")) }
+        did_you_mean(.nearest)
     )]
     UnknownAgent {
         /// The agent asked for.
@@ -156,6 +172,32 @@ pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
             })?;
         return load_file(&file).map_err(LocateError::Invalid);
     }
+    if let Some(file) = dirs
+        .iter()
+        .map(|d| d.join(&file_name))
+        .find(|f| f.is_file())
+    {
+        return load_file(&file).map_err(LocateError::Invalid);
+    }
+    if let Some(type_name) = crate::catalog::type_name(name) {
+        return Err(LocateError::InCatalog {
+            name: name.to_owned(),
+            type_name: type_name.to_owned(),
+        });
+    }
+    // Near names among the cached schemas and the catalog's.
+    let mut names: Vec<String> = dirs
+        .iter()
+        .flat_map(|d| schema_files(d).unwrap_or_default())
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    names.extend(crate::catalog::CATALOG.iter().map(|(n, _)| (*n).to_owned()));
+    names.sort();
+    names.dedup();
+    let nearest: Vec<String> = agents_schema::nearest_names(name, names.iter().map(String::as_str))
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
     if dirs.is_empty() {
         let searched = match schema_dir(manifest_dir) {
             Ok(d) => vec![d.path],
@@ -164,29 +206,23 @@ pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
         return Err(LocateError::NoSchemaDir {
             name: name.to_owned(),
             searched,
+            nearest,
         });
     }
-    if let Some(file) = dirs
-        .iter()
-        .map(|d| d.join(&file_name))
-        .find(|f| f.is_file())
-    {
-        return load_file(&file).map_err(LocateError::Invalid);
-    }
-    let names: Vec<String> = dirs
-        .iter()
-        .flat_map(|d| schema_files(d).unwrap_or_default())
-        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .collect();
-    let nearest = agents_schema::nearest_names(name, names.iter().map(String::as_str))
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
     Err(LocateError::UnknownAgent {
         name: name.to_owned(),
         searched: dirs,
         nearest,
     })
+}
+
+/// " (did you mean `a`, `b`?)", or nothing without names.
+fn did_you_mean(nearest: &[String]) -> String {
+    if nearest.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = nearest.iter().map(|n| format!("`{n}`")).collect();
+    format!(" (did you mean {}?)", names.join(", "))
 }
 
 /// `GET {base}/v1/agents/{name}` with a small blocking client; the body as text.

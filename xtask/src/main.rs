@@ -146,8 +146,24 @@ fn codegen(check: bool) -> ExitCode {
             }
         }
     }
-    let files = formatted;
-    let expected: BTreeSet<PathBuf> = files.iter().map(|(name, _)| out_dir.join(name)).collect();
+    let expected: BTreeSet<PathBuf> = formatted
+        .iter()
+        .map(|(name, _)| out_dir.join(name))
+        .collect();
+    let mut files: Vec<(PathBuf, String)> = formatted
+        .into_iter()
+        .map(|(name, content)| (out_dir.join(name), content))
+        .collect();
+    // The catalog's names for agent!, which cannot depend on the runtime that holds them.
+    let mut names = format!(
+        "{HEADER}\n/// Every catalog agent and the name of its record type, by agent name.\n\
+         pub const CATALOG: &[(&str, &str)] = &[\n"
+    );
+    for a in &output.agents {
+        names.push_str(&format!("    ({:?}, {:?}),\n", a.name, a.type_name()));
+    }
+    names.push_str("];\n");
+    files.push((root.join("agents-codegen/src/catalog/names.rs"), names));
     let existing: BTreeSet<PathBuf> = std::fs::read_dir(&out_dir)
         .map(|rd| {
             rd.filter_map(Result::ok)
@@ -160,8 +176,8 @@ fn codegen(check: bool) -> ExitCode {
     let rel = |p: &Path| p.strip_prefix(&root).unwrap_or(p).display().to_string();
 
     let mut changed = Vec::new();
-    for (name, content) in &files {
-        let path = out_dir.join(name);
+    for (path, content) in &files {
+        let path = path.clone();
         if check {
             if std::fs::read(&path).ok().as_deref() != Some(content.as_bytes()) {
                 changed.push(rel(&path));
