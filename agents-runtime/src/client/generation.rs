@@ -1,6 +1,40 @@
 //! Agent generation: create or refine a custom agent from a prompt and wait for
 //! the published version. Creation counts against a daily limit of 100, so it is never retried
 //! after an ambiguous failure ([`Idempotency::Once`]).
+//!
+//! # From a prompt to typed results
+//!
+//! Generated types need the agent's record at compile time, so there are two routes:
+//!
+//! * **Generate once, then compile against it** (the usual one). `cargo agents generate-agent
+//!   --prompt … --url … --name shop_product` waits for the agent, caches its record as
+//!   `schemas/shop_product.json` and prints the line to add: `agents_runtime::agent!("shop_product");`.
+//!   From then on `client.run(ShopProductParams::new(…))` is typed, checked before sending and
+//!   drift tolerant like the catalog's agents. The same in code: [`Client::generate_agent`],
+//!   [`GenerationHandle::wait`], then [`Client::agent`] for the record to save into `schemas/`.
+//! * **Generate and run in the same program.** The program knows what it asked for, so it can
+//!   declare that type itself and decode the untyped result into it with
+//!   [`RunResult::into_typed`](super::run::RunResult::into_typed):
+//!
+//! ```no_run
+//! # use agents_runtime::prelude::*;
+//! # async fn f(client: Client) -> Result<(), Error> {
+//! #[derive(serde::Deserialize)]
+//! struct Product {
+//!     title: Option<String>,
+//!     price: Option<f64>,
+//! }
+//!
+//! let request = GenerationRequest::new("title and price", "https://shop.example/p/1")
+//!     .agent_name("shop_product");
+//! client.generate_agent(request).await?.wait().await?;
+//! let run = client
+//!     .run_raw("shop_product", serde_json::json!({"url": "https://shop.example/p/2"}))
+//!     .await?
+//!     .into_typed::<Product>()?;
+//! println!("{:?}", run.record().and_then(|p| p.price));
+//! # Ok(()) }
+//! ```
 
 use reqwest::Method;
 use serde::Deserialize;

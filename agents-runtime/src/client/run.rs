@@ -285,6 +285,81 @@ impl<T> RunResult<T> {
     pub fn into_records(self) -> Vec<T> {
         self.data.parsing.into_records()
     }
+
+    /// How many times the client sent the call that brought this result (1 when it was not
+    /// retried): what [`Error::attempts`] says of a call that failed.
+    pub fn attempts(&self) -> u32 {
+        self.response.attempts
+    }
+}
+
+impl RunResult<Value> {
+    /// The records as a type of your own: the typed path for an agent without generated
+    /// bindings, such as one your program generated itself (it knows what it asked for).
+    /// Decoding follows `T`'s `Deserialize`: a struct written with [`record!`](crate::record)
+    /// tolerates drift and records it as generated records do; a plain `#[derive(Deserialize)]`
+    /// fails on the first value of another type, with its JSON path.
+    ///
+    /// ```no_run
+    /// # use agents_runtime::prelude::*;
+    /// # async fn f(client: Client) -> Result<(), Error> {
+    /// #[derive(serde::Deserialize)]
+    /// struct Listing {
+    ///     title: Option<String>,
+    ///     price: Option<f64>,
+    /// }
+    ///
+    /// let run = client
+    ///     .run_raw("market_listing", serde_json::json!({"url": "https://market.example/l/1"}))
+    ///     .await?
+    ///     .into_typed::<Listing>()?;
+    /// println!("{:?}", run.record().and_then(|l| l.price));
+    /// # Ok(()) }
+    /// ```
+    pub fn into_typed<T: serde::de::DeserializeOwned>(self) -> Result<RunResult<T>, Error> {
+        let info = self.response.clone();
+        let decode = |value: Value, path: String| {
+            let body = value.to_string();
+            serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
+                let at = e.path().to_string();
+                Error::Decode(Box::new(super::error::DecodeError {
+                    path: if at == "." {
+                        path.clone()
+                    } else {
+                        format!("{path}.{at}")
+                    },
+                    message: e.into_inner().to_string(),
+                    body,
+                    info: info.clone(),
+                }))
+            })
+        };
+        let parsing = match self.data.parsing {
+            Parsing::One(one) => Parsing::One(decode(one, "data.parsing".to_owned())?),
+            Parsing::Many(many) => Parsing::Many(
+                many.into_iter()
+                    .enumerate()
+                    .map(|(i, v)| decode(v, format!("data.parsing[{i}]")))
+                    .collect::<Result<_, _>>()?,
+            ),
+        };
+        Ok(RunResult {
+            url: self.url,
+            task_id: self.task_id,
+            status: self.status,
+            status_code: self.status_code,
+            data: RunData {
+                parsing,
+                html: self.data.html,
+                markdown: self.data.markdown,
+                headers: self.data.headers,
+                links: self.data.links,
+            },
+            metadata: self.metadata,
+            warnings: self.warnings,
+            response: self.response,
+        })
+    }
 }
 
 /// The body of a run. `localization` is sent when the typed params say a localization input is

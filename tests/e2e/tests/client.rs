@@ -366,6 +366,24 @@ async fn generation_create_wait_then_run_by_name() {
         .await
         .unwrap();
     assert!(r.record().unwrap()["price"].is_number());
+    // The typed path for an agent the program generated itself: its own type.
+    #[derive(Debug, serde::Deserialize)]
+    struct Listing {
+        price: f64,
+    }
+    let typed = r.clone().into_typed::<Listing>().unwrap();
+    assert!(typed.record().unwrap().price.is_finite());
+    assert_eq!(typed.attempts(), 1);
+    #[derive(Debug, serde::Deserialize)]
+    struct Wrong {
+        #[allow(dead_code)]
+        price: String,
+    }
+    let err = r.into_typed::<Wrong>().unwrap_err();
+    let Error::Decode(d) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(d.path, "data.parsing.price", "{err}");
 
     let refined = c
         .generate_agent(GenerationRequest::refine(
