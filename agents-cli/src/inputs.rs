@@ -6,9 +6,9 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use agents_runtime::validate::{Violations, check_json};
+use agents_runtime::validate::{Localization, check_request};
 use agents_schema::AgentRecord;
-use agents_schema::inputs::{ParamTy, param_type};
+use agents_schema::inputs::{COMMON_PARAMS, ParamTy, param_type};
 use serde_json::{Map, Value};
 
 /// The type an input `name` of `record` takes; common params (`country`, `locale`, `tag`,
@@ -17,8 +17,10 @@ fn input_type(record: &AgentRecord, name: &str) -> ParamTy {
     let page = record.pagination_param().map(|p| p.name.as_str());
     match record.inputs().iter().find(|i| i.name == name) {
         Some(input) => param_type(input, page == Some(name)).0,
-        None if name == "parse" => ParamTy::Boolean,
-        None => ParamTy::String,
+        None => COMMON_PARAMS
+            .iter()
+            .find(|(common, _)| *common == name)
+            .map_or(ParamTy::String, |(_, ty)| *ty),
     }
 }
 
@@ -69,29 +71,20 @@ pub fn from_pairs(record: &AgentRecord, pairs: &[String]) -> Result<Map<String, 
 }
 
 /// Every problem with one item's params, in one message: missing required inputs, values of
-/// the wrong type, broken rules. `None` when the item can be sent.
+/// the wrong type, broken rules, bad common params, localization inputs on an agent that is not
+/// localized (the runtime's one request check). `None` when the item can be sent.
 pub fn problems(record: &AgentRecord, params: &Map<String, Value>) -> Option<String> {
-    let mut found = Vec::new();
-    let page = record.pagination_param().map(|p| p.name.as_str());
-    for input in record.inputs() {
-        if input.required
-            && page != Some(input.name.as_str())
-            && params.get(&input.name).is_none_or(Value::is_null)
-        {
-            found.push(format!("missing required parameter `{}`", input.name));
-        }
-    }
-    let mut violations = Violations::new(record.name.clone());
-    if let Err(e) = check_json(record, params, &mut violations) {
-        found.push(e.to_string());
-    }
-    if let Some(Value::String(c)) = params.get("country") {
-        violations.country_code("country", c);
-    }
-    if let Err(e) = violations.finish() {
-        found.extend(e.violations.iter().map(ToString::to_string));
-    }
-    (!found.is_empty()).then(|| found.join("; "))
+    let params = Value::Object(params.clone());
+    check_request(record, &params, Localization::Derived)
+        .err()
+        .map(|found| {
+            found
+                .problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
 }
 
 /// One input item: its 1-based position in the file and its params.

@@ -91,6 +91,26 @@ async fn run_types_and_checks_params_before_sending() {
     );
     let out = cargo_agents(&e, &dir, &["run", "retailer_a_pdp", "-p", "zip_code"]).await;
     assert!(String::from_utf8_lossy(&out.stderr).contains("NAME=VALUE"));
+    // Every problem of one run at once: a missing input, a bad country, and a localization
+    // input on an agent that is not localized, refused here rather than by the service.
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "run",
+            "llm_a",
+            "-p",
+            "country=Narnia",
+            "-p",
+            "zip_code=10001",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("missing required parameter `prompt`"), "{err}");
+    assert!(err.contains("two-letter country code"), "{err}");
+    assert!(err.contains("is not localized"), "{err}");
     assert_eq!(e.requests_seen(KEY), seen, "a refused run sent something");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -99,30 +99,6 @@ pub struct ParamIr {
     pub docs: Vec<String>,
 }
 
-/// The params every agent accepts: name, type, description.
-const COMMON_PARAMS: &[(&str, ParamTy, &str)] = &[
-    (
-        "country",
-        ParamTy::String,
-        "Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).",
-    ),
-    (
-        "locale",
-        ParamTy::String,
-        "Locale of the request, as an LCID (`en-US`).",
-    ),
-    (
-        "tag",
-        ParamTy::String,
-        "A tag of your own, echoed back to identify the request.",
-    ),
-    (
-        "parse",
-        ParamTy::Boolean,
-        "Whether to parse the page into structured data (the service defaults to true).",
-    ),
-];
-
 /// Lowers records to the intermediate model, or reports every problem found. `renames` maps an
 /// agent name to the type name its record takes instead of the one derived from the agent name.
 ///
@@ -406,7 +382,7 @@ fn lower_params(
             docs: docs::page_param(),
         });
     }
-    for (json, ty, doc) in COMMON_PARAMS {
+    for (json, ty) in &agents_schema::inputs::COMMON_PARAMS {
         if inputs.iter().any(|i| i.name == *json) {
             continue;
         }
@@ -418,7 +394,7 @@ fn lower_params(
             rules: Vec::new(),
             country: *json == "country",
             localization: false,
-            docs: docs::common_param(doc),
+            docs: docs::common_param(json),
         });
     }
 

@@ -95,10 +95,25 @@ pub trait AgentParams: Serialize + Clone + Send + Sync + 'static {
 /// use agents_runtime::catalog::LlmAParams;
 /// let params = LlmAParams::new("hello").zip_code("10001");
 /// ```
+///
+/// So "no method named `zip_code`" (or `store_id`) on an agent's params means the agent is not
+/// localized: the service would refuse the input.
+#[doc(alias = "zip_code", alias = "store_id", alias = "localization")]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not localized: it takes no localization input such as `zip_code` or `store_id`",
+    label = "this agent is not localized",
+    note = "only agents whose record supports localization implement `Localized`"
+)]
 pub trait Localized: Agent {}
 
 /// Agents with a pagination parameter: one call per page, the page number in `params`.
 /// Page iteration is only available for these agents.
+#[doc(alias = "pages", alias = "page")]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no pages: its record declares no pagination input",
+    label = "this agent's params ask for one page only",
+    note = "run it once with `client.run(params)`; `client.pages` takes agents with a pagination input (such as `page`)"
+)]
 pub trait Paginated: Agent {
     /// JSON name of the pagination parameter (commonly `page`).
     const PAGE_PARAM: &'static str;

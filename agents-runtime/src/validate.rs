@@ -198,41 +198,6 @@ pub struct WrongType {
     pub found: &'static str,
 }
 
-/// Checks JSON `params` against the rules of `record`'s inputs, as generated `validate()` checks
-/// typed params: each declared value is read as its input's type and every rule the generator
-/// understands is applied, broken rules going to `violations`. A value of the wrong type is
-/// returned at once. Required inputs and the common params are the caller's to check.
-///
-/// This is how tools without generated types (the CLI, the emulator) check an agent's inputs
-/// with the same rules.
-pub fn check_json(
-    record: &agents_schema::AgentRecord,
-    params: &serde_json::Map<String, serde_json::Value>,
-    violations: &mut Violations,
-) -> Result<(), WrongType> {
-    use agents_schema::inputs::param_type;
-    use agents_schema::rules::{self, Parsed};
-
-    let page = record.pagination_param().map(|p| p.name.as_str());
-    for input in record.inputs() {
-        let Some(value) = params.get(&input.name).filter(|v| !v.is_null()) else {
-            continue;
-        };
-        let (ty, _) = param_type(input, page == Some(input.name.as_str()));
-        let typed = typed_value(ty, value).ok_or_else(|| WrongType {
-            param: input.name.clone(),
-            expected: expected(ty),
-            found: json_kind(value),
-        })?;
-        for text in &input.rules {
-            if let Parsed::Checked(rule) = rules::parse(text, ty) {
-                apply(violations, &input.name, text, &rule, &typed);
-            }
-        }
-    }
-    Ok(())
-}
-
 /// A parameter value read as its declared type.
 enum Typed<'a> {
     Text(&'a str),
@@ -307,4 +272,278 @@ pub fn json_kind(v: &serde_json::Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+pub use agents_schema::inputs::{COMMON_PARAMS, LOCALIZATION_PARAMS};
+
+/// What kind of problem a request has; the kind decides the service's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProblemKind {
+    /// `params` is not a JSON object.
+    NotAnObject,
+    /// A required input is missing.
+    Missing,
+    /// A value is not of its input's (or common param's) type.
+    WrongType,
+    /// A value breaks one of its input's rules (or is not a country code).
+    Rule,
+    /// A localization input (or `localization`) on an agent that is not localized.
+    NotLocalized,
+    /// A localization input without `localization` on.
+    LocalizationRequired,
+    /// `localization` is neither a boolean nor an object.
+    BadLocalization,
+}
+
+impl ProblemKind {
+    /// The status the service answers a request with this problem: 400 when the request is
+    /// malformed or incomplete, 422 when a value is refused. The one place that decides.
+    pub fn status(self) -> u16 {
+        match self {
+            ProblemKind::NotAnObject | ProblemKind::Missing | ProblemKind::LocalizationRequired => {
+                400
+            }
+            ProblemKind::WrongType
+            | ProblemKind::Rule
+            | ProblemKind::NotLocalized
+            | ProblemKind::BadLocalization => 422,
+        }
+    }
+}
+
+/// One problem of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// What is wrong.
+    pub kind: ProblemKind,
+    /// The param at fault (its JSON name), `localization`, or empty for `params` itself.
+    pub param: String,
+    /// The rule as the record states it, for broken rules.
+    pub rule: Option<String>,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Every problem of one agent request, in the order of the record's inputs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("agent `{agent}`: {}", self.problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+pub struct RequestProblems {
+    /// The agent.
+    pub agent: String,
+    /// Every problem found (never empty).
+    pub problems: Vec<Problem>,
+}
+
+impl RequestProblems {
+    /// The status the service answers with: 400 when any problem is a malformed or incomplete
+    /// request, else 422.
+    pub fn status(&self) -> u16 {
+        self.problems
+            .iter()
+            .map(|p| p.kind.status())
+            .find(|s| *s == 400)
+            .unwrap_or(422)
+    }
+}
+
+/// How a request's `localization` is known.
+#[derive(Debug, Clone, Copy)]
+pub enum Localization<'a> {
+    /// The client sends it when the params localize (the runtime and the CLI do).
+    Derived,
+    /// As the request carries it (the emulator reads it).
+    Sent(Option<&'a serde_json::Value>),
+}
+
+/// Checks one agent request against `record`, collecting every problem: `params` being an
+/// object, required inputs, each value's type and rules (as generated `validate()` applies
+/// them), the common params ([`COMMON_PARAMS`], `country` a two-letter code), and localization
+/// (inputs such as `zip_code` only on localized agents; with [`Localization::Sent`], also
+/// `localization` on when they are given).
+///
+/// The one request check of the runtime's raw paths, the CLI and the emulator.
+pub fn check_request(
+    record: &agents_schema::AgentRecord,
+    params: &serde_json::Value,
+    localization: Localization<'_>,
+) -> Result<(), RequestProblems> {
+    use serde_json::Value;
+
+    let mut problems = Vec::new();
+    let mut push = |kind, param: &str, rule: Option<String>, message: String| {
+        problems.push(Problem {
+            kind,
+            param: param.to_owned(),
+            rule,
+            message,
+        });
+    };
+    let fail = |problems: Vec<Problem>| {
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(RequestProblems {
+                agent: record.name.clone(),
+                problems,
+            })
+        }
+    };
+    let Some(map) = params.as_object() else {
+        push(
+            ProblemKind::NotAnObject,
+            "",
+            None,
+            format!("params must be a JSON object, not {}", json_kind(params)),
+        );
+        return fail(problems);
+    };
+
+    let page = record.pagination_param().map(|p| p.name.as_str());
+    for input in record.inputs() {
+        let is_page = page == Some(input.name.as_str());
+        if input.required && !is_page && map.get(&input.name).is_none_or(Value::is_null) {
+            push(
+                ProblemKind::Missing,
+                &input.name,
+                None,
+                format!(
+                    "missing required parameter `{}` of agent `{}`",
+                    input.name, record.name
+                ),
+            );
+        }
+    }
+
+    // Types and rules of the declared inputs, every one of them.
+    let mut violations = Violations::new(record.name.clone());
+    {
+        use agents_schema::inputs::param_type;
+        use agents_schema::rules::{self, Parsed};
+        for input in record.inputs() {
+            let Some(value) = map.get(&input.name).filter(|v| !v.is_null()) else {
+                continue;
+            };
+            let (ty, _) = param_type(input, page == Some(input.name.as_str()));
+            let Some(typed) = typed_value(ty, value) else {
+                push(
+                    ProblemKind::WrongType,
+                    &input.name,
+                    None,
+                    WrongType {
+                        param: input.name.clone(),
+                        expected: expected(ty),
+                        found: json_kind(value),
+                    }
+                    .to_string(),
+                );
+                continue;
+            };
+            for text in &input.rules {
+                if let Parsed::Checked(rule) = rules::parse(text, ty) {
+                    apply(&mut violations, &input.name, text, &rule, &typed);
+                }
+            }
+        }
+    }
+    let declared = |name: &str| record.inputs().iter().any(|i| i.name == name);
+    for (name, ty) in COMMON_PARAMS {
+        if declared(name) {
+            continue;
+        }
+        match (map.get(name), ty) {
+            (None | Some(Value::Null), _) => {}
+            (Some(Value::String(s)), agents_schema::inputs::ParamTy::String) => {
+                if name == "country" {
+                    violations.country_code(name, s);
+                }
+            }
+            (Some(Value::Bool(_)), agents_schema::inputs::ParamTy::Boolean) => {}
+            (Some(v), ty) => push(
+                ProblemKind::WrongType,
+                name,
+                None,
+                format!(
+                    "parameter `{name}` must be {}, not {}",
+                    expected(ty),
+                    json_kind(v)
+                ),
+            ),
+        }
+    }
+    if let Err(e) = violations.finish() {
+        for v in e.violations {
+            let message = v.to_string();
+            push(ProblemKind::Rule, &v.param, Some(v.rule), message);
+        }
+    }
+
+    let localizing: Vec<&str> = map
+        .iter()
+        .filter(|(k, v)| {
+            !v.is_null()
+                && (LOCALIZATION_PARAMS.contains(&k.as_str())
+                    || record
+                        .inputs()
+                        .iter()
+                        .any(|i| i.is_localization_param && i.name == **k))
+        })
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let sent = match localization {
+        Localization::Derived => None,
+        Localization::Sent(v) => Some(v),
+    };
+    let on = matches!(sent, Some(Some(Value::Bool(true) | Value::Object(_))));
+    if !record.supports_localization() {
+        for k in &localizing {
+            push(
+                ProblemKind::NotLocalized,
+                k,
+                None,
+                format!(
+                    "agent `{}` is not localized (it does not support localization), so `{k}` \
+                     is not accepted",
+                    record.name
+                ),
+            );
+        }
+        if localizing.is_empty() && on {
+            push(
+                ProblemKind::NotLocalized,
+                "localization",
+                None,
+                format!("agent `{}` does not support localization", record.name),
+            );
+        }
+    } else if let (Some(k), Some(_)) = (localizing.first(), sent)
+        && !on
+    {
+        push(
+            ProblemKind::LocalizationRequired,
+            "localization",
+            None,
+            format!("localization is required when params contains `{k}`"),
+        );
+    }
+    if let Some(Some(v)) = sent
+        && !matches!(v, Value::Bool(_) | Value::Object(_) | Value::Null)
+    {
+        push(
+            ProblemKind::BadLocalization,
+            "localization",
+            None,
+            format!(
+                "localization must be a boolean or an object, not {}",
+                json_kind(v)
+            ),
+        );
+    }
+    fail(problems)
 }

@@ -21,6 +21,17 @@ pub enum ParamTy {
     Any,
 }
 
+/// The params every agent takes besides its declared inputs, with their kinds.
+pub const COMMON_PARAMS: [(&str, ParamTy); 4] = [
+    ("country", ParamTy::String),
+    ("locale", ParamTy::String),
+    ("tag", ParamTy::String),
+    ("parse", ParamTy::Boolean),
+];
+
+/// The params that localize a request whatever the record declares.
+pub const LOCALIZATION_PARAMS: [&str; 2] = ["zip_code", "store_id"];
+
 /// The kind of value of an input parameter, and a note for the docs when its declared type is
 /// not known or is a cursor.
 pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<String>) {

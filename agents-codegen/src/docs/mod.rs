@@ -232,7 +232,14 @@ pub fn params(agent: &str, root: &str) -> Vec<String> {
 }
 
 /// The docs of a common param (one every agent accepts) the record does not declare.
-pub fn common_param(description: &str) -> Vec<String> {
+pub fn common_param(json: &str) -> Vec<String> {
+    let description = match json {
+        "country" => "Country to run the request from, as an ISO 3166-1 alpha-2 code (`US`, `DE`).",
+        "locale" => "Locale of the request, as an LCID (`en-US`).",
+        "tag" => "A tag of your own, echoed back to identify the request.",
+        "parse" => "Whether to parse the page into structured data (the service defaults to true).",
+        _ => "A parameter every agent accepts.",
+    };
     vec![
         description.to_owned(),
         String::new(),

@@ -262,16 +262,13 @@ impl BatchBuilder<Value> {
     where
         I: IntoIterator<Item = Value>,
     {
-        let items = items
-            .into_iter()
-            .enumerate()
-            .map(|(index, item)| match item {
-                Value::Object(params) => Ok((params, false)),
-                other => Err(Error::InvalidOption {
-                    option: "items",
-                    message: format!("item {index} is not a JSON object of params: {other}"),
-                }),
-            });
+        let items = items.into_iter().map(|item| match item {
+            Value::Object(params) => Ok((params, false)),
+            other => Err(Error::InvalidOption {
+                option: "items",
+                message: format!("not a JSON object of params: {other}"),
+            }),
+        });
         self.submit_params(items).await
     }
 }

@@ -424,8 +424,9 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
-    /// Items of a batch broke input rules; nothing was sent. Every such item is listed, with its
-    /// position among the items given (from 0), not only the first.
+    /// Items of a batch are invalid (broken input rules, or not params at all); nothing was
+    /// sent. Every such item is listed with its position among the items given (from 0) and
+    /// what is wrong with it, not only the first.
     #[error("{}", invalid_items(.0))]
     InvalidItems(Vec<(usize, Error)>),
     /// Some batches were submitted before one failed; their ids are kept so nothing is lost.
@@ -457,14 +458,14 @@ pub enum Error {
     },
 }
 
-/// "3 batch items break input rules; nothing was sent: item 4: …; item 9: …".
+/// "3 batch item(s) are invalid; nothing was sent: item 4: …; item 9: …".
 fn invalid_items(items: &[(usize, Error)]) -> String {
     let listed: Vec<String> = items
         .iter()
         .map(|(index, e)| format!("item {index}: {e}"))
         .collect();
     format!(
-        "{} batch item(s) break input rules; nothing was sent: {}",
+        "{} batch item(s) are invalid; nothing was sent: {}",
         items.len(),
         listed.join("; ")
     )

@@ -379,7 +379,11 @@ impl Client {
     /// ```
     /// use agents_runtime::{Client, LimiterState};
     ///
-    /// let client = Client::builder().api_key("key").rate_limit(Some(10)).build()?;
+    /// let client = Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .api_key("key")
+    ///     .rate_limit(Some(10))
+    ///     .build()?;
     /// assert_eq!(client.limiter(), LimiterState::Local { per_second: Some(10) });
     /// # Ok::<(), agents_runtime::Error>(())
     /// ```

@@ -385,7 +385,7 @@ fn run_body<'a>(
 
 /// Whether wire params set a localization parameter (`zip_code` or `store_id`): the one rule for runs, async runs and batch items.
 pub(crate) fn localizes(params: &Value) -> bool {
-    ["zip_code", "store_id"]
+    crate::validate::LOCALIZATION_PARAMS
         .iter()
         .any(|k| params.get(k).is_some_and(|v| !v.is_null()))
 }

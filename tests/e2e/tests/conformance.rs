@@ -91,11 +91,11 @@ async fn batch_details_untyped_batches_and_listings() {
         .unwrap_err();
     assert!(
         matches!(
-            err,
-            Error::InvalidOption {
-                option: "items",
-                ..
-            }
+            &err,
+            Error::InvalidItems(items) if matches!(
+                items.as_slice(),
+                [(0, Error::InvalidOption { option: "items", .. })]
+            )
         ),
         "{err}"
     );
