@@ -100,6 +100,8 @@ pub(crate) struct Shared {
     pause: redis::Script,
     /// Set while Redis is out, so the outage is logged once.
     down: AtomicBool,
+    /// Set while one call asks whether Redis is back.
+    probing: AtomicBool,
     /// Until when Redis is not asked again after a failure.
     quiet_until: Mutex<Option<Instant>>,
 }
@@ -139,6 +141,7 @@ impl Shared {
             acquire: redis::Script::new(ACQUIRE),
             pause: redis::Script::new(PAUSE),
             down: AtomicBool::new(false),
+            probing: AtomicBool::new(false),
             quiet_until: Mutex::new(None),
         })
     }
@@ -199,6 +202,13 @@ impl Shared {
         if self.quiet() {
             return None;
         }
+        // While Redis is out, one call at a time asks whether it is back; the others go on
+        // under the fallback share instead of each waiting for the same time-out.
+        let probe = self.is_down();
+        if probe && self.probing.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        let _probe = probe.then(|| ProbeGuard(&self.probing));
         let call = async {
             let mut conn = self.connection().await?;
             let mut invocation = script.prepare_invoke();
@@ -276,6 +286,15 @@ impl Shared {
         let _: Option<i64> = self
             .run(&self.pause, &[self.pause_key.as_str()], &[ms.as_str()])
             .await;
+    }
+}
+
+/// Clears the probing flag when the probe ends, however it ends (a dropped call included).
+struct ProbeGuard<'a>(&'a AtomicBool);
+
+impl Drop for ProbeGuard<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
     }
 }
 

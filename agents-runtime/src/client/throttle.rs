@@ -68,8 +68,6 @@ pub enum LimiterState {
 pub struct Throttle {
     limiter: Option<Direct>,
     per_second: Option<u32>,
-    #[cfg(feature = "redis")]
-    burst: u32,
     pause: Mutex<Pause>,
     #[cfg(feature = "redis")]
     shared: Option<std::sync::Arc<super::shared::Shared>>,
@@ -88,8 +86,6 @@ impl Throttle {
         Throttle {
             limiter,
             per_second,
-            #[cfg(feature = "redis")]
-            burst,
             pause: Mutex::default(),
             #[cfg(feature = "redis")]
             shared: None,
@@ -132,10 +128,10 @@ impl Throttle {
         match &*slot {
             Some((s, limiter)) if *s == share => limiter.clone(),
             _ => {
+                // No burst: permits reserved in Redis before the outage are still being sent.
                 let rate = NonZeroU32::new(share).unwrap_or(NonZeroU32::MIN);
-                let burst = NonZeroU32::new(self.burst.min(share)).unwrap_or(NonZeroU32::MIN);
                 let limiter = std::sync::Arc::new(RateLimiter::direct(
-                    Quota::per_second(rate).allow_burst(burst),
+                    Quota::per_second(rate).allow_burst(NonZeroU32::MIN),
                 ));
                 *slot = Some((share, limiter.clone()));
                 limiter
