@@ -3,24 +3,11 @@
 
 use proc_macro2::TokenStream;
 
-use agents_schema::diag::{Diagnostic, Diagnostics};
+use agents_schema::diag::Diagnostics;
 
 use crate::emit;
-use crate::format::Printer;
+use crate::format::{Printer, generator_bug};
 use crate::ir::AgentIr;
-
-/// Generated code that does not parse: a bug of this crate, reported rather than panicking.
-pub(crate) fn generator_bug(agent: Option<&str>, e: &syn::Error) -> Diagnostics {
-    let d = Diagnostic::at(
-        "$",
-        format!("generated code does not parse (a generator bug): {e}"),
-    );
-    match agent {
-        Some(a) => d.agent(a),
-        None => d,
-    }
-    .into()
-}
 
 /// The runtime paths and the parsed templates of one thread's emission (`syn` trees are not
 /// `Send`, so each thread that emits has its own).

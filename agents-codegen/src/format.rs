@@ -4,7 +4,18 @@ use proc_macro2::TokenStream;
 
 use agents_schema::diag::{Diagnostic, Diagnostics};
 
-use crate::emitter::generator_bug;
+/// Generated code that does not parse: a bug of this crate, reported rather than panicking.
+pub(crate) fn generator_bug(agent: Option<&str>, e: &syn::Error) -> Diagnostics {
+    let d = Diagnostic::at(
+        "$",
+        format!("generated code does not parse (a generator bug): {e}"),
+    );
+    match agent {
+        Some(a) => d.agent(a),
+        None => d,
+    }
+    .into()
+}
 
 /// Formats items as Rust source with prettyplease, the bodies of `record!` calls included.
 pub fn format(tokens: TokenStream) -> Result<String, Diagnostics> {

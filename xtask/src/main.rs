@@ -5,8 +5,11 @@
 //!   a one-line summary.
 //! * `cargo xtask codegen --check` regenerates in memory and exits non-zero naming every stale,
 //!   missing or extra file.
+//! * `cargo xtask circles` fails on an import circle between the files of a crate (CI runs it).
 //! * `cargo xtask bench [--quick] [--only GROUPS] [--build-override] [--dump DIR]` builds the benchmark runner in release mode and prints one
 //!   markdown table (the figures in BENCHMARKS.md come from it).
+
+mod circles;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -29,7 +32,7 @@ fn root() -> PathBuf {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask codegen [--check] | cargo xtask bench [--quick] [--only memory,codegen,decode,columnar,parquet,client,batch,fleet,compile,user-build] [--build-override] [--dump DIR]"
+        "usage: cargo xtask codegen [--check] | cargo xtask circles | cargo xtask bench [--quick] [--only memory,codegen,decode,columnar,parquet,client,batch,fleet,compile,user-build] [--build-override] [--dump DIR]"
     );
     ExitCode::from(2)
 }
@@ -45,7 +48,46 @@ fn main() -> ExitCode {
         ["codegen"] => codegen(false),
         ["codegen", "--check"] => codegen(true),
         ["bench", rest @ ..] => bench(rest),
+        ["circles"] => check_circles(),
         _ => usage(),
+    }
+}
+
+/// Fails when two or more files of a crate import each other, directly or around a circle.
+fn check_circles() -> ExitCode {
+    let root = root();
+    match circles::find(&root) {
+        Ok(found) if found.is_empty() => {
+            println!(
+                "circles: none between the files of {} crates",
+                circles::CRATES.len()
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(found) => {
+            let rel = |text: String| text.replace(&format!("{}/", root.display()), "");
+            for c in &found {
+                let files: Vec<String> = c
+                    .files
+                    .iter()
+                    .map(|p| rel(p.display().to_string()))
+                    .collect();
+                eprintln!("import circle: {}", files.join(" ⇄ "));
+                for why in &c.why {
+                    eprintln!("    {}", rel(why.clone()));
+                }
+            }
+            eprintln!(
+                "{} import circle(s): make the dependency point one way (move the shared item \
+                 down into a file both can import)",
+                found.len()
+            );
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

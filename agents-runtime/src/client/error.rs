@@ -346,6 +346,9 @@ pub enum ErrorKind {
     Account,
     /// Too many requests (429), after the client's retries. Wait for `retry_after()`.
     RateLimited,
+    /// Nothing was sent: an earlier 429 holds every request of the client longer than this call
+    /// may wait ([`Error::HeldBack`]). Wait for `retry_after()`, or give the call more time.
+    HeldBack,
     /// The service failed (500, 501, 555 or a status the interface does not list). Try later.
     Service,
     /// The network failed or the client's timeout ran out.
@@ -389,6 +392,11 @@ pub enum Error {
     /// 429: rate limit exceeded (retried by the client before it is returned).
     #[error("rate limited: {0}")]
     RateLimited(Box<ApiError>),
+    /// Not sent: the service's earlier 429 (carried here, its `retry_after` set to what is left
+    /// of the hint) holds every request of this client longer than this call may still take (the
+    /// client's `timeout`, or what is left of the retry policy's `max_elapsed`).
+    #[error("held back by the client, not sent: {0}")]
+    HeldBack(Box<ApiError>),
     /// 500: the service failed, after retrying on its side.
     #[error("service error: {0}")]
     Internal(Box<ApiError>),
@@ -516,6 +524,7 @@ macro_rules! with_answer {
             | Error::NotFound($a)
             | Error::Unprocessable($a)
             | Error::RateLimited($a)
+            | Error::HeldBack($a)
             | Error::Internal($a)
             | Error::NotImplemented($a)
             | Error::ServiceTimeout($a)
@@ -563,6 +572,7 @@ impl Error {
                 ErrorKind::Account
             }
             Error::RateLimited(_) => ErrorKind::RateLimited,
+            Error::HeldBack(_) => ErrorKind::HeldBack,
             Error::Internal(_)
             | Error::NotImplemented(_)
             | Error::ServiceTimeout(_)
@@ -618,15 +628,6 @@ impl Error {
         self.info().map(|i| i.status)
     }
 
-    /// Whether trying the same read again may succeed, as the client's default retry policy
-    /// judges it ([`RetryPolicy::classify`](super::RetryPolicy::classify)): rate limits, service
-    /// timeouts (555), transport failures and timeouts. 500 is not: the service retried before
-    /// answering.
-    pub fn is_retryable(&self) -> bool {
-        super::RetryPolicy::default().classify(self, super::Idempotency::Safe)
-            != super::Decision::Stop
-    }
-
     /// How long the service asked to wait before retrying.
     pub fn retry_after(&self) -> Option<Duration> {
         self.api().and_then(|a| a.retry_after)
@@ -640,22 +641,6 @@ impl From<reqwest::Error> for Error {
             Error::Timeout(TransportError::new(e))
         } else {
             Error::Transport(TransportError::new(e))
-        }
-    }
-}
-
-/// Waiters poll again after what the polling policy would retry: transport failures, timeouts,
-/// 429 and 5xx answers. Other errors (401, 404, decode, …) end the wait.
-impl super::waiter::WaitError for Error {
-    fn transient(&self) -> bool {
-        super::RetryPolicy::POLLING.classify(self, super::Idempotency::Safe)
-            != super::Decision::Stop
-    }
-    fn timed_out(what: String, waited: Duration, last_state: String) -> Self {
-        Error::WaitTimeout {
-            what,
-            waited,
-            last_state,
         }
     }
 }

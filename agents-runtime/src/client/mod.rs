@@ -462,7 +462,13 @@ impl Client {
             if start.elapsed() + delay > policy.max_elapsed {
                 return Err(err);
             }
-            tracing::warn!(parent: &span, error = %err, ?delay, "retrying");
+            // A 429 is expected under load and the throttle already warns about it (once a
+            // second at most); other retries are worth a warning each.
+            if err.status() == Some(429) {
+                tracing::debug!(parent: &span, error = %err, ?delay, "retrying");
+            } else {
+                tracing::warn!(parent: &span, error = %err, ?delay, "retrying");
+            }
             tokio::time::sleep(delay).await;
             attempt += 1;
         }
@@ -480,7 +486,7 @@ impl Client {
             .throttle
             .acquire(deadline)
             .await
-            .map_err(Error::RateLimited)?;
+            .map_err(Error::HeldBack)?;
         let mut req = self
             .inner
             .http

@@ -6,6 +6,7 @@
 //!
 //! | error | `Safe` (GET) | `Unsafe` (runs) | `Once` (generation create) |
 //! | --- | --- | --- | --- |
+//! | held back by the client's own pause past the call's budget (nothing sent) | never | never | never |
 //! | 429 | retry, honouring the hint | retry | retry (the request was refused, not run) |
 //! | nothing sent: no connection, or hyper found it closed before writing a byte | retry | retry | retry |
 //! | other transport failure, timeout, 555 | retry | only with `retry_unsafe` | never |
@@ -26,13 +27,19 @@ use super::error::Error;
 type Rule = fn(&RetryPolicy, &Error, bool) -> Option<bool>;
 
 /// The classifier chain, in order.
-const RULES: [Rule; 5] = [
+const RULES: [Rule; 6] = [
+    held_back,
     service_says,
     rate_limited,
     never_sent,
     ambiguous,
     server_error,
 ];
+
+/// The client's own pause outlasts the call: trying again would wait past its budget too.
+fn held_back(_: &RetryPolicy, err: &Error, _: bool) -> Option<bool> {
+    matches!(err, Error::HeldBack(_)).then_some(false)
+}
 
 /// `x-should-retry` from the service wins: `false` stops, `true` retries what may run twice.
 fn service_says(_: &RetryPolicy, err: &Error, repeatable: bool) -> Option<bool> {
@@ -172,6 +179,30 @@ impl RetryPolicy {
             .with_max_times(self.max_attempts.saturating_sub(1) as usize)
             .with_jitter()
             .build()
+    }
+}
+
+impl Error {
+    /// Whether trying the same read again may succeed, as the client's default retry policy
+    /// judges it ([`RetryPolicy::classify`]): rate limits, service timeouts (555), transport
+    /// failures and timeouts. 500 is not: the service retried before answering.
+    pub fn is_retryable(&self) -> bool {
+        RetryPolicy::default().classify(self, Idempotency::Safe) != Decision::Stop
+    }
+}
+
+/// Waiters poll again after what the polling policy would retry: transport failures, timeouts,
+/// 429 and 5xx answers. Other errors (401, 404, decode, …) end the wait.
+impl super::waiter::WaitError for Error {
+    fn transient(&self) -> bool {
+        RetryPolicy::POLLING.classify(self, Idempotency::Safe) != Decision::Stop
+    }
+    fn timed_out(what: String, waited: Duration, last_state: String) -> Self {
+        Error::WaitTimeout {
+            what,
+            waited,
+            last_state,
+        }
     }
 }
 

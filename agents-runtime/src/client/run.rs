@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::error::{Error, ResponseInfo};
 use super::retry::Idempotency;
-use super::tasks::{TaskHandle, TaskRecord};
+use super::tasks::{TaskHandle, TaskOutput, TaskRecord};
 use super::{Client, JsonBody, WaitOptions};
 use crate::agent::{Agent, AgentParams};
 use crate::decode::Parsing;
@@ -293,6 +293,16 @@ impl<T> RunResult<T> {
     }
 }
 
+/// A run result is what an async run's task gives back.
+impl<T: Send + 'static> TaskOutput for RunResult<T>
+where
+    Parsing<T>: serde::de::DeserializeOwned,
+{
+    fn set_response(&mut self, info: ResponseInfo) {
+        self.response = info;
+    }
+}
+
 impl RunResult<Value> {
     /// The records as a type of your own: the typed path for an agent without generated
     /// bindings, such as one your program generated itself (it knows what it asked for).
@@ -399,6 +409,15 @@ fn typed_params<P: AgentParams>(params: &P) -> Result<Value, Error> {
 }
 
 impl Client {
+    /// `GET /v1/tasks/{id}/results`, typed: `client.task_result::<RetailerAPdp>(id)`, or
+    /// `task_result::<Value>(id)` for any agent.
+    pub async fn task_result<T: Send + 'static>(&self, id: &str) -> Result<RunResult<T>, Error>
+    where
+        Parsing<T>: serde::de::DeserializeOwned,
+    {
+        self.task_output(id).await
+    }
+
     /// Runs an agent: validates the params (nothing is sent when a rule is broken), sends
     /// `localization` when a localization parameter is set, and decodes the typed result.
     pub async fn run<P: AgentParams>(&self, params: P) -> Result<RunResult<P::Agent>, Error> {

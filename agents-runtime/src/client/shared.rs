@@ -70,8 +70,10 @@ const TIMEOUT: Duration = Duration::from_millis(250);
 /// How long the process goes on alone after Redis failed, before trying it again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
-/// How long a process that asks for no permit stays counted in its key's fleet.
-pub const MEMBER_TTL: Duration = Duration::from_secs(10);
+/// How long a process that asks for no permit stays counted in its key's fleet: a process that
+/// stopped (or crashed) leaves the count this long after its last request, and one that sends
+/// less often than this counts only while it sends.
+pub const MEMBER_TTL: Duration = Duration::from_secs(2);
 
 /// What the shared limiter said.
 pub(crate) enum Permit {

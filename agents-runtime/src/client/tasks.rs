@@ -8,24 +8,13 @@ use serde_json::Value;
 use super::error::Error;
 use super::listing::Listing;
 pub use super::records::{TaskRecord, TaskState};
-use super::run::RunResult;
 use super::waiter::{self, Poll, WaitOptions};
 use super::{Client, segment};
-use crate::decode::Parsing;
 
 /// The result type of an async task: an agent run result, or an extract, search or map result.
 pub trait TaskOutput: serde::de::DeserializeOwned + Send + 'static {
     /// Keeps the status and headers of the answer that carried the result.
     fn set_response(&mut self, _info: super::error::ResponseInfo) {}
-}
-
-impl<T: Send + 'static> TaskOutput for RunResult<T>
-where
-    Parsing<T>: serde::de::DeserializeOwned,
-{
-    fn set_response(&mut self, info: super::error::ResponseInfo) {
-        self.response = info;
-    }
 }
 
 impl TaskOutput for Value {}
@@ -157,15 +146,6 @@ impl Client {
     pub async fn task(&self, id: &str) -> Result<TaskRecord, Error> {
         let path = format!("v1/tasks/{}", segment(id));
         Ok(self.get::<TaskRecord>(&path, &[]).await?.0)
-    }
-
-    /// `GET /v1/tasks/{id}/results`, typed: `client.task_result::<RetailerAPdp>(id)`, or
-    /// `task_result::<Value>(id)` for any agent.
-    pub async fn task_result<T: Send + 'static>(&self, id: &str) -> Result<RunResult<T>, Error>
-    where
-        Parsing<T>: serde::de::DeserializeOwned,
-    {
-        self.task_output(id).await
     }
 
     /// `GET /v1/tasks/{id}/results` into any task result type.

@@ -37,7 +37,12 @@ struct Pause {
     until: Option<Instant>,
     /// The 429 that set the pause, and when the service's hint (uncapped) runs out.
     cause: Option<(Box<ApiError>, Instant)>,
+    /// When the last warning about a 429 was logged, and the 429s seen since.
+    warned: Option<(Instant, u32)>,
 }
+
+/// At most one warning about 429s per this long; the ones in between are counted in the next.
+const WARN_EVERY: Duration = Duration::from_secs(1);
 
 /// Which rate limit a client's requests are under now ([`super::Client::limiter`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,8 +204,8 @@ impl Throttle {
                             let left = hint_end.saturating_duration_since(now);
                             api.retry_after = Some(left);
                             api.message = format!(
-                                "{} (not sent: the client holds every request for another {}, \
-                                 past what this call may still take)",
+                                "{} (the client holds every request for another {}, past what \
+                                 this call may still take)",
                                 api.message,
                                 seconds(until.saturating_duration_since(now))
                             );
@@ -249,15 +254,24 @@ impl Throttle {
         let now = Instant::now();
         let until = now + wait.min(MAX_PAUSE);
         let mut pause = self.pause();
-        if pause.until.is_none_or(|cur| cur < until) {
-            if log {
-                tracing::warn!(
-                    hint = %seconds(wait),
-                    paused_for = %seconds(wait.min(MAX_PAUSE)),
-                    task_id = api.info.task_id.as_deref().unwrap_or(""),
-                    "429 from the service: every request of this client waits"
-                );
+        if log {
+            // A 429 storm is one line a second, with how many 429s it stands for.
+            match pause.warned {
+                Some((at, ref mut since)) if now.duration_since(at) < WARN_EVERY => *since += 1,
+                _ => {
+                    let since = pause.warned.map_or(0, |(_, n)| n);
+                    tracing::warn!(
+                        hint = %seconds(wait),
+                        paused_for = %seconds(wait.min(MAX_PAUSE)),
+                        task_id = api.info.task_id.as_deref().unwrap_or(""),
+                        more_429s_since_last_warning = since,
+                        "429 from the service: every request of this client waits"
+                    );
+                    pause.warned = Some((now, 0));
+                }
             }
+        }
+        if pause.until.is_none_or(|cur| cur < until) {
             pause.until = Some(until);
             let hint_end = now.checked_add(wait).unwrap_or(until);
             pause.cause = Some((Box::new(api.clone()), hint_end));

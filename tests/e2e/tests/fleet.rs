@@ -230,7 +230,7 @@ async fn a_429_seen_by_one_process_pauses_the_fleet() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let second = build(Duration::from_millis(500));
     let err = second.agents().list().await.unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::RateLimited, "{err}");
+    assert_eq!(err.kind(), ErrorKind::HeldBack, "{err}");
     assert!(err.to_string().contains("another process"), "{err}");
     assert_eq!(
         seen.load(Ordering::SeqCst),

@@ -96,7 +96,12 @@ async fn a_day_long_429_hint_fails_calls_at_once_instead_of_freezing_the_client(
     // A read on a clone fails at once with the same 429 rather than sleeping for 300 s, and
     // nothing is sent.
     let err = clone.agents().list().await.unwrap_err();
-    assert!(matches!(err, Error::RateLimited(_)), "{err}");
+    assert!(matches!(err, Error::HeldBack(_)), "{err}");
+    assert_eq!(
+        err.kind(),
+        ErrorKind::HeldBack,
+        "told apart from a 429 the service sent"
+    );
     assert!(err.to_string().contains("not sent"), "{err}");
     let left = err.retry_after().unwrap();
     assert!(left > Duration::from_secs(86_000), "{left:?}");
@@ -335,6 +340,30 @@ async fn a_server_closing_after_each_answer_loses_and_duplicates_nothing() {
 
 #[tokio::test]
 async fn a_429_storm_on_the_emulator_ends_in_answers_never_transport_errors() {
+    use std::sync::{Arc, Mutex};
+
+    /// Log lines of this test's thread, as a subscriber writes them.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _logging = tracing::subscriber::set_default(subscriber);
+    let started = std::time::Instant::now();
+
     let e = start(Emulator::builder().rate_limit(Some(20)).burst(2)).await;
     let c = client(e.base_url())
         .retry_policy(RetryPolicy {
@@ -368,5 +397,14 @@ async fn a_429_storm_on_the_emulator_ends_in_answers_never_transport_errors() {
         attempts,
         e.requests_seen(KEY),
         "every request the emulator saw is an attempt the client counted"
+    );
+    // Hundreds of 429s are at most one warning a second, not one per retry.
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    let warnings = text.lines().filter(|l| l.contains("WARN")).count() as u64;
+    let seconds = started.elapsed().as_secs() + 1;
+    eprintln!("{} requests, {warnings} warnings in {seconds} s", attempts);
+    assert!(
+        warnings <= seconds,
+        "{warnings} warnings in {seconds} s:\n{text}"
     );
 }

@@ -145,13 +145,13 @@ pub struct Totals {
     pub attempts: u64,
     /// Longest worker run, in seconds.
     pub seconds: f64,
-    /// Successful runs of each worker.
-    pub per_process: Vec<u64>,
     /// Latency of every run that succeeded, in milliseconds (from asking the limiter for a
     /// permit to the answer).
     pub latencies_ms: Vec<f64>,
     /// When each successful run ended, in milliseconds since the Unix epoch.
     pub done_at_ms: Vec<u64>,
+    /// The same, per worker.
+    pub per_process_done_at_ms: Vec<Vec<u64>>,
 }
 
 impl Totals {
@@ -164,6 +164,37 @@ impl Totals {
         }
         let i = ((l.len() as f64 * q).ceil() as usize).clamp(1, l.len()) - 1;
         l[i]
+    }
+
+    /// Each worker's share of the runs that ended while every worker was running (from the
+    /// last worker's first success to the first worker's last), as a multiple of a fair share:
+    /// `(lowest, highest)`; `(1.0, 1.0)` is perfectly fair.
+    pub fn shares_while_all_ran(&self) -> (f64, f64) {
+        let first = self
+            .per_process_done_at_ms
+            .iter()
+            .filter_map(|d| d.iter().min())
+            .max();
+        let last = self
+            .per_process_done_at_ms
+            .iter()
+            .filter_map(|d| d.iter().max())
+            .min();
+        let (Some(&from), Some(&to)) = (first, last) else {
+            return (0.0, 0.0);
+        };
+        let counts: Vec<f64> = self
+            .per_process_done_at_ms
+            .iter()
+            .map(|d| d.iter().filter(|t| (from..=to).contains(*t)).count() as f64)
+            .collect();
+        let fair = counts.iter().sum::<f64>() / counts.len().max(1) as f64;
+        if fair == 0.0 {
+            return (0.0, 0.0);
+        }
+        let lo = counts.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = counts.iter().copied().fold(0.0, f64::max);
+        (lo / fair, hi / fair)
     }
 
     /// Successful runs that ended within `[from, to)` (Unix milliseconds).
@@ -209,12 +240,15 @@ pub fn collect(workers: Vec<Child>) -> Totals {
         t.other += v["other"].as_u64().expect("fleet helper");
         t.attempts += v["attempts"].as_u64().expect("fleet helper");
         t.seconds = t.seconds.max(v["seconds"].as_f64().unwrap_or(0.0));
-        t.per_process.push(v["ok"].as_u64().expect("fleet helper"));
         let numbers = |k: &str| v[k].as_array().cloned().unwrap_or_default();
         t.latencies_ms
             .extend(numbers("latencies_ms").iter().filter_map(Value::as_f64));
-        t.done_at_ms
-            .extend(numbers("done_at_ms").iter().filter_map(Value::as_u64));
+        let done: Vec<u64> = numbers("done_at_ms")
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        t.done_at_ms.extend(&done);
+        t.per_process_done_at_ms.push(done);
     }
     t
 }

@@ -4,7 +4,8 @@
 //! Settings from the environment: `FLEET_BASE_URL`, `FLEET_KEY`, `FLEET_REDIS` (a shared limit;
 //! absent: this process limits itself), and either `FLEET_SECONDS` (send for that long, no
 //! retries, so every 429 is counted) or `FLEET_COUNT` (send that many runs, retried until each
-//! completes).
+//! completes). `FLEET_DEBUG` set prints the limiter's state (`Client::limiter`) and the counts
+//! every 250 ms on standard error.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -59,6 +60,21 @@ async fn main() -> std::process::ExitCode {
     // Of each run that succeeded: its latency (ms) and when it ended (Unix ms).
     let done: Arc<Mutex<Vec<(f64, u64)>>> = Arc::default();
     let started = Instant::now();
+    if env("FLEET_DEBUG").is_some() {
+        let (c, counters) = (client.clone(), counters.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                eprintln!(
+                    "{:.2} {:?} ok={} 429={}",
+                    started.elapsed().as_secs_f64(),
+                    c.limiter(),
+                    counters[0].load(Ordering::Relaxed),
+                    counters[1].load(Ordering::Relaxed)
+                );
+            }
+        });
+    }
     let mut tasks = Vec::new();
     for _ in 0..CONCURRENCY {
         let (client, next, counters, done) =
@@ -87,7 +103,9 @@ async fn main() -> std::process::ExitCode {
                             .push((ms, at));
                         (0, r.response.attempts)
                     }
-                    Err(e) if e.kind() == ErrorKind::RateLimited => (1, e.attempts().unwrap_or(1)),
+                    Err(e) if matches!(e.kind(), ErrorKind::RateLimited | ErrorKind::HeldBack) => {
+                        (1, e.attempts().unwrap_or(1))
+                    }
                     Err(e) => {
                         eprintln!("fleet-worker: {e}");
                         (2, e.attempts().unwrap_or(1))
