@@ -303,11 +303,8 @@ fn keep_csv(
     let mut end = 0u64;
     let mut record = csv::ByteRecord::new();
     let mut first = true;
-    loop {
-        match reader.read_byte_record(&mut record) {
-            Ok(true) => {}
-            Ok(false) | Err(_) => break,
-        }
+    // A record that does not parse ends what is kept, as the end of the file does.
+    while let Ok(true) = reader.read_byte_record(&mut record) {
         let next = reader.position().byte();
         // The last record of a file cut short has no newline after it: it is not complete.
         if next == len && !complete {

@@ -174,7 +174,8 @@ pub mod __private {
 
     /// The decoder's moving parts that [`record!`](crate::record) expands to.
     pub mod decode {
-        pub use crate::decode::seed::{Ctx, Key, KeySeed, Path, Seed, deserialize_record};
+        pub use crate::decode::ctx::{Ctx, Path};
+        pub use crate::decode::seed::{Key, KeySeed, Seed, deserialize_record};
     }
 }
 

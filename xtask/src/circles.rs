@@ -297,11 +297,14 @@ impl Crate {
             && depth < 8
             && let Some(target) = self.reexports.get(&module).and_then(|r| r.get(&path[k]))
         {
-            // A re-export of another crate's item is no dependency on any file of this one.
-            let first = target.first()?;
-            let mut root_child = Vec::new();
-            root_child.push(first.clone());
-            if !target.is_empty() && !self.files.contains_key(&root_child) {
+            // A re-export of another crate's item (`pub use serde::Serialize`: the path goes no
+            // further into this crate's files than the re-exporting module) is no dependency on
+            // any file of this one.
+            let reached = (0..=target.len())
+                .rev()
+                .find(|&n| self.files.contains_key(&target[..n]))
+                .unwrap_or(0);
+            if target[..reached] == module[..] && reached < target.len() {
                 return None;
             }
             let mut target = target.clone();
@@ -429,5 +432,78 @@ impl Tarjan<'_> {
             }
             self.components.push(component);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crate of `files` (path, text) in a fresh directory; its circles as file names.
+    fn circles_of(name: &str, files: &[(&str, &str)]) -> Vec<Vec<String>> {
+        let dir = std::env::temp_dir().join(format!("xtask-circles-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let p = dir.join(path);
+            std::fs::create_dir_all(p.parent().unwrap_or(&dir)).expect("test dir");
+            std::fs::write(p, text).expect("test file");
+        }
+        let found = read_crate(&dir).expect("the crate reads").circles();
+        let _ = std::fs::remove_dir_all(&dir);
+        found
+            .into_iter()
+            .map(|c| {
+                c.files
+                    .iter()
+                    .map(|f| f.strip_prefix(&dir).unwrap_or(f).display().to_string())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_circle_through_a_re_export_is_found_and_names_its_files() {
+        let found = circles_of(
+            "reexport",
+            &[
+                ("lib.rs", "mod client;"),
+                (
+                    "client/mod.rs",
+                    "mod error;\nmod retry;\npub use retry::RetryPolicy;",
+                ),
+                (
+                    "client/error.rs",
+                    "pub struct Error;\nfn f() { super::RetryPolicy::new(); }",
+                ),
+                (
+                    "client/retry.rs",
+                    "use super::error::Error;\npub struct RetryPolicy;",
+                ),
+            ],
+        );
+        assert_eq!(found, [["client/error.rs", "client/retry.rs"]]);
+    }
+
+    #[test]
+    fn one_way_dependencies_visibility_and_tests_modules_are_no_circle() {
+        let found = circles_of(
+            "oneway",
+            &[
+                (
+                    "lib.rs",
+                    "mod a;\nmod b;\npub use a::A;\npub use serde::Serialize;",
+                ),
+                (
+                    "a.rs",
+                    "pub(crate) struct A;\n#[cfg(test)]\nmod tests { use super::*; }",
+                ),
+                (
+                    "b.rs",
+                    "use crate::a::A;\nuse crate::Serialize;\npub(super) fn f(_: A) {}\n\
+                     #[cfg(test)]\nmod tests { use super::*; use crate::b::f; }",
+                ),
+            ],
+        );
+        assert!(found.is_empty(), "{found:?}");
     }
 }

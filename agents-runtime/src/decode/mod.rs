@@ -12,107 +12,21 @@
 //! * unknown keys are kept in the record's `unknown_fields`.
 //!
 //! Each declared type reads the JSON type it expects directly from the deserializer (a
-//! [`Visitor`] per type, see [`Decode`]) and captures anything else as a [`serde_json::Value`]
+//! [`Visitor`](serde::de::Visitor) per type, see [`Decode`]) and captures anything else as a [`serde_json::Value`]
 //! through serde's `MapAccessDeserializer`/`SeqAccessDeserializer`: there is no intermediate
 //! `Value` tree for well-formed data. [`strict`] turns any mismatch into an error instead.
 
-use std::fmt;
-use std::marker::PhantomData;
-
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserializer, MapAccess, SeqAccess};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub(crate) mod ctx;
+mod mismatch;
 pub(crate) mod seed;
 
-use seed::RecordSeed;
-use seed::{Ctx, Seed};
-
-/// The JSON type a field was declared with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Expected {
-    /// A string.
-    String,
-    /// Any number.
-    Number,
-    /// A whole number.
-    Integer,
-    /// `true` or `false`.
-    Boolean,
-    /// An array.
-    Array,
-    /// An object.
-    Object,
-    /// Any JSON value (the schema gave no usable type).
-    Any,
-}
-
-impl fmt::Display for Expected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Expected::String => "string",
-            Expected::Number => "number",
-            Expected::Integer => "integer",
-            Expected::Boolean => "boolean",
-            Expected::Array => "array",
-            Expected::Object => "object",
-            Expected::Any => "any value",
-        })
-    }
-}
-
-/// A value that did not have its declared type.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Mismatch {
-    /// Where the value was, in JSON names: `frequently_bought_with.products[2].price`.
-    pub path: String,
-    /// The type the schema declared.
-    pub expected: Expected,
-    /// The value as the service sent it.
-    pub found: Value,
-    /// True when the field holds a value converted from `found`; false when it was left empty.
-    pub coerced: bool,
-}
-
-impl fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = if self.coerced {
-            "coerced"
-        } else {
-            "left empty"
-        };
-        write!(
-            f,
-            "{}: expected {}, found {} ({what})",
-            self.path, self.expected, self.found
-        )
-    }
-}
-
-/// What a scalar conversion made of a JSON value.
-#[derive(Debug)]
-pub enum Outcome<T> {
-    /// The value had the declared type.
-    Exact(T),
-    /// The value was converted losslessly; a mismatch is recorded.
-    Coerced(T),
-    /// The value does not fit; the field is left empty and a mismatch is recorded.
-    Rejected,
-}
-
-impl<T> Outcome<T> {
-    /// Converts the value, keeping the outcome.
-    #[inline]
-    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
-        match self {
-            Outcome::Exact(v) => Outcome::Exact(f(v)),
-            Outcome::Coerced(v) => Outcome::Coerced(f(v)),
-            Outcome::Rejected => Outcome::Rejected,
-        }
-    }
-}
+use ctx::Ctx;
+pub use mismatch::{Expected, Mismatch, Outcome};
 
 /// A type that output records are made of, decoded with drift tolerance.
 ///
@@ -216,55 +130,6 @@ impl<T> Parsing<T> {
     }
 }
 
-impl<'de, T: Record> Deserialize<'de> for Parsing<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct ParsingVisitor<T>(PhantomData<fn() -> T>);
-        impl<'de, T: Record> Visitor<'de> for ParsingVisitor<T> {
-            type Value = Parsing<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a record or a list of records")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsing<T>, A::Error> {
-                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-                while let Some(record) = seq.next_element_seed(RecordSeed::<T>(PhantomData))? {
-                    out.push(record);
-                }
-                Ok(Parsing::Many(out))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Parsing<T>, A::Error> {
-                RecordSeed::<T>(PhantomData)
-                    .deserialize(MapAccessDeserializer::new(map))
-                    .map(Parsing::One)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Parsing<T>, E> {
-                Ok(Parsing::One(T::default()))
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Parsing<T>, E> {
-                self.visit_unit()
-            }
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Parsing<T>, D::Error> {
-                d.deserialize_any(self)
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Parsing<T>, E> {
-                Ok(Parsing::One(scalar_record(Value::String(v.to_owned()))))
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Parsing<T>, E> {
-                Ok(Parsing::One(scalar_record(Value::Bool(v))))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Parsing<T>, E> {
-                Ok(Parsing::One(scalar_record(v.into())))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Parsing<T>, E> {
-                Ok(Parsing::One(scalar_record(v.into())))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Parsing<T>, E> {
-                Ok(Parsing::One(scalar_record(v.into())))
-            }
-        }
-        d.deserialize_any(ParsingVisitor(PhantomData))
-    }
-}
-
 /// Raw runs: `data.parsing` kept as JSON, a list when the service sent one.
 impl<'de> Deserialize<'de> for Parsing<Value> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -273,17 +138,6 @@ impl<'de> Deserialize<'de> for Parsing<Value> {
             other => Parsing::One(other),
         })
     }
-}
-
-fn scalar_record<T: Record>(found: Value) -> T {
-    let mut record = T::default();
-    record.set_mismatches(vec![Mismatch {
-        path: String::new(),
-        expected: Expected::Object,
-        found,
-        coerced: false,
-    }]);
-    record
 }
 
 /// Decodes JSON bytes (a saved result, a message from a queue) into `T`, as the client decodes
@@ -450,28 +304,6 @@ impl Decode for bool {
             "false" | "False" | "FALSE" => Outcome::Coerced(false),
             _ => Outcome::Rejected,
         }
-    }
-}
-
-impl<T: Decode> Decode for Vec<T> {
-    const EXPECTED: Expected = Expected::Array;
-    fn from_seq<'de, A: SeqAccess<'de>>(
-        mut seq: A,
-        ctx: Ctx<'_, '_>,
-    ) -> Result<Option<Self>, A::Error> {
-        let Ctx { sink, path } = ctx;
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        let mut i = 0;
-        loop {
-            let seed = Seed::<T>::item(&mut *sink, &path, i);
-            match seq.next_element_seed(seed)? {
-                Some(Some(item)) => out.push(item),
-                Some(None) => {}
-                None => break,
-            }
-            i += 1;
-        }
-        Ok(Some(out))
     }
 }
 

@@ -1,102 +1,18 @@
-//! The decoder's moving parts: where a value sits ([`Path`]), where mismatches go ([`Ctx`]), and
-//! the serde seeds that read one value ([`Seed`]), one object key ([`KeySeed`]) and one root
-//! record. Generated code reaches them through `agents_runtime::__private::decode` (the
+//! The decoder's moving parts: the serde seeds that read one value ([`Seed`]), one object key
+//! ([`KeySeed`]) and one root record, and the impls that read through them (arrays, and
+//! `data.parsing`'s record or list of records). Generated code reaches them through `agents_runtime::__private::decode` (the
 //! [`record!`](crate::record) macro expands to calls of them); they are not a stable API.
 
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::Deserialize;
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::{Decode, Expected, Mismatch, Outcome, Record};
-
-/// Where a value sits inside the record being decoded. Built on the stack as decoding descends
-/// and only turned into text when a mismatch is recorded.
-#[derive(Debug, Clone, Copy)]
-pub enum Path<'a> {
-    /// The record itself.
-    Root,
-    /// A field of an object.
-    Field(&'a Path<'a>, &'static str),
-    /// An item of an array.
-    Index(&'a Path<'a>, usize),
-}
-
-impl Path<'_> {
-    fn write(&self, out: &mut String) {
-        match self {
-            Path::Root => {}
-            Path::Field(parent, name) => {
-                parent.write(out);
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(name);
-            }
-            Path::Index(parent, i) => {
-                parent.write(out);
-                out.push('[');
-                out.push_str(&i.to_string());
-                out.push(']');
-            }
-        }
-    }
-}
-
-impl fmt::Display for Path<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
-        self.write(&mut s);
-        f.write_str(&s)
-    }
-}
-
-/// The decoding context handed to [`Decode`] impls: where mismatches go, and where we are.
-pub struct Ctx<'s, 'p> {
-    /// Mismatches of the whole record.
-    pub sink: &'s mut Vec<Mismatch>,
-    /// Path of the value being decoded.
-    pub path: Path<'p>,
-}
-
-impl Ctx<'_, '_> {
-    /// Records a mismatch at the current path.
-    pub fn record(&mut self, expected: Expected, found: Value, coerced: bool) {
-        let mut path = String::new();
-        self.path.write(&mut path);
-        self.sink.push(Mismatch {
-            path,
-            expected,
-            found,
-            coerced,
-        });
-    }
-
-    /// Captures an array that was not expected here and records it as a mismatch.
-    pub fn reject_seq<'de, A: SeqAccess<'de>, T>(
-        mut self,
-        expected: Expected,
-        seq: A,
-    ) -> Result<Option<T>, A::Error> {
-        let found = Value::deserialize(SeqAccessDeserializer::new(seq))?;
-        self.record(expected, found, false);
-        Ok(None)
-    }
-
-    /// Captures an object that was not expected here and records it as a mismatch.
-    pub fn reject_map<'de, A: MapAccess<'de>, T>(
-        mut self,
-        expected: Expected,
-        map: A,
-    ) -> Result<Option<T>, A::Error> {
-        let found = Value::deserialize(MapAccessDeserializer::new(map))?;
-        self.record(expected, found, false);
-        Ok(None)
-    }
-}
+use super::ctx::{Ctx, Path};
+use super::{Decode, Expected, Mismatch, Outcome, Parsing, Record};
 
 /// Decodes one value of type `T` at a path, recording mismatches; `None` for absent values.
 pub struct Seed<'s, 'p, T> {
@@ -309,4 +225,86 @@ impl<'de, T: Record> DeserializeSeed<'de> for RecordSeed<T> {
         record.set_mismatches(sink);
         Ok(record)
     }
+}
+
+impl<T: Decode> Decode for Vec<T> {
+    const EXPECTED: Expected = Expected::Array;
+    fn from_seq<'de, A: SeqAccess<'de>>(
+        mut seq: A,
+        ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        let Ctx { sink, path } = ctx;
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        let mut i = 0;
+        loop {
+            let seed = Seed::<T>::item(&mut *sink, &path, i);
+            match seq.next_element_seed(seed)? {
+                Some(Some(item)) => out.push(item),
+                Some(None) => {}
+                None => break,
+            }
+            i += 1;
+        }
+        Ok(Some(out))
+    }
+}
+
+impl<'de, T: Record> Deserialize<'de> for Parsing<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ParsingVisitor<T>(PhantomData<fn() -> T>);
+        impl<'de, T: Record> Visitor<'de> for ParsingVisitor<T> {
+            type Value = Parsing<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a record or a list of records")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parsing<T>, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                while let Some(record) = seq.next_element_seed(RecordSeed::<T>(PhantomData))? {
+                    out.push(record);
+                }
+                Ok(Parsing::Many(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Parsing<T>, A::Error> {
+                RecordSeed::<T>(PhantomData)
+                    .deserialize(MapAccessDeserializer::new(map))
+                    .map(Parsing::One)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(T::default()))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Parsing<T>, E> {
+                self.visit_unit()
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Parsing<T>, D::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(Value::String(v.to_owned()))))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(Value::Bool(v))))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(v.into())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(v.into())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Parsing<T>, E> {
+                Ok(Parsing::One(scalar_record(v.into())))
+            }
+        }
+        d.deserialize_any(ParsingVisitor(PhantomData))
+    }
+}
+
+fn scalar_record<T: Record>(found: Value) -> T {
+    let mut record = T::default();
+    record.set_mismatches(vec![Mismatch {
+        path: String::new(),
+        expected: Expected::Object,
+        found,
+        coerced: false,
+    }]);
+    record
 }

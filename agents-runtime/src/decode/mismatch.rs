@@ -1,0 +1,93 @@
+//! What decoding records about a value that did not have its declared type, and what a scalar
+//! conversion made of a JSON value: plain data below both the [`Decode`](super::Decode) impls and
+//! the context that collects mismatches.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The JSON type a field was declared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expected {
+    /// A string.
+    String,
+    /// Any number.
+    Number,
+    /// A whole number.
+    Integer,
+    /// `true` or `false`.
+    Boolean,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+    /// Any JSON value (the schema gave no usable type).
+    Any,
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Expected::String => "string",
+            Expected::Number => "number",
+            Expected::Integer => "integer",
+            Expected::Boolean => "boolean",
+            Expected::Array => "array",
+            Expected::Object => "object",
+            Expected::Any => "any value",
+        })
+    }
+}
+
+/// A value that did not have its declared type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// Where the value was, in JSON names: `frequently_bought_with.products[2].price`.
+    pub path: String,
+    /// The type the schema declared.
+    pub expected: Expected,
+    /// The value as the service sent it.
+    pub found: Value,
+    /// True when the field holds a value converted from `found`; false when it was left empty.
+    pub coerced: bool,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.coerced {
+            "coerced"
+        } else {
+            "left empty"
+        };
+        write!(
+            f,
+            "{}: expected {}, found {} ({what})",
+            self.path, self.expected, self.found
+        )
+    }
+}
+
+/// What a scalar conversion made of a JSON value.
+#[derive(Debug)]
+pub enum Outcome<T> {
+    /// The value had the declared type.
+    Exact(T),
+    /// The value was converted losslessly; a mismatch is recorded.
+    Coerced(T),
+    /// The value does not fit; the field is left empty and a mismatch is recorded.
+    Rejected,
+}
+
+impl<T> Outcome<T> {
+    /// Converts the value, keeping the outcome.
+    #[inline]
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
+        match self {
+            Outcome::Exact(v) => Outcome::Exact(f(v)),
+            Outcome::Coerced(v) => Outcome::Coerced(f(v)),
+            Outcome::Rejected => Outcome::Rejected,
+        }
+    }
+}
