@@ -2,7 +2,8 @@
 //! into `schemas/`, generate bindings, check the cache for drift against the live API, and
 //! generate custom agents from a prompt.
 //!
-//! Reads `AGENTS_API_KEY` and `AGENTS_BASE_URL` like the runtime. `--json` prints one JSON
+//! Reads `AGENTS_API_KEY`, `AGENTS_BASE_URL` and `AGENTS_REDIS_URL` (a rate limit shared with
+//! the other processes on the key; feature `redis`) like the runtime. `--json` prints one JSON
 //! document for scripts. Exit codes: 0 success, 1 failure or drift found, 2 usage.
 
 use std::path::{Path, PathBuf};
@@ -223,13 +224,12 @@ fn main() -> ExitCode {
     }
 }
 
+/// The client of a command: the environment's settings (`AGENTS_API_KEY`, `AGENTS_BASE_URL`,
+/// `AGENTS_REDIS_URL` for a limit shared with other processes on the key), then the flags.
 fn client(cli: &Cli) -> Result<Client, Failure> {
-    let mut b = Client::builder();
+    let mut b = agents_runtime::ClientBuilder::from_env()?;
     if let Some(url) = &cli.base_url {
         b = b.base_url(url.clone());
-    }
-    if let Ok(key) = std::env::var("AGENTS_API_KEY") {
-        b = b.api_key(key);
     }
     if let Some(per_second) = cli.rate_limit {
         b = b.rate_limit((per_second > 0).then_some(per_second));

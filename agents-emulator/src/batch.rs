@@ -1,4 +1,4 @@
-//! Agent batches (spec 4.4 batch rules, 4.5, 3): up to 1,000 items, each an independent async
+//! Agent batches: up to 1,000 items, each an independent async
 //! task; progress, details and listing.
 
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use crate::wire::timestamp;
 use crate::state::{State, lock};
 use crate::synth::RunSpec;
 
-/// Items per batch (spec 8).
+/// Items per batch.
 pub const MAX_ITEMS: usize = 1_000;
 
 pub use crate::model::Batch;
@@ -256,7 +256,7 @@ fn batch_parts(body: &Map<String, Value>) -> Result<(&Vec<Value>, Map<String, Va
     Ok((inputs, shared))
 }
 
-/// `POST /v1/extract/batch` (spec 4.1): each item one URL; item fields override shared ones.
+/// `POST /v1/extract/batch`: each item one URL; item fields override shared ones.
 pub(crate) async fn create_extract(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
@@ -297,7 +297,7 @@ fn find(state: &State, ctx: &Ctx, id: &str) -> Result<Batch, ApiError> {
         .ok_or_else(|| ApiError::not_found(format!("no batch {id}")).at("batch_id"))
 }
 
-/// The progress record (wire notes: `{id, completed, completed_count, progress, status,
+/// The progress record (as the live service answers: `{id, completed, completed_count, progress, status,
 /// completed_at}`), plus `total` and `failed_count`.
 fn progress_of(state: &State, batch: &Batch, now: Instant) -> Value {
     let tasks = lock(&state.tasks);

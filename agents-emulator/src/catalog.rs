@@ -40,7 +40,7 @@ pub struct LoadError {
     pub message: String,
 }
 
-/// Query of `GET /v1/agents` (spec 4.6; `managed_by` from the wire notes).
+/// Query of `GET /v1/agents`.
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct ListQuery {
     /// `all`, `public` or `private`.
@@ -207,7 +207,7 @@ pub(crate) fn parse_count(
     }
 }
 
-/// The subset of fields the list endpoint returns (spec 4.6).
+/// The subset of fields the list endpoint returns.
 fn list_item(r: &AgentRecord) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), json!(r.name));

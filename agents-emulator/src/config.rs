@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// How an account answers (spec 7): active, out of budget (402) or blocked (403).
+/// How an account answers: active, out of budget (402) or blocked (403).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AccountStatus {
     /// Requests are served.
@@ -75,7 +75,7 @@ pub enum RateLimitShape {
 /// A fault to inject, for reliability tests of clients.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
-    /// Answer with this status (500, 501 or 555 in the spec) and a JSON error body.
+    /// Answer with this status (500, 501 or 555, as the service does) and a JSON error body.
     Status(u16),
     /// Answer 429 as if the rate limit were exceeded (in the configured shape).
     RateLimited,
@@ -120,7 +120,7 @@ impl Fault {
     }
 }
 
-/// How long asynchronous work takes (spec 3, 4.7). The live service takes minutes to generate an
+/// How long asynchronous work takes. The live service takes minutes to generate an
 /// agent; tests use [`Lifecycle::fast`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lifecycle {
@@ -163,7 +163,7 @@ impl Lifecycle {
 pub struct Config {
     /// Accounts and their keys.
     pub accounts: Vec<Account>,
-    /// Requests per second per key (spec 8: 83); `None` lifts the limit.
+    /// Requests per second per key (the service allows 83); `None` lifts the limit.
     pub rate_limit: Option<u32>,
     /// Requests a key may send at once above the steady rate.
     pub burst: u32,
@@ -177,14 +177,14 @@ pub struct Config {
     pub pages: BTreeMap<String, u32>,
     /// Past the last real page, list agents answer an empty list instead of repeating it.
     pub empty_past_end: bool,
-    /// Agent generations per account per day (spec 8: 100).
+    /// Agent generations per account per day (the service allows 100).
     pub generation_daily_limit: u32,
     /// A directory of extra agent records that add to or replace the embedded catalog.
     pub schema_dir: Option<PathBuf>,
     /// A directory standing in for cloud buckets (`s3://bucket/prefix/` → `DIR/bucket/prefix/`).
     pub bucket_dir: Option<PathBuf>,
     /// The residential proxy's password; with it the emulator also serves a loopback forward
-    /// proxy (spec 4.8) that checks the connection string's credentials.
+    /// proxy that checks the connection string's credentials.
     pub proxy_password: Option<String>,
 }
 

@@ -1,4 +1,4 @@
-//! What happens when an async task with delivery options completes (spec 6): a webhook POST to
+//! What happens when an async task with delivery options completes: a webhook POST to
 //! `callback_url` with task metadata (no result data), and cloud delivery of the result as
 //! `<task_id>.json` (or `.json.gz`, or a custom object name) under `storage_url`.
 //!
@@ -226,7 +226,7 @@ fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Value) -> Re
         .map_err(|e| format!("cannot write {}: {e}", dir.join(file).display()))
 }
 
-/// Delivery options of an async run (spec 4.4), top-level or (one documentation page) inside
+/// Delivery options of an async run, top-level or (one documentation page) inside
 /// `params`.
 pub(crate) fn check(body: &mut Map<String, Value>) -> Result<(), ApiError> {
     const FIELDS: [&str; 5] = [

@@ -1,5 +1,5 @@
 //! Error answers. Every error body is JSON and names the thing at fault:
-//! `{"error": {"code": "...", "message": "...", "field": "params.asin"}}` (the spec shows only the
+//! `{"error": {"code": "...", "message": "...", "field": "params.asin"}}` (the documentation shows only the
 //! 429 shapes; this one extends the nested 429 shape).
 
 use axum::http::StatusCode;

@@ -1,4 +1,4 @@
-//! How a generation turns a prompt into an agent record (spec 4.7): one output field per data item
+//! How a generation turns a prompt into an agent record: one output field per data item
 //! the prompt names ("Extract the product name, price, rating and whether it is in stock" →
 //! `product_name`, `price`, `rating`, `in_stock`), a `url` input unless an input_schema is given,
 //! and for a refinement the existing record with the newly named fields added.
@@ -134,7 +134,7 @@ pub fn name_from_url(url: &str) -> String {
     }
 }
 
-/// Whether a custom agent name is valid: lowercase letters and underscores (spec 2.1), not
+/// Whether a custom agent name is valid: lowercase letters and underscores, not
 /// starting or ending with an underscore.
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()

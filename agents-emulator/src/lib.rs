@@ -171,7 +171,7 @@ impl EmulatorBuilder {
         self
     }
 
-    /// Also serve the residential proxy (spec 4.8) with this password, on `proxy_addr` (default
+    /// Also serve the residential proxy with this password, on `proxy_addr` (default
     /// an ephemeral port on the API's host): a forward proxy that checks the connection string's
     /// credentials (`account-<ACCOUNT>-pipeline-<PIPELINE>-country-<CC>`, an account name of this
     /// emulator) and forwards plain-HTTP requests to loopback targets only.

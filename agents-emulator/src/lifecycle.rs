@@ -1,4 +1,4 @@
-//! Where asynchronous work moves to its next state (spec 3): agent tasks
+//! Where asynchronous work moves to its next state: agent tasks
 //! (`pending` → `success` | `error`) and agent generations
 //! (`queued` → `in_progress` → `success` | `failed`).
 //!
@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::wire::timestamp;
 
-/// Whether a task has ended, and how (spec 3). On the wire an unfinished task is `pending`,
+/// Whether a task has ended, and how. On the wire an unfinished task is `pending`,
 /// `queued` or `in_progress` depending on its [`Flow`]; see [`Task::wire_state`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskState {
@@ -49,7 +49,7 @@ pub enum TaskEnd {
     Error(String),
 }
 
-/// The states an unfinished task passes through on the wire, each for half of its time: the spec
+/// The states an unfinished task passes through on the wire, each for half of its time: the documentation
 /// names `pending`, the vendor's models add `queued` and `in_progress`, and waiters must poll
 /// through all three.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +121,7 @@ impl Task {
 
     /// The task record at `now` as the vendor's models describe it (`id`, `state`, `_query`,
     /// `input`, `created_at`, `status_url` always; the rest when known), with `task_id` as well
-    /// for readers of the spec's form.
+    /// for readers of the documented form.
     pub fn json(&self, now: Instant, base_path: &str) -> Value {
         let state = self.state(now);
         let modified = if state == TaskState::Pending {
@@ -155,20 +155,19 @@ impl Task {
         })
     }
 
-    /// The task record at `now`, wrapped as the live service sends it (`{"task": {...}}`,
-    /// wire notes).
+    /// The task record at `now`, wrapped as the live service sends it (`{"task": {...}}`).
     pub fn record(&self, now: Instant, base_path: &str) -> Value {
         json!({ "task": self.json(now, base_path) })
     }
 
-    /// The answer to a request that created this task: the spec's `task_id` and the vendor's
+    /// The answer to a request that created this task: the documented `task_id` and the vendor's
     /// `{status: "success", task: {...}}` in one object.
     pub fn created(&self, now: Instant, base_path: &str) -> Value {
         json!({ "task_id": self.id, "status": "success", "task": self.json(now, base_path) })
     }
 }
 
-/// The status of a generation (spec 2.6, 3).
+/// The status of a generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GenerationStatus {
     /// Waiting for a worker.
@@ -249,7 +248,7 @@ impl Generation {
         }
     }
 
-    /// The generation record at `now` (spec 2.6 plus the wire notes' extra fields).
+    /// The generation record at `now`.
     pub fn record(&self, now: Instant) -> Value {
         let status = self.status(now);
         let at =

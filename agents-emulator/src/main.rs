@@ -50,7 +50,7 @@ struct Args {
     /// A directory standing in for cloud buckets (s3://bucket/prefix/ → DIR/bucket/prefix/).
     #[arg(long, value_name = "DIR")]
     bucket_dir: Option<PathBuf>,
-    /// Also serve the residential proxy (spec 4.8) with this password: a loopback forward proxy
+    /// Also serve the residential proxy with this password: a loopback forward proxy
     /// checking the connection string's credentials (account names are those of the accounts).
     #[arg(long, value_name = "PASSWORD")]
     proxy_password: Option<String>,

@@ -20,7 +20,7 @@ pub fn page_number(record: &AgentRecord, params: &Map<String, Value>) -> Option<
 }
 
 /// Whether `localization` in a request turns localization on: `true` (what the vendor's
-/// clients send) or an object (the spec's form).
+/// clients send) or an object (the documented form).
 pub fn localization_on(value: Option<&Value>) -> bool {
     matches!(value, Some(Value::Bool(true) | Value::Object(_)))
 }

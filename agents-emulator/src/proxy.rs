@@ -1,5 +1,5 @@
-//! The residential proxy (spec 4.8) on loopback, for testing proxy configurations: a forward
-//! proxy on a port of its own that checks the credentials of the spec's connection string
+//! The residential proxy on loopback, for testing proxy configurations: a forward
+//! proxy on a port of its own that checks the credentials of the documented connection string
 //! (`account-<ACCOUNT>-pipeline-<PIPELINE>-country-<CC>` and the proxy password, sent as
 //! `Proxy-Authorization: Basic`), then forwards plain-HTTP requests to loopback targets. It never
 //! contacts any other host: those get a 502 saying so, as `CONNECT` (tunnels) gets a 501.

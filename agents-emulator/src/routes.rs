@@ -107,7 +107,7 @@ async fn method_not_allowed(req: Request) -> ApiError {
 
 const X_TASK_ID: HeaderName = HeaderName::from_static("x-task-id");
 
-/// Gives every request an id, sent back as `x-task-id` on every response (spec 8).
+/// Gives every request an id, sent back as `x-task-id` on every response.
 async fn request_id(mut req: Request, next: Next) -> Response {
     let id = uuid::Uuid::new_v4().to_string();
     req.extensions_mut().insert(RequestId(id.clone()));
@@ -139,7 +139,7 @@ async fn reject(req: Request, answer: impl IntoResponse) -> Response {
     answer.into_response()
 }
 
-/// `Authorization: Bearer <key>` (spec 5): 401 when missing or unknown, 402 and 403 for accounts
+/// `Authorization: Bearer <key>`: 401 when missing or unknown, 402 and 403 for accounts
 /// configured so. Requests are counted only for configured keys, so what strangers send leaves no
 /// state behind.
 async fn authenticate(AxState(state): AxState<Shared>, mut req: Request, next: Next) -> Response {
@@ -185,7 +185,7 @@ async fn authenticate(AxState(state): AxState<Shared>, mut req: Request, next: N
     next.run(req).await
 }
 
-/// Per-key rate limit (spec 8): rate-limit headers in both spellings on every answer, 429 in the
+/// Per-key rate limit: rate-limit headers in both spellings on every answer, 429 in the
 /// configured body shape with `retry_after`, `Retry-After` and `retry-after-ms` when exceeded.
 async fn rate_limit(AxState(state): AxState<Shared>, req: Request, next: Next) -> Response {
     let Some(ctx) = req.extensions().get::<Ctx>().cloned() else {
@@ -214,7 +214,7 @@ async fn rate_limit(AxState(state): AxState<Shared>, req: Request, next: Next) -
 }
 
 /// A 429 answer. `retry_after` in the body and `Retry-After` are whole seconds, rounded up (the
-/// spec's unit); `retry-after-ms` carries the exact wait.
+/// documented unit); `retry-after-ms` carries the exact wait.
 fn rate_limited(state: &State, wait: Duration) -> Response {
     let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
     let message = format!("rate limit exceeded; retry in {} ms", wait.as_millis());

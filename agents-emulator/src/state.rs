@@ -230,7 +230,7 @@ impl State {
     }
 
     /// Publishes the agents of generations that have succeeded by `now`, so that they are
-    /// runnable by name at once (spec 4.7 rule 2).
+    /// runnable by name at once.
     pub fn settle(&self, now: Instant) {
         let mut generations = lock(&self.generations);
         let mut done: Vec<&mut Generation> = generations

@@ -1,5 +1,5 @@
 //! Synthetic agent results: data that conforms to the agent's output_schema, the same for the same
-//! agent and params (spec 2.5, 4.4), with the formats asked for, pages for paginated agents, and a
+//! agent and params, with the formats asked for, pages for paginated agents, and a
 //! drift mode that sends some fields with the wrong type.
 
 use std::sync::Arc;
@@ -30,7 +30,7 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    /// The run result (spec 2.5) with this task id.
+    /// The run result with this task id.
     pub fn result(&self, task_id: &str) -> Value {
         let started = Instant::now();
         let record = &self.record;
@@ -82,7 +82,7 @@ impl RunSpec {
 /// Records on one page of a list agent.
 pub const LIST_LEN: usize = 10;
 
-/// The formats of spec 4.4 rule 4.
+/// The formats a run may ask for.
 pub const FORMATS: [&str; 4] = ["html", "markdown", "headers", "links"];
 
 /// Whether the agent's `data.parsing` is an array of records: paginated result or category pages
@@ -132,7 +132,7 @@ pub fn parsing(record: &AgentRecord, seed: u64) -> Value {
 }
 
 /// Drift: about one field in `every` gets a value of the wrong type, the way scraped pages drift
-/// (wire notes): numbers as currency strings, a scalar where an array was declared, a string
+/// (as the live service answers): numbers as currency strings, a scalar where an array was declared, a string
 /// where an object was declared, a number where text was declared.
 pub fn drift(record: &AgentRecord, parsing: &mut Value, seed: u64, every: u64) {
     let Some(schema) = record.output_schema.as_ref() else {

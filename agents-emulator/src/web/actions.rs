@@ -127,7 +127,7 @@ pub(super) fn check_actions(v: &Value) -> Result<Vec<(String, Value)>, ApiError>
 }
 
 /// Runs browser actions; each result's `status` is one of the vendor's values (`done`, `error`,
-/// `skipped`; the spec does not show them).
+/// `skipped`; the service's documentation does not show them).
 pub(super) async fn run_actions(actions: Vec<(String, Value)>) -> Value {
     let started = Instant::now();
     let mut results = Vec::new();

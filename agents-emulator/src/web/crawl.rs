@@ -73,7 +73,7 @@ pub(super) fn crawl_pages(state: &State, c: &Crawl, now: Instant) -> CrawlPages 
     pages
 }
 
-/// The crawl record at `now` (wire notes, vendor models): `completed_at` is when the last page
+/// The crawl record at `now` (as the live service and the vendor's models answer): `completed_at` is when the last page
 /// ended (or the crawl was canceled), the same on every read.
 pub(super) fn crawl_record(state: &State, c: &Crawl, now: Instant) -> Value {
     let pages = crawl_pages(state, c, now);
@@ -131,7 +131,7 @@ pub(super) fn crawl_options(body: &Map<String, Value>, d: &Discover) -> Value {
     Value::Object(o)
 }
 
-/// Crawl webhook events (wire notes).
+/// Crawl webhook events (as the live service answers).
 pub(super) const CRAWL_EVENTS: [&str; 4] = ["started", "page", "completed", "failed"];
 
 /// A crawl's `callback`: a URL, or `{url, headers, metadata, events}`.
@@ -418,7 +418,7 @@ pub(crate) async fn crawl_list(
     mine.sort_by(|a, b| b.created.cmp(&a.created).then_with(|| a.id.cmp(&b.id)));
     let now = Instant::now();
     let total = mine.len();
-    // The vendor's models page the list (`{data, pagination}`); the spec does not show it.
+    // The vendor's models page the list (`{data, pagination}`); the service's documentation does not show it.
     Json(json!({
         "data": mine.iter().map(|c| crawl_record(&state, c, now)).collect::<Vec<_>>(),
         "pagination": { "has_next": false, "next_cursor": null, "total": total },

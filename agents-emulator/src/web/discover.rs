@@ -67,7 +67,7 @@ pub(super) fn discover_options(
         "domain",
     )?
     .to_owned();
-    // Neither the spec nor the vendor's models bound `limit`; the emulator discovers at most
+    // Neither the service's documentation nor the vendor's models bound `limit`; the emulator discovers at most
     // `max_limit` pages whatever is asked (the service decides how many pages it finds).
     let limit = match body.get("limit") {
         None | Some(Value::Null) => default_limit,

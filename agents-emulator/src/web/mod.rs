@@ -1,4 +1,4 @@
-//! Extract, search, map and crawl (spec 4.1, 4.2; wire notes).
+//! Extract, search, map and crawl.
 //!
 //! The emulator never contacts anything outside loopback: URLs on 127.0.0.0/8, `localhost` or
 //! `[::1]` are fetched for real (so a test can serve a site), every other host gets a

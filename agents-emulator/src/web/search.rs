@@ -48,7 +48,7 @@ pub(super) fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<
         }
     }
     one_of(body, "search_depth", &DEPTH, "fast")?;
-    // Neither the spec nor the vendor's models bound max_results; the emulator answers at most
+    // Neither the service's documentation nor the vendor's models bound max_results; the emulator answers at most
     // MAX_SEARCH_RESULTS (the service decides how many results it has).
     let max = match body.get("max_results") {
         None | Some(Value::Null) => 10,

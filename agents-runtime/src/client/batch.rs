@@ -14,7 +14,7 @@
 //!     .shared_param("country", "US")
 //!     .submit(asins.iter().map(|a| RetailerAPdpParams::new(*a)))
 //!     .await?;
-//! let mut results = std::pin::pin!(batch.results());
+//! let mut results = batch.results();
 //! while let Some(item) = results.next().await {
 //!     match item {
 //!         Ok(run) => println!("{:?}", run.record().and_then(|p| p.product_title.as_ref())),
@@ -273,8 +273,8 @@ impl BatchBuilder<Value> {
     }
 }
 
-/// One validated item, kept as compact JSON text until its chunk is sent: 100,000 items cost a
-/// few MB instead of a JSON tree each.
+/// One validated item, kept as compact JSON text until its chunk is sent: a large batch holds
+/// text, not a JSON tree per item.
 fn compact(v: &Value) -> Result<Box<RawValue>, Error> {
     serde_json::value::to_raw_value(v).map_err(|e| Error::InvalidOption {
         option: "items",

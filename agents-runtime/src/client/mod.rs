@@ -222,6 +222,35 @@ impl ClientBuilder {
         self
     }
 
+    /// A builder with what the environment sets: `AGENTS_BASE_URL`, `AGENTS_API_KEY` and
+    /// `AGENTS_REDIS_URL` (a shared rate limit, feature `redis`); the rest can still be set
+    /// before `build` (tools set their own options over the environment this way).
+    pub fn from_env() -> Result<ClientBuilder, Error> {
+        let mut b = Client::builder();
+        match std::env::var(ENV_BASE_URL) {
+            Ok(v) => b = b.base_url(v),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(Error::Config(format!("{ENV_BASE_URL} is not valid UTF-8")));
+            }
+            Err(_) => {}
+        }
+        match std::env::var(ENV_API_KEY) {
+            Ok(v) => b = b.api_key(v),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(Error::Config(format!("{ENV_API_KEY} is not valid UTF-8")));
+            }
+            Err(_) => {}
+        }
+        match std::env::var(ENV_REDIS_URL) {
+            Ok(v) if !v.trim().is_empty() => b = b.shared_limit(v),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(Error::Config(format!("{ENV_REDIS_URL} is not valid UTF-8")));
+            }
+            _ => {}
+        }
+        Ok(b)
+    }
+
     /// Builds the client; fails when the key or base URL is missing or malformed.
     pub fn build(self) -> Result<Client, Error> {
         let base = self.base_url.ok_or_else(|| {
@@ -343,29 +372,7 @@ impl Client {
     /// A client from `AGENTS_API_KEY` and `AGENTS_BASE_URL` (and `AGENTS_REDIS_URL` for a shared
     /// rate limit, feature `redis`).
     pub fn from_env() -> Result<Client, Error> {
-        let mut b = Client::builder();
-        match std::env::var(ENV_BASE_URL) {
-            Ok(v) => b = b.base_url(v),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(Error::Config(format!("{ENV_BASE_URL} is not valid UTF-8")));
-            }
-            Err(_) => {}
-        }
-        match std::env::var(ENV_API_KEY) {
-            Ok(v) => b = b.api_key(v),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(Error::Config(format!("{ENV_API_KEY} is not valid UTF-8")));
-            }
-            Err(_) => {}
-        }
-        match std::env::var(ENV_REDIS_URL) {
-            Ok(v) if !v.trim().is_empty() => b = b.shared_limit(v),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(Error::Config(format!("{ENV_REDIS_URL} is not valid UTF-8")));
-            }
-            _ => {}
-        }
-        b.build()
+        ClientBuilder::from_env()?.build()
     }
 
     /// The base URL (ending in `/`, without `/v1`).

@@ -79,6 +79,10 @@ pub struct Throttle {
     /// The limiter of this process's share while Redis is out, with the share it was made for.
     #[cfg(feature = "redis")]
     fallback: Mutex<Option<(u32, std::sync::Arc<Direct>)>>,
+    /// The latest slot this process reserved in Redis: when Redis goes out, the reserved slots
+    /// are still sent, and the fallback share starts after them.
+    #[cfg(feature = "redis")]
+    reserved_until: Mutex<Option<Instant>>,
 }
 
 impl Throttle {
@@ -96,6 +100,8 @@ impl Throttle {
             shared: None,
             #[cfg(feature = "redis")]
             fallback: Mutex::default(),
+            #[cfg(feature = "redis")]
+            reserved_until: Mutex::default(),
         }
     }
 
@@ -167,8 +173,18 @@ impl Throttle {
             loop {
                 match shared.acquire().await {
                     super::shared::Permit::Reserved(wait) => {
+                        let at = Instant::now() + wait;
+                        {
+                            let mut until = self
+                                .reserved_until
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner);
+                            if until.is_none_or(|u| u < at) {
+                                *until = Some(at);
+                            }
+                        }
                         if !wait.is_zero() {
-                            tokio::time::sleep(wait).await;
+                            tokio::time::sleep_until(at.into()).await;
                         }
                         return Ok(());
                     }
@@ -177,6 +193,15 @@ impl Throttle {
                         self.wait_out_pause(deadline).await?;
                     }
                     super::shared::Permit::Unavailable => {
+                        // The slots reserved before the outage go first: the fleet's other
+                        // processes still send theirs, and the key's limit counts them all.
+                        let reserved = *self
+                            .reserved_until
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner);
+                        if let Some(until) = reserved.filter(|u| *u > Instant::now()) {
+                            tokio::time::sleep_until(until.into()).await;
+                        }
                         self.fallback(shared.fleet()).until_ready().await;
                         return Ok(());
                     }

@@ -30,7 +30,7 @@ const PAGE_LIMIT: usize = 128 * 1024;
 pub struct ParquetOptions {
     /// Records per row group (default 2,000); the writer holds at most one row group, encoded.
     /// The Parquet encoder keeps an open row group in memory at several times its size in the
-    /// file (about 40 KB per `retailer_a_pdp` record, which has hundreds of leaf columns), so
+    /// file (a `retailer_a_pdp` record has hundreds of leaf columns; BENCHMARKS.md has the sizes), so
     /// this is what bounds the writer's memory.
     pub row_group_size: usize,
     /// zstd compression level, 1 to 22 (default 3).

@@ -79,13 +79,15 @@ async fn four_processes_share_one_limit_and_meet_no_429() {
         "four processes alone overrun the key: {alone:?}"
     );
     // A permit is one reservation: one script call per request sent, however many calls wait
-    // (a loaded script is asked by EVALSHA, a process's first call may add one EVAL).
+    // (a polling limiter made about 60). A process's first call may add an EVAL to its EVALSHA,
+    // and on a loaded machine a call whose answer outlasts the client's Redis timeout counts in
+    // Redis while its request goes out under the fallback share: hence the allowance.
     eprintln!(
         "{scripts} script calls in Redis for {} requests",
         shared.attempts
     );
     assert!(
-        scripts <= shared.attempts + 4,
+        scripts as f64 <= shared.attempts as f64 * 1.1 + 4.0,
         "{scripts} script calls for {} permits: the limiter polls",
         shared.attempts
     );
