@@ -21,15 +21,22 @@ use super::run::{RunOptions, RunResult};
 use crate::agent::{Agent, AgentParams, Paginated};
 
 /// Pages of a paginated agent; see the module docs.
+///
+/// Only [`Client::pages`] asks for [`Paginated`]; the paginator keeps the agent's page accessors
+/// from there, so its own methods need no bound, and misuse is one error at `pages`, not a
+/// second one at `stream`.
 #[derive(Debug, Clone)]
-pub struct Pages<A: Paginated> {
+pub struct Pages<A: Agent> {
     client: Client,
     params: A::Params,
     options: RunOptions,
     max_pages: u32,
+    /// [`Paginated::page`] and [`Paginated::set_page`] of the agent.
+    page: fn(&A::Params) -> Option<u32>,
+    set_page: fn(&mut A::Params, u32),
 }
 
-impl<A: Paginated> Pages<A> {
+impl<A: Agent> Pages<A> {
     /// At most this many pages (default 100).
     pub fn max_pages(mut self, n: u32) -> Self {
         self.max_pages = n;
@@ -47,14 +54,14 @@ impl<A: Paginated> Pages<A> {
     ///
     /// [prelude]: crate::prelude
     pub fn stream(self) -> BoxStream<'static, Result<RunResult<A>, Error>> {
-        struct S<A: Paginated> {
+        struct S<A: Agent> {
             pages: Pages<A>,
             next: u32,
             fetched: u32,
             previous: Option<serde_json::Value>,
             done: bool,
         }
-        let next = A::page(&self.params).unwrap_or(1);
+        let next = (self.page)(&self.params).unwrap_or(1);
         let start = S {
             pages: self,
             next,
@@ -67,7 +74,7 @@ impl<A: Paginated> Pages<A> {
                 return None;
             }
             let mut params = s.pages.params.clone();
-            A::set_page(&mut params, s.next);
+            (s.pages.set_page)(&mut params, s.next);
             let page = match s.pages.client.run_with(params, &s.pages.options).await {
                 Ok(p) => p,
                 Err(e) => {
@@ -104,6 +111,8 @@ impl Client {
             params,
             options: RunOptions::new(),
             max_pages: 100,
+            page: <P::Agent as Paginated>::page,
+            set_page: <P::Agent as Paginated>::set_page,
         }
     }
 }
