@@ -9,7 +9,7 @@
 //! | `integer`                                    | `i64`                              |
 //! | `boolean`                                    | `bool`                             |
 //! | `array` with `items`                         | `Vec<item type>`                   |
-//! | `array` of objects with properties           | `Vec<Box<generated struct>>`       |
+//! | `array` of objects with properties           | `Vec<generated struct>`            |
 //! | `array` without `items`                      | `Vec<serde_json::Value>`           |
 //! | `object` with non-empty `properties`         | a generated struct                 |
 //! | `object` without properties                  | `serde_json::Map<String, Value>`   |
@@ -17,11 +17,8 @@
 //! | `["T", "null"]`                              | as `T`                             |
 //! | missing, `null`, unknown or a union of types | `serde_json::Value` (noted in docs) |
 //!
-//! Items of an array of objects are boxed ([`Ty::boxed_in_arrays`]): a generated struct is
-//! 100 bytes or more, so ten of them in one `Vec` would be a single allocation over 1 KB, and
-//! glibc's malloc consolidates its free lists on every such request. Boxed, each item is a small
-//! allocation of its own and the array holds 8 bytes per item. Fields read the same through auto-deref
-//! (`review.stars`).
+//! Types are the ones a person would write: `Vec<Review>`, not `Vec<Box<Review>>`. A record
+//! type is boxed only where recursion needs it (none of the agent records recurses).
 //!
 //! A `number` is an `f64`: an integer-valued number such as `4` serializes back as `4.0`, the
 //! same JSON number.
@@ -50,15 +47,6 @@ pub enum Ty {
     Array(Box<Ty>),
     /// A generated struct, by index into the agent's struct list.
     Struct(usize),
-}
-
-impl Ty {
-    /// Whether an array of this type holds its items boxed (`Vec<Box<T>>`): generated structs
-    /// are, so that no array of records becomes one allocation over 1 KB (see the module docs).
-    /// Scalars, strings and raw JSON values are small and stay inline.
-    pub fn boxed_in_arrays(&self) -> bool {
-        matches!(self, Ty::Struct(_))
-    }
 }
 
 /// How a descriptor is to be represented, before nested structs are created.

@@ -46,11 +46,7 @@ pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
         ),
         Ty::Array(inner) => {
             let item = ty_tokens(inner, agent, p);
-            if inner.boxed_in_arrays() {
-                quote!(Vec<Box<#item>>)
-            } else {
-                quote!(Vec<#item>)
-            }
+            quote!(Vec<#item>)
         }
         Ty::Struct(i) => match agent.structs.get(*i) {
             Some(s) => {

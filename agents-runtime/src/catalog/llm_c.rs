@@ -19,7 +19,7 @@ crate::record! {
         /// Model that answered
         pub model: Option<String>,
         /// Sources cited in the answer
-        pub citations: Option<Vec<Box<LlmCCitationsItem>>>,
+        pub citations: Option<Vec<LlmCCitationsItem>>,
         /// The answer as markdown
         pub response_markdown: Option<String>,
         #[json(flatten)]

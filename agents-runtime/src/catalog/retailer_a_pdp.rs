@@ -228,24 +228,24 @@ crate::record! {
         pub badges: Option<Vec<crate::Value>>,
         /// Rows of the product detail table
         pub product_detail_column_and_information_within_table: Option<
-            Vec<Box<RetailerAPdpProductDetailColumnAndInformationWithinTableItem>>,
+            Vec<RetailerAPdpProductDetailColumnAndInformationWithinTableItem>,
         >,
         /// Technical details table
-        pub technical_details: Option<Vec<Box<RetailerAPdpTechnicalDetailsItem>>>,
+        pub technical_details: Option<Vec<RetailerAPdpTechnicalDetailsItem>>,
         /// Top reviews
-        pub top_reviews: Option<Vec<Box<RetailerAPdpTopReviewsItem>>>,
+        pub top_reviews: Option<Vec<RetailerAPdpTopReviewsItem>>,
         /// Alternatives
-        pub alternatives: Option<Vec<Box<RetailerAPdpAlternativesItem>>>,
+        pub alternatives: Option<Vec<RetailerAPdpAlternativesItem>>,
         /// 4 stars and above
         ///
         /// JSON name: `4_stars_and_above`.
         #[json(rename = "4_stars_and_above")]
-        pub _4_stars_and_above: Option<Vec<Box<RetailerAPdp4StarsAndAboveItem>>>,
+        pub _4_stars_and_above: Option<Vec<RetailerAPdp4StarsAndAboveItem>>,
         /// Related products
-        pub related_products: Option<Vec<Box<RetailerAPdpRelatedProductsItem>>>,
+        pub related_products: Option<Vec<RetailerAPdpRelatedProductsItem>>,
         /// Related products free delivery
         pub related_products_free_delivery: Option<
-            Vec<Box<RetailerAPdpRelatedProductsFreeDeliveryItem>>,
+            Vec<RetailerAPdpRelatedProductsFreeDeliveryItem>,
         >,
         /// Share of reviews per star rating
         pub reviews_statistics_percentage_five_to_zero: Option<
@@ -434,7 +434,7 @@ crate::record! {
         /// The JSON field `total_price`, a string.
         pub total_price: Option<String>,
         /// The JSON field `products`, a list.
-        pub products: Option<Vec<Box<RetailerAPdpFrequentlyBoughtWithProductsItem>>>,
+        pub products: Option<Vec<RetailerAPdpFrequentlyBoughtWithProductsItem>>,
         #[json(flatten)]
         /// Keys the schema does not declare, kept as the service sent them (serialized
         /// after the declared fields).

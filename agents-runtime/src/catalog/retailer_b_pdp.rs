@@ -41,11 +41,11 @@ crate::record! {
         /// Category breadcrumb
         pub categories: Option<Vec<String>>,
         /// Specification table
-        pub specifications: Option<Vec<Box<RetailerBPdpSpecificationsItem>>>,
+        pub specifications: Option<Vec<RetailerBPdpSpecificationsItem>>,
         /// Seller of the offer
         pub seller: Option<RetailerBPdpSeller>,
         /// Product variants
-        pub variants: Option<Vec<Box<RetailerBPdpVariantsItem>>>,
+        pub variants: Option<Vec<RetailerBPdpVariantsItem>>,
         /// Universal Product Code
         ///
         /// JSON name: `UPC`.

@@ -41,11 +41,11 @@ crate::record! {
         /// Category breadcrumb
         pub categories: Option<Vec<String>>,
         /// Specification table
-        pub specifications: Option<Vec<Box<RetailerCPdpSpecificationsItem>>>,
+        pub specifications: Option<Vec<RetailerCPdpSpecificationsItem>>,
         /// Seller of the offer
         pub seller: Option<RetailerCPdpSeller>,
         /// Product variants
-        pub variants: Option<Vec<Box<RetailerCPdpVariantsItem>>>,
+        pub variants: Option<Vec<RetailerCPdpVariantsItem>>,
         /// The JSON field `model_number`, a string.
         pub model_number: Option<String>,
         /// The JSON field `sku`, a string.
@@ -53,7 +53,7 @@ crate::record! {
         /// Open-box price
         pub open_box_price: Option<f64>,
         /// The JSON field `protection_plans`, a list.
-        pub protection_plans: Option<Vec<Box<RetailerCPdpProtectionPlansItem>>>,
+        pub protection_plans: Option<Vec<RetailerCPdpProtectionPlansItem>>,
         #[json(flatten)]
         /// Keys the schema does not declare, kept as the service sent them (serialized
         /// after the declared fields).

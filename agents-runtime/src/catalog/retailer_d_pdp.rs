@@ -41,15 +41,15 @@ crate::record! {
         /// Category breadcrumb
         pub categories: Option<Vec<String>>,
         /// Specification table
-        pub specifications: Option<Vec<Box<RetailerDPdpSpecificationsItem>>>,
+        pub specifications: Option<Vec<RetailerDPdpSpecificationsItem>>,
         /// Seller of the offer
         pub seller: Option<RetailerDPdpSeller>,
         /// Product variants
-        pub variants: Option<Vec<Box<RetailerDPdpVariantsItem>>>,
+        pub variants: Option<Vec<RetailerDPdpVariantsItem>>,
         /// Retailer D item number
         pub tcin: Option<String>,
         /// The JSON field `store_availability`, a list.
-        pub store_availability: Option<Vec<Box<RetailerDPdpStoreAvailabilityItem>>>,
+        pub store_availability: Option<Vec<RetailerDPdpStoreAvailabilityItem>>,
         /// Nutrition label, keyed by nutrient
         pub nutrition_facts: Option<crate::JsonMap>,
         #[json(flatten)]

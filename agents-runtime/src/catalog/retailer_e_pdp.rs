@@ -41,15 +41,15 @@ crate::record! {
         /// Category breadcrumb
         pub categories: Option<Vec<String>>,
         /// Specification table
-        pub specifications: Option<Vec<Box<RetailerEPdpSpecificationsItem>>>,
+        pub specifications: Option<Vec<RetailerEPdpSpecificationsItem>>,
         /// Seller of the offer
         pub seller: Option<RetailerEPdpSeller>,
         /// Product variants
-        pub variants: Option<Vec<Box<RetailerEPdpVariantsItem>>>,
+        pub variants: Option<Vec<RetailerEPdpVariantsItem>>,
         /// The JSON field `ships_to`, a list.
         pub ships_to: Option<Vec<String>>,
         /// The JSON field `price_history`, a list.
-        pub price_history: Option<Vec<Box<RetailerEPdpPriceHistoryItem>>>,
+        pub price_history: Option<Vec<RetailerEPdpPriceHistoryItem>>,
         /// Product URL as given by the page
         ///
         /// JSON name: `productURL`.

@@ -33,7 +33,7 @@ crate::record! {
     pub struct SearchEngineMapsSearchEntities {
         /// JSON name: `Place`.
         #[json(rename = "Place")]
-        pub place: Option<Vec<Box<SearchEngineMapsSearchEntitiesPlaceItem>>>,
+        pub place: Option<Vec<SearchEngineMapsSearchEntitiesPlaceItem>>,
         #[json(flatten)]
         /// Keys the schema does not declare, kept as the service sent them (serialized
         /// after the declared fields).

@@ -35,16 +35,16 @@ crate::record! {
     pub struct SearchEngineSearchEntities {
         /// JSON name: `OrganicResult`.
         #[json(rename = "OrganicResult")]
-        pub organic_result: Option<Vec<Box<SearchEngineSearchEntitiesOrganicResultItem>>>,
+        pub organic_result: Option<Vec<SearchEngineSearchEntitiesOrganicResultItem>>,
         /// JSON name: `PeopleAlsoAsk`.
         #[json(rename = "PeopleAlsoAsk")]
-        pub people_also_ask: Option<Vec<Box<SearchEngineSearchEntitiesPeopleAlsoAskItem>>>,
+        pub people_also_ask: Option<Vec<SearchEngineSearchEntitiesPeopleAlsoAskItem>>,
         /// JSON name: `RelatedSearch`.
         #[json(rename = "RelatedSearch")]
-        pub related_search: Option<Vec<Box<SearchEngineSearchEntitiesRelatedSearchItem>>>,
+        pub related_search: Option<Vec<SearchEngineSearchEntitiesRelatedSearchItem>>,
         /// JSON name: `Ad`.
         #[json(rename = "Ad")]
-        pub ad: Option<Vec<Box<SearchEngineSearchEntitiesAdItem>>>,
+        pub ad: Option<Vec<SearchEngineSearchEntitiesAdItem>>,
         #[json(flatten)]
         /// Keys the schema does not declare, kept as the service sent them (serialized
         /// after the declared fields).
@@ -69,9 +69,7 @@ crate::record! {
         /// The JSON field `snippet`, a string.
         pub snippet: Option<String>,
         /// The JSON field `sitelinks`, a list.
-        pub sitelinks: Option<
-            Vec<Box<SearchEngineSearchEntitiesOrganicResultItemSitelinksItem>>,
-        >,
+        pub sitelinks: Option<Vec<SearchEngineSearchEntitiesOrganicResultItemSitelinksItem>>,
         #[json(flatten)]
         /// Keys the schema does not declare, kept as the service sent them (serialized
         /// after the declared fields).

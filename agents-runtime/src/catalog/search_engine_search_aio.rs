@@ -36,7 +36,7 @@ crate::record! {
         /// The JSON field `markdown`, a string.
         pub markdown: Option<String>,
         /// The JSON field `sources`, a list.
-        pub sources: Option<Vec<Box<SearchEngineSearchAioAiOverviewSourcesItem>>>,
+        pub sources: Option<Vec<SearchEngineSearchAioAiOverviewSourcesItem>>,
         #[json(flatten)]
         /// Keys the schema does not declare, kept as the service sent them (serialized
         /// after the declared fields).

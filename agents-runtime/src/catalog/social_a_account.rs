@@ -31,7 +31,7 @@ crate::record! {
         /// Format: `uri`.
         pub external_url: Option<String>,
         /// The JSON field `posts`, a list.
-        pub posts: Option<Vec<Box<SocialAAccountPostsItem>>>,
+        pub posts: Option<Vec<SocialAAccountPostsItem>>,
         #[json(flatten)]
         /// Keys the schema does not declare, kept as the service sent them (serialized
         /// after the declared fields).

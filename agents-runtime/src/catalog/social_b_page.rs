@@ -35,7 +35,7 @@ crate::record! {
         /// The JSON field `is_verified`, a boolean.
         pub is_verified: Option<bool>,
         /// The JSON field `recent_posts`, a list.
-        pub recent_posts: Option<Vec<Box<SocialBPageRecentPostsItem>>>,
+        pub recent_posts: Option<Vec<SocialBPageRecentPostsItem>>,
         /// Page type
         #[json(rename = "type")]
         pub r#type: Option<String>,

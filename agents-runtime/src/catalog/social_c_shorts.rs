@@ -17,7 +17,7 @@ crate::record! {
         /// The JSON field `subscribers`, a number.
         pub subscribers: Option<f64>,
         /// The JSON field `videos`, a list.
-        pub videos: Option<Vec<Box<SocialCShortsVideosItem>>>,
+        pub videos: Option<Vec<SocialCShortsVideosItem>>,
         #[json(flatten)]
         /// Keys the schema does not declare, kept as the service sent them (serialized
         /// after the declared fields).

@@ -307,8 +307,7 @@ impl Decode for bool {
     }
 }
 
-/// A boxed value decodes as the value: generated code boxes the items of arrays of records
-/// (`Vec<Box<Item>>`, see `agents_codegen::types`).
+/// A boxed value decodes as the value (a recursive type boxes where it refers to itself).
 impl<T: Decode> Decode for Box<T> {
     const EXPECTED: Expected = T::EXPECTED;
     #[inline]
