@@ -57,9 +57,25 @@ impl From<Diagnostic> for Diagnostics {
 
 /// Collects problems while a stage goes on, so that every one is reported, not only the first
 /// (as serde_derive's `Ctxt`).
+///
+/// Its problems reach the caller only through [`Collector::finish`]: a collector dropped without
+/// it would lose them silently, so that is a bug of the stage, caught in debug builds (as
+/// serde_derive's `Ctxt` catches it).
 #[derive(Debug, Default)]
+#[must_use = "the problems collected reach the caller only through `finish`"]
 pub struct Collector {
     found: Vec<Diagnostic>,
+    finished: bool,
+}
+
+impl Drop for Collector {
+    fn drop(&mut self) {
+        debug_assert!(
+            self.finished || self.found.is_empty() || std::thread::panicking(),
+            "a diagnostics Collector holding {} problem(s) was dropped without `finish`",
+            self.found.len()
+        );
+    }
 }
 
 impl Collector {
@@ -80,11 +96,13 @@ impl Collector {
     }
 
     /// `value` when nothing was recorded, else every problem.
-    pub fn finish<T>(self, value: T) -> Result<T, Diagnostics> {
-        if self.found.is_empty() {
+    pub fn finish<T>(mut self, value: T) -> Result<T, Diagnostics> {
+        self.finished = true;
+        let found = std::mem::take(&mut self.found);
+        if found.is_empty() {
             Ok(value)
         } else {
-            Err(Diagnostics(self.found))
+            Err(Diagnostics(found))
         }
     }
 }
@@ -126,5 +144,29 @@ impl fmt::Display for Diagnostics {
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod collector_tests {
+    use super::*;
+
+    #[test]
+    fn finish_hands_back_every_problem() {
+        let mut c = Collector::default();
+        c.push(Diagnostic::at("$.a", "one"));
+        assert!(c.take::<()>(Err(Diagnostics(vec![Diagnostic::at("$.b", "two")]))).is_none());
+        let found = c.finish(()).unwrap_err();
+        assert_eq!(found.0.len(), 2);
+        Collector::default().finish(()).unwrap_or_else(|_| unreachable!());
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "dropped without `finish`")]
+    fn dropping_problems_unfinished_is_caught() {
+        let mut c = Collector::default();
+        c.push(Diagnostic::at("$", "lost"));
+        drop(c);
     }
 }
