@@ -155,10 +155,15 @@ mod collector_tests {
     fn finish_hands_back_every_problem() {
         let mut c = Collector::default();
         c.push(Diagnostic::at("$.a", "one"));
-        assert!(c.take::<()>(Err(Diagnostics(vec![Diagnostic::at("$.b", "two")]))).is_none());
+        assert!(
+            c.take::<()>(Err(Diagnostics(vec![Diagnostic::at("$.b", "two")])))
+                .is_none()
+        );
         let found = c.finish(()).unwrap_err();
         assert_eq!(found.0.len(), 2);
-        Collector::default().finish(()).unwrap_or_else(|_| unreachable!());
+        Collector::default()
+            .finish(())
+            .unwrap_or_else(|_| unreachable!());
     }
 
     #[test]
