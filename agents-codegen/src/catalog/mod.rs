@@ -1,7 +1,7 @@
 //! The agents whose bindings ship with `agents_runtime::catalog`, so that `agent!` can point at
 //! them instead of asking for a schema file.
 //!
-//! The list is in [`names.rs`](names), written by `cargo xtask codegen` beside the catalog's
+//! The list is in `catalog/names.rs`, written by `cargo xtask codegen` beside the catalog's
 //! bindings (and checked by `cargo xtask codegen --check` in CI).
 
 mod names;

@@ -51,7 +51,7 @@ impl fmt::Display for Path<'_> {
     }
 }
 
-/// The decoding context handed to [`Decode`] impls: where mismatches go, and where we are.
+/// The decoding context handed to [`Decode`](super::Decode) impls: where mismatches go, and where we are.
 pub struct Ctx<'s, 'p> {
     /// Mismatches of the whole record.
     pub sink: &'s mut Vec<Mismatch>,
