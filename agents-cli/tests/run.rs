@@ -369,6 +369,57 @@ async fn killed_and_resumed(out_name: &str, rows: usize) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_a_batch_with_the_resume_hint() {
+    let e = emulator().await;
+    let dir = scratch("ctrl-c");
+    let mut input = String::from("asin\n");
+    for i in 0..2500 {
+        input.push_str(&format!("C{i:09}\n"));
+    }
+    std::fs::write(dir.join("asins.csv"), input).unwrap();
+    e.inject(KEY, Fault::Latency(Duration::from_millis(15)), None);
+    let args = [
+        "batch",
+        "retailer_a_pdp",
+        "--input",
+        "asins.csv",
+        "--out",
+        "out.jsonl",
+    ];
+    let child = command(&e, &dir, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = dir.join("out.jsonl");
+    let start = Instant::now();
+    while complete_jsonl_rows(&out).len() < 50 {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no results after 120 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // What a terminal sends on Ctrl-C.
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let done = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    e.clear_faults(KEY);
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted") && err.contains("--resume"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jsonl_killed_midway_and_resumed_sends_only_rows_not_on_disk() {
     killed_and_resumed("out.jsonl", 2500).await;
 }
