@@ -2,12 +2,11 @@
 //! task; progress, details and listing.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
 
 use axum::Extension;
 use axum::Json;
 use axum::extract::State as AxState;
-use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
@@ -26,13 +25,6 @@ pub use crate::model::Batch;
 
 type Shared = Arc<State>;
 
-fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse().ok())
-}
-
 /// `POST /v1/agents/batch`. The whole batch is refused (naming `inputs[i]…`) when any item is
 /// invalid, so nothing runs half-checked. `x-emulator-task-error-every: N` makes every Nth task
 /// end in `error`; `x-emulator-task-ms` sets how long tasks take (each item up to 50% longer, so
@@ -40,7 +32,6 @@ fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
 pub(crate) async fn create(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
     state.settle(Instant::now());
@@ -126,14 +117,7 @@ pub(crate) async fn create(
             (TaskEnd::Success(Arc::new(spec)), input)
         })
         .collect();
-    Ok(Json(register(
-        &state,
-        &ctx,
-        &headers,
-        &record.name,
-        ends,
-        deliver,
-    )))
+    Ok(Json(register(&state, &ctx, &record.name, ends, deliver)))
 }
 
 /// Stores a batch's tasks and answers with the batch record. `x-emulator-task-error-every: N`
@@ -142,17 +126,14 @@ pub(crate) async fn create(
 fn register(
     state: &Shared,
     ctx: &Ctx,
-    headers: &HeaderMap,
     api: &str,
     ends: Vec<(TaskEnd, Value)>,
     deliver: Option<crate::delivery::Delivery>,
 ) -> Value {
     let batch_id = uuid::Uuid::new_v4().to_string();
-    let error_every = header_u64(headers, "x-emulator-task-error-every").unwrap_or(0);
-    let base = header_u64(headers, "x-emulator-task-ms")
-        .map_or(state.config.lifecycle.task, Duration::from_millis);
+    let faults = ctx.task_faults;
+    let base = faults.duration(state.config.lifecycle.task);
     let now = Instant::now();
-    let created = SystemTime::now();
     let base_url = state.base_url.get().map_or("", String::as_str);
     let mut ids = Vec::with_capacity(ends.len());
     let mut listed = Vec::with_capacity(ends.len());
@@ -162,10 +143,7 @@ fn register(
             let id = uuid::Uuid::new_v4().to_string();
             let stretch = agents_schema::sample::mix(0, &id) % 50;
             let duration = base + base * u32::try_from(stretch).unwrap_or(0) / 100;
-            let end = match end {
-                _ if error_every > 0 && (i as u64 + 1).is_multiple_of(error_every) => {
-                    TaskEnd::Error("injected task failure: the page could not be extracted".into())
-                }
+            let end = match faults.end(i, end) {
                 // Results computed before the id existed get it now.
                 TaskEnd::Value(v) if v.get("task_id").is_some_and(|t| t == "") => {
                     let mut v = (*v).clone();
@@ -174,19 +152,16 @@ fn register(
                 }
                 other => other,
             };
-            let task = Task {
-                id: id.clone(),
-                account: ctx.account.name.clone(),
-                agent: api.to_owned(),
-                api_type: if api == "extract" { "extract" } else { "agent" },
-                flow: Flow::Queued,
-                created,
-                ends_at: now + duration,
-                duration,
-                end,
+            let task = Task::new(
+                id.clone(),
+                &ctx.account.name,
+                api,
+                if api == "extract" { "extract" } else { "agent" },
+                Flow::Queued,
+                (duration, end),
                 input,
-                batch_id: Some(batch_id.clone()),
-            };
+            )
+            .in_batch(&batch_id);
             listed.push(task.json(now, base_url));
             tasks.insert(id.clone(), task);
             ids.push(id);
@@ -207,7 +182,7 @@ fn register(
         Batch {
             id: batch_id.clone(),
             account: ctx.account.name.clone(),
-            created,
+            created: SystemTime::now(),
             tasks: ids,
         },
     );
@@ -260,7 +235,6 @@ fn batch_parts(body: &Map<String, Value>) -> Result<(&Vec<Value>, Map<String, Va
 pub(crate) async fn create_extract(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
     let (inputs, mut shared) = batch_parts(&body)?;
@@ -284,9 +258,7 @@ pub(crate) async fn create_extract(
         let input = json!({ "url": merged.get("url") });
         ends.push((TaskEnd::Value(Arc::new(result)), input));
     }
-    Ok(Json(register(
-        &state, &ctx, &headers, "extract", ends, deliver,
-    )))
+    Ok(Json(register(&state, &ctx, "extract", ends, deliver)))
 }
 
 fn find(state: &State, ctx: &Ctx, id: &str) -> Result<Batch, ApiError> {

@@ -7,7 +7,9 @@
 //! the state at a given instant. The same request at the same time gets the same answer, and a
 //! test that waits past the configured [`Lifecycle`](crate::Lifecycle) times sees the next state.
 
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
+
+use axum::http::HeaderMap;
 
 use agents_schema::AgentRecord;
 use serde_json::{Value, json};
@@ -90,7 +92,101 @@ pub struct Task {
     pub batch_id: Option<String>,
 }
 
+/// The task faults a request can ask for, by header: the one table that parsing
+/// ([`TaskFaults::from_headers`]), the binary's `--help` and README follow. Every path that
+/// creates tasks applies them: async runs, batches, and async extract, search and map.
+pub const TASK_FAULTS: [(&str, &str); 3] = [
+    ("x-emulator-task", "`error`: the task ends in state `error`"),
+    (
+        "x-emulator-task-ms",
+        "MS: how long the task stays unfinished (batch items up to 50% longer, so progress moves)",
+    ),
+    (
+        "x-emulator-task-error-every",
+        "N: every Nth task the request creates ends in state `error`",
+    ),
+];
+
+/// The task faults of one request ([`TASK_FAULTS`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TaskFaults {
+    /// Every task fails.
+    pub fail: bool,
+    /// How long tasks stay unfinished, instead of the lifecycle's.
+    pub duration: Option<Duration>,
+    /// Every Nth task fails (0: none).
+    pub error_every: u64,
+}
+
+impl TaskFaults {
+    /// Reads [`TASK_FAULTS`] from a request's headers; a value that does not parse is ignored.
+    pub fn from_headers(headers: &HeaderMap) -> TaskFaults {
+        let text = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::trim)
+        };
+        TaskFaults {
+            fail: text(TASK_FAULTS[0].0) == Some("error"),
+            duration: text(TASK_FAULTS[1].0)
+                .and_then(|v| v.parse().ok())
+                .map(Duration::from_millis),
+            error_every: text(TASK_FAULTS[2].0)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+        }
+    }
+
+    /// How the `index`th task (from 0) of the request ends: `end`, or an injected failure.
+    pub fn end(&self, index: usize, end: TaskEnd) -> TaskEnd {
+        let every = self.error_every > 0 && (index as u64 + 1).is_multiple_of(self.error_every);
+        if self.fail || every {
+            TaskEnd::Error("injected task failure: the page could not be extracted".into())
+        } else {
+            end
+        }
+    }
+
+    /// How long a task stays unfinished: the fault's duration, else `default`.
+    pub fn duration(&self, default: Duration) -> Duration {
+        self.duration.unwrap_or(default)
+    }
+}
+
 impl Task {
+    /// A task created now by `account`, unfinished for `duration`, then ending as `end`: the one
+    /// constructor every path uses.
+    pub fn new(
+        id: String,
+        account: &str,
+        agent: impl Into<String>,
+        api_type: &'static str,
+        flow: Flow,
+        (duration, end): (Duration, TaskEnd),
+        input: Value,
+    ) -> Task {
+        Task {
+            id,
+            account: account.to_owned(),
+            agent: agent.into(),
+            api_type,
+            flow,
+            created: SystemTime::now(),
+            ends_at: Instant::now() + duration,
+            duration,
+            end,
+            input,
+            batch_id: None,
+        }
+    }
+
+    /// The task as an item of batch `id`.
+    pub fn in_batch(mut self, id: &str) -> Task {
+        self.batch_id = Some(id.to_owned());
+        self
+    }
+
     /// The state at `now`.
     pub fn state(&self, now: Instant) -> TaskState {
         if now < self.ends_at {

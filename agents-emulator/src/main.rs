@@ -7,6 +7,17 @@ use std::process::ExitCode;
 use agents_emulator::{Account, AccountStatus, Emulator, Fault, Lifecycle, RateLimitShape};
 use clap::{Parser, ValueEnum};
 
+/// The task faults a request can ask for by header, from the emulator's one table of them.
+fn task_fault_help() -> String {
+    let mut help = String::from(
+        "Task faults, per request (async runs, batches, async extract, search, map):\n",
+    );
+    for (header, what) in agents_emulator::lifecycle::TASK_FAULTS {
+        help.push_str(&format!("  {header}: {what}\n"));
+    }
+    help
+}
+
 /// The binary's allocator (feature `mimalloc`, on by default): the emulator allocates a JSON tree
 /// per request.
 #[cfg(feature = "mimalloc")]
@@ -15,7 +26,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// A stateful local server that speaks the /v1 interface of the web data extraction service.
 #[derive(Debug, Parser)]
-#[command(version)]
+#[command(version, after_help = task_fault_help())]
 struct Args {
     /// Port to listen on; 0 picks a free one.
     #[arg(long, default_value_t = 8080)]

@@ -254,6 +254,8 @@ pub(crate) struct Ctx {
     pub(crate) task_id: String,
     pub(crate) account: Account,
     pub(crate) drift: bool,
+    /// What the request's headers ask of the tasks it creates.
+    pub(crate) task_faults: crate::lifecycle::TaskFaults,
 }
 
 /// An absolute http(s) URL with a host.

@@ -177,10 +177,12 @@ async fn authenticate(AxState(state): AxState<Shared>, mut req: Request, next: N
         .get::<RequestId>()
         .map(|r| r.0.clone())
         .unwrap_or_default();
+    let task_faults = crate::lifecycle::TaskFaults::from_headers(req.headers());
     req.extensions_mut().insert(Ctx {
         task_id,
         account,
         drift: false,
+        task_faults,
     });
     next.run(req).await
 }
@@ -426,41 +428,25 @@ async fn run(
 async fn run_async(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    headers: HeaderMap,
     ApiJson(mut body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
     crate::delivery::check(&mut body)?;
     let deliver = crate::delivery::Delivery::from_body(&body);
     let checked = check_run(&state, &ctx, body)?;
     let task_id = ctx.task_id.clone();
-    let fail = headers
-        .get("x-emulator-task")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim() == "error");
-    let duration = headers
-        .get("x-emulator-task-ms")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse().ok())
-        .map_or(state.config.lifecycle.task, Duration::from_millis);
+    let faults = ctx.task_faults;
     let agent = checked.spec.record.name.clone();
-    let end = if fail {
-        TaskEnd::Error("injected task failure: the page could not be extracted".into())
-    } else {
-        TaskEnd::Success(Arc::new(checked.spec))
-    };
-    let task = Task {
-        id: task_id.clone(),
-        account: ctx.account.name.clone(),
+    let end = faults.end(0, TaskEnd::Success(Arc::new(checked.spec)));
+    let duration = faults.duration(state.config.lifecycle.task);
+    let task = Task::new(
+        task_id.clone(),
+        &ctx.account.name,
         agent,
-        api_type: "agent",
-        flow: Flow::Started,
-        created: SystemTime::now(),
-        ends_at: Instant::now() + duration,
-        duration,
-        end,
-        input: checked.request,
-        batch_id: None,
-    };
+        "agent",
+        Flow::Started,
+        (duration, end),
+        checked.request,
+    );
     let answer = task.created(
         Instant::now(),
         state.base_url.get().map_or("", String::as_str),

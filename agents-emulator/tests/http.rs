@@ -409,6 +409,33 @@ async fn async_task_moves_from_pending_to_success_or_error() {
     let (_, t) = json_of(api.get(&format!("/v1/tasks/{id}")).await).await;
     assert_eq!(t["task"]["state"], "error");
     assert!(t["task"]["error"].is_string());
+    // The same task faults on every path that creates tasks: async extract, search and map.
+    for (path, body) in [
+        (
+            "/v1/extract/async",
+            json!({"url": "https://shop.example/p/1"}),
+        ),
+        ("/v1/search/async", json!({"query": "kettle"})),
+        ("/v1/map/async", json!({"url": "https://shop.example/"})),
+    ] {
+        let (s, created) = json_of(
+            api.post_with(
+                path,
+                body,
+                &[("x-emulator-task", "error"), ("x-emulator-task-ms", "0")],
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{path}: {created}");
+        let id = created["task_id"]
+            .as_str()
+            .or(created["task"]["id"].as_str())
+            .unwrap_or_else(|| panic!("{path}: {created}"))
+            .to_owned();
+        let (_, t) = json_of(api.get(&format!("/v1/tasks/{id}")).await).await;
+        assert_eq!(t["task"]["state"], "error", "{path}: {t}");
+    }
     let other = start(Emulator::builder()).await;
     assert_eq!(
         Api::new(&other)

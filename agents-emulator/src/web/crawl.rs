@@ -323,19 +323,15 @@ pub(crate) async fn crawl(
         let duration = base + base * u32::try_from(i % 5).unwrap_or(0) / 4;
         lock(&state.tasks).insert(
             id.clone(),
-            Task {
-                id: id.clone(),
-                account: ctx.account.name.clone(),
-                agent: "crawl".into(),
-                api_type: "extract",
-                flow: Flow::Pending,
-                created,
-                ends_at: now + duration,
-                duration,
-                end,
-                input: json!({ "url": u.as_str() }),
-                batch_id: None,
-            },
+            Task::new(
+                id.clone(),
+                &ctx.account.name,
+                "crawl",
+                "extract",
+                Flow::Pending,
+                (duration, end),
+                json!({ "url": u.as_str() }),
+            ),
         );
         ids.push(id);
     }

@@ -164,20 +164,19 @@ pub(super) fn finish<const ASYNC: bool>(
     if !ASYNC {
         return Json(result);
     }
-    let duration = state.config.lifecycle.task;
-    let task = Task {
-        id: ctx.task_id.clone(),
-        account: ctx.account.name.clone(),
-        agent: api.to_owned(),
-        api_type: if api == "extract" { "extract" } else { "web" },
-        flow: Flow::Pending,
-        created: SystemTime::now(),
-        ends_at: Instant::now() + duration,
-        duration,
-        end: TaskEnd::Value(Arc::new(result)),
-        input: Value::Object(input),
-        batch_id: None,
-    };
+    let faults = ctx.task_faults;
+    let task = Task::new(
+        ctx.task_id.clone(),
+        &ctx.account.name,
+        api,
+        if api == "extract" { "extract" } else { "web" },
+        Flow::Pending,
+        (
+            faults.duration(state.config.lifecycle.task),
+            faults.end(0, TaskEnd::Value(Arc::new(result))),
+        ),
+        Value::Object(input),
+    );
     let answer = task.created(
         Instant::now(),
         state.base_url.get().map_or("", String::as_str),
