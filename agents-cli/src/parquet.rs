@@ -97,12 +97,11 @@ fn input_fields(record: &AgentRecord) -> Fields {
         .iter()
         .map(|input| {
             let ty = match param_type(input, page == Some(input.name.as_str())).0 {
-                ParamTy::String => DataType::Utf8,
                 ParamTy::Integer | ParamTy::Page => DataType::Int64,
                 ParamTy::Number => DataType::Float64,
                 ParamTy::Boolean => DataType::Boolean,
-                // Untyped inputs are kept as JSON text.
-                ParamTy::Any => DataType::LargeUtf8,
+                // Untyped inputs keep a string as it is, other values as JSON text.
+                ParamTy::String | ParamTy::Any => DataType::Utf8,
             };
             Arc::new(Field::new(&input.name, ty, true))
         })

@@ -280,6 +280,45 @@ fn assert_each_row_once(rows: &[u64], total: usize) {
     assert_eq!(seen.len(), total);
 }
 
+/// `asins.csv` in `dir`: a header and `n` asins `{prefix}000000000`, `{prefix}000000001`, …
+fn asins_csv(dir: &Path, prefix: char, n: usize) {
+    let mut input = String::from("asin\n");
+    for i in 0..n {
+        input.push_str(&format!("{prefix}{i:09}\n"));
+    }
+    std::fs::write(dir.join("asins.csv"), input).unwrap();
+}
+
+/// `cargo agents ARGS` started with slow answers from the emulator (so that it can be stopped
+/// while results are being written), once `out` holds at least `rows` complete results.
+async fn slow_batch_with_rows(
+    e: &EmulatorHandle,
+    dir: &Path,
+    args: &[&str],
+    out: &Path,
+    rows: usize,
+) -> std::process::Child {
+    e.inject(KEY, Fault::Latency(Duration::from_millis(15)), None);
+    let mut child = command(e, dir, args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while rows_on_disk(out).len() < rows {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the batch ended before it could be stopped"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no results after 120 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    child
+}
+
 /// A batch of `rows` inputs into `out`, killed once at least 300 results are on disk, then
 /// resumed: every row once in the output, and the resumed run sent exactly the rows that were
 /// not on disk (counted by the emulator's tasks, not by the CLI).
@@ -299,26 +338,8 @@ async fn killed_and_resumed(out_name: &str, rows: usize) {
         "--out",
         out_name,
     ];
-    // Slow answers, so that the kill lands while results are being written.
-    e.inject(KEY, Fault::Latency(Duration::from_millis(15)), None);
-    let mut child = command(&e, &dir, &args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
     let out = dir.join(out_name);
-    let start = Instant::now();
-    while rows_on_disk(&out).len() < 300 {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the batch ended before it could be killed"
-        );
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "no results after 120 s"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let mut child = slow_batch_with_rows(&e, &dir, &args, &out, 300).await;
     child.kill().unwrap();
     child.wait().unwrap();
     e.clear_faults(KEY);
@@ -372,12 +393,7 @@ async fn killed_and_resumed(out_name: &str, rows: usize) {
 async fn ctrl_c_stops_a_batch_with_the_resume_hint() {
     let e = emulator().await;
     let dir = scratch("ctrl-c");
-    let mut input = String::from("asin\n");
-    for i in 0..2500 {
-        input.push_str(&format!("C{i:09}\n"));
-    }
-    std::fs::write(dir.join("asins.csv"), input).unwrap();
-    e.inject(KEY, Fault::Latency(Duration::from_millis(15)), None);
+    asins_csv(&dir, 'C', 2500);
     let args = [
         "batch",
         "retailer_a_pdp",
@@ -386,20 +402,8 @@ async fn ctrl_c_stops_a_batch_with_the_resume_hint() {
         "--out",
         "out.jsonl",
     ];
-    let child = command(&e, &dir, &args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let out = dir.join("out.jsonl");
-    let start = Instant::now();
-    while complete_jsonl_rows(&out).len() < 50 {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "no results after 120 s"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let child = slow_batch_with_rows(&e, &dir, &args, &out, 50).await;
     // What a terminal sends on Ctrl-C.
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -438,11 +442,9 @@ async fn parquet_killed_midway_and_resumed_sends_only_rows_not_on_disk() {
 async fn a_finished_run_resumed_sends_nothing_in_every_format() {
     let e = emulator().await;
     let dir = scratch("finished");
-    let mut input = String::from("asin\n");
-    for i in 0..40 {
-        input.push_str(&format!("F{i:09}\n"));
-    }
+    asins_csv(&dir, 'F', 40);
     // One row that breaks a rule (its required input is empty): a failure on disk is done too.
+    let mut input = std::fs::read_to_string(dir.join("asins.csv")).unwrap();
     input.push_str("\"\"\n");
     std::fs::write(dir.join("asins.csv"), input).unwrap();
     for out in ["f.jsonl", "f.csv", "f.parquet"] {
@@ -509,11 +511,7 @@ async fn batch_writes_parquet_with_typed_columns_and_the_input_row() {
 
     let e = emulator().await;
     let dir = scratch("parquet");
-    let mut input = String::from("asin\n");
-    for i in 0..30 {
-        input.push_str(&format!("P{i:09}\n"));
-    }
-    std::fs::write(dir.join("asins.csv"), input).unwrap();
+    asins_csv(&dir, 'P', 30);
     let args = [
         "--json",
         "batch",

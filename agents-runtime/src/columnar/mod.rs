@@ -301,20 +301,15 @@ pub fn struct_column<R: Record>(
     ))
 }
 
-/// A struct column of JSON objects with the given `fields`: each field a Utf8, Int64, Float64 or
-/// Boolean column of the object's value under its name (null when absent or of another type);
-/// a field of any other type holds the value as JSON text.
+/// A struct column of JSON objects with the given `fields`: each field an Int64, Float64 or
+/// Boolean column of the object's value under its name (null when absent or of another type), or
+/// for any other type a Utf8 column holding a string as it is and any other value as JSON text.
 pub fn object_column(fields: &Fields, objects: &[&Map<String, Value>]) -> ArrayRef {
     let columns: Vec<ArrayRef> = fields
         .iter()
         .map(|f| {
             let values = objects.iter().map(|o| o.get(f.name()));
             let column: ArrayRef = match f.data_type() {
-                DataType::Utf8 => Arc::new(
-                    values
-                        .map(|v| v.and_then(Value::as_str))
-                        .collect::<StringArray>(),
-                ),
                 DataType::Int64 => {
                     let mut b = Int64Builder::with_capacity(objects.len());
                     values.for_each(|v| b.append_option(v.and_then(Value::as_i64)));
@@ -330,7 +325,15 @@ pub fn object_column(fields: &Fields, objects: &[&Map<String, Value>]) -> ArrayR
                     values.for_each(|v| b.append_option(v.and_then(Value::as_bool)));
                     Arc::new(b.finish())
                 }
-                _ => json_column(values.map(|v| v.filter(|v| !v.is_null()))),
+                _ => Arc::new(
+                    values
+                        .map(|v| match v? {
+                            Value::Null => None,
+                            Value::String(text) => Some(text.clone()),
+                            other => Some(other.to_string()),
+                        })
+                        .collect::<StringArray>(),
+                ),
             };
             column
         })

@@ -38,8 +38,8 @@ pub struct ParquetOptions {
     /// A leading `_row` column (UInt64) with the number given to [`ParquetWriter::write_row`]:
     /// the input a record came from (default false).
     pub row_column: bool,
-    /// With `row_column`, a second column `_input`: a struct of these fields (Utf8, Int64,
-    /// Float64 or Boolean; others as JSON text) from the object given to
+    /// With `row_column`, a second column `_input`: a struct of these fields (Int64, Float64 or
+    /// Boolean; any other type a Utf8 column of strings, other values as JSON text) from the object given to
     /// [`ParquetWriter::write_row_with_input`], to join results with their inputs (default none).
     pub input: Option<Fields>,
 }
@@ -230,15 +230,13 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
 }
 
 /// `fields` as [`object_column`] writes them: every field nullable (an input a row did not give
-/// is null), and JSON text for a type other than Utf8, Int64, Float64 and Boolean.
+/// is null), and Utf8 for a type other than Int64, Float64 and Boolean.
 fn nullable(fields: &Fields) -> Fields {
     fields
         .iter()
         .map(|f| {
             let ty = match f.data_type() {
-                t @ (DataType::Utf8 | DataType::Int64 | DataType::Float64 | DataType::Boolean) => {
-                    t.clone()
-                }
+                t @ (DataType::Int64 | DataType::Float64 | DataType::Boolean) => t.clone(),
                 _ => DataType::Utf8,
             };
             Arc::new(Field::new(f.name(), ty, true))
