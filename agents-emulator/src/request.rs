@@ -115,7 +115,7 @@ pub(crate) async fn json_object(
 ) -> Result<Map<String, Value>, ApiError> {
     if let Some(ct) = headers.get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("");
-        if !agents_runtime::client::webhook::is_json_content_type(ct) {
+        if !agents_runtime::endpoint::is_json_content_type(ct) {
             return Err(ApiError::bad_request(
                 "Content-Type",
                 format!("request bodies are JSON; Content-Type {ct:?} is not application/json"),

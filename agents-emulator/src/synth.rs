@@ -216,7 +216,7 @@ pub fn page_url(record: &AgentRecord, params: &Map<String, Value>) -> String {
             Some(format!(
                 "{}={}",
                 i.name,
-                agents_runtime::client::segment(&text)
+                agents_runtime::endpoint::percent_encode(&text)
             ))
         })
         .collect();

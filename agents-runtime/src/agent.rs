@@ -60,7 +60,7 @@ pub trait AgentVisitor {
     fn visit<A: Agent>(self) -> Self::Output;
 }
 
-/// The parameters of one agent run (`params` of `POST /v1/agents/run`).
+/// The parameters of one agent run (the `params` of a run request).
 pub trait AgentParams: Serialize + Clone + Send + Sync + 'static {
     /// The agent these parameters run.
     type Agent: Agent<Params = Self>;

@@ -112,6 +112,7 @@ pub mod agent;
 #[cfg(feature = "arrow")]
 pub mod columnar;
 pub mod decode;
+pub mod endpoint;
 mod record;
 pub mod validate;
 
@@ -155,6 +156,7 @@ pub mod prelude {
 
 pub use agent::{Agent, AgentParams, AgentVisitor, Localized, Paginated};
 pub use decode::{DriftError, Mismatch, Parsing, Record};
+pub use endpoint::ApiVersion;
 pub use serde_json::Value;
 pub use validate::{ValidationError, Violation};
 

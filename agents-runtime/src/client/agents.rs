@@ -6,7 +6,8 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 
 use super::error::Error;
-use super::{Client, segment};
+use super::Client;
+use crate::endpoint;
 
 /// The `privacy` filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +92,7 @@ impl AgentQuery {
     async fn page(&self, offset: u64) -> Result<Vec<AgentRecord>, Error> {
         Ok(self
             .client
-            .get::<Vec<AgentRecord>>("v1/agents", &self.query(offset))
+            .get::<Vec<AgentRecord>>(&endpoint::TEMPLATE_LIST, &[], &self.query(offset))
             .await?
             .0)
     }
@@ -150,9 +151,11 @@ impl Client {
         }
     }
 
-    /// `GET /v1/agents/{name}`: the whole record, as the generator reads it.
+    /// An agent's whole record, as the generator reads it.
     pub async fn agent(&self, name: &str) -> Result<AgentRecord, Error> {
-        let path = format!("v1/agents/{}", segment(name));
-        Ok(self.get::<AgentRecord>(&path, &[]).await?.0)
+        Ok(self
+            .get::<AgentRecord>(&endpoint::TEMPLATE_GET, &[name], &[])
+            .await?
+            .0)
     }
 }

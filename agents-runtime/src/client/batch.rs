@@ -30,7 +30,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures::stream::{self, BoxStream, StreamExt};
-use reqwest::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -42,7 +41,8 @@ use super::run::{Delivery, RunOptions, RunRequest, RunResult, localizes};
 use super::tasks::{TaskOutput, TaskRecord, TaskState};
 use super::waiter::{self, Poll, WaitOptions};
 use super::web::{ExtractRequest, ExtractResult};
-use super::{Client, JsonBody, segment};
+use super::{Client, JsonBody};
+use crate::endpoint::{self, Endpoint};
 use crate::agent::{Agent, AgentParams};
 
 /// Items per batch.
@@ -103,7 +103,7 @@ struct ProgressRecord {
     total: Option<usize>,
 }
 
-/// `GET /v1/batches/{id}`: a batch's progress and every task record (state, download URL);
+/// A batch's progress and every task record (state, download URL);
 /// [`Client::batches`] lists batches with the same fields (without the tasks).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[non_exhaustive]
@@ -178,13 +178,14 @@ impl<A> BatchBuilder<A> {
             });
         }
         let shared_params = Value::Object(self.shared.clone());
-        let shared_inputs = RunRequest {
-            agent: &self.agent,
-            params: &shared_params,
-            formats: self.options.formats(),
-            localization: false,
-            delivery: self.delivery.fields()?,
-        };
+        let shared_inputs = RunRequest::new(
+            self.client.api_version(),
+            &self.agent,
+            &shared_params,
+            self.options.formats(),
+            false,
+            self.delivery.fields()?,
+        );
         let mut inputs = Vec::new();
         let mut invalid = Vec::new();
         for (index, item) in items.into_iter().enumerate() {
@@ -222,7 +223,7 @@ impl<A> BatchBuilder<A> {
             shared: self.shared.clone(),
             inputs,
         };
-        submit_chunks(&self.client, "v1/agents/batch", &shared_inputs, items).await
+        submit_chunks(&self.client, &endpoint::TEMPLATE_BATCH, &shared_inputs, items).await
     }
 }
 
@@ -310,7 +311,7 @@ impl Submitted {
 /// keeps the ids already submitted.
 async fn submit_chunks<R: TaskOutput>(
     client: &Client,
-    path: &str,
+    endpoint: &Endpoint,
     shared_inputs: &impl Serialize,
     items: Submitted,
 ) -> Result<BatchHandle<R>, Error> {
@@ -334,7 +335,7 @@ async fn submit_chunks<R: TaskOutput>(
             "items",
         )?;
         let sent = client
-            .send::<Created>(Method::POST, path, &[], Some(&body), Idempotency::Once)
+            .send::<Created>(endpoint, &[], &[], Some(&body), Idempotency::Once)
             .await;
         match sent {
             Ok((created, _)) => ids.push(created.batch_id),
@@ -436,8 +437,11 @@ impl<R: TaskOutput> BatchHandle<R> {
 
     async fn progress_of(&self, id: &str) -> Result<ProgressRecord, Error> {
         self.polls.fetch_add(1, Ordering::Relaxed);
-        let path = format!("v1/batches/{}/progress", segment(id));
-        Ok(self.client.get::<ProgressRecord>(&path, &[]).await?.0)
+        let (progress, _) = self
+            .client
+            .get::<ProgressRecord>(&endpoint::BATCH_PROGRESS, &[id], &[])
+            .await?;
+        Ok(progress)
     }
 
     /// Progress over every batch now (one `/progress` call per batch).
@@ -645,7 +649,7 @@ impl Client {
             shared: shared.clone(),
             inputs,
         };
-        submit_chunks(self, "v1/extract/batch", &Value::Object(shared), items).await
+        submit_chunks(self, &endpoint::EXTRACT_BATCH, &Value::Object(shared), items).await
     }
 
     /// A batch of agent `A`: `client.batch::<RetailerAPdp>()`.
@@ -653,16 +657,15 @@ impl Client {
         self.batch_of(A::NAME)
     }
 
-    /// `GET /v1/batches/{id}`: progress and every task record.
+    /// A batch's progress and every task record.
     pub async fn batch_details(&self, id: &str) -> Result<BatchDetails, Error> {
-        let path = format!("v1/batches/{}", segment(id));
-        Ok(self.get(&path, &[]).await?.0)
+        Ok(self.get(&endpoint::BATCH_GET, &[id], &[]).await?.0)
     }
 
-    /// `GET /v1/batches`: this account's batches (the first page, when the service pages them),
+    /// This account's batches (the first page, when the service pages them),
     /// newest first, without their tasks.
     pub async fn batches(&self) -> Result<Vec<BatchDetails>, Error> {
-        let (page, _): (Listing<BatchDetails>, _) = self.get("v1/batches", &[]).await?;
+        let (page, _): (Listing<BatchDetails>, _) = self.get(&endpoint::BATCH_LIST, &[], &[]).await?;
         Ok(page.items)
     }
 

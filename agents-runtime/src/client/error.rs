@@ -448,6 +448,10 @@ pub enum Error {
     /// The client is misconfigured (missing or malformed key or base URL).
     #[error("client configuration: {0}")]
     Config(String),
+    /// The call's endpoint does not exist in the client's version of the interface (see
+    /// [`ClientBuilder::api_version`](super::ClientBuilder::api_version)); nothing was sent.
+    #[error(transparent)]
+    Endpoint(#[from] crate::endpoint::PathError),
     /// An async task ended in state `error`.
     #[error("task {} failed: {}", .0.id, .0.error.as_deref().unwrap_or("no error message"))]
     TaskFailed(Box<super::records::TaskRecord>),
@@ -583,7 +587,7 @@ impl Error {
                 ErrorKind::Invalid
             }
             Error::BatchPartiallySubmitted { .. } => ErrorKind::PartialBatch,
-            Error::Config(_) => ErrorKind::Config,
+            Error::Config(_) | Error::Endpoint(_) => ErrorKind::Config,
             Error::TaskFailed(_) | Error::GenerationFailed(_) | Error::WaitTimeout { .. } => {
                 ErrorKind::Async
             }

@@ -36,7 +36,6 @@
 //! # Ok(()) }
 //! ```
 
-use reqwest::Method;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -44,7 +43,8 @@ use super::error::Error;
 pub use super::records::{Generation, GenerationStatus};
 use super::retry::Idempotency;
 use super::waiter::{self, Poll, WaitOptions};
-use super::{Client, segment};
+use super::Client;
+use crate::endpoint::{self, ApiVersion};
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,6 +93,26 @@ impl GenerationRequest {
         self
     }
 
+    /// The body in `version`'s words: `/v2` names the new template `name` and the one refined
+    /// `from_extract_template`.
+    fn wire(&self, version: ApiVersion) -> Map<String, Value> {
+        match version {
+            ApiVersion::V1 => self.body.clone(),
+            ApiVersion::V2 => self
+                .body
+                .iter()
+                .map(|(k, v)| {
+                    let k = match k.as_str() {
+                        "agent_name" => "name",
+                        "from_agent" => "from_extract_template",
+                        other => other,
+                    };
+                    (k.to_owned(), v.clone())
+                })
+                .collect(),
+        }
+    }
+
     fn check(&self) -> Result<(), Error> {
         let text = |k: &str| self.body.get(k).and_then(Value::as_str).unwrap_or("");
         if text("prompt").trim().is_empty() {
@@ -132,6 +152,7 @@ impl GenerationRequest {
 fn in_this_clients_words(mut e: Error) -> Error {
     if let Some(api) = e.api_mut() {
         for (wire, method) in [
+            ("from_extract_template", "GenerationRequest::refine"),
             ("from_agent", "GenerationRequest::refine"),
             ("agent_name", "GenerationRequest::agent_name"),
         ] {
@@ -206,14 +227,14 @@ impl Client {
         #[derive(Deserialize)]
         struct Created {
             id: String,
-            #[serde(default)]
+            #[serde(default, alias = "name")]
             agent_name: Option<String>,
         }
-        let body = super::JsonBody::new(&request.body, "request")?;
+        let body = super::JsonBody::new(&request.wire(self.api_version()), "request")?;
         let (created, _): (Created, _) = self
             .send(
-                Method::POST,
-                "v1/agents/generations",
+                &endpoint::GENERATION_CREATE,
+                &[],
                 &[],
                 Some(&body),
                 Idempotency::Once,
@@ -228,9 +249,11 @@ impl Client {
         })
     }
 
-    /// `GET /v1/agents/generations/{id}`.
+    /// A generation's record now.
     pub async fn generation(&self, id: &str) -> Result<Generation, Error> {
-        let path = format!("v1/agents/generations/{}", segment(id));
-        Ok(self.get::<Generation>(&path, &[]).await?.0)
+        Ok(self
+            .get::<Generation>(&endpoint::GENERATION_GET, &[id], &[])
+            .await?
+            .0)
     }
 }

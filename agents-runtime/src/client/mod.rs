@@ -34,6 +34,8 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::de::DeserializeOwned;
 use tracing::Instrument;
 
+use crate::endpoint::{self, Endpoint, ApiVersion};
+
 pub use error::{
     ApiError, DecodeError, Error, ErrorKind, RateLimit, ResponseInfo, TooLargeError, TransportError,
 };
@@ -43,8 +45,10 @@ pub use waiter::WaitOptions;
 
 /// Environment variable holding the API key.
 pub const ENV_API_KEY: &str = "AGENTS_API_KEY";
-/// Environment variable holding the base URL (without `/v1`).
+/// Environment variable holding the base URL (without `/v1` or `/v2`).
 pub const ENV_BASE_URL: &str = "AGENTS_BASE_URL";
+/// Environment variable choosing the interface's version: `v1` (the default) or `v2`.
+pub const ENV_API_VERSION: &str = "AGENTS_API_VERSION";
 /// Environment variable holding the Redis URL of a rate limit shared by every process on the key
 /// (feature `redis`).
 pub const ENV_REDIS_URL: &str = "AGENTS_REDIS_URL";
@@ -59,6 +63,7 @@ pub struct Client {
 struct Inner {
     http: reqwest::Client,
     base: Url,
+    version: ApiVersion,
     auth: HeaderValue,
     headers: HeaderMap,
     throttle: throttle::Throttle,
@@ -77,6 +82,7 @@ impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
             .field("base_url", &self.inner.base.as_str())
+            .field("version", &self.inner.version)
             .field("api_key", &"[redacted]")
             .field("retry", &self.inner.retry)
             .finish_non_exhaustive()
@@ -86,6 +92,7 @@ impl fmt::Debug for Client {
 /// Configures a [`Client`].
 pub struct ClientBuilder {
     base_url: Option<String>,
+    version: Option<ApiVersion>,
     api_key: Option<SecretString>,
     connect_timeout: Duration,
     timeout: Duration,
@@ -103,6 +110,7 @@ impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientBuilder")
             .field("base_url", &self.base_url)
+            .field("version", &self.version)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
             .field("rate_limit", &self.rate_limit)
             .finish_non_exhaustive()
@@ -113,6 +121,7 @@ impl Default for ClientBuilder {
     fn default() -> Self {
         ClientBuilder {
             base_url: None,
+            version: None,
             api_key: None,
             connect_timeout: Duration::from_secs(10),
             timeout: Duration::from_secs(180),
@@ -129,9 +138,32 @@ impl Default for ClientBuilder {
 }
 
 impl ClientBuilder {
-    /// The service's base URL, such as `https://api.example.com` (a trailing `/v1` is accepted).
+    /// The service's base URL, such as `https://api.example.com`. A trailing `/v1` or `/v2` is
+    /// accepted and chooses that version unless [`ClientBuilder::api_version`] chose one.
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
         self.base_url = Some(url.into());
+        self
+    }
+
+    /// Which version of the interface the client speaks (default [`ApiVersion::V1`];
+    /// `AGENTS_API_VERSION` in [`ClientBuilder::from_env`]). Runs, async runs, batches,
+    /// pages, tasks, extract, search, map, crawl, the catalog and versions are the same
+    /// calls in both; a call to an endpoint the version lacks fails before sending with
+    /// [`Error::Endpoint`], naming the version that has it.
+    ///
+    /// ```
+    /// use agents_runtime::{Client, ApiVersion};
+    ///
+    /// let client = Client::builder()
+    ///     .base_url("https://api.example.com")
+    ///     .api_key("sk-...")
+    ///     .api_version(ApiVersion::V2)
+    ///     .build()?;
+    /// assert_eq!(client.api_version(), ApiVersion::V2);
+    /// # Ok::<(), agents_runtime::Error>(())
+    /// ```
+    pub fn api_version(mut self, version: ApiVersion) -> Self {
+        self.version = Some(version);
         self
     }
 
@@ -222,9 +254,10 @@ impl ClientBuilder {
         self
     }
 
-    /// A builder with what the environment sets: `AGENTS_BASE_URL`, `AGENTS_API_KEY` and
-    /// `AGENTS_REDIS_URL` (a shared rate limit, feature `redis`); the rest can still be set
-    /// before `build` (tools set their own options over the environment this way).
+    /// A builder with what the environment sets: `AGENTS_BASE_URL`, `AGENTS_API_KEY`,
+    /// `AGENTS_API_VERSION` (`v1` or `v2`) and `AGENTS_REDIS_URL` (a shared rate limit,
+    /// feature `redis`); the rest can still be set before `build` (tools set their own options
+    /// over the environment this way).
     pub fn from_env() -> Result<ClientBuilder, Error> {
         let mut b = Client::builder();
         match std::env::var(ENV_BASE_URL) {
@@ -240,6 +273,18 @@ impl ClientBuilder {
                 return Err(Error::Config(format!("{ENV_API_KEY} is not valid UTF-8")));
             }
             Err(_) => {}
+        }
+        match std::env::var(ENV_API_VERSION) {
+            Ok(v) if !v.trim().is_empty() => {
+                let g = v
+                    .parse::<ApiVersion>()
+                    .map_err(|e| Error::Config(format!("{ENV_API_VERSION}: {e}")))?;
+                b = b.api_version(g);
+            }
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(Error::Config(format!("{ENV_API_VERSION} is not valid UTF-8")));
+            }
+            _ => {}
         }
         match std::env::var(ENV_REDIS_URL) {
             Ok(v) if !v.trim().is_empty() => b = b.shared_limit(v),
@@ -258,7 +303,17 @@ impl ClientBuilder {
                 "no base URL: call ClientBuilder::base_url or set {ENV_BASE_URL}"
             ))
         })?;
-        let base = normalize_base(&base)?;
+        let (base, suffix) = normalize_base(&base)?;
+        let version = match (self.version, suffix) {
+            (Some(chosen), Some(given)) if chosen != given => {
+                return Err(Error::Config(format!(
+                    "the base URL ends in /{given} but the client was set to version \
+                     {chosen}: drop the suffix or choose one version"
+                )));
+            }
+            (Some(g), _) | (None, Some(g)) => g,
+            (None, None) => ApiVersion::default(),
+        };
         let key = self.api_key.ok_or_else(|| {
             Error::Config(format!(
                 "no API key: call ClientBuilder::api_key or set {ENV_API_KEY}"
@@ -316,6 +371,7 @@ impl ClientBuilder {
             inner: Arc::new(Inner {
                 http,
                 base,
+                version,
                 auth,
                 headers,
                 throttle,
@@ -327,8 +383,9 @@ impl ClientBuilder {
     }
 }
 
-/// Parses a base URL: http or https, no query; `/v1` and trailing slashes are dropped.
-fn normalize_base(text: &str) -> Result<Url, Error> {
+/// Parses a base URL: http or https, no query; trailing slashes and a trailing `/v1` or `/v2`
+/// are dropped (the version it names is returned).
+fn normalize_base(text: &str) -> Result<(Url, Option<ApiVersion>), Error> {
     let bad = |why: &str| Error::Config(format!("invalid base URL {text:?}: {why}"));
     let mut url = Url::parse(text.trim()).map_err(|e| bad(&e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -340,10 +397,17 @@ fn normalize_base(text: &str) -> Result<Url, Error> {
     if url.query().is_some() || url.fragment().is_some() {
         return Err(bad("a base URL has no query or fragment"));
     }
-    let path = url.path().trim_end_matches('/');
-    let path = path.strip_suffix("/v1").unwrap_or(path).to_owned();
-    url.set_path(&format!("{path}/"));
-    Ok(url)
+    let path = url.path().trim_end_matches('/').to_owned();
+    let mut version = None;
+    let mut kept = path.as_str();
+    for g in ApiVersion::ALL {
+        if let Some(rest) = path.strip_suffix(&format!("/{g}")) {
+            version = Some(g);
+            kept = rest;
+        }
+    }
+    url.set_path(&format!("{kept}/"));
+    Ok((url, version))
 }
 
 /// A request body serialized once: every attempt of a call sends the same bytes.
@@ -375,9 +439,14 @@ impl Client {
         ClientBuilder::from_env()?.build()
     }
 
-    /// The base URL (ending in `/`, without `/v1`).
+    /// The base URL (ending in `/`, without `/v1` or `/v2`).
     pub fn base_url(&self) -> &str {
         self.inner.base.as_str()
+    }
+
+    /// The version of the interface this client speaks.
+    pub fn api_version(&self) -> ApiVersion {
+        self.inner.version
     }
 
     /// Which rate limit this client's requests are under now: its own, the fleet's shared
@@ -398,21 +467,28 @@ impl Client {
         self.inner.throttle.state()
     }
 
-    /// Sends one call and decodes its answer: the single path every endpoint uses.
-    ///
-    /// `path` is relative to the base URL (`v1/agents/run`).
+    /// Sends one call and decodes its answer: the single path every endpoint uses. The method
+    /// and the path come from the endpoint's description in the client's version, with
+    /// `segments` filling the path's placeholders in order.
     pub(crate) async fn send<T: DeserializeOwned>(
         &self,
-        method: Method,
-        path: &str,
+        endpoint: &Endpoint,
+        segments: &[&str],
         query: &[(&str, String)],
         body: Option<&JsonBody>,
         class: Idempotency,
     ) -> Result<(T, ResponseInfo), Error> {
+        let path = endpoint.url_path(self.inner.version, segments)?;
+        let method = match endpoint.method {
+            endpoint::Method::Get => Method::GET,
+            endpoint::Method::Post => Method::POST,
+            endpoint::Method::Patch => Method::PATCH,
+            endpoint::Method::Delete => Method::DELETE,
+        };
         let url = self
             .inner
             .base
-            .join(path)
+            .join(&path)
             .map_err(|e| Error::Config(format!("cannot form a URL for {path}: {e}")))?;
         let policy = &self.inner.retry;
         let mut schedule = policy.schedule();
@@ -544,13 +620,14 @@ impl Client {
         Ok((value, info))
     }
 
-    /// GET a path and decode the answer.
+    /// Calls a reading endpoint (safe to retry) and decodes the answer.
     pub(crate) async fn get<T: DeserializeOwned>(
         &self,
-        path: &str,
+        endpoint: &Endpoint,
+        segments: &[&str],
         query: &[(&str, String)],
     ) -> Result<(T, ResponseInfo), Error> {
-        self.send(Method::GET, path, query, None, Idempotency::Safe)
+        self.send(endpoint, segments, query, None, Idempotency::Safe)
             .await
     }
 }
@@ -587,20 +664,6 @@ async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Err
     Ok(Body::Whole(out))
 }
 
-/// Percent-encodes a path segment or query value (everything but ASCII letters, digits and
-/// `-_.~`).
-#[doc(hidden)]
-pub fn segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
 
 /// Decodes a JSON body (an answer, a webhook, a delivered object): the one place the client turns
 /// bytes into a typed value. Bodies that decode go through [`crate::decode::from_slice`] alone
@@ -626,14 +689,25 @@ mod tests {
 
     #[test]
     fn base_urls_are_normalized_or_refused() {
-        for (given, want) in [
-            ("http://127.0.0.1:8080", "http://127.0.0.1:8080/"),
-            ("https://api.example.com/v1", "https://api.example.com/"),
-            ("https://api.example.com/v1/", "https://api.example.com/"),
-            ("https://h.example/prefix/", "https://h.example/prefix/"),
+        use ApiVersion::{V1, V2};
+        for (given, want, version) in [
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080/", None),
+            ("https://api.example.com/v1", "https://api.example.com/", Some(V1)),
+            ("https://api.example.com/v1/", "https://api.example.com/", Some(V1)),
+            ("https://api.example.com/v2", "https://api.example.com/", Some(V2)),
+            ("https://h.example/prefix/", "https://h.example/prefix/", None),
+            ("https://h.example/v2x", "https://h.example/v2x/", None),
         ] {
-            assert_eq!(normalize_base(given).unwrap().as_str(), want);
+            let (url, g) = normalize_base(given).unwrap();
+            assert_eq!((url.as_str(), g), (want, version), "{given}");
         }
+        let clash = Client::builder()
+            .base_url("https://api.example.com/v1")
+            .api_key("k")
+            .api_version(V2)
+            .build()
+            .unwrap_err();
+        assert!(clash.to_string().contains("ends in /v1"), "{clash}");
         for bad in [
             "",
             "api.example.com",

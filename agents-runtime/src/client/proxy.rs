@@ -112,7 +112,7 @@ impl ProxyConfig {
         SecretString::from(format!(
             "http://{}:{}@{}:{}",
             self.username(),
-            super::segment(self.password.expose_secret()),
+            crate::endpoint::percent_encode(self.password.expose_secret()),
             self.host,
             self.port
         ))

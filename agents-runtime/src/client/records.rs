@@ -23,7 +23,7 @@ super::open::open_enum! {
     }
 }
 
-/// A task record (`GET /v1/tasks/{id}`), read from the wrapped form the live service sends
+/// A task record, read from the wrapped form the live service sends
 /// (`{"task": {...}}`) or a flat one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskRecord {
@@ -94,8 +94,8 @@ pub struct Generation {
     pub id: String,
     /// Its status.
     pub status: GenerationStatus,
-    /// The agent made or refined.
-    #[serde(default)]
+    /// The agent (template, in `/v2`, which calls the field `name`) made or refined.
+    #[serde(default, alias = "name")]
     pub agent_name: Option<String>,
     /// The published version, on success.
     #[serde(default)]

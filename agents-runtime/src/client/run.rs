@@ -2,7 +2,6 @@
 
 use std::marker::PhantomData;
 
-use reqwest::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -12,6 +11,7 @@ use super::tasks::{TaskHandle, TaskOutput, TaskRecord};
 use super::{Client, JsonBody, WaitOptions};
 use crate::agent::{Agent, AgentParams};
 use crate::decode::Parsing;
+use crate::endpoint::{self, Endpoint, ApiVersion};
 
 /// A format that adds a `data.*` field to a run result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -174,7 +174,12 @@ pub(crate) struct DeliveryFields<'a> {
 /// once.
 #[derive(Debug, Serialize)]
 pub(crate) struct RunRequest<'a> {
-    pub agent: &'a str,
+    /// The agent's name in `/v1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<&'a str>,
+    /// The same name in `/v2`, which calls agents extract templates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<&'a str>,
     pub params: &'a Value,
     #[serde(skip_serializing_if = "<[Format]>::is_empty")]
     pub formats: &'a [Format],
@@ -183,6 +188,31 @@ pub(crate) struct RunRequest<'a> {
     pub localization: bool,
     #[serde(flatten)]
     pub delivery: DeliveryFields<'a>,
+}
+
+impl<'a> RunRequest<'a> {
+    /// A request naming `name` in the field `version` uses for it.
+    pub(crate) fn new(
+        version: ApiVersion,
+        name: &'a str,
+        params: &'a Value,
+        formats: &'a [Format],
+        localization: bool,
+        delivery: DeliveryFields<'a>,
+    ) -> Self {
+        let (agent, template) = match version {
+            ApiVersion::V1 => (Some(name), None),
+            ApiVersion::V2 => (None, Some(name)),
+        };
+        RunRequest {
+            agent,
+            template,
+            params,
+            formats,
+            localization,
+            delivery,
+        }
+    }
 }
 
 super::open::open_enum! {
@@ -375,6 +405,7 @@ impl RunResult<Value> {
 /// The body of a run. `localization` is sent when the typed params say a localization input is
 /// set or the wire params hold one, however it got there (a setter, `.param()`, raw params).
 fn run_body<'a>(
+    version: ApiVersion,
     agent: &'a str,
     params: &'a Value,
     typed_localizes: bool,
@@ -382,13 +413,14 @@ fn run_body<'a>(
     delivery: DeliveryFields<'a>,
 ) -> Result<JsonBody, Error> {
     JsonBody::new(
-        &RunRequest {
+        &RunRequest::new(
+            version,
             agent,
             params,
-            formats: &options.formats,
-            localization: typed_localizes || localizes(params),
+            &options.formats,
+            typed_localizes || localizes(params),
             delivery,
-        },
+        ),
         "params",
     )
 }
@@ -409,7 +441,7 @@ fn typed_params<P: AgentParams>(params: &P) -> Result<Value, Error> {
 }
 
 impl Client {
-    /// `GET /v1/tasks/{id}/results`, typed: `client.task_result::<RetailerAPdp>(id)`, or
+    /// A finished task's result, typed: `client.task_result::<RetailerAPdp>(id)`, or
     /// `task_result::<Value>(id)` for any agent.
     pub async fn task_result<T: Send + 'static>(&self, id: &str) -> Result<RunResult<T>, Error>
     where
@@ -432,6 +464,7 @@ impl Client {
     ) -> Result<RunResult<P::Agent>, Error> {
         let wire = typed_params(&params)?;
         let body = run_body(
+            self.api_version(),
             <P::Agent as Agent>::NAME,
             &wire,
             params.uses_localization(),
@@ -453,7 +486,7 @@ impl Client {
         params: Value,
         options: &RunOptions,
     ) -> Result<RunResult<Value>, Error> {
-        let body = run_body(agent, &params, false, options, DeliveryFields::default())?;
+        let body = run_body(self.api_version(), agent, &params, false, options, DeliveryFields::default())?;
         self.post_run(&body).await
     }
 
@@ -463,8 +496,8 @@ impl Client {
     {
         let (mut result, info): (RunResult<T>, _) = self
             .send(
-                Method::POST,
-                "v1/agents/run",
+                &endpoint::TEMPLATE_RUN,
+                &[],
                 &[],
                 Some(body),
                 Idempotency::Unsafe,
@@ -501,13 +534,14 @@ impl Client {
     ) -> Result<TaskHandle<RunResult<P::Agent>>, Error> {
         let wire = typed_params(&params)?;
         let body = run_body(
+            self.api_version(),
             <P::Agent as Agent>::NAME,
             &wire,
             params.uses_localization(),
             options,
             delivery.fields()?,
         )?;
-        self.start_task("v1/agents/async", &body).await
+        self.start_task(&endpoint::TEMPLATE_ASYNC, &body).await
     }
 
     /// Starts an async run of an agent without bindings.
@@ -518,14 +552,14 @@ impl Client {
         options: &RunOptions,
         delivery: &Delivery,
     ) -> Result<TaskHandle<RunResult<Value>>, Error> {
-        let body = run_body(agent, &params, false, options, delivery.fields()?)?;
-        self.start_task("v1/agents/async", &body).await
+        let body = run_body(self.api_version(), agent, &params, false, options, delivery.fields()?)?;
+        self.start_task(&endpoint::TEMPLATE_ASYNC, &body).await
     }
 
     /// POSTs an async request and returns the handle of the task it created.
     pub(crate) async fn start_task<R>(
         &self,
-        path: &str,
+        endpoint: &Endpoint,
         body: &JsonBody,
     ) -> Result<TaskHandle<R>, Error> {
         // The spec's answer is `{task_id}`; the vendor's models wrap the task record
@@ -538,7 +572,7 @@ impl Client {
             task: Option<TaskRecord>,
         }
         let (created, info): (Created, _) = self
-            .send(Method::POST, path, &[], Some(body), Idempotency::Unsafe)
+            .send(endpoint, &[], &[], Some(body), Idempotency::Unsafe)
             .await?;
         let Some(id) = created.task_id.or(created.task.map(|t| t.id)) else {
             return Err(Error::Decode(Box::new(super::error::DecodeError {

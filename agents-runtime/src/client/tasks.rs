@@ -9,7 +9,8 @@ use super::error::Error;
 use super::listing::Listing;
 pub use super::records::{TaskRecord, TaskState};
 use super::waiter::{self, Poll, WaitOptions};
-use super::{Client, segment};
+use super::Client;
+use crate::endpoint;
 
 /// The result type of an async task: an agent run result, or an extract, search or map result.
 pub trait TaskOutput: serde::de::DeserializeOwned + Send + 'static {
@@ -87,7 +88,7 @@ impl<R: TaskOutput> TaskHandle<R> {
 }
 
 impl Client {
-    /// `GET /v1/tasks`: one page of this account's tasks, newest first. Pass the page's
+    /// One page of this account's tasks, newest first. Pass the page's
     /// `next_cursor` back for the next one; [`Client::tasks`] walks them all.
     pub async fn tasks_page(
         &self,
@@ -101,10 +102,10 @@ impl Client {
         if let Some(l) = limit {
             query.push(("limit", l.to_string()));
         }
-        Ok(self.get("v1/tasks", &query).await?.0)
+        Ok(self.get(&endpoint::TASK_LIST, &[], &query).await?.0)
     }
 
-    /// Every task of this account, newest first, page after page (`GET /v1/tasks`). Stops after
+    /// Every task of this account, newest first, page after page. Stops after
     /// the first error.
     ///
     /// ```no_run
@@ -142,16 +143,17 @@ impl Client {
         .boxed()
     }
 
-    /// `GET /v1/tasks/{id}`.
+    /// A task's record.
     pub async fn task(&self, id: &str) -> Result<TaskRecord, Error> {
-        let path = format!("v1/tasks/{}", segment(id));
-        Ok(self.get::<TaskRecord>(&path, &[]).await?.0)
+        Ok(self
+            .get::<TaskRecord>(&endpoint::TASK_GET, &[id], &[])
+            .await?
+            .0)
     }
 
-    /// `GET /v1/tasks/{id}/results` into any task result type.
+    /// A finished task's result, into any task result type.
     pub async fn task_output<R: TaskOutput>(&self, id: &str) -> Result<R, Error> {
-        let path = format!("v1/tasks/{}/results", segment(id));
-        let (mut result, info): (R, _) = self.get(&path, &[]).await?;
+        let (mut result, info): (R, _) = self.get(&endpoint::TASK_RESULTS, &[id], &[]).await?;
         result.set_response(info);
         Ok(result)
     }

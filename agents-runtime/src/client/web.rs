@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use base64::Engine as _;
-use reqwest::Method;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
@@ -16,7 +15,8 @@ use super::listing::Listing;
 use super::retry::Idempotency;
 use super::tasks::{TaskHandle, TaskOutput};
 use super::waiter::{self, Poll, WaitOptions};
-use super::{Client, segment};
+use super::Client;
+use crate::endpoint;
 
 use super::open::open_string as open_enum;
 
@@ -178,7 +178,7 @@ impl Serialize for BrowserAction {
     }
 }
 
-/// `POST /v1/extract`: `ExtractRequest::new(url).format(ExtractFormat::Markdown)`.
+/// An extract request: `ExtractRequest::new(url).format(ExtractFormat::Markdown)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExtractRequest {
     body: Map<String, Value>,
@@ -423,7 +423,7 @@ impl ExtractResult {
 
 impl TaskOutput for ExtractResult {}
 
-/// `POST /v1/search`.
+/// A search request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchRequest {
     body: Map<String, Value>,
@@ -497,7 +497,7 @@ pub struct SearchResult {
 
 impl TaskOutput for SearchResult {}
 
-/// `POST /v1/map`.
+/// A map request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MapRequest {
     body: Map<String, Value>,
@@ -554,7 +554,7 @@ pub struct MapResult {
 
 impl TaskOutput for MapResult {}
 
-/// `POST /v1/crawl`.
+/// A crawl request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CrawlRequest {
     body: Map<String, Value>,
@@ -699,7 +699,7 @@ impl CrawlCallback {
 /// A page task of a crawl.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct CrawlTask {
-    /// The task id (results via `GET /v1/tasks/{id}/results`).
+    /// The task id (results via [`Client::task_output`]).
     pub task_id: String,
     /// `pending`, `completed`, `failed` (open set).
     #[serde(default, deserialize_with = "open_enum")]
@@ -712,7 +712,7 @@ pub struct CrawlTask {
     pub updated_at: Option<String>,
 }
 
-/// A crawl record (`GET /v1/crawl/{id}`).
+/// A crawl record.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct CrawlRecord {
     /// The crawl id.
@@ -771,8 +771,7 @@ impl CrawlHandle {
 
     /// The record now.
     pub async fn record(&self) -> Result<CrawlRecord, Error> {
-        let path = format!("v1/crawl/{}", segment(&self.id));
-        Ok(self.client.get(&path, &[]).await?.0)
+        Ok(self.client.get(&endpoint::CRAWL_GET, &[&self.id], &[]).await?.0)
     }
 
     /// Polls until the crawl has ended (succeeded, failed or canceled).
@@ -788,12 +787,11 @@ impl CrawlHandle {
         .await
     }
 
-    /// Terminates the crawl (`DELETE /v1/crawl/{id}`).
+    /// Terminates the crawl.
     pub async fn terminate(&self) -> Result<CrawlRecord, Error> {
-        let path = format!("v1/crawl/{}", segment(&self.id));
         Ok(self
             .client
-            .send(Method::DELETE, &path, &[], None, Idempotency::Safe)
+            .send(&endpoint::CRAWL_CANCEL, &[&self.id], &[], None, Idempotency::Safe)
             .await?
             .0)
     }
@@ -805,14 +803,14 @@ impl CrawlHandle {
 }
 
 impl Client {
-    /// `POST /v1/extract`.
+    /// Extracts one page.
     pub async fn extract(&self, request: ExtractRequest) -> Result<ExtractResult, Error> {
         request.check()?;
         let body = JsonBody::new(&request.body, "request")?;
         Ok(self
             .send(
-                Method::POST,
-                "v1/extract",
+                &endpoint::EXTRACT_RUN,
+                &[],
                 &[],
                 Some(&body),
                 Idempotency::Unsafe,
@@ -821,26 +819,26 @@ impl Client {
             .0)
     }
 
-    /// `POST /v1/extract/async`.
+    /// Extracts one page as a task.
     pub async fn extract_async(
         &self,
         request: ExtractRequest,
     ) -> Result<TaskHandle<ExtractResult>, Error> {
         request.check()?;
         self.start_task(
-            "v1/extract/async",
+            &endpoint::EXTRACT_ASYNC,
             &JsonBody::new(&request.body, "request")?,
         )
         .await
     }
 
-    /// `POST /v1/search`.
+    /// Searches the web.
     pub async fn search(&self, request: SearchRequest) -> Result<SearchResult, Error> {
         let body = JsonBody::new(&request.body, "request")?;
         Ok(self
             .send(
-                Method::POST,
-                "v1/search",
+                &endpoint::SEARCH_RUN,
+                &[],
                 &[],
                 Some(&body),
                 Idempotency::Unsafe,
@@ -849,22 +847,22 @@ impl Client {
             .0)
     }
 
-    /// `POST /v1/search/async`.
+    /// Searches the web as a task (`/v1` only).
     pub async fn search_async(
         &self,
         request: SearchRequest,
     ) -> Result<TaskHandle<SearchResult>, Error> {
-        self.start_task("v1/search/async", &JsonBody::new(&request.body, "request")?)
+        self.start_task(&endpoint::SEARCH_ASYNC, &JsonBody::new(&request.body, "request")?)
             .await
     }
 
-    /// `POST /v1/map`.
+    /// Lists a site's URLs.
     pub async fn map(&self, request: MapRequest) -> Result<MapResult, Error> {
         let body = JsonBody::new(&request.body, "request")?;
         Ok(self
             .send(
-                Method::POST,
-                "v1/map",
+                &endpoint::MAP_RUN,
+                &[],
                 &[],
                 Some(&body),
                 Idempotency::Unsafe,
@@ -873,19 +871,19 @@ impl Client {
             .0)
     }
 
-    /// `POST /v1/map/async`.
+    /// Lists a site's URLs as a task (`/v1` only).
     pub async fn map_async(&self, request: MapRequest) -> Result<TaskHandle<MapResult>, Error> {
-        self.start_task("v1/map/async", &JsonBody::new(&request.body, "request")?)
+        self.start_task(&endpoint::MAP_ASYNC, &JsonBody::new(&request.body, "request")?)
             .await
     }
 
-    /// `POST /v1/crawl` (crawls are asynchronous only).
+    /// Starts a crawl (crawls are asynchronous only).
     pub async fn crawl(&self, request: CrawlRequest) -> Result<CrawlHandle, Error> {
         let body = JsonBody::new(&request.body, "request")?;
         let (record, _): (CrawlRecord, _) = self
             .send(
-                Method::POST,
-                "v1/crawl",
+                &endpoint::CRAWL_START,
+                &[],
                 &[],
                 Some(&body),
                 Idempotency::Unsafe,
@@ -894,9 +892,9 @@ impl Client {
         Ok(CrawlHandle::attach(self, record.crawl_id))
     }
 
-    /// `GET /v1/crawl`: this account's crawls (the first page, when the service pages them).
+    /// This account's crawls (the first page, when the service pages them).
     pub async fn crawls(&self) -> Result<Vec<CrawlRecord>, Error> {
-        let (page, _): (Listing<CrawlRecord>, _) = self.get("v1/crawl", &[]).await?;
+        let (page, _): (Listing<CrawlRecord>, _) = self.get(&endpoint::CRAWL_LIST, &[], &[]).await?;
         Ok(page.items)
     }
 }

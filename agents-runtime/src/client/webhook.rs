@@ -53,16 +53,7 @@ pub enum WebhookError {
     },
 }
 
-/// Whether a `Content-Type` value is JSON (`application/json`, `…+json`, parameters ignored).
-pub fn is_json_content_type(content_type: &str) -> bool {
-    let essence = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json" || essence.ends_with("+json")
-}
+pub use crate::endpoint::is_json_content_type;
 
 /// Parses and checks a completion POST: JSON content type (when given), a non-empty `task_id`
 /// and a `state`.
