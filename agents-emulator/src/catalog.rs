@@ -4,24 +4,120 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::SystemTime;
 
-use agents_schema::{AgentRecord, nearest_names};
+use agents_schema::{AgentRecord, json_schema, nearest_names};
 use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
+use crate::wire::timestamp;
 
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
-/// One agent and who may see it.
+/// One agent (a template, in `/v2`) and who may see it.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    /// The record `GET /v1/agents/{name}` returns.
+    /// The current version's record, as `/v1` returns it.
     pub record: Arc<AgentRecord>,
     /// The owning account of a private agent; `None` for public agents.
     pub owner: Option<String>,
-    /// Version id of the current version (generated agents).
-    pub version: Option<String>,
+    /// The template's id (`/v2`).
+    pub id: String,
+    /// When the template was first made.
+    pub created: SystemTime,
+    /// The published version, whose record is `record`.
+    pub published: Version,
+    /// The versions before it, oldest first.
+    pub older: Vec<Version>,
+}
+
+/// One version of a template.
+#[derive(Debug, Clone)]
+pub struct Version {
+    /// The version id.
+    pub id: String,
+    /// 1 for the first version, one more for each refinement.
+    pub number: u32,
+    /// When it was published.
+    pub created: SystemTime,
+    /// Its record.
+    pub record: Arc<AgentRecord>,
+}
+
+impl Entry {
+    fn new(record: AgentRecord, owner: Option<String>, version_id: String) -> Entry {
+        let record = Arc::new(record);
+        let now = SystemTime::now();
+        Entry {
+            record: record.clone(),
+            owner,
+            id: uuid::Uuid::new_v4().to_string(),
+            created: now,
+            published: Version {
+                id: version_id,
+                number: 1,
+                created: now,
+                record,
+            },
+            older: Vec::new(),
+        }
+    }
+
+    /// The published version.
+    pub fn current(&self) -> &Version {
+        &self.published
+    }
+
+    /// Every version, oldest first.
+    pub fn versions(&self) -> impl DoubleEndedIterator<Item = &Version> {
+        self.older.iter().chain(std::iter::once(&self.published))
+    }
+
+    /// The `/v2` template record: ids, times and the published version.
+    pub fn template_json(&self) -> Value {
+        let current = self.current();
+        json!({
+            "id": self.id,
+            "name": self.record.name,
+            "created_at": timestamp(self.created),
+            "updated_at": timestamp(current.created),
+            "published_version_id": current.id,
+            "published_version": current.json(),
+        })
+    }
+}
+
+impl Version {
+    /// The `/v2` version record: the record's inputs and outputs as JSON Schema documents and
+    /// its catalog facts as metadata.
+    pub fn json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "name": self.record.name,
+            "version_number": self.number,
+            "created_at": timestamp(self.created),
+            "input_schema": json_schema::input_schema(&self.record),
+            "output_schema": json_schema::output_schema(&self.record),
+            "metadata": self.metadata(),
+        })
+    }
+
+    /// The record's catalog facts, with what a generation request asked for (`metadata`:
+    /// display name, description, tags) over them.
+    fn metadata(&self) -> Value {
+        let mut out = json_schema::metadata(&self.record);
+        if let (Some(out), Some(Value::Object(asked))) =
+            (out.as_object_mut(), self.record.extra.get("metadata"))
+        {
+            for (k, v) in asked {
+                if !v.is_null() {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Every agent, by name.
@@ -40,7 +136,7 @@ pub struct LoadError {
     pub message: String,
 }
 
-/// Query of `GET /v1/agents`.
+/// Query of the `/v1` agent list.
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct ListQuery {
     /// `all`, `public` or `private`.
@@ -90,26 +186,33 @@ impl Catalog {
     }
 
     fn insert_public(&mut self, record: AgentRecord) {
-        self.agents.insert(
-            record.name.clone(),
-            Entry {
-                record: Arc::new(record),
-                owner: None,
-                version: None,
-            },
-        );
+        let version = uuid::Uuid::new_v4().to_string();
+        self.agents
+            .insert(record.name.clone(), Entry::new(record, None, version));
     }
 
-    /// Adds or replaces a private agent of `owner`.
+    /// Publishes a version of a private agent of `owner`: the first makes the agent, each
+    /// later one (a refinement) is the next version of it.
     pub fn insert_private(&mut self, owner: &str, record: AgentRecord, version: String) {
-        self.agents.insert(
-            record.name.clone(),
-            Entry {
-                record: Arc::new(record),
-                owner: Some(owner.to_owned()),
-                version: Some(version),
-            },
-        );
+        match self.agents.get_mut(&record.name) {
+            Some(entry) if entry.owner.as_deref() == Some(owner) => {
+                let record = Arc::new(record);
+                let next = Version {
+                    id: version,
+                    number: entry.published.number + 1,
+                    created: SystemTime::now(),
+                    record: record.clone(),
+                };
+                let before = std::mem::replace(&mut entry.published, next);
+                entry.older.push(before);
+                entry.record = record;
+            }
+            _ => {
+                let name = record.name.clone();
+                self.agents
+                    .insert(name, Entry::new(record, Some(owner.to_owned()), version));
+            }
+        }
     }
 
     /// The agent `name` as `account` sees it.
@@ -149,7 +252,14 @@ impl Catalog {
         .at("agent")
     }
 
-    /// `GET /v1/agents`: list items visible to `account`, filtered and paged, in name order.
+    /// The agents visible to `account`, in name order.
+    pub fn visible<'a>(&'a self, account: &'a str) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.agents
+            .values()
+            .filter(move |e| e.owner.as_deref().is_none_or(|o| o == account))
+    }
+
+    /// The `/v1` list: items visible to `account`, filtered and paged, in name order.
     pub fn list(&self, account: &str, q: &ListQuery) -> Result<Vec<Value>, ApiError> {
         let privacy = q.privacy.as_deref().unwrap_or("all");
         if !matches!(privacy, "all" | "public" | "private") {
@@ -166,9 +276,7 @@ impl Catalog {
             other => other,
         });
         Ok(self
-            .agents
-            .values()
-            .filter(|e| e.owner.as_deref().is_none_or(|o| o == account))
+            .visible(account)
             .filter(|e| match privacy {
                 "public" => e.owner.is_none(),
                 "private" => e.owner.is_some(),

@@ -29,6 +29,7 @@ pub mod config;
 pub mod delivery;
 pub mod error;
 pub mod generate;
+mod generations;
 pub mod lifecycle;
 pub mod model;
 pub mod net;
@@ -38,6 +39,8 @@ mod request;
 pub mod routes;
 pub mod state;
 pub mod synth;
+mod tasks;
+mod templates;
 pub mod web;
 pub mod wire;
 

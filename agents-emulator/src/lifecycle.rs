@@ -11,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use axum::http::HeaderMap;
 
+use agents_runtime::endpoint::ApiVersion;
 use agents_schema::AgentRecord;
 use serde_json::{Value, json};
 
@@ -304,6 +305,14 @@ pub enum GenerationEnd {
     Failed(String),
 }
 
+/// What a generation record calls the agent's name in `version`.
+pub fn name_key(version: ApiVersion) -> &'static str {
+    match version {
+        ApiVersion::V1 => "agent_name",
+        ApiVersion::V2 => "name",
+    }
+}
+
 /// An agent generation or refinement.
 #[derive(Debug, Clone)]
 pub struct Generation {
@@ -315,6 +324,8 @@ pub struct Generation {
     pub agent_name: String,
     /// The version refined, for refinements.
     pub source_version_id: Option<String>,
+    /// The number the new version gets: 1 for a new agent, the refined one's plus one.
+    pub version_number: u32,
     /// Wall-clock creation time.
     pub created: SystemTime,
     /// Monotonic creation time.
@@ -344,15 +355,16 @@ impl Generation {
         }
     }
 
-    /// The generation record at `now`.
-    pub fn record(&self, now: Instant) -> Value {
+    /// The generation record at `now`, in `version`'s words (`/v2` calls the agent's name
+    /// `name` and describes the new version with JSON Schema).
+    pub fn record(&self, now: Instant, version: ApiVersion) -> Value {
         let status = self.status(now);
         let at =
             |i: Instant| timestamp(self.created + i.saturating_duration_since(self.created_at));
         let mut out = json!({
             "id": self.id,
             "status": status.as_str(),
-            "agent_name": self.agent_name,
+            name_key(version): self.agent_name,
             "source_version_id": self.source_version_id,
             "created_at": timestamp(self.created),
             "started_at": if status == GenerationStatus::Queued { Value::Null } else { json!(at(self.starts_at)) },
@@ -370,16 +382,26 @@ impl Generation {
             ) => {
                 out["generated_version_id"] = json!(version_id);
                 out["summary"] = json!(summary);
-                out["generated_version"] = json!({
-                    "id": version_id,
-                    "agent_name": self.agent_name,
-                    "version_number": record.extra.get("version_number").cloned().unwrap_or(json!(1)),
-                    "created_at": at(self.ends_at),
-                    "input_schema": record.input_properties,
-                    "output_schema": record.output_schema,
-                    "metadata": record.extra.get("metadata").cloned().unwrap_or(Value::Null),
-                    "samples": [],
-                });
+                out["generated_version"] = match version {
+                    ApiVersion::V1 => json!({
+                        "id": version_id,
+                        "agent_name": self.agent_name,
+                        "version_number": self.version_number,
+                        "created_at": at(self.ends_at),
+                        "input_schema": record.input_properties,
+                        "output_schema": record.output_schema,
+                        "metadata": record.extra.get("metadata").cloned().unwrap_or(Value::Null),
+                        "samples": [],
+                    }),
+                    ApiVersion::V2 => crate::catalog::Version {
+                        id: version_id.clone(),
+                        number: self.version_number,
+                        created: self.created
+                            + self.ends_at.saturating_duration_since(self.created_at),
+                        record: std::sync::Arc::new((**record).clone()),
+                    }
+                    .json(),
+                };
             }
             (GenerationEnd::Failed(e), GenerationStatus::Failed) => out["error"] = json!(e),
             _ => {}

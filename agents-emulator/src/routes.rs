@@ -1,67 +1,46 @@
-//! The HTTP surface: routes, and the layers every request passes (request id, auth, rate limit,
-//! faults), outermost first.
+//! The HTTP surface: the route table (from the runtime's endpoint table), and the layers every
+//! request passes (request id, auth, rate limit, faults), outermost first.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State as AxState};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodFilter, MethodRouter, on};
 use axum::{Extension, Json, Router};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 use tower_http::catch_panic::CatchPanicLayer;
 
-use crate::catalog::ListQuery;
+use agents_runtime::endpoint::{self, Endpoint};
+
 use crate::config::{AccountStatus, Fault, RateLimitShape};
 use crate::error::ApiError;
-use crate::generate;
-use crate::lifecycle::{Flow, Generation, GenerationEnd, Task, TaskEnd, TaskState};
-use crate::params;
-use crate::request::{
-    ApiJson, ApiPath, ApiQuery, Ctx, drain, formats, http_url, optional_str, required_str,
-};
+use crate::request::{Ctx, drain};
 use crate::state::{FaultRule, State, lock};
-use crate::synth;
 
 pub use crate::request::MAX_BODY;
 
 type Shared = Arc<State>;
 
-/// The router of the whole /v1 interface.
+/// The router of both versions of the interface: every endpoint of the runtime's endpoint
+/// table that the emulator serves, at its path in each version it exists in. Handlers that
+/// answer differently per version read the version from an `Extension<ApiVersion>`.
 pub fn router(state: Shared) -> Router {
-    let api = Router::new()
-        .route("/v1/agents", get(list_agents))
-        .route("/v1/agents/{name}", get(agent_details))
-        .route("/v1/agents/run", post(run))
-        .route("/v1/agents/async", post(run_async))
-        .route("/v1/agent/async", post(run_async))
-        .route("/v1/tasks", get(list_tasks))
-        .route("/v1/tasks/{id}", get(task))
-        .route("/v1/tasks/{id}/results", get(task_results))
-        .route("/v1/agents/generations", post(create_generation))
-        .route("/v1/agents/generations/{id}", get(generation))
-        .route("/v1/agents/batch", post(crate::batch::create))
-        .route("/v1/extract", post(crate::web::extract::<false>))
-        .route("/v1/extract/async", post(crate::web::extract::<true>))
-        .route("/v1/extract/batch", post(crate::batch::create_extract))
-        .route("/v1/search", post(crate::web::search::<false>))
-        .route("/v1/search/async", post(crate::web::search::<true>))
-        .route("/v1/map", post(crate::web::map::<false>))
-        .route("/v1/map/async", post(crate::web::map::<true>))
-        .route(
-            "/v1/crawl",
-            post(crate::web::crawl).get(crate::web::crawl_list),
-        )
-        .route(
-            "/v1/crawl/{id}",
-            get(crate::web::crawl_get).delete(crate::web::crawl_delete),
-        )
-        .route("/v1/batches", get(crate::batch::list))
-        .route("/v1/batches/{id}", get(crate::batch::details))
-        .route("/v1/batches/{id}/progress", get(crate::batch::progress))
+    let mut api = Router::new();
+    for e in endpoint::ALL {
+        let Some(handler) = handler(e) else {
+            continue;
+        };
+        for version in e.versions() {
+            if let Some(path) = e.path(version) {
+                api = api.route(path, handler.clone().layer(Extension(version)));
+            }
+        }
+    }
+    let api = api
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(middleware::from_fn_with_state(state.clone(), faults))
         .route_layer(middleware::from_fn_with_state(state.clone(), rate_limit))
@@ -71,6 +50,55 @@ pub fn router(state: Shared) -> Router {
         .layer(CatchPanicLayer::custom(panic_answer))
         .layer(middleware::from_fn(crate::request::keep_alive))
         .with_state(state)
+}
+
+/// The handler of an endpoint, under the endpoint's method; `None` for the endpoints the
+/// emulator does not serve (listed by [`unserved`]).
+fn handler(e: &Endpoint) -> Option<MethodRouter<Shared>> {
+    use crate::{batch, generations, tasks, templates, web};
+    let method = match e.method {
+        endpoint::Method::Get => MethodFilter::GET,
+        endpoint::Method::Post => MethodFilter::POST,
+        endpoint::Method::Patch => MethodFilter::PATCH,
+        endpoint::Method::Delete => MethodFilter::DELETE,
+    };
+    Some(match *e {
+        endpoint::TEMPLATE_LIST => on(method, templates::list),
+        endpoint::TEMPLATE_GET => on(method, templates::get),
+        endpoint::TEMPLATE_VERSIONS => on(method, templates::versions),
+        endpoint::TEMPLATE_VERSION => on(method, templates::version),
+        endpoint::TEMPLATE_RUN => on(method, templates::run),
+        endpoint::TEMPLATE_ASYNC | endpoint::TEMPLATE_ASYNC_SINGULAR => {
+            on(method, templates::run_async)
+        }
+        endpoint::TEMPLATE_BATCH => on(method, batch::create),
+        endpoint::GENERATION_CREATE => on(method, generations::create),
+        endpoint::GENERATION_GET => on(method, generations::get),
+        endpoint::TASK_LIST => on(method, tasks::list),
+        endpoint::TASK_GET => on(method, tasks::get),
+        endpoint::TASK_RESULTS => on(method, tasks::results),
+        endpoint::BATCH_LIST => on(method, batch::list),
+        endpoint::BATCH_GET => on(method, batch::details),
+        endpoint::BATCH_PROGRESS => on(method, batch::progress),
+        endpoint::EXTRACT_RUN => on(method, web::extract::<false>),
+        endpoint::EXTRACT_ASYNC => on(method, web::extract::<true>),
+        endpoint::EXTRACT_BATCH => on(method, batch::create_extract),
+        endpoint::SEARCH_RUN => on(method, web::search::<false>),
+        endpoint::SEARCH_ASYNC => on(method, web::search::<true>),
+        endpoint::MAP_RUN => on(method, web::map::<false>),
+        endpoint::MAP_ASYNC => on(method, web::map::<true>),
+        endpoint::CRAWL_START => on(method, web::crawl),
+        endpoint::CRAWL_LIST => on(method, web::crawl_list),
+        endpoint::CRAWL_GET => on(method, web::crawl_get),
+        endpoint::CRAWL_CANCEL => on(method, web::crawl_delete),
+        _ => return None,
+    })
+}
+
+/// The endpoints of the table the emulator does not serve (it answers them 404, naming the
+/// endpoint).
+pub fn unserved() -> impl Iterator<Item = &'static Endpoint> {
+    endpoint::ALL.iter().filter(|e| handler(e).is_none())
 }
 
 /// A handler that panicked answers a JSON 500 (and the panic is logged) instead of dropping the
@@ -336,382 +364,6 @@ async fn corrupt(resp: Response, fault: &Fault) -> Response {
             Response::from_parts(parts, Body::from("{\"url\": \"<html>not json</html>\", ]"))
         }
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Request fields
-
-// ---------------------------------------------------------------------------------------------
-// Catalog
-
-async fn list_agents(
-    AxState(state): AxState<Shared>,
-    Extension(ctx): Extension<Ctx>,
-    ApiQuery(query): ApiQuery<ListQuery>,
-) -> Result<Json<Vec<Value>>, ApiError> {
-    state.settle(Instant::now());
-    let catalog = state
-        .catalog
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    catalog.list(&ctx.account.name, &query).map(Json)
-}
-
-async fn agent_details(
-    AxState(state): AxState<Shared>,
-    Extension(ctx): Extension<Ctx>,
-    ApiPath(name): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
-    state.settle(Instant::now());
-    let catalog = state
-        .catalog
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match catalog.get(&ctx.account.name, &name) {
-        Some(e) => serde_json::to_value(&*e.record).map(Json).map_err(|e| {
-            ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "INTERNAL_ERROR",
-                e.to_string(),
-            )
-        }),
-        None => Err(catalog.unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND)),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Agent runs
-
-/// A checked agent request, ready to run.
-pub(crate) struct Checked {
-    pub(crate) spec: synth::RunSpec,
-    pub(crate) request: Value,
-}
-
-fn check_run(state: &State, ctx: &Ctx, body: Map<String, Value>) -> Result<Checked, ApiError> {
-    state.settle(Instant::now());
-    let agent = required_str(&body, "agent")?;
-    if body.get("params").is_none_or(Value::is_null) {
-        return Err(ApiError::bad_request(
-            "params",
-            "missing required field `params`",
-        ));
-    }
-    let formats = formats(&body, "formats")?;
-    let record = state.find_agent(&ctx.account.name, agent)?;
-    let params = body.get("params").cloned().unwrap_or(Value::Null);
-    params::check(&record, &params, body.get("localization"), "params")?;
-    let params = params.as_object().cloned().unwrap_or_default();
-    let pages = state.pages(&record.name);
-    Ok(Checked {
-        spec: synth::RunSpec {
-            record,
-            params,
-            formats,
-            drift: ctx.drift,
-            pages,
-            empty_past_end: state.config.empty_past_end,
-        },
-        request: Value::Object(body),
-    })
-}
-
-async fn run(
-    AxState(state): AxState<Shared>,
-    Extension(ctx): Extension<Ctx>,
-    ApiJson(body): ApiJson,
-) -> Result<Json<Value>, ApiError> {
-    let checked = check_run(&state, &ctx, body)?;
-    Ok(Json(checked.spec.result(&ctx.task_id)))
-}
-
-async fn run_async(
-    AxState(state): AxState<Shared>,
-    Extension(ctx): Extension<Ctx>,
-    ApiJson(mut body): ApiJson,
-) -> Result<Json<Value>, ApiError> {
-    crate::delivery::check(&mut body)?;
-    let deliver = crate::delivery::Delivery::from_body(&body);
-    let checked = check_run(&state, &ctx, body)?;
-    let task_id = ctx.task_id.clone();
-    let faults = ctx.task_faults;
-    let agent = checked.spec.record.name.clone();
-    let end = faults.end(0, TaskEnd::Success(Arc::new(checked.spec)));
-    let duration = faults.duration(state.config.lifecycle.task);
-    let task = Task::new(
-        task_id.clone(),
-        &ctx.account.name,
-        agent,
-        "agent",
-        Flow::Started,
-        (duration, end),
-        checked.request,
-    );
-    let answer = task.created(
-        Instant::now(),
-        state.base_url.get().map_or("", String::as_str),
-    );
-    lock(&state.tasks).insert(task_id.clone(), task);
-    if let Some(d) = deliver {
-        crate::delivery::schedule(state.clone(), task_id, d);
-    }
-    Ok(Json(answer))
-}
-
-pub(crate) fn find_task(state: &State, ctx: &Ctx, id: &str) -> Result<Task, ApiError> {
-    lock(&state.tasks)
-        .get(id)
-        .filter(|t| t.account == ctx.account.name)
-        .cloned()
-        .ok_or_else(|| ApiError::not_found(format!("no task {id}")).at("task_id"))
-}
-
-/// Query of `GET /v1/tasks` (vendor models: a cursor and a page size).
-#[derive(Debug, Default, serde::Deserialize)]
-pub(crate) struct TaskListQuery {
-    /// Where the previous page ended (its `next_cursor`).
-    cursor: Option<String>,
-    /// Tasks per page (default 50; at most 1,000 are returned).
-    limit: Option<String>,
-}
-
-/// `GET /v1/tasks`: the account's tasks, newest first, a page at a time (`{data, pagination}`).
-async fn list_tasks(
-    AxState(state): AxState<Shared>,
-    Extension(ctx): Extension<Ctx>,
-    ApiQuery(query): ApiQuery<TaskListQuery>,
-) -> Result<Json<Value>, ApiError> {
-    let offset = match query.cursor.as_deref().filter(|c| !c.is_empty()) {
-        None => 0,
-        Some(c) => c.parse::<usize>().map_err(|_| {
-            ApiError::invalid(
-                "cursor",
-                format!("unknown cursor {c:?}: pass a next_cursor back"),
-            )
-        })?,
-    };
-    let limit = crate::catalog::parse_count("limit", query.limit.as_deref(), 50)?.clamp(1, 1_000);
-    let now = Instant::now();
-    let base = state.base_url.get().map_or("", String::as_str);
-    let tasks = lock(&state.tasks);
-    let mut mine: Vec<&Task> = tasks
-        .values()
-        .filter(|t| t.account == ctx.account.name)
-        .collect();
-    mine.sort_by(|a, b| b.created.cmp(&a.created).then_with(|| a.id.cmp(&b.id)));
-    let total = mine.len();
-    let data: Vec<Value> = mine
-        .iter()
-        .skip(offset)
-        .take(limit)
-        .map(|t| t.json(now, base))
-        .collect();
-    let next = offset.saturating_add(limit);
-    Ok(Json(json!({
-        "data": data,
-        "pagination": {
-            "has_next": next < total,
-            "next_cursor": (next < total).then(|| next.to_string()),
-            "total": total,
-        },
-    })))
-}
-
-async fn task(
-    AxState(state): AxState<Shared>,
-    Extension(ctx): Extension<Ctx>,
-    ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
-    let t = find_task(&state, &ctx, &id)?;
-    let base = state.base_url.get().map_or("", String::as_str);
-    Ok(Json(t.record(Instant::now(), base)))
-}
-
-/// Results of a task: the run result once `success`; 400 while pending; 422 when it failed.
-async fn task_results(
-    AxState(state): AxState<Shared>,
-    Extension(ctx): Extension<Ctx>,
-    ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
-    let t = find_task(&state, &ctx, &id)?;
-    match (t.state(Instant::now()), &t.end) {
-        (TaskState::Pending, _) => Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "TASK_NOT_READY",
-            format!("task {id} is pending; poll GET /v1/tasks/{id} until its state is success"),
-        )
-        .at("task_id")),
-        (_, TaskEnd::Success(spec)) => Ok(Json(spec.result(&t.id))),
-        (_, TaskEnd::Value(v)) => Ok(Json((**v).clone())),
-        (_, TaskEnd::Error(e)) => Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "TASK_FAILED",
-            format!("task {id} ended in state error: {e}"),
-        )
-        .at("task_id")),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Generations
-
-async fn create_generation(
-    AxState(state): AxState<Shared>,
-    Extension(ctx): Extension<Ctx>,
-    ApiJson(body): ApiJson,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
-    state.settle(Instant::now());
-    let prompt = required_str(&body, "prompt")?;
-    if prompt.trim().is_empty() {
-        return Err(ApiError::bad_request("prompt", "prompt must not be empty"));
-    }
-    let account = ctx.account.name.clone();
-    let lifecycle = state.config.lifecycle;
-    let (agent_name, source_version, end, running) = if let Some(from) =
-        optional_str(&body, "from_agent")?
-    {
-        let catalog = state
-            .catalog
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let entry = catalog
-            .get(&account, from)
-            .ok_or_else(|| ApiError::invalid("from_agent", format!("unknown agent `{from}`")))?;
-        if entry.owner.is_none() {
-            return Err(ApiError::invalid(
-                "from_agent",
-                format!("`{from}` is a public agent; only your own agents can be refined"),
-            ));
-        }
-        let end = match generate::refine(&entry.record, prompt) {
-            Ok(record) => success(record),
-            Err(e) => GenerationEnd::Failed(e),
-        };
-        (
-            from.to_owned(),
-            entry.version.clone(),
-            end,
-            lifecycle.generation_refine,
-        )
-    } else {
-        let url = required_str(&body, "url")?;
-        if !http_url(url) {
-            return Err(ApiError::bad_request(
-                "url",
-                format!("invalid url {url:?}: expected an http(s) URL of a sample page"),
-            ));
-        }
-        let (field, name) = match (
-            optional_str(&body, "agent_name")?,
-            optional_str(&body, "name")?,
-        ) {
-            (Some(n), _) => ("agent_name", n.to_owned()),
-            (None, Some(n)) => ("name", n.to_owned()),
-            (None, None) => ("url", generate::name_from_url(url)),
-        };
-        if !generate::valid_name(&name) {
-            return Err(ApiError::invalid(
-                field,
-                format!("agent name {name:?} must be lowercase letters, digits and underscores"),
-            ));
-        }
-        let taken = state
-            .catalog
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .exists(&name)
-            || lock(&state.generations)
-                .values()
-                .any(|g| g.agent_name == name && !g.published && g.source_version_id.is_none());
-        if taken {
-            return Err(ApiError::invalid(
-                field,
-                format!(
-                    "an agent named `{name}` already exists; refine it with from_agent or choose another name"
-                ),
-            ));
-        }
-        let end = match generate::new_agent(
-            &name,
-            prompt,
-            url,
-            body.get("input_schema").filter(|v| !v.is_null()),
-            body.get("output_schema").filter(|v| !v.is_null()),
-            body.get("metadata").filter(|v| !v.is_null()),
-        ) {
-            Ok(record) => success(record),
-            Err(e) => GenerationEnd::Failed(e),
-        };
-        (name, None, end, lifecycle.generation_new)
-    };
-    {
-        let mut log = lock(&state.generation_log);
-        let today = crate::state::generations_today(&log, &account);
-        if today >= state.config.generation_daily_limit as usize {
-            return Err(ApiError::new(
-                StatusCode::PAYMENT_REQUIRED,
-                "GENERATION_LIMIT_REACHED",
-                format!(
-                    "daily limit of {} agent generations reached for account {account}",
-                    state.config.generation_daily_limit
-                ),
-            ));
-        }
-        log.entry(account.clone())
-            .or_default()
-            .push(SystemTime::now());
-    }
-    let now = Instant::now();
-    let id = uuid::Uuid::new_v4().to_string();
-    let generation = Generation {
-        id: id.clone(),
-        account,
-        agent_name: agent_name.clone(),
-        source_version_id: source_version,
-        created: SystemTime::now(),
-        created_at: now,
-        starts_at: now + lifecycle.generation_queued,
-        ends_at: now + lifecycle.generation_queued + running,
-        end,
-        published: false,
-    };
-    lock(&state.generations).insert(id.clone(), generation);
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({ "id": id, "status": "queued", "agent_name": agent_name })),
-    ))
-}
-
-fn success(record: agents_schema::AgentRecord) -> GenerationEnd {
-    let fields = record.output_schema.as_ref().map_or(0, |s| s.len());
-    let summary = format!(
-        "Extracts {fields} fields ({}) from {} pages",
-        record
-            .output_schema
-            .as_ref()
-            .map(|s| s.keys().cloned().collect::<Vec<_>>().join(", "))
-            .unwrap_or_default(),
-        record.domain.as_deref().unwrap_or("the sample site's"),
-    );
-    GenerationEnd::Success {
-        record: Box::new(record),
-        version_id: uuid::Uuid::new_v4().to_string(),
-        summary,
-    }
-}
-
-async fn generation(
-    AxState(state): AxState<Shared>,
-    Extension(ctx): Extension<Ctx>,
-    ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    state.settle(now);
-    lock(&state.generations)
-        .get(&id)
-        .filter(|g| g.account == ctx.account.name)
-        .map(|g| Json(g.record(now)))
-        .ok_or_else(|| ApiError::not_found(format!("no generation {id}")).at("generation_id"))
 }
 
 /// Adds a fault rule for `key` (used by the handle).

@@ -72,7 +72,12 @@ impl FromStr for ApiVersion {
 
     /// `v1` or `v2`, in any case, with or without a leading `/`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().trim_start_matches('/').to_ascii_lowercase().as_str() {
+        match s
+            .trim()
+            .trim_start_matches('/')
+            .to_ascii_lowercase()
+            .as_str()
+        {
             "v1" | "1" => Ok(ApiVersion::V1),
             "v2" | "2" => Ok(ApiVersion::V2),
             _ => Err(UnknownVersion(s.to_owned())),
@@ -189,9 +194,7 @@ impl Endpoint {
     /// The path relative to the service's base URL (no leading `/`), with each `{…}` of the
     /// template replaced by the next of `segments`, percent-encoded.
     pub fn url_path(&self, version: ApiVersion, segments: &[&str]) -> Result<String, PathError> {
-        let template = self
-            .path(version)
-            .ok_or_else(|| self.not_in(version))?;
+        let template = self.path(version).ok_or_else(|| self.not_in(version))?;
         let expected = template.matches('{').count();
         if expected != segments.len() {
             return Err(PathError::Segments {
@@ -436,8 +439,13 @@ mod tests {
             "v2/extract/templates/run"
         );
         let err = TASK_GET.url_path(ApiVersion::V1, &[]).unwrap_err();
-        assert_eq!(err.to_string(), "`tasks.get` takes 1 path segment(s), 0 given");
-        let err = TEMPLATE_VERSIONS.url_path(ApiVersion::V1, &["x"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`tasks.get` takes 1 path segment(s), 0 given"
+        );
+        let err = TEMPLATE_VERSIONS
+            .url_path(ApiVersion::V1, &["x"])
+            .unwrap_err();
         assert_eq!(
             err.to_string(),
             "`templates.versions` (GET) does not exist in /v1: it is a /v2 endpoint; use the v2 version"

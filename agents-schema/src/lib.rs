@@ -13,6 +13,7 @@
 pub mod diag;
 pub mod files;
 pub mod inputs;
+pub mod json_schema;
 mod load;
 pub mod rules;
 pub mod sample;

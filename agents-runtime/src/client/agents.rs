@@ -5,8 +5,8 @@ use agents_schema::AgentRecord;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 
-use super::error::Error;
 use super::Client;
+use super::error::Error;
 use crate::endpoint;
 
 /// The `privacy` filter.

@@ -42,8 +42,8 @@ use super::tasks::{TaskOutput, TaskRecord, TaskState};
 use super::waiter::{self, Poll, WaitOptions};
 use super::web::{ExtractRequest, ExtractResult};
 use super::{Client, JsonBody};
-use crate::endpoint::{self, Endpoint};
 use crate::agent::{Agent, AgentParams};
+use crate::endpoint::{self, Endpoint};
 
 /// Items per batch.
 pub const MAX_ITEMS: usize = 1_000;
@@ -223,7 +223,13 @@ impl<A> BatchBuilder<A> {
             shared: self.shared.clone(),
             inputs,
         };
-        submit_chunks(&self.client, &endpoint::TEMPLATE_BATCH, &shared_inputs, items).await
+        submit_chunks(
+            &self.client,
+            &endpoint::TEMPLATE_BATCH,
+            &shared_inputs,
+            items,
+        )
+        .await
     }
 }
 
@@ -649,7 +655,13 @@ impl Client {
             shared: shared.clone(),
             inputs,
         };
-        submit_chunks(self, &endpoint::EXTRACT_BATCH, &Value::Object(shared), items).await
+        submit_chunks(
+            self,
+            &endpoint::EXTRACT_BATCH,
+            &Value::Object(shared),
+            items,
+        )
+        .await
     }
 
     /// A batch of agent `A`: `client.batch::<RetailerAPdp>()`.
@@ -665,7 +677,8 @@ impl Client {
     /// This account's batches (the first page, when the service pages them),
     /// newest first, without their tasks.
     pub async fn batches(&self) -> Result<Vec<BatchDetails>, Error> {
-        let (page, _): (Listing<BatchDetails>, _) = self.get(&endpoint::BATCH_LIST, &[], &[]).await?;
+        let (page, _): (Listing<BatchDetails>, _) =
+            self.get(&endpoint::BATCH_LIST, &[], &[]).await?;
         Ok(page.items)
     }
 

@@ -39,11 +39,11 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::Client;
 use super::error::Error;
 pub use super::records::{Generation, GenerationStatus};
 use super::retry::Idempotency;
 use super::waiter::{self, Poll, WaitOptions};
-use super::Client;
 use crate::endpoint::{self, ApiVersion};
 
 /// What to generate.

@@ -34,7 +34,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::de::DeserializeOwned;
 use tracing::Instrument;
 
-use crate::endpoint::{self, Endpoint, ApiVersion};
+use crate::endpoint::{self, ApiVersion, Endpoint};
 
 pub use error::{
     ApiError, DecodeError, Error, ErrorKind, RateLimit, ResponseInfo, TooLargeError, TransportError,
@@ -282,7 +282,9 @@ impl ClientBuilder {
                 b = b.api_version(g);
             }
             Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(Error::Config(format!("{ENV_API_VERSION} is not valid UTF-8")));
+                return Err(Error::Config(format!(
+                    "{ENV_API_VERSION} is not valid UTF-8"
+                )));
             }
             _ => {}
         }
@@ -664,7 +666,6 @@ async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Err
     Ok(Body::Whole(out))
 }
 
-
 /// Decodes a JSON body (an answer, a webhook, a delivered object): the one place the client turns
 /// bytes into a typed value. Bodies that decode go through [`crate::decode::from_slice`] alone
 /// (UTF-8 checked once per body); only a failure is decoded again with serde_path_to_error,
@@ -692,10 +693,26 @@ mod tests {
         use ApiVersion::{V1, V2};
         for (given, want, version) in [
             ("http://127.0.0.1:8080", "http://127.0.0.1:8080/", None),
-            ("https://api.example.com/v1", "https://api.example.com/", Some(V1)),
-            ("https://api.example.com/v1/", "https://api.example.com/", Some(V1)),
-            ("https://api.example.com/v2", "https://api.example.com/", Some(V2)),
-            ("https://h.example/prefix/", "https://h.example/prefix/", None),
+            (
+                "https://api.example.com/v1",
+                "https://api.example.com/",
+                Some(V1),
+            ),
+            (
+                "https://api.example.com/v1/",
+                "https://api.example.com/",
+                Some(V1),
+            ),
+            (
+                "https://api.example.com/v2",
+                "https://api.example.com/",
+                Some(V2),
+            ),
+            (
+                "https://h.example/prefix/",
+                "https://h.example/prefix/",
+                None,
+            ),
             ("https://h.example/v2x", "https://h.example/v2x/", None),
         ] {
             let (url, g) = normalize_base(given).unwrap();

@@ -11,7 +11,7 @@ use super::tasks::{TaskHandle, TaskOutput, TaskRecord};
 use super::{Client, JsonBody, WaitOptions};
 use crate::agent::{Agent, AgentParams};
 use crate::decode::Parsing;
-use crate::endpoint::{self, Endpoint, ApiVersion};
+use crate::endpoint::{self, ApiVersion, Endpoint};
 
 /// A format that adds a `data.*` field to a run result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -486,7 +486,14 @@ impl Client {
         params: Value,
         options: &RunOptions,
     ) -> Result<RunResult<Value>, Error> {
-        let body = run_body(self.api_version(), agent, &params, false, options, DeliveryFields::default())?;
+        let body = run_body(
+            self.api_version(),
+            agent,
+            &params,
+            false,
+            options,
+            DeliveryFields::default(),
+        )?;
         self.post_run(&body).await
     }
 
@@ -552,7 +559,14 @@ impl Client {
         options: &RunOptions,
         delivery: &Delivery,
     ) -> Result<TaskHandle<RunResult<Value>>, Error> {
-        let body = run_body(self.api_version(), agent, &params, false, options, delivery.fields()?)?;
+        let body = run_body(
+            self.api_version(),
+            agent,
+            &params,
+            false,
+            options,
+            delivery.fields()?,
+        )?;
         self.start_task(&endpoint::TEMPLATE_ASYNC, &body).await
     }
 

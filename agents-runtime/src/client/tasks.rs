@@ -5,11 +5,11 @@ use std::marker::PhantomData;
 use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::Value;
 
+use super::Client;
 use super::error::Error;
 use super::listing::Listing;
 pub use super::records::{TaskRecord, TaskState};
 use super::waiter::{self, Poll, WaitOptions};
-use super::Client;
 use crate::endpoint;
 
 /// The result type of an async task: an agent run result, or an extract, search or map result.

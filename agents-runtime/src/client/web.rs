@@ -9,13 +9,13 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
+use super::Client;
 use super::JsonBody;
 use super::error::Error;
 use super::listing::Listing;
 use super::retry::Idempotency;
 use super::tasks::{TaskHandle, TaskOutput};
 use super::waiter::{self, Poll, WaitOptions};
-use super::Client;
 use crate::endpoint;
 
 use super::open::open_string as open_enum;
@@ -771,7 +771,11 @@ impl CrawlHandle {
 
     /// The record now.
     pub async fn record(&self) -> Result<CrawlRecord, Error> {
-        Ok(self.client.get(&endpoint::CRAWL_GET, &[&self.id], &[]).await?.0)
+        Ok(self
+            .client
+            .get(&endpoint::CRAWL_GET, &[&self.id], &[])
+            .await?
+            .0)
     }
 
     /// Polls until the crawl has ended (succeeded, failed or canceled).
@@ -791,7 +795,13 @@ impl CrawlHandle {
     pub async fn terminate(&self) -> Result<CrawlRecord, Error> {
         Ok(self
             .client
-            .send(&endpoint::CRAWL_CANCEL, &[&self.id], &[], None, Idempotency::Safe)
+            .send(
+                &endpoint::CRAWL_CANCEL,
+                &[&self.id],
+                &[],
+                None,
+                Idempotency::Safe,
+            )
             .await?
             .0)
     }
@@ -852,8 +862,11 @@ impl Client {
         &self,
         request: SearchRequest,
     ) -> Result<TaskHandle<SearchResult>, Error> {
-        self.start_task(&endpoint::SEARCH_ASYNC, &JsonBody::new(&request.body, "request")?)
-            .await
+        self.start_task(
+            &endpoint::SEARCH_ASYNC,
+            &JsonBody::new(&request.body, "request")?,
+        )
+        .await
     }
 
     /// Lists a site's URLs.
@@ -873,8 +886,11 @@ impl Client {
 
     /// Lists a site's URLs as a task (`/v1` only).
     pub async fn map_async(&self, request: MapRequest) -> Result<TaskHandle<MapResult>, Error> {
-        self.start_task(&endpoint::MAP_ASYNC, &JsonBody::new(&request.body, "request")?)
-            .await
+        self.start_task(
+            &endpoint::MAP_ASYNC,
+            &JsonBody::new(&request.body, "request")?,
+        )
+        .await
     }
 
     /// Starts a crawl (crawls are asynchronous only).
@@ -894,7 +910,8 @@ impl Client {
 
     /// This account's crawls (the first page, when the service pages them).
     pub async fn crawls(&self) -> Result<Vec<CrawlRecord>, Error> {
-        let (page, _): (Listing<CrawlRecord>, _) = self.get(&endpoint::CRAWL_LIST, &[], &[]).await?;
+        let (page, _): (Listing<CrawlRecord>, _) =
+            self.get(&endpoint::CRAWL_LIST, &[], &[]).await?;
         Ok(page.items)
     }
 }

@@ -1,0 +1,241 @@
+//! Extraction agents (`/v1`), which `/v2` calls extract templates: the catalog, versions, runs
+//! and async runs. One handler per endpoint serves both versions of the interface; where they
+//! differ (the run field naming the agent, the shape of records and lists) the handler asks the
+//! version it was routed under.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use agents_runtime::endpoint::ApiVersion;
+use axum::extract::State as AxState;
+use axum::http::StatusCode;
+use axum::{Extension, Json};
+use serde_json::{Map, Value, json};
+
+use crate::catalog::{Entry, ListQuery, parse_count};
+use crate::error::ApiError;
+use crate::lifecycle::{Flow, Task, TaskEnd};
+use crate::params;
+use crate::request::{ApiJson, ApiPath, ApiQuery, Ctx, formats, required_str};
+use crate::state::{State, lock};
+use crate::synth;
+
+type Shared = Arc<State>;
+
+/// The list: `/v1` a bare array of list items (filtered by privacy, search and maintainer);
+/// `/v2` a page of template records, `{items, limit, offset, total}`.
+pub(crate) async fn list(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiQuery(query): ApiQuery<ListQuery>,
+) -> Result<Json<Value>, ApiError> {
+    state.settle(Instant::now());
+    let catalog = state
+        .catalog
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match version {
+        ApiVersion::V1 => Ok(Json(Value::Array(catalog.list(&ctx.account.name, &query)?))),
+        ApiVersion::V2 => {
+            let all: Vec<&Entry> = catalog.visible(&ctx.account.name).collect();
+            Ok(Json(page(&query, all.len(), |o, l| {
+                all.iter()
+                    .skip(o)
+                    .take(l)
+                    .map(|e| e.template_json())
+                    .collect()
+            })?))
+        }
+    }
+}
+
+/// A `/v2` page: `{items, limit, offset, total}` from the query's `limit` (default 100) and
+/// `offset` (default 0).
+fn page(
+    query: &ListQuery,
+    total: usize,
+    items: impl FnOnce(usize, usize) -> Vec<Value>,
+) -> Result<Value, ApiError> {
+    let offset = parse_count("offset", query.offset.as_deref(), 0)?;
+    let limit = parse_count("limit", query.limit.as_deref(), 100)?;
+    Ok(json!({
+        "items": items(offset, limit),
+        "limit": limit,
+        "offset": offset,
+        "total": total,
+    }))
+}
+
+/// One agent's record (`/v1`) or template record with its published version (`/v2`).
+pub(crate) async fn get(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiPath(name): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    with_entry(&state, &ctx, version, &name, |e| match version {
+        ApiVersion::V1 => serde_json::to_value(&*e.record).map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "INTERNAL_ERROR",
+                e.to_string(),
+            )
+        }),
+        ApiVersion::V2 => Ok(e.template_json()),
+    })
+    .map(Json)
+}
+
+/// A template's versions, oldest first, as a page.
+pub(crate) async fn versions(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiPath(name): ApiPath<String>,
+    ApiQuery(query): ApiQuery<ListQuery>,
+) -> Result<Json<Value>, ApiError> {
+    with_entry(&state, &ctx, version, &name, |e| {
+        let all: Vec<_> = e.versions().collect();
+        page(&query, all.len(), |o, l| {
+            all.iter().skip(o).take(l).map(|v| v.json()).collect()
+        })
+    })
+    .map(Json)
+}
+
+/// One version of a template, by its id.
+pub(crate) async fn version(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(api): Extension<ApiVersion>,
+    ApiPath((name, id)): ApiPath<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    with_entry(&state, &ctx, api, &name, |e| {
+        e.versions()
+            .find(|v| v.id == id)
+            .map(|v| v.json())
+            .ok_or_else(|| {
+                ApiError::not_found(format!("template `{name}` has no version {id}"))
+                    .at("version_id")
+            })
+    })
+    .map(Json)
+}
+
+/// Runs `f` on the template `name` as the account sees it; 404 naming the nearest names.
+fn with_entry<T>(
+    state: &State,
+    ctx: &Ctx,
+    version: ApiVersion,
+    name: &str,
+    f: impl FnOnce(&Entry) -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    state.settle(Instant::now());
+    let catalog = state
+        .catalog
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match catalog.get(&ctx.account.name, name) {
+        Some(e) => f(e),
+        None => Err(catalog
+            .unknown(&ctx.account.name, name, StatusCode::NOT_FOUND)
+            .at(path_name(version))),
+    }
+}
+
+/// What the path segment naming an agent is called in `version`.
+fn path_name(version: ApiVersion) -> &'static str {
+    match version {
+        ApiVersion::V1 => "agent_name",
+        ApiVersion::V2 => "extract_template_name",
+    }
+}
+
+/// A checked run request, ready to run.
+pub(crate) struct Checked {
+    pub(crate) spec: synth::RunSpec,
+    pub(crate) request: Value,
+}
+
+fn check_run(
+    state: &State,
+    ctx: &Ctx,
+    version: ApiVersion,
+    body: Map<String, Value>,
+) -> Result<Checked, ApiError> {
+    state.settle(Instant::now());
+    let field = version.template_field();
+    let agent = required_str(&body, field)?;
+    if body.get("params").is_none_or(Value::is_null) {
+        return Err(ApiError::bad_request(
+            "params",
+            "missing required field `params`",
+        ));
+    }
+    let formats = formats(&body, "formats")?;
+    let record = state
+        .find_agent(&ctx.account.name, agent)
+        .map_err(|e| e.at(field))?;
+    let params = body.get("params").cloned().unwrap_or(Value::Null);
+    params::check(&record, &params, body.get("localization"), "params")?;
+    let params = params.as_object().cloned().unwrap_or_default();
+    let pages = state.pages(&record.name);
+    Ok(Checked {
+        spec: synth::RunSpec {
+            record,
+            params,
+            formats,
+            drift: ctx.drift,
+            pages,
+            empty_past_end: state.config.empty_past_end,
+        },
+        request: Value::Object(body),
+    })
+}
+
+/// Runs an agent and answers its result.
+pub(crate) async fn run(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiJson(body): ApiJson,
+) -> Result<Json<Value>, ApiError> {
+    let checked = check_run(&state, &ctx, version, body)?;
+    Ok(Json(checked.spec.result(&ctx.task_id)))
+}
+
+/// Starts a run as a task (with delivery to a bucket or a callback when asked).
+pub(crate) async fn run_async(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiJson(mut body): ApiJson,
+) -> Result<Json<Value>, ApiError> {
+    crate::delivery::check(&mut body)?;
+    let deliver = crate::delivery::Delivery::from_body(&body);
+    let checked = check_run(&state, &ctx, version, body)?;
+    let task_id = ctx.task_id.clone();
+    let faults = ctx.task_faults;
+    let agent = checked.spec.record.name.clone();
+    let end = faults.end(0, TaskEnd::Success(Arc::new(checked.spec)));
+    let duration = faults.duration(state.config.lifecycle.task);
+    let task = Task::new(
+        task_id.clone(),
+        &ctx.account.name,
+        agent,
+        "agent",
+        Flow::Started,
+        (duration, end),
+        checked.request,
+    );
+    let answer = task.created(
+        Instant::now(),
+        state.base_url.get().map_or("", String::as_str),
+    );
+    lock(&state.tasks).insert(task_id.clone(), task);
+    if let Some(d) = deliver {
+        crate::delivery::schedule(state.clone(), task_id, d);
+    }
+    Ok(Json(answer))
+}
