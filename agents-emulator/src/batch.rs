@@ -9,6 +9,8 @@ use axum::Json;
 use axum::extract::State as AxState;
 use serde_json::{Map, Value, json};
 
+use agents_runtime::endpoint::ApiVersion;
+
 use crate::error::ApiError;
 use crate::lifecycle::{Flow, Task, TaskEnd, TaskState};
 use crate::params;
@@ -25,27 +27,31 @@ pub use crate::model::Batch;
 
 type Shared = Arc<State>;
 
-/// `POST /v1/agents/batch`. The whole batch is refused (naming `inputs[i]…`) when any item is
+/// An agent (template) batch. The whole batch is refused (naming `inputs[i]…`) when any item is
 /// invalid, so nothing runs half-checked. `x-emulator-task-error-every: N` makes every Nth task
 /// end in `error`; `x-emulator-task-ms` sets how long tasks take (each item up to 50% longer, so
 /// progress moves).
 pub(crate) async fn create(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
+    let field = version.template_field();
     state.settle(Instant::now());
     let (inputs, mut shared) = batch_parts(&body)?;
     if !body.get("shared_inputs").is_some_and(Value::is_object) {
         return Err(ApiError::bad_request(
             "shared_inputs",
-            "missing required field `shared_inputs` (it names the agent)",
+            format!("missing required field `shared_inputs` (its `{field}` names the agent)"),
         ));
     }
     crate::delivery::check(&mut shared)?;
     let deliver = crate::delivery::Delivery::from_body(&shared);
-    let agent = required_str(&shared, "agent").map_err(|e| e.at("shared_inputs.agent"))?;
-    let record = state.find_agent(&ctx.account.name, agent)?;
+    let agent = required_str(&shared, field).map_err(|e| e.at(format!("shared_inputs.{field}")))?;
+    let record = state
+        .find_agent(&ctx.account.name, agent)
+        .map_err(|e| e.at(format!("shared_inputs.{field}")))?;
     let shared_params = match shared.get("params") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m.clone(),
@@ -67,10 +73,10 @@ pub(crate) async fn create(
                 format!("{at} must be an object"),
             ));
         };
-        if item.contains_key("agent") {
+        if item.contains_key(field) {
             return Err(ApiError::invalid(
-                format!("{at}.agent"),
-                "agent is set only in shared_inputs and applies to every item",
+                format!("{at}.{field}"),
+                format!("{field} is set only in shared_inputs and applies to every item"),
             ));
         }
         // Rule 3: item params merge over shared params; the item wins.

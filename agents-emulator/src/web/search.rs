@@ -1,9 +1,11 @@
-//! `POST /v1/search` and its async variant: deterministic results for a query.
+//! Search and its async variant (`/v1` only): deterministic results for a query.
 
 use axum::Extension;
 use axum::Json;
 use axum::extract::State as AxState;
 use serde_json::{Map, Value, json};
+
+use agents_runtime::endpoint::ApiVersion;
 
 use crate::error::ApiError;
 use crate::params::kind;
@@ -15,12 +17,35 @@ use super::page::Shared;
 pub(super) const FOCUS: [&str; 8] = [
     "general", "coding", "news", "academic", "shopping", "social", "geo", "location",
 ];
-pub(super) const DEPTH: [&str; 3] = ["lite", "fast", "deep"];
+/// The search depths of each version: `/v2` has `lite` and `standard`, with full page text
+/// asked for separately (`full_content`).
+fn depths(version: ApiVersion) -> (&'static [&'static str], &'static str) {
+    match version {
+        ApiVersion::V1 => (&["lite", "fast", "deep"], "fast"),
+        ApiVersion::V2 => (&["lite", "standard"], "lite"),
+    }
+}
+
+/// An optional boolean field: 422 naming it when it is anything else.
+fn flag(body: &Map<String, Value>, field: &str) -> Result<bool, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(ApiError::invalid(
+            field,
+            format!("{field} must be a boolean, not {}", kind(other)),
+        )),
+    }
+}
 
 /// Most results a search answers, whatever `max_results` asks for.
 pub(super) const MAX_SEARCH_RESULTS: u64 = 100;
 
-pub(super) fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
+pub(super) fn search_result(
+    body: &Map<String, Value>,
+    task_id: &str,
+    version: ApiVersion,
+) -> Result<Value, ApiError> {
     let query = required_str(body, "query")?;
     if query.trim().is_empty() {
         return Err(ApiError::bad_request("query", "query must not be empty"));
@@ -47,7 +72,10 @@ pub(super) fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<
             ));
         }
     }
-    one_of(body, "search_depth", &DEPTH, "fast")?;
+    let (allowed, default) = depths(version);
+    let depth = one_of(body, "search_depth", allowed, default)?;
+    // `deep_search: true` is /v2's deprecated spelling of full content at depth lite.
+    let full = flag(body, "full_content")? || flag(body, "deep_search")? || depth == "deep";
     // Neither the service's documentation nor the vendor's models bound max_results; the emulator answers at most
     // MAX_SEARCH_RESULTS (the service decides how many results it has).
     let max = match body.get("max_results") {
@@ -59,16 +87,7 @@ pub(super) fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<
     .min(MAX_SEARCH_RESULTS);
     let country = optional_str(body, "country")?.unwrap_or("US");
     let locale = optional_str(body, "locale")?.unwrap_or("en");
-    let answer = match body.get("include_answer") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            return Err(ApiError::invalid(
-                "include_answer",
-                "include_answer must be a boolean",
-            ));
-        }
-    };
+    let answer = flag(body, "include_answer")?;
     let seed = agents_schema::sample::mix(0, &format!("{query}\u{0}{focus:?}"));
     let words: Vec<&str> = query.split_whitespace().collect();
     let slug = words.join("-").to_lowercase();
@@ -81,7 +100,15 @@ pub(super) fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<
                 "url": format!("https://{site}.example/{slug}/{:x}", s % 0xffff),
                 "snippet": format!("About {query}: finding {} of the {site} index.", i + 1),
                 "description": format!("{site} page on {query}"),
-                "content": format!("{query} is discussed here in depth. Entry {:x}.", s),
+                "content": if full {
+                    format!(
+                        "# {query}\n\n{query} is discussed here in depth. Entry {s:x}.\n\n\
+                         The {site} index keeps the whole page: its sections, tables and links, \
+                         as text."
+                    )
+                } else {
+                    format!("{query} is discussed here in depth. Entry {s:x}.")
+                },
                 // The vendor's SERP metadata (`country`, `entity_type`, `locale`, `position`,
                 // `driver`), plus the focus asked for.
                 "metadata": {
@@ -117,12 +144,13 @@ pub(super) fn search_result(body: &Map<String, Value>, task_id: &str) -> Result<
     Ok(out)
 }
 
-/// `POST /v1/search` and `POST /v1/search/async`.
+/// A search, answered at once or (`ASYNC`) as a task.
 pub(crate) async fn search<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let result = search_result(&body, &ctx.task_id)?;
+    let result = search_result(&body, &ctx.task_id, version)?;
     Ok(finish::<ASYNC>(&state, &ctx, "search", body, result))
 }

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! The client reads the vendor-shaped answers: a loopback server answers with the fixtures in
-//! `conformance/fixtures/`, each of which `conformance/run` validates strictly against the vendor
+//! `conformance/v1/fixtures/`, each of which `conformance/run` validates strictly against the vendor
 //! SDK's model it is named after. The emulator's spec-shaped answers are covered by the other
 //! tests; together they show both shapes decode.
 
@@ -22,7 +22,7 @@ use futures::{StreamExt, TryStreamExt};
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../conformance/fixtures")
+        .join("../../conformance/v1/fixtures")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

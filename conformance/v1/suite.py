@@ -1,80 +1,30 @@
-"""Conformance of agents-emulator with the vendor's published Python client.
-
-Every call goes through `nimble_python` (pinned in requirements.txt) against a running emulator,
-and every 2xx body is validated strictly against the SDK's own pydantic response model:
-the SDK with `_strict_response_validation=True` (full validation instead of its lenient
-construction), and the raw JSON again with `Model.model_validate(raw, strict=True)`. Error
-statuses must raise the SDK's documented exception classes.
+"""Conformance of agents-emulator's /v1 interface with the vendor's client 0.24.0 (the last
+release that speaks /v1), through conformance/harness.py.
 
 Where the spec (service-interface.md) and the vendor models disagree, the emulator answers with a
 superset when one exists; the comments marked CONFLICT name both sides and the choice.
 
-Endpoints of the SDK outside the service interface (serp, fast-serp, media, domain knowledge,
-jobs, task agents) are not served by the emulator and not checked here.
+Endpoints of the SDK the emulator does not serve yet (serp, fast-serp, media, domain knowledge,
+jobs, task agents) are not checked here.
 
-Run by `conformance/run`, which starts the emulator and passes its URL and key:
-
-    python suite.py BASE_URL API_KEY FIXTURES_DIR
-
-Also validates the JSON fixtures in FIXTURES_DIR (named `<ModelName>.<case>.json`) against the
-models they are named after, so the Rust runtime's tests decode bodies the vendor's models accept.
+    python v1/suite.py BASE_URL API_KEY
 """
 
 import pathlib
 import sys
 import time
-import warnings
 
 import nimble_python
-import pydantic
-from nimble_python import Nimble
 from nimble_python import types as T
 
-# Some SDK methods are marked deprecated in favour of newer names; they are still the calls that
-# reach these endpoints.
-warnings.simplefilter("ignore", DeprecationWarning)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from harness import Suite  # noqa: E402
 
-BASE, KEY, FIXTURES = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
-
-client = Nimble(api_key=KEY, base_url=BASE, max_retries=0, _strict_response_validation=True)
-lenient = Nimble(api_key=KEY, base_url=BASE, max_retries=0)
-
-results = []
-
-
-def strict(model, text):
-    """Validates JSON `text` against `model` (a model or a type alias) in pydantic's strict mode."""
-    pydantic.TypeAdapter(model).validate_json(text, strict=True)
-
-
-def call(name, model, fn):
-    """Runs `fn(client)`, which returns a raw response, and validates its JSON against `model`."""
-    try:
-        raw = fn(client)
-        body = raw.http_response.json()
-        if model is not None:
-            strict(model, raw.http_response.text)
-        raw.parse()  # the SDK's own strict response validation
-        results.append((name, None))
-        return body
-    except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the suite
-        results.append((name, f"{type(e).__name__}: {e}"))
-        return None
-
-
-def expect_error(name, exc, fn):
-    """Runs `fn(lenient)`, which must raise the SDK's exception class `exc`."""
-    try:
-        fn(lenient)
-        results.append((name, f"no error; expected {exc.__name__}"))
-    except exc as e:
-        body = getattr(e, "body", None)
-        ok = isinstance(body, dict) and isinstance(body.get("error"), dict) or (
-            isinstance(body, dict) and "msg" in body
-        )
-        results.append((name, None if ok else f"{exc.__name__} without a JSON error body: {body!r}"))
-    except Exception as e:  # noqa: BLE001
-        results.append((name, f"{type(e).__name__} instead of {exc.__name__}: {e}"))
+BASE, KEY = sys.argv[1], sys.argv[2]
+suite = Suite(nimble_python, BASE, KEY)
+call, expect_error = suite.call, suite.expect_error
+results = suite.results
+Nimble = nimble_python.Nimble
 
 
 def wait_task(task_id, timeout=10.0):
@@ -204,21 +154,5 @@ expect_error("500 internal", nimble_python.InternalServerError,
              lambda c: c.agent.list(extra_headers={"x-emulator-fault": "500"}))
 
 # --- fixtures the Rust tests decode ----------------------------------------------------------
-for path in sorted(FIXTURES.glob("*.json")):
-    model = getattr(T, path.name.split(".")[0], None)
-    if model is None:
-        results.append((f"fixture {path.name}", "names no model of nimble_python.types"))
-        continue
-    try:
-        strict(model, path.read_text())
-        results.append((f"fixture {path.name}", None))
-    except Exception as e:  # noqa: BLE001
-        results.append((f"fixture {path.name}", f"{type(e).__name__}: {e}"))
-
-failed = [(n, e) for n, e in results if e]
-for name, err in results:
-    print(("FAIL " if err else "ok   ") + name)
-    if err:
-        print("     " + err.replace("\n", "\n     ")[:3000])
-print(f"conformance: {len(results) - len(failed)} passed, {len(failed)} failed")
-sys.exit(1 if failed else 0)
+suite.fixtures(pathlib.Path(__file__).parent / "fixtures", [T])
+suite.finish("v1 (nimble-python 0.24.0)")
