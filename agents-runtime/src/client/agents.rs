@@ -7,7 +7,11 @@ use futures::stream::BoxStream;
 
 use super::Client;
 use super::error::Error;
-use crate::endpoint;
+use crate::endpoint::{self, ApiVersion};
+
+/// What to use instead of `/v1` agent records on a `/v2` client.
+const V1_RECORDS: &str = ": agent records are /v1's; use the v1 version, or Client::template \
+                          for the /v2 template record";
 
 /// The `privacy` filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +94,8 @@ impl AgentQuery {
     }
 
     async fn page(&self, offset: u64) -> Result<Vec<AgentRecord>, Error> {
+        self.client
+            .require(ApiVersion::V1, "templates.list", V1_RECORDS)?;
         Ok(self
             .client
             .get::<Vec<AgentRecord>>(&endpoint::TEMPLATE_LIST, &[], &self.query(offset))
@@ -153,6 +159,7 @@ impl Client {
 
     /// An agent's whole record, as the generator reads it.
     pub async fn agent(&self, name: &str) -> Result<AgentRecord, Error> {
+        self.require(ApiVersion::V1, "templates.get", V1_RECORDS)?;
         Ok(self
             .get::<AgentRecord>(&endpoint::TEMPLATE_GET, &[name], &[])
             .await?

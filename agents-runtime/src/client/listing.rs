@@ -1,8 +1,17 @@
-//! List answers in either shape the service is known to send: a bare JSON array, or the vendor
-//! models' page `{"data": [...], "pagination": {"has_next", "next_cursor", "total"}}`.
+//! List answers in every shape the service is known to send: a bare JSON array, the vendor
+//! models' cursor page `{"data": [...], "pagination": {"has_next", "next_cursor", "total"}}`, and
+//! `/v2`'s offset page `{"items": [...], "limit", "offset", "total"}`; and the one stream that
+//! walks offset pages.
 
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+
+use super::Client;
+use super::error::Error;
+use crate::endpoint::Endpoint;
 
 /// One page of a list answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +39,11 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Listing<T> {
         #[serde(untagged)]
         enum Shape<T> {
             Bare(Vec<T>),
+            Offset {
+                items: Vec<T>,
+                #[serde(default)]
+                total: Option<Value>,
+            },
             Paged {
                 data: Vec<T>,
                 #[serde(default)]
@@ -41,6 +55,11 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Listing<T> {
                 items,
                 next_cursor: None,
                 total: None,
+            },
+            Shape::Offset { items, total } => Listing {
+                items,
+                next_cursor: None,
+                total: total.as_ref().and_then(Value::as_f64).map(|t| t as u64),
             },
             Shape::Paged { data, pagination } => {
                 let p = pagination.unwrap_or(Pagination {
@@ -56,6 +75,42 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Listing<T> {
             }
         })
     }
+}
+
+/// Every item of an offset-paged list (`limit` and `offset` in the query), one page request
+/// at a time as the stream is read; ends after the page that reaches `total` (or a short page
+/// when the answer gives none). An error ends the stream after it is yielded.
+pub(crate) fn offset_stream<T: DeserializeOwned + Send + 'static>(
+    client: Client,
+    endpoint: &'static Endpoint,
+    segments: Vec<String>,
+    limit: u64,
+) -> BoxStream<'static, Result<T, Error>> {
+    let limit = limit.max(1);
+    // (offset of the next page, whether a page is still to fetch)
+    futures::stream::unfold((0u64, true), move |(offset, more)| {
+        let client = client.clone();
+        let segments = segments.clone();
+        async move {
+            if !more {
+                return None;
+            }
+            let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+            let query = [("limit", limit.to_string()), ("offset", offset.to_string())];
+            match client.get::<Listing<T>>(endpoint, &segments, &query).await {
+                Ok((page, _)) => {
+                    let n = page.items.len() as u64;
+                    let next = offset + n;
+                    let more = n > 0 && page.total.map_or(n >= limit, |t| next < t);
+                    let items: Vec<Result<T, Error>> = page.items.into_iter().map(Ok).collect();
+                    Some((futures::stream::iter(items), (next, more)))
+                }
+                Err(e) => Some((futures::stream::iter(vec![Err(e)]), (offset, false))),
+            }
+        }
+    })
+    .flatten()
+    .boxed()
 }
 
 #[cfg(test)]
@@ -79,5 +134,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(last.next_cursor, None);
+        let offset: Listing<u32> =
+            serde_json::from_str(r#"{"items": [5, 6], "limit": 2, "offset": 4, "total": 9}"#)
+                .unwrap();
+        assert_eq!((offset.items, offset.total), (vec![5, 6], Some(9)));
     }
 }

@@ -19,6 +19,7 @@ pub mod run;
 #[cfg(feature = "redis")]
 mod shared;
 pub mod tasks;
+pub mod templates;
 mod throttle;
 mod waiter;
 pub mod web;
@@ -449,6 +450,26 @@ impl Client {
     /// The version of the interface this client speaks.
     pub fn api_version(&self) -> ApiVersion {
         self.inner.version
+    }
+
+    /// Fails before sending unless the client speaks `version`: for calls whose answer has a
+    /// different shape in the other version at the same path (agent records in `/v1`,
+    /// template records in `/v2`). `hint` says what to use instead.
+    pub(crate) fn require(
+        &self,
+        version: ApiVersion,
+        call: &'static str,
+        hint: &'static str,
+    ) -> Result<(), Error> {
+        if self.inner.version == version {
+            return Ok(());
+        }
+        Err(Error::Endpoint(endpoint::PathError::NotInVersion {
+            endpoint: call,
+            method: endpoint::Method::Get,
+            version: self.inner.version,
+            hint,
+        }))
     }
 
     /// Which rate limit this client's requests are under now: its own, the fleet's shared

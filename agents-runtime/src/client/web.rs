@@ -57,14 +57,17 @@ open_enum! {
 }
 
 open_enum! {
-    /// Search depth.
+    /// Search depth: `lite`, `fast` and `deep` in `/v1`; `lite` and `standard` in `/v2`
+    /// (where [`SearchRequest::full_content`] asks for whole pages).
     SearchDepth {
-        /// Fastest.
+        /// Fastest (both versions).
         Lite = "lite",
-        /// Balanced.
+        /// Balanced (`/v1`).
         Fast = "fast",
-        /// Most thorough.
+        /// Most thorough (`/v1`).
         Deep = "deep",
+        /// Thorough (`/v2`).
+        Standard = "standard",
     }
 }
 
@@ -446,6 +449,8 @@ impl SearchRequest {
         focus: Focus => "focus",
         /// The depth (open set).
         depth: SearchDepth => "search_depth",
+        /// Each hit's whole page text in `content`, not only a description (`/v2`).
+        full_content: bool => "full_content",
     }
 }
 

@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! The client reads the vendor-shaped answers: a loopback server answers with the fixtures in
-//! `conformance/v1/fixtures/`, each of which `conformance/run` validates strictly against the vendor
-//! SDK's model it is named after. The emulator's spec-shaped answers are covered by the other
+//! `conformance/v1/fixtures/`, and `/v2`'s records are read from `conformance/v2/fixtures/`,
+//! each of which `conformance/run` validates strictly against the model it is named after in
+//! that version's vendor client. The emulator's spec-shaped answers are covered by the other
 //! tests; together they show both shapes decode.
 
 use std::path::PathBuf;
@@ -21,8 +22,14 @@ use axum::routing::{get, post};
 use futures::{StreamExt, TryStreamExt};
 
 fn fixture(name: &str) -> String {
+    fixture_of("v1", name)
+}
+
+fn fixture_of(version: &str, name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../conformance/v1/fixtures")
+        .join("../../conformance")
+        .join(version)
+        .join("fixtures")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -214,4 +221,26 @@ async fn search_map_and_crawl_records_in_the_vendor_shape_decode() {
         running.rest["crawl_options"]["callback"]["events"][0],
         "page"
     );
+}
+
+#[test]
+fn v2_template_records_decode_with_every_fact_kept() {
+    use agents_runtime::client::templates::{TemplateRecord, TemplateVersion};
+    let t: TemplateRecord =
+        serde_json::from_str(&fixture_of("v2", "TemplateGetResponse.published.json")).unwrap();
+    let v = t.published_version.unwrap();
+    assert_eq!((v.version_number, v.name.as_str()), (2, "shop_product"));
+    assert_eq!(v.input_schema["required"], serde_json::json!(["url"]));
+    assert_eq!(v.metadata.tags, ["shop", "product"]);
+    assert_eq!(v.metadata.data_source, None);
+    assert_eq!(v.samples[0].output["price"], 24.5);
+    assert_eq!(v.rest["status"], "published", "an unknown field is kept");
+    let page: serde_json::Value =
+        serde_json::from_str(&fixture_of("v2", "TemplateListResponse.unpublished.json")).unwrap();
+    let item: TemplateRecord = serde_json::from_value(page["items"][0].clone()).unwrap();
+    assert!(item.published_version.is_none() && item.published_version_id.is_none());
+    let versions: serde_json::Value =
+        serde_json::from_str(&fixture_of("v2", "VersionListResponse.page.json")).unwrap();
+    let first: TemplateVersion = serde_json::from_value(versions["items"][0].clone()).unwrap();
+    assert!(first.samples.is_empty(), "null samples read as none");
 }

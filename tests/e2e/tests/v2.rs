@@ -1,0 +1,220 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! The same typed calls over `/v2` (extract templates), against the emulator serving both
+//! versions from one state: runs, async runs, batches, pages, tasks, extract, search, map,
+//! crawl, generations and refinements, and `/v2`'s own template records and versions.
+
+use std::time::Duration;
+
+use agents_runtime::catalog::{RetailerAPdp, RetailerAPdpParams, RetailerASerpParams};
+use agents_runtime::client::generation::GenerationRequest;
+use agents_runtime::client::web::{ExtractRequest, MapRequest, SearchDepth, SearchRequest};
+use agents_runtime::{ApiVersion, Client, Error, ErrorKind, WaitOptions};
+use agents_tests_e2e::{KEY, client_for, emulator};
+use futures::{StreamExt, TryStreamExt};
+use serde_json::json;
+
+fn v2(e: &agents_emulator::EmulatorHandle) -> Client {
+    client_for(e).api_version(ApiVersion::V2).build().unwrap()
+}
+
+#[tokio::test]
+async fn typed_runs_async_runs_batches_and_pages_work_over_v2() {
+    let e = emulator().await;
+    let c = v2(&e);
+    assert_eq!(c.api_version(), ApiVersion::V2);
+    let r = c.run(RetailerAPdpParams::new("B08N5WRWNW")).await.unwrap();
+    let product: &RetailerAPdp = r.record().unwrap();
+    assert!(product.product_title.is_some());
+
+    let task = c.run_async(RetailerAPdpParams::new("B1")).await.unwrap();
+    let done = task.wait().await.unwrap();
+    assert!(done.record().unwrap().product_title.is_some());
+    assert_eq!(c.task(task.id()).await.unwrap().id, task.id());
+
+    let batch = c
+        .batch::<RetailerAPdp>()
+        .submit((0..5).map(|i| RetailerAPdpParams::new(format!("B{i}"))))
+        .await
+        .unwrap();
+    let results: Vec<_> = batch.results().collect().await;
+    assert_eq!(results.len(), 5);
+    assert!(results.iter().all(Result::is_ok));
+    assert!(!c.batches().await.unwrap().is_empty());
+
+    let pages: Vec<_> = c
+        .pages(RetailerASerpParams::new("earbuds"))
+        .max_pages(3)
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(pages.len(), 3);
+}
+
+#[tokio::test]
+async fn web_calls_work_over_v2() {
+    let e = emulator().await;
+    let c = v2(&e);
+    let page = c
+        .extract(ExtractRequest::new("https://shop.example/p/1"))
+        .await
+        .unwrap();
+    assert_eq!(page.status, "success");
+    assert_eq!(page.status_code, Some(200));
+    let found = c
+        .search(
+            SearchRequest::new("rust serde")
+                .depth(SearchDepth::Standard)
+                .full_content(true)
+                .max_results(2),
+        )
+        .await
+        .unwrap();
+    assert_eq!(found.results.len(), 2);
+    assert!(
+        found.results[0]
+            .content
+            .as_deref()
+            .unwrap()
+            .contains("whole page")
+    );
+    // `/v1`'s depths are not `/v2`'s: the emulator says which are.
+    let err = c
+        .search(SearchRequest::new("x").depth(SearchDepth::Deep))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("lite, standard"), "{err}");
+    let map = c
+        .map(MapRequest::new("https://shop.example/"))
+        .await
+        .unwrap();
+    assert!(!map.links.is_empty());
+    // Search as a task exists only in /v1: refused before sending, saying where it exists.
+    let err = c.search_async(SearchRequest::new("x")).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Config);
+    assert!(err.to_string().contains("use the v1 version"), "{err}");
+    assert_eq!(e.requests_seen(KEY), 4, "nothing sent for the refused call");
+}
+
+#[tokio::test]
+async fn template_records_and_versions_follow_generations_across_versions() {
+    let e = emulator().await;
+    let c = v2(&e);
+    let v1 = client_for(&e).build().unwrap();
+    let fast =
+        WaitOptions::GENERATION.intervals(Duration::from_millis(20), Duration::from_millis(50));
+
+    let t = c.template("retailer_a_pdp").await.unwrap();
+    let published = t.published_version.unwrap();
+    assert_eq!(
+        t.published_version_id.as_deref(),
+        Some(published.id.as_str())
+    );
+    assert_eq!(published.version_number, 1);
+    let required = published.input_schema["required"].as_array().unwrap();
+    assert!(required.contains(&json!("asin")));
+    assert!(
+        published.output_schema["properties"]
+            .as_object()
+            .unwrap()
+            .len()
+            > 100
+    );
+    assert_eq!(
+        published.metadata.domain.as_deref(),
+        Some("retailer-a.example")
+    );
+    let all: Vec<_> = c.templates().try_collect().await.unwrap();
+    assert!(all.len() >= 18, "{}", all.len());
+    assert!(all.iter().any(|t| t.name == "retailer_a_pdp"));
+
+    // A template made through /v2 runs through /v1 by name, and its /v1 refinement is /v2's
+    // version 2.
+    let made = c
+        .generate_agent(
+            GenerationRequest::new("Extract the title and price.", "https://market.example/l/1")
+                .agent_name("market_listing_v2"),
+        )
+        .await
+        .unwrap()
+        .with_wait(fast)
+        .wait()
+        .await
+        .unwrap();
+    assert_eq!(made.agent_name.as_deref(), Some("market_listing_v2"));
+    let r = v1
+        .run_raw(
+            "market_listing_v2",
+            json!({"url": "https://market.example/l/2"}),
+        )
+        .await
+        .unwrap();
+    assert!(r.record().unwrap()["price"].is_number());
+    v1.generate_agent(GenerationRequest::refine(
+        "market_listing_v2",
+        "also the seller",
+    ))
+    .await
+    .unwrap()
+    .with_wait(fast)
+    .wait()
+    .await
+    .unwrap();
+    let versions: Vec<_> = c
+        .template_versions("market_listing_v2")
+        .try_collect()
+        .await
+        .unwrap();
+    let numbers: Vec<u64> = versions.iter().map(|v| v.version_number).collect();
+    assert_eq!(numbers, [1, 2]);
+    let second = c
+        .template_version("market_listing_v2", &versions[1].id)
+        .await
+        .unwrap();
+    assert_eq!(second, versions[1]);
+    assert_eq!(
+        c.template("market_listing_v2")
+            .await
+            .unwrap()
+            .published_version_id,
+        Some(versions[1].id.clone())
+    );
+    // Refining through /v2 names the template with /v2's field.
+    let refined = c
+        .generate_agent(GenerationRequest::refine(
+            "market_listing_v2",
+            "and the stock",
+        ))
+        .await
+        .unwrap()
+        .with_wait(fast)
+        .wait()
+        .await
+        .unwrap();
+    assert_eq!(refined.agent_name.as_deref(), Some("market_listing_v2"));
+
+    // Each version's record call on the other version fails before sending, saying what to use.
+    let err = v1.template("retailer_a_pdp").await.unwrap_err();
+    assert!(err.to_string().contains("Client::agent"), "{err}");
+    let err = c.agent("retailer_a_pdp").await.unwrap_err();
+    assert!(err.to_string().contains("Client::template"), "{err}");
+    let missing = c.template("retailer_a_pdq").await.unwrap_err();
+    assert!(matches!(missing, Error::NotFound(_)), "{missing}");
+    assert!(missing.to_string().contains("retailer_a_pdp"), "{missing}");
+}
+
+#[tokio::test]
+async fn the_version_comes_from_the_builder_or_the_base_url() {
+    let e = emulator().await;
+    let c = Client::builder()
+        .base_url(format!("{}/v2", e.base_url().trim_end_matches('/')))
+        .api_key(KEY)
+        .rate_limit(None)
+        .build()
+        .unwrap();
+    assert_eq!(c.api_version(), ApiVersion::V2);
+    assert!(c.template("retailer_a_pdp").await.is_ok());
+    let v1 = client_for(&e).build().unwrap();
+    assert_eq!(v1.api_version(), ApiVersion::V1);
+    assert!(v1.agent("retailer_a_pdp").await.is_ok());
+}
