@@ -55,6 +55,11 @@ struct Cli {
     /// The service's base URL (default: AGENTS_BASE_URL).
     #[arg(long, global = true, env = "AGENTS_BASE_URL", hide_env_values = true)]
     base_url: Option<String>,
+    /// Which version of the service's interface to speak: v1 (agents) or v2 (extract
+    /// templates); runs, batches and generations work the same on both (default:
+    /// AGENTS_API_VERSION, else v1).
+    #[arg(long, global = true, value_name = "v1|v2")]
+    api_version: Option<agents_runtime::ApiVersion>,
     /// Requests per second this command may send (default: the client's, the service's plan
     /// limit; 0: no limit, for a local emulator).
     #[arg(long, global = true, value_name = "PER_SECOND")]
@@ -225,11 +230,15 @@ fn main() -> ExitCode {
 }
 
 /// The client of a command: the environment's settings (`AGENTS_API_KEY`, `AGENTS_BASE_URL`,
-/// `AGENTS_REDIS_URL` for a limit shared with other processes on the key), then the flags.
+/// `AGENTS_API_VERSION`, `AGENTS_REDIS_URL` for a limit shared with other processes on the key),
+/// then the flags.
 fn client(cli: &Cli) -> Result<Client, Failure> {
     let mut b = agents_runtime::ClientBuilder::from_env()?;
     if let Some(url) = &cli.base_url {
         b = b.base_url(url.clone());
+    }
+    if let Some(version) = cli.api_version {
+        b = b.api_version(version);
     }
     if let Some(per_second) = cli.rate_limit {
         b = b.rate_limit((per_second > 0).then_some(per_second));

@@ -589,3 +589,59 @@ async fn batch_writes_parquet_with_typed_columns_and_the_input_row() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_and_batch_speak_either_version() {
+    let e = emulator().await;
+    let dir = scratch("versions");
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "--json",
+            "--api-version",
+            "v2",
+            "run",
+            "retailer_a_pdp",
+            "-p",
+            "asin=B08N5WRWNW",
+        ],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(json(&out)["records"][0]["product_title"].is_string());
+
+    // The environment chooses too: a batch over /v2.
+    asins_csv(&dir, 'V', 30);
+    let input = dir.join("asins.csv");
+    let results = dir.join("v2.jsonl");
+    let mut c = command(
+        &e,
+        &dir,
+        &[
+            "batch",
+            "retailer_a_pdp",
+            "--input",
+            input.to_str().unwrap(),
+            "--out",
+            results.to_str().unwrap(),
+        ],
+    );
+    c.env("AGENTS_API_VERSION", "v2");
+    let out = common::output(c).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(lines(&results).len(), 30);
+
+    let out = cargo_agents(&e, &dir, &["--api-version", "v3", "run", "retailer_a_pdp"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("expected `v1` or `v2`"), "{err}");
+}

@@ -1,4 +1,4 @@
-//! `agents-emulator`: serve the /v1 interface locally.
+//! `agents-emulator`: serve the /v1 and /v2 interfaces locally.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -7,13 +7,21 @@ use std::process::ExitCode;
 use agents_emulator::{Account, AccountStatus, Emulator, Fault, Lifecycle, RateLimitShape};
 use clap::{Parser, ValueEnum};
 
-/// The task faults a request can ask for by header, from the emulator's one table of them.
-fn task_fault_help() -> String {
+/// The task faults a request can ask for by header, from the emulator's one table of them, and
+/// the endpoints of the service it does not serve, from the endpoint table.
+fn after_help() -> String {
     let mut help = String::from(
         "Task faults, per request (async runs, batches, async extract, search, map):\n",
     );
     for (header, what) in agents_emulator::lifecycle::TASK_FAULTS {
         help.push_str(&format!("  {header}: {what}\n"));
+    }
+    help.push_str(
+        "\nEndpoints of the service not served (404, or 405 where the path serves another method):\n",
+    );
+    for e in agents_emulator::routes::unserved() {
+        let paths: Vec<&str> = e.versions().filter_map(|v| e.path(v)).collect();
+        help.push_str(&format!("  {} {}\n", e.method, paths.join(" | ")));
     }
     help
 }
@@ -24,9 +32,10 @@ fn task_fault_help() -> String {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// A stateful local server that speaks the /v1 interface of the web data extraction service.
+/// A stateful local server that speaks the /v1 and /v2 interfaces of the web data extraction
+/// service.
 #[derive(Debug, Parser)]
-#[command(version, after_help = task_fault_help())]
+#[command(version, after_help = after_help())]
 struct Args {
     /// Port to listen on; 0 picks a free one.
     #[arg(long, default_value_t = 8080)]
