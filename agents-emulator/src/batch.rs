@@ -162,7 +162,7 @@ fn register(
                 id.clone(),
                 &ctx.account.name,
                 api,
-                if api == "extract" { "extract" } else { "agent" },
+                crate::lifecycle::api_type(api),
                 Flow::Queued,
                 (duration, end),
                 input,
@@ -237,7 +237,8 @@ fn batch_parts(body: &Map<String, Value>) -> Result<(&Vec<Value>, Map<String, Va
     Ok((inputs, shared))
 }
 
-/// `POST /v1/extract/batch`: each item one URL; item fields override shared ones.
+/// An extract batch: each item's fields over the shared ones, every item checked; all invalid
+/// items are reported together (each with its index) and nothing runs.
 pub(crate) async fn create_extract(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
@@ -246,25 +247,70 @@ pub(crate) async fn create_extract(
     let (inputs, mut shared) = batch_parts(&body)?;
     crate::delivery::check(&mut shared)?;
     let deliver = crate::delivery::Delivery::from_body(&shared);
+    let ends = each_item(inputs, &shared, |merged| async move {
+        let result = crate::web::extract_result(&merged, "").await?;
+        Ok((result, json!({ "url": merged.get("url") })))
+    })
+    .await?;
+    Ok(Json(register(&state, &ctx, "extract", ends, deliver)))
+}
+
+/// A SERP batch: as an extract batch, each item a SERP request.
+pub(crate) async fn create_serp(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    ApiJson(body): ApiJson,
+) -> Result<Json<Value>, ApiError> {
+    let (inputs, mut shared) = batch_parts(&body)?;
+    crate::delivery::check(&mut shared)?;
+    let deliver = crate::delivery::Delivery::from_body(&shared);
+    let ends = each_item(inputs, &shared, |merged| async move {
+        let result = crate::serp::serp_result(&merged, "")?;
+        Ok((result, Value::Object(merged)))
+    })
+    .await?;
+    Ok(Json(register(&state, &ctx, "serp", ends, deliver)))
+}
+
+/// Runs `check` on every item merged over `shared` (the item wins), collecting each item's
+/// result and input, or every item's error at once, named `inputs[i].field`.
+async fn each_item<F, Fut>(
+    inputs: &[Value],
+    shared: &Map<String, Value>,
+    check: F,
+) -> Result<Vec<(TaskEnd, Value)>, ApiError>
+where
+    F: Fn(Map<String, Value>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Value, Value), ApiError>>,
+{
     let mut ends = Vec::with_capacity(inputs.len());
+    let mut errors = Vec::new();
     for (i, item) in inputs.iter().enumerate() {
         let at = format!("inputs[{i}]");
         let Some(item) = item.as_object() else {
-            return Err(ApiError::bad_request(
+            errors.push(ApiError::bad_request(
                 &at,
                 format!("{at} must be an object"),
             ));
+            continue;
         };
         let mut merged = shared.clone();
         merged.extend(item.clone());
-        let result = crate::web::extract_result(&merged, "").await.map_err(|e| {
-            let field = e.field.clone().unwrap_or_default();
-            e.at(format!("{at}.{field}"))
-        })?;
-        let input = json!({ "url": merged.get("url") });
-        ends.push((TaskEnd::Value(Arc::new(result)), input));
+        match check(merged).await {
+            Ok((result, input)) => ends.push((TaskEnd::Value(Arc::new(result)), input)),
+            Err(e) => {
+                let field = match &e.field {
+                    Some(f) => format!("{at}.{f}"),
+                    None => at,
+                };
+                errors.push(e.at(field));
+            }
+        }
     }
-    Ok(Json(register(&state, &ctx, "extract", ends, deliver)))
+    match ApiError::items(errors) {
+        Some(e) => Err(e),
+        None => Ok(ends),
+    }
 }
 
 fn find(state: &State, ctx: &Ctx, id: &str) -> Result<Batch, ApiError> {

@@ -68,6 +68,26 @@ impl ApiError {
         self
     }
 
+    /// Every invalid item of a batch in one answer, so a batch with 30 bad items reports 30:
+    /// the first item's status and field, a message counting them, and each item's field,
+    /// code and message in `details`. `None` when there are none.
+    pub fn items(errors: Vec<ApiError>) -> Option<ApiError> {
+        let first = errors.first()?.clone();
+        let details: Vec<Value> = errors
+            .iter()
+            .map(|e| json!({ "field": e.field, "code": e.code, "message": e.message }))
+            .collect();
+        let message = match errors.len() {
+            1 => first.message.clone(),
+            n => format!("{n} items are invalid; the first: {}", first.message),
+        };
+        Some(ApiError {
+            message,
+            details: Some(Value::Array(details)),
+            ..first
+        })
+    }
+
     /// The JSON body.
     pub fn body(&self) -> Value {
         let mut error = json!({ "code": self.code, "message": self.message });

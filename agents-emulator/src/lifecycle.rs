@@ -305,6 +305,18 @@ pub enum GenerationEnd {
     Failed(String),
 }
 
+/// The `api_type` of a task made by the endpoint family `api` (the vendor's set: `web`,
+/// `serp`, `ecommerce`, `social`, `media`, `agent`, `extract`, `fast-serp`, `labs`).
+pub fn api_type(api: &str) -> &'static str {
+    match api {
+        "extract" => "extract",
+        "serp" => "serp",
+        "media" => "media",
+        "search" | "map" | "crawl" => "web",
+        _ => "agent",
+    }
+}
+
 /// What a generation record calls the agent's name in `version`.
 pub fn name_key(version: ApiVersion) -> &'static str {
     match version {

@@ -55,7 +55,7 @@ pub fn router(state: Shared) -> Router {
 /// The handler of an endpoint, under the endpoint's method; `None` for the endpoints the
 /// emulator does not serve (listed by [`unserved`]).
 fn handler(e: &Endpoint) -> Option<MethodRouter<Shared>> {
-    use crate::{batch, generations, tasks, templates, web};
+    use crate::{batch, domain, generations, media, serp, tasks, templates, web};
     let method = match e.method {
         endpoint::Method::Get => MethodFilter::GET,
         endpoint::Method::Post => MethodFilter::POST,
@@ -91,6 +91,12 @@ fn handler(e: &Endpoint) -> Option<MethodRouter<Shared>> {
         endpoint::CRAWL_LIST => on(method, web::crawl_list),
         endpoint::CRAWL_GET => on(method, web::crawl_get),
         endpoint::CRAWL_CANCEL => on(method, web::crawl_delete),
+        endpoint::SERP_RUN | endpoint::FAST_SERP_RUN => on(method, serp::run::<false>),
+        endpoint::SERP_ASYNC => on(method, serp::run::<true>),
+        endpoint::SERP_BATCH => on(method, batch::create_serp),
+        endpoint::MEDIA_RUN => on(method, media::run::<false>),
+        endpoint::MEDIA_ASYNC => on(method, media::run::<true>),
+        endpoint::DOMAIN_DRIVER => on(method, domain::driver_for),
         _ => return None,
     })
 }

@@ -1,8 +1,8 @@
 """Conformance of agents-emulator's /v2 interface with the vendor's client 1.6.0 (which calls no
 /v1 path), through conformance/harness.py.
 
-Endpoints of the SDK the emulator does not serve yet (template update and delete, serp,
-fast-serp, media, domain knowledge, jobs, research agents) are not checked here.
+Endpoints of the SDK the emulator does not serve yet (template update and delete, jobs,
+research agents) are not checked here.
 
     python v2/suite.py BASE_URL API_KEY
 """
@@ -161,6 +161,49 @@ if gen:
                 suite.ok("a refinement publishes version 2", f"versions {numbers}")
     else:
         suite.ok("generation succeeds", f"{done!r}"[:500])
+
+# --- SERP, fast SERP, media, domain knowledge ------------------------------------------------
+call("POST /v2/serp", T.SerpRunResponse,
+     lambda c: c.serp.with_raw_response.run(search_engine="google_search", query="rust serde",
+                                            num_results=5))
+call("POST /v2/serp (maps, a place, mobile)", T.SerpRunResponse,
+     lambda c: c.serp.with_raw_response.run(search_engine="google_maps_search", query="coffee",
+                                            location="Berlin", device="mobile", page=2))
+serp_task = call("POST /v2/serp/async", T.SerpRunAsyncResponse,
+                 lambda c: c.serp.with_raw_response.run_async(search_engine="bing_search",
+                                                              query="rust"))
+if serp_task:
+    done = wait_task(serp_task["task"]["id"])
+    if done and done["task"]["state"] == "success":
+        call("GET /v2/tasks/{id}/results (serp)", T.TaskResultsResponse,
+             lambda c: c.tasks.with_raw_response.results(serp_task["task"]["id"]))
+call("POST /v2/serp/batch", T.SerpRunBatchResponse,
+     lambda c: c.serp.with_raw_response.run_batch(
+         inputs=[{"query": "rust"}, {"query": "serde", "page": 2}],
+         shared_inputs={"search_engine": "google_news", "country": "DE"}))
+call("POST /v2/fast-serp", T.FastSerpRunResponse,
+     lambda c: c.fast_serp.with_raw_response.run(search_engine="google_search", query="tokio"))
+call("POST /v2/media", T.MediaRunResponse,
+     lambda c: c.media.with_raw_response.run(url="https://cdn.example/a/photo.jpg",
+                                             expected_mime_types=["image/*"],
+                                             storage={"url": "s3://bucket/media/", "type": "s3"}))
+media_task = call("POST /v2/media/async", T.MediaRunAsyncResponse,
+                  lambda c: c.media.with_raw_response.run_async(url="https://cdn.example/v.mp4"))
+if media_task:
+    wait_task(media_task["task"]["id"])
+call("GET /v2/domain-knowledge/driver?url=", T.DomainKnowledgeGetDriverResponse,
+     lambda c: c.domain_knowledge.with_raw_response.get_driver(url="https://shop.example/p/1"))
+call("GET /v2/domain-knowledge/driver?agent=", T.DomainKnowledgeGetDriverResponse,
+     lambda c: c.domain_knowledge.with_raw_response.get_driver(agent="retailer_a_pdp"))
+expect_error("422 unknown search engine", nimble_python.UnprocessableEntityError,
+             lambda c: c.serp.run(search_engine="altavista", query="x"))
+expect_error("400 every bad SERP batch item", nimble_python.BadRequestError,
+             lambda c: c.serp.run_batch(inputs=[{"query": ""}, {"query": "ok"}, {}],
+                                        shared_inputs={"search_engine": "google_search"}))
+expect_error("400 domain knowledge with url and agent", nimble_python.BadRequestError,
+             lambda c: c.domain_knowledge.get_driver(url="shop.example", agent="retailer_a_pdp"))
+expect_error("404 domain knowledge of an unknown agent", nimble_python.NotFoundError,
+             lambda c: c.domain_knowledge.get_driver(agent="no_such_agent"))
 
 # --- documented errors -----------------------------------------------------------------------
 bad = nimble_python.Nimble(api_key="not-a-key", base_url=BASE, max_retries=0)

@@ -152,10 +152,11 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
 }
 
 /// A result answered now (`ASYNC = false`), or stored as a task that finishes on the lifecycle
-/// clock, answering its id (`ASYNC = true`): the sync and async variants of extract, search and
-/// map differ only in this.
-pub(super) fn finish<const ASYNC: bool>(
-    state: &State,
+/// clock, answering its id (`ASYNC = true`) and delivering its result when the request asked
+/// for delivery: the sync and async variants of extract, search, map, SERP and media differ
+/// only in this.
+pub(crate) fn finish<const ASYNC: bool>(
+    state: &Arc<State>,
     ctx: &Ctx,
     api: &str,
     input: Map<String, Value>,
@@ -164,12 +165,13 @@ pub(super) fn finish<const ASYNC: bool>(
     if !ASYNC {
         return Json(result);
     }
+    let deliver = crate::delivery::Delivery::from_body(&input);
     let faults = ctx.task_faults;
     let task = Task::new(
         ctx.task_id.clone(),
         &ctx.account.name,
         api,
-        if api == "extract" { "extract" } else { "web" },
+        crate::lifecycle::api_type(api),
         Flow::Pending,
         (
             faults.duration(state.config.lifecycle.task),
@@ -182,6 +184,9 @@ pub(super) fn finish<const ASYNC: bool>(
         state.base_url.get().map_or("", String::as_str),
     );
     lock(&state.tasks).insert(ctx.task_id.clone(), task);
+    if let Some(d) = deliver {
+        crate::delivery::schedule(state.clone(), ctx.task_id.clone(), d);
+    }
     Json(answer)
 }
 

@@ -16,7 +16,7 @@ pub use crate::net::is_loopback;
 pub use crawl::Crawl;
 pub(crate) use crawl::{crawl, crawl_delete, crawl_get, crawl_list};
 pub(crate) use discover::map;
-pub(crate) use extract::extract;
 pub use extract::extract_result;
+pub(crate) use extract::{extract, finish};
 pub use page::{MAX_PAGE, Page, fetch, links, markdown};
 pub(crate) use search::search;

@@ -315,6 +315,39 @@ impl Submitted {
 
 /// Submits `items` in batches of at most 1,000 to `path`; a failure after the first batch
 /// keeps the ids already submitted.
+/// A batch whose items are request bodies built field by field (extract, SERP): every item
+/// checked, all invalid ones reported together with their positions and nothing sent, then
+/// submitted in chunks of at most 1,000 with `shared` as the shared inputs.
+pub(crate) async fn submit_items<R: TaskOutput>(
+    client: &Client,
+    endpoint: &Endpoint,
+    shared: Map<String, Value>,
+    items: impl IntoIterator<Item = Result<Map<String, Value>, Error>>,
+) -> Result<BatchHandle<R>, Error> {
+    let mut inputs = Vec::new();
+    let mut invalid = Vec::new();
+    for (index, item) in items.into_iter().enumerate() {
+        match item {
+            Ok(body) => inputs.push(compact(&Value::Object(body))?),
+            Err(e) => invalid.push((index, e)),
+        }
+    }
+    if !invalid.is_empty() {
+        return Err(Error::InvalidItems(invalid));
+    }
+    if inputs.is_empty() {
+        return Err(Error::InvalidOption {
+            option: "items",
+            message: "a batch needs at least one item".into(),
+        });
+    }
+    let items = Submitted {
+        shared: shared.clone(),
+        inputs,
+    };
+    submit_chunks(client, endpoint, &Value::Object(shared), items).await
+}
+
 async fn submit_chunks<R: TaskOutput>(
     client: &Client,
     endpoint: &Endpoint,
@@ -633,35 +666,11 @@ impl Client {
         items: impl IntoIterator<Item = ExtractRequest>,
     ) -> Result<BatchHandle<ExtractResult>, Error> {
         shared.check_options()?;
-        let shared = shared.into_body();
-        let mut inputs = Vec::new();
-        let mut invalid = Vec::new();
-        for (index, item) in items.into_iter().enumerate() {
-            match item.check() {
-                Ok(()) => inputs.push(compact(&Value::Object(item.into_body()))?),
-                Err(e) => invalid.push((index, e)),
-            }
-        }
-        if !invalid.is_empty() {
-            return Err(Error::InvalidItems(invalid));
-        }
-        if inputs.is_empty() {
-            return Err(Error::InvalidOption {
-                option: "items",
-                message: "a batch needs at least one item".into(),
-            });
-        }
-        let items = Submitted {
-            shared: shared.clone(),
-            inputs,
-        };
-        submit_chunks(
-            self,
-            &endpoint::EXTRACT_BATCH,
-            &Value::Object(shared),
-            items,
-        )
-        .await
+        let items = items.into_iter().map(|item| {
+            item.check()?;
+            Ok(item.into_body())
+        });
+        submit_items(self, &endpoint::EXTRACT_BATCH, shared.into_body(), items).await
     }
 
     /// A batch of agent `A`: `client.batch::<RetailerAPdp>()`.

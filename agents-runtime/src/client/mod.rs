@@ -11,11 +11,13 @@ pub mod delivery;
 pub mod error;
 pub mod generation;
 mod listing;
+pub mod media;
 pub mod pages;
 pub mod proxy;
 mod records;
 pub mod retry;
 pub mod run;
+pub mod serp;
 #[cfg(feature = "redis")]
 mod shared;
 pub mod tasks;

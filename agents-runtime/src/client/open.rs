@@ -79,3 +79,23 @@ macro_rules! open_enum {
 }
 
 pub(crate) use open_enum;
+
+/// Request bodies built field by field: typed setters, plus `field(name, value)`, the escape
+/// hatch for fields this client does not know (sent as is).
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident : $ty:ty => $key:literal),* $(,)?) => {
+        /// Any other field, sent as is.
+        pub fn field(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+            self.body.insert(name.into(), value.into());
+            self
+        }
+
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, value: $ty) -> Self {
+                self.body.insert($key.into(), json!(value));
+                self
+            }
+        )*
+    };
+}

@@ -155,6 +155,21 @@ impl Delivery {
     }
 }
 
+impl Delivery {
+    /// Checks the options and adds their fields to a request body built field by field.
+    pub(crate) fn add_to(&self, body: &mut Map<String, Value>) -> Result<(), Error> {
+        if let Value::Object(fields) =
+            serde_json::to_value(self.fields()?).map_err(|e| Error::InvalidOption {
+                option: "delivery",
+                message: e.to_string(),
+            })?
+        {
+            body.extend(fields);
+        }
+        Ok(())
+    }
+}
+
 /// The delivery fields of a request body, checked.
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct DeliveryFields<'a> {
