@@ -43,6 +43,8 @@ pub struct Version {
     pub created: SystemTime,
     /// Its record.
     pub record: Arc<AgentRecord>,
+    /// Sample input/output pairs (`[{input, output}]`), as set by an update.
+    pub samples: Option<Value>,
 }
 
 impl Entry {
@@ -59,6 +61,7 @@ impl Entry {
                 number: 1,
                 created: now,
                 record,
+                samples: None,
             },
             older: Vec::new(),
         }
@@ -100,6 +103,7 @@ impl Version {
             "input_schema": json_schema::input_schema(&self.record),
             "output_schema": json_schema::output_schema(&self.record),
             "metadata": self.metadata(),
+            "samples": self.samples,
         })
     }
 
@@ -202,6 +206,7 @@ impl Catalog {
                     number: entry.published.number + 1,
                     created: SystemTime::now(),
                     record: record.clone(),
+                    samples: None,
                 };
                 let before = std::mem::replace(&mut entry.published, next);
                 entry.older.push(before);
@@ -213,6 +218,18 @@ impl Catalog {
                     .insert(name, Entry::new(record, Some(owner.to_owned()), version));
             }
         }
+    }
+
+    /// The agent `name` as `account` sees it, to change.
+    pub fn get_mut(&mut self, account: &str, name: &str) -> Option<&mut Entry> {
+        self.agents
+            .get_mut(name)
+            .filter(|e| e.owner.as_deref().is_none_or(|o| o == account))
+    }
+
+    /// Removes the agent `name`; what was removed.
+    pub fn remove(&mut self, name: &str) -> Option<Entry> {
+        self.agents.remove(name)
     }
 
     /// The agent `name` as `account` sees it.

@@ -113,6 +113,17 @@ pub(crate) async fn json_object(
     headers: &HeaderMap,
     body: Body,
 ) -> Result<Map<String, Value>, ApiError> {
+    match json_value(headers, body).await? {
+        Value::Object(m) => Ok(m),
+        other => Err(ApiError::bad_request(
+            "body",
+            format!("the body must be a JSON object, not {}", kind(&other)),
+        )),
+    }
+}
+
+/// Reads any JSON body (a JSON Patch document is an array), with the checks of [`json_object`].
+pub(crate) async fn json_value(headers: &HeaderMap, body: Body) -> Result<Value, ApiError> {
     if let Some(ct) = headers.get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("");
         if !agents_runtime::endpoint::is_json_content_type(ct) {
@@ -139,13 +150,7 @@ pub(crate) async fn json_object(
             ),
         )
     })?;
-    match value {
-        Value::Object(m) => Ok(m),
-        other => Err(ApiError::bad_request(
-            "body",
-            format!("the body must be a JSON object, not {}", kind(&other)),
-        )),
-    }
+    Ok(value)
 }
 
 /// A required string field of a body: 400 when missing, 422 when not a string.
@@ -179,6 +184,18 @@ pub(crate) fn optional_str<'a>(
 
 /// A JSON object request body, read by [`json_object`]: every rejection is the JSON error shape.
 pub(crate) struct ApiJson(pub(crate) Map<String, Value>);
+
+/// Any JSON body, checked as [`ApiJson`]'s but of any shape.
+pub(crate) struct ApiJsonValue(pub(crate) Value);
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for ApiJsonValue {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+        let (parts, body) = req.into_parts();
+        json_value(&parts.headers, body).await.map(ApiJsonValue)
+    }
+}
 
 impl<S: Send + Sync> axum::extract::FromRequest<S> for ApiJson {
     type Rejection = ApiError;

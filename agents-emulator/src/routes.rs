@@ -65,6 +65,8 @@ fn handler(e: &Endpoint) -> Option<MethodRouter<Shared>> {
     Some(match *e {
         endpoint::TEMPLATE_LIST => on(method, templates::list),
         endpoint::TEMPLATE_GET => on(method, templates::get),
+        endpoint::TEMPLATE_UPDATE => on(method, templates::update),
+        endpoint::TEMPLATE_DELETE => on(method, templates::delete),
         endpoint::TEMPLATE_VERSIONS => on(method, templates::versions),
         endpoint::TEMPLATE_VERSION => on(method, templates::version),
         endpoint::TEMPLATE_RUN => on(method, templates::run),

@@ -16,7 +16,7 @@ use crate::catalog::{Entry, ListQuery, parse_count};
 use crate::error::ApiError;
 use crate::lifecycle::{Flow, Task, TaskEnd};
 use crate::params;
-use crate::request::{ApiJson, ApiPath, ApiQuery, Ctx, formats, required_str};
+use crate::request::{ApiJson, ApiJsonValue, ApiPath, ApiQuery, Ctx, formats, required_str};
 use crate::state::{State, lock};
 use crate::synth;
 
@@ -150,6 +150,126 @@ fn path_name(version: ApiVersion) -> &'static str {
         ApiVersion::V1 => "agent_name",
         ApiVersion::V2 => "extract_template_name",
     }
+}
+
+/// The fields of a template record an update may not change, as JSON pointers.
+const READ_ONLY: [&str; 9] = [
+    "/id",
+    "/name",
+    "/created_at",
+    "/updated_at",
+    "/published_version_id",
+    "/published_version/id",
+    "/published_version/name",
+    "/published_version/version_number",
+    "/published_version/created_at",
+];
+
+/// Changes one of the account's templates with a JSON Patch document (RFC 6902) applied to its
+/// record: metadata and samples change the published version in place; a changed input or
+/// output schema publishes the next version. A patch that fails (a `test` that does not hold,
+/// a path that does not exist) changes nothing: 422 naming the operation.
+pub(crate) async fn update(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiPath(name): ApiPath<String>,
+    ApiJsonValue(body): ApiJsonValue,
+) -> Result<Json<Value>, ApiError> {
+    let patch: json_patch::Patch = serde_json::from_value(body).map_err(|e| {
+        ApiError::bad_request(
+            "body",
+            format!("the body must be a JSON Patch document (RFC 6902): {e}"),
+        )
+    })?;
+    state.settle(Instant::now());
+    let mut catalog = state
+        .catalog
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some(entry) = catalog.get_mut(&ctx.account.name, &name) else {
+        return Err(catalog
+            .unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND)
+            .at(path_name(version)));
+    };
+    let Some(owner) = entry.owner.clone() else {
+        return Err(public(&name));
+    };
+    let before = entry.template_json();
+    let mut doc = before.clone();
+    json_patch::patch(&mut doc, &patch).map_err(|e| {
+        ApiError::invalid(
+            format!("body[{}]", e.operation),
+            format!("operation {} ({}) failed: {}", e.operation, e.path, e.kind),
+        )
+    })?;
+    if let Some(ptr) = READ_ONLY
+        .iter()
+        .find(|p| doc.pointer(p) != before.pointer(p))
+    {
+        return Err(ApiError::invalid(
+            format!("body{}", ptr.replace('/', ".")),
+            format!("{ptr} is set by the service and cannot be changed"),
+        ));
+    }
+    let part = |key: &str| doc["published_version"][key].clone();
+    let record = agents_schema::json_schema::record(
+        &name,
+        &part("input_schema"),
+        &part("output_schema"),
+        &part("metadata"),
+    )
+    .map_err(|e| ApiError::invalid("body", format!("the patched template is not valid: {e}")))?;
+    let schemas_changed = ["input_schema", "output_schema"]
+        .iter()
+        .any(|k| part(k) != before["published_version"][*k]);
+    let samples = Some(part("samples")).filter(|v| !v.is_null());
+    if schemas_changed {
+        catalog.insert_private(&owner, record, uuid::Uuid::new_v4().to_string());
+    } else {
+        let record = Arc::new(record);
+        entry.record = record.clone();
+        entry.published.record = record;
+    }
+    let Some(entry) = catalog.get_mut(&ctx.account.name, &name) else {
+        return Err(ApiError::not_found(format!("template `{name}` is gone")));
+    };
+    entry.published.samples = samples;
+    Ok(Json(entry.template_json()))
+}
+
+/// Deletes one of the account's templates: 204, and the name runs nothing afterwards.
+pub(crate) async fn delete(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiPath(name): ApiPath<String>,
+) -> Result<StatusCode, ApiError> {
+    state.settle(Instant::now());
+    let mut catalog = state
+        .catalog
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match catalog.get(&ctx.account.name, &name) {
+        None => Err(catalog
+            .unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND)
+            .at(path_name(version))),
+        Some(e) if e.owner.is_none() => Err(public(&name)),
+        Some(_) => {
+            catalog.remove(&name);
+            Ok(StatusCode::NO_CONTENT)
+        }
+    }
+}
+
+/// The answer to changing a public template.
+fn public(name: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "FORBIDDEN",
+        format!("`{name}` is a public template; only your own templates can be changed"),
+    )
+    .at("extract_template_name")
 }
 
 /// A checked run request, ready to run.

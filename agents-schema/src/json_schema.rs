@@ -3,7 +3,7 @@
 //! examples and the rules the generator understands as JSON Schema keywords) and the
 //! `output_schema` (an object whose properties are the output descriptors, which are already
 //! JSON Schema). What has no JSON Schema keyword is kept under an `x-` key, so nothing in the
-//! record is lost.
+//! record is lost, and [`record`] reads the documents back into a record.
 
 use serde_json::{Map, Value, json};
 
@@ -44,6 +44,12 @@ pub fn input_schema(record: &AgentRecord) -> Value {
     schema.insert("properties".into(), Value::Object(properties));
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
+    }
+    if let Some(flags) = &record.feature_flags {
+        schema.insert(
+            "x-feature-flags".into(),
+            serde_json::to_value(flags).unwrap_or(Value::Null),
+        );
     }
     Value::Object(schema)
 }
@@ -120,6 +126,124 @@ pub fn output_schema(record: &AgentRecord) -> Value {
     })
 }
 
+/// A record from the documents [`input_schema`], [`output_schema`] and [`metadata`] make (a
+/// template version edited as JSON): each input property becomes an input, its JSON Schema
+/// bounds the rules the generator reads (`minLength` → `minimum length N`, `enum` → `one of …`),
+/// the `x-` keys what they were; the output's properties are the descriptors. Every problem is
+/// reported with its path, as when a record is read.
+pub fn record(
+    name: &str,
+    input: &Value,
+    output: &Value,
+    metadata: &Value,
+) -> Result<AgentRecord, crate::RecordError> {
+    let required: Vec<&str> = input
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let inputs: Vec<Value> = input
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(name, p)| input_from(name, p, required.contains(&name.as_str())))
+        .collect();
+    let mut record = Map::new();
+    record.insert("name".into(), json!(name));
+    for key in [
+        "display_name",
+        "description",
+        "domain",
+        "entity_type",
+        "vertical",
+    ] {
+        if let Some(v) = metadata.get(key).filter(|v| !v.is_null()) {
+            record.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(m) = metadata.as_object() {
+        record.insert("metadata".into(), Value::Object(m.clone()));
+    }
+    record.insert("input_properties".into(), Value::Array(inputs));
+    record.insert(
+        "output_schema".into(),
+        output
+            .get("properties")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+    );
+    if let Some(flags) = input.get("x-feature-flags").filter(|v| !v.is_null()) {
+        record.insert("feature_flags".into(), flags.clone());
+    }
+    AgentRecord::from_value(&Value::Object(record))
+}
+
+/// One input of a record from its JSON Schema property.
+fn input_from(name: &str, p: &Value, required: bool) -> Value {
+    let mut out = Map::new();
+    out.insert("name".into(), json!(name));
+    let ty = match p.get("type") {
+        Some(Value::Array(types)) => types.iter().find(|t| t.as_str() != Some("null")).cloned(),
+        other => other.cloned(),
+    };
+    if let Some(ty) = ty {
+        out.insert("type".into(), ty);
+    }
+    out.insert("required".into(), json!(required));
+    for key in ["description", "default", "examples"] {
+        if let Some(v) = p.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    let mut rules = Vec::new();
+    let number = |k: &str| p.get(k).filter(|v| v.is_number()).map(Value::to_string);
+    if let Some(n) = number("minLength") {
+        rules.push(format!("minimum length {n}"));
+    }
+    if let Some(n) = number("maxLength") {
+        rules.push(format!("maximum length {n}"));
+    }
+    if let Some(n) = number("minimum") {
+        rules.push(format!("minimum {n}"));
+    }
+    if let Some(n) = number("maximum") {
+        rules.push(format!("maximum {n}"));
+    }
+    if let Some(re) = p.get("pattern").and_then(Value::as_str) {
+        rules.push(format!("pattern {re}"));
+    }
+    if let Some(values) = p.get("enum").and_then(Value::as_array) {
+        let words: Vec<String> = values
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .collect();
+        rules.push(format!("one of {}", words.join(", ")));
+    }
+    for text in p
+        .get("x-rules")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(t) = text.as_str() {
+            rules.push(t.to_owned());
+        }
+    }
+    out.insert("rules".into(), json!(rules));
+    for (key, flag) in [
+        ("x-localization", "is_localization_param"),
+        ("x-pagination", "is_pagination_param"),
+    ] {
+        if p.get(key).and_then(Value::as_bool) == Some(true) {
+            out.insert(flag.into(), json!(true));
+        }
+    }
+    Value::Object(out)
+}
+
 /// The record's catalog facts as `/v2` version metadata: `display_name`, `description`,
 /// `domain`, `entity_type`, `vertical`, and `tags` (none in `/v1`, so empty).
 pub fn metadata(record: &AgentRecord) -> Value {
@@ -137,6 +261,82 @@ pub fn metadata(record: &AgentRecord) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_catalog_record_reads_back_the_same() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            let original =
+                AgentRecord::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let back = record(
+                &original.name,
+                &input_schema(&original),
+                &output_schema(&original),
+                &metadata(&original),
+            )
+            .unwrap();
+            assert_eq!(
+                back.output_schema,
+                original.output_schema,
+                "{}",
+                path.display()
+            );
+            assert_eq!(
+                back.feature_flags,
+                original.feature_flags,
+                "{}",
+                path.display()
+            );
+            let names = |r: &AgentRecord| -> Vec<(String, bool, bool, bool)> {
+                r.inputs()
+                    .iter()
+                    .map(|i| {
+                        (
+                            i.name.clone(),
+                            i.required,
+                            i.is_localization_param,
+                            i.is_pagination_param,
+                        )
+                    })
+                    .collect()
+            };
+            // A JSON object's keys carry no order, so inputs are compared by name; the first
+            // of a repeated name is the one kept.
+            let mut want = names(&original);
+            want.dedup_by(|a, b| a.0 == b.0);
+            want.sort();
+            let mut got = names(&back);
+            got.sort();
+            assert_eq!(got, want, "{}", path.display());
+            // The rules the generator reads are the same rules.
+            for a in original.inputs() {
+                let b = back.inputs().iter().find(|b| b.name == a.name).unwrap();
+                let ty = param_type(a, a.is_pagination_param).0;
+                let checked = |r: &InputProperty| -> Vec<Rule> {
+                    r.rules
+                        .iter()
+                        .filter_map(|t| match rules::parse(t, ty) {
+                            Parsed::Checked(rule) => Some(rule),
+                            Parsed::DocOnly(_) => None,
+                        })
+                        .collect()
+                };
+                if std::ptr::eq(
+                    a,
+                    original.inputs().iter().find(|x| x.name == a.name).unwrap(),
+                ) {
+                    assert_eq!(checked(a), checked(b), "{} {}", path.display(), a.name);
+                }
+            }
+            seen += 1;
+        }
+        assert!(seen >= 18, "{seen}");
+    }
 
     #[test]
     fn every_input_fact_has_a_place() {

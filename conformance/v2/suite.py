@@ -1,8 +1,8 @@
 """Conformance of agents-emulator's /v2 interface with the vendor's client 1.6.0 (which calls no
 /v1 path), through conformance/harness.py.
 
-Endpoints of the SDK the emulator does not serve yet (template update and delete, jobs,
-research agents) are not checked here.
+Endpoints of the SDK the emulator does not serve yet (jobs, research agents) are not checked
+here.
 
     python v2/suite.py BASE_URL API_KEY
 """
@@ -159,6 +159,28 @@ if gen:
             numbers = [v["version_number"] for v in (listed or {}).get("items", [])]
             if numbers != [1, 2]:
                 suite.ok("a refinement publishes version 2", f"versions {numbers}")
+        patched = call("PATCH /v2/extract/templates/{name}", TE.TemplateUpdateResponse,
+                       lambda c: c.extract.templates.with_raw_response.update(name, body=[
+                           {"op": "replace", "path": "/published_version/metadata/description",
+                            "value": "Title and price"},
+                           {"op": "add", "path": "/published_version/samples",
+                            "value": [{"input": {"url": "https://shop.example/p/9"},
+                                       "output": {"title": "Kettle"}}]}]))
+        if patched and patched["published_version"]["metadata"]["description"] != "Title and price":
+            suite.ok("PATCH changes the template", f"{patched!r}"[:500])
+        expect_error("422 a JSON Patch whose test fails", nimble_python.UnprocessableEntityError,
+                     lambda c: c.extract.templates.update(name, body=[
+                         {"op": "test", "path": "/name", "value": "someone_else"}]))
+        expect_error("403 patching a public template", nimble_python.PermissionDeniedError,
+                     lambda c: c.extract.templates.update("retailer_a_pdp", body=[
+                         {"op": "remove", "path": "/published_version/metadata/tags"}]))
+        try:
+            suite.client.extract.templates.delete(name)
+            suite.ok("DELETE /v2/extract/templates/{name}")
+        except Exception as e:  # noqa: BLE001
+            suite.ok("DELETE /v2/extract/templates/{name}", f"{type(e).__name__}: {e}")
+        expect_error("404 a deleted template", nimble_python.NotFoundError,
+                     lambda c: c.extract.templates.get(name))
     else:
         suite.ok("generation succeeds", f"{done!r}"[:500])
 

@@ -634,14 +634,18 @@ impl Client {
                 })));
             }
         };
-        let value = decode_body::<T>(&bytes).map_err(|(path, message)| {
-            Error::Decode(Box::new(DecodeError {
-                path,
-                message,
-                body: String::from_utf8_lossy(&bytes).into_owned(),
-                info: info.clone(),
-            }))
-        })?;
+        // An empty answer (204 No Content) reads as JSON `null`: `()` for calls that answer
+        // nothing, and an error naming the answer for calls that expected a value.
+        let empty = bytes.iter().all(u8::is_ascii_whitespace);
+        let value =
+            decode_body::<T>(if empty { b"null" } else { &bytes }).map_err(|(path, message)| {
+                Error::Decode(Box::new(DecodeError {
+                    path,
+                    message,
+                    body: String::from_utf8_lossy(&bytes).into_owned(),
+                    info: info.clone(),
+                }))
+            })?;
         Ok((value, info))
     }
 

@@ -7,9 +7,14 @@ use futures::stream::BoxStream;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::Client;
 use super::error::Error;
+use super::retry::Idempotency;
+use super::{Client, JsonBody};
 use crate::endpoint::{self, ApiVersion};
+
+/// JSON Patch (RFC 6902), the document [`Client::update_template`] takes: the `json-patch`
+/// crate, re-exported so its version is the client's.
+pub use json_patch;
 
 /// A template record: `client.template("retailer_a_pdp")`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -174,5 +179,51 @@ impl Client {
             .get(&endpoint::TEMPLATE_VERSION, &[name, version_id], &[])
             .await?
             .0)
+    }
+
+    /// Changes one of your templates with a JSON Patch document (RFC 6902) applied to its
+    /// record (`/v2`): metadata and samples change the published version; a changed input or
+    /// output schema publishes the next version. A patch whose `test` fails, or that touches a
+    /// field the service sets (ids, names, times, version numbers), changes nothing.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: agents_runtime::Client) -> Result<(), agents_runtime::Error> {
+    /// use agents_runtime::client::templates::json_patch::Patch;
+    /// let patch: Patch = serde_json::from_value(serde_json::json!([
+    ///     {"op": "replace", "path": "/published_version/metadata/display_name", "value": "Shop"}
+    /// ]))
+    /// .expect("a patch");
+    /// let t = client.update_template("shop_product", &patch).await?;
+    /// # let _ = t; Ok(()) }
+    /// ```
+    pub async fn update_template(
+        &self,
+        name: &str,
+        patch: &json_patch::Patch,
+    ) -> Result<TemplateRecord, Error> {
+        let body = JsonBody::new(patch, "patch")?;
+        Ok(self
+            .send(
+                &endpoint::TEMPLATE_UPDATE,
+                &[name],
+                &[],
+                Some(&body),
+                Idempotency::Unsafe,
+            )
+            .await?
+            .0)
+    }
+
+    /// Deletes one of your templates (`/v2`); its name runs nothing afterwards.
+    pub async fn delete_template(&self, name: &str) -> Result<(), Error> {
+        self.send::<()>(
+            &endpoint::TEMPLATE_DELETE,
+            &[name],
+            &[],
+            None,
+            Idempotency::Unsafe,
+        )
+        .await?;
+        Ok(())
     }
 }

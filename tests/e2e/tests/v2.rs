@@ -218,3 +218,113 @@ async fn the_version_comes_from_the_builder_or_the_base_url() {
     assert_eq!(v1.api_version(), ApiVersion::V1);
     assert!(v1.agent("retailer_a_pdp").await.is_ok());
 }
+
+#[tokio::test]
+async fn templates_change_by_json_patch_and_are_deleted() {
+    use agents_runtime::client::templates::json_patch::Patch;
+    let e = emulator().await;
+    let c = v2(&e);
+    let fast =
+        WaitOptions::GENERATION.intervals(Duration::from_millis(20), Duration::from_millis(50));
+    let patch = |ops: serde_json::Value| -> Patch { serde_json::from_value(ops).unwrap() };
+    c.generate_agent(
+        GenerationRequest::new("Extract the title and price.", "https://market.example/l/1")
+            .agent_name("patched"),
+    )
+    .await
+    .unwrap()
+    .with_wait(fast)
+    .wait()
+    .await
+    .unwrap();
+
+    // Metadata changes the published version in place.
+    let t = c
+        .update_template(
+            "patched",
+            &patch(json!([
+                {"op": "replace", "path": "/published_version/metadata/display_name", "value": "Patched"},
+                {"op": "add", "path": "/published_version/metadata/tags", "value": ["a", "b"]}
+            ])),
+        )
+        .await
+        .unwrap();
+    let v = t.published_version.unwrap();
+    assert_eq!(v.version_number, 1);
+    assert_eq!(v.metadata.display_name.as_deref(), Some("Patched"));
+    assert_eq!(v.metadata.tags, ["a", "b"]);
+
+    // A new output field publishes version 2, and runs return it.
+    let t = c
+        .update_template(
+            "patched",
+            &patch(json!([{
+                "op": "add",
+                "path": "/published_version/output_schema/properties/seller",
+                "value": {"type": "string", "description": "Who sells it"}
+            }])),
+        )
+        .await
+        .unwrap();
+    assert_eq!(t.published_version.unwrap().version_number, 2);
+    let r = c
+        .run_raw("patched", json!({"url": "https://market.example/l/2"}))
+        .await
+        .unwrap();
+    assert!(
+        r.record().unwrap()["seller"].is_string(),
+        "{:?}",
+        r.record()
+    );
+
+    // A failing test operation changes nothing; fields the service sets cannot be patched.
+    let err = c
+        .update_template(
+            "patched",
+            &patch(json!([
+                {"op": "replace", "path": "/published_version/metadata/display_name", "value": "X"},
+                {"op": "test", "path": "/name", "value": "other"}
+            ])),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Unprocessable(_)), "{err}");
+    assert!(err.to_string().contains("operation 1"), "{err}");
+    let now = c
+        .template("patched")
+        .await
+        .unwrap()
+        .published_version
+        .unwrap();
+    assert_eq!(now.metadata.display_name.as_deref(), Some("Patched"));
+    let err = c
+        .update_template(
+            "patched",
+            &patch(
+                json!([{"op": "replace", "path": "/published_version/version_number", "value": 9}]),
+            ),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("version_number"), "{err}");
+    let err = c
+        .update_template(
+            "retailer_a_pdp",
+            &patch(json!([{"op": "remove", "path": "/published_version/metadata/tags"}])),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Forbidden(_)), "{err}");
+
+    c.delete_template("patched").await.unwrap();
+    assert!(matches!(
+        c.template("patched").await.unwrap_err(),
+        Error::NotFound(_)
+    ));
+    let gone = c.run_raw("patched", json!({})).await.unwrap_err();
+    assert!(matches!(gone, Error::Unprocessable(_)), "{gone}");
+    assert!(matches!(
+        c.delete_template("patched").await.unwrap_err(),
+        Error::NotFound(_)
+    ));
+}
