@@ -132,6 +132,9 @@ pub struct Lifecycle {
     pub generation_new: Duration,
     /// Time a refinement stays `in_progress` (about a minute live).
     pub generation_refine: Duration,
+    /// How much faster than real time job schedules run (1: a job due every minute runs every
+    /// minute).
+    pub schedule_speed: u32,
 }
 
 impl Default for Lifecycle {
@@ -142,6 +145,7 @@ impl Default for Lifecycle {
             generation_queued: Duration::from_secs(20),
             generation_new: Duration::from_secs(240),
             generation_refine: Duration::from_secs(60),
+            schedule_speed: 1,
         }
     }
 }
@@ -154,6 +158,7 @@ impl Lifecycle {
             generation_queued: Duration::from_millis(50),
             generation_new: Duration::from_millis(250),
             generation_refine: Duration::from_millis(100),
+            schedule_speed: 600,
         }
     }
 }

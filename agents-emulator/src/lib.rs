@@ -23,6 +23,7 @@
 //! validation), [`synth`] (synthetic results), [`lifecycle`] (task and generation states),
 //! [`generate`] (prompt → agent record), [`catalog`], [`state`].
 
+mod artifact;
 pub mod batch;
 pub mod catalog;
 pub mod config;
@@ -31,6 +32,7 @@ mod domain;
 pub mod error;
 pub mod generate;
 mod generations;
+mod jobs;
 pub mod lifecycle;
 mod media;
 pub mod model;

@@ -35,7 +35,22 @@ pub fn check(
     localization: Option<&Value>,
     at: &str,
 ) -> Result<(), ApiError> {
-    let Err(found) = check_request(record, params, Localization::Sent(localization)) else {
+    answer(
+        check_request(record, params, Localization::Sent(localization)),
+        at,
+    )
+}
+
+/// [`check`] for params whose localization the service derives from them (a job's inputs).
+pub fn check_derived(record: &AgentRecord, params: &Value, at: &str) -> Result<(), ApiError> {
+    answer(check_request(record, params, Localization::Derived), at)
+}
+
+fn answer(
+    checked: Result<(), agents_runtime::validate::RequestProblems>,
+    at: &str,
+) -> Result<(), ApiError> {
+    let Err(found) = checked else {
         return Ok(());
     };
     let field = |p: &Problem| match p.param.as_str() {

@@ -45,7 +45,13 @@ pub fn router(state: Shared) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), faults))
         .route_layer(middleware::from_fn_with_state(state.clone(), rate_limit))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
-    api.fallback(not_found)
+    // Artifact downloads are signed URLs, as a bucket's would be: no API key, no rate limit.
+    let downloads = Router::new().route(
+        &format!("{}{{token}}", crate::jobs::DOWNLOAD_PREFIX),
+        axum::routing::get(crate::jobs::download),
+    );
+    api.merge(downloads)
+        .fallback(not_found)
         .layer(middleware::from_fn(request_id))
         .layer(CatchPanicLayer::custom(panic_answer))
         .layer(middleware::from_fn(crate::request::keep_alive))
@@ -55,7 +61,7 @@ pub fn router(state: Shared) -> Router {
 /// The handler of an endpoint, under the endpoint's method; `None` for the endpoints the
 /// emulator does not serve (listed by [`unserved`]).
 fn handler(e: &Endpoint) -> Option<MethodRouter<Shared>> {
-    use crate::{batch, domain, generations, media, serp, tasks, templates, web};
+    use crate::{batch, domain, generations, jobs, media, serp, tasks, templates, web};
     let method = match e.method {
         endpoint::Method::Get => MethodFilter::GET,
         endpoint::Method::Post => MethodFilter::POST,
@@ -99,6 +105,19 @@ fn handler(e: &Endpoint) -> Option<MethodRouter<Shared>> {
         endpoint::MEDIA_RUN => on(method, media::run::<false>),
         endpoint::MEDIA_ASYNC => on(method, media::run::<true>),
         endpoint::DOMAIN_DRIVER => on(method, domain::driver_for),
+        endpoint::JOB_CREATE => on(method, jobs::create),
+        endpoint::JOB_LIST => on(method, jobs::list),
+        endpoint::JOB_GET => on(method, jobs::get),
+        endpoint::JOB_UPDATE => on(method, jobs::update),
+        endpoint::JOB_DELETE => on(method, jobs::delete),
+        endpoint::JOB_TRIGGER => on(method, jobs::trigger),
+        endpoint::JOB_RUNS => on(method, jobs::runs),
+        endpoint::JOB_RUN_GET => on(method, jobs::run),
+        endpoint::JOB_RUN_CANCEL => on(method, jobs::cancel),
+        endpoint::JOB_ARTIFACTS => on(method, jobs::artifacts),
+        endpoint::JOB_ARTIFACT => on(method, jobs::artifact),
+        endpoint::JOB_ARTIFACT_URL => on(method, jobs::download_url),
+        endpoint::JOB_ARTIFACT_PREVIEW => on(method, jobs::preview),
         _ => return None,
     })
 }

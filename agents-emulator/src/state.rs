@@ -65,6 +65,10 @@ pub struct State {
     pub generation_log: Mutex<HashMap<String, Vec<SystemTime>>>,
     /// Faults by key.
     pub faults: Mutex<HashMap<String, Vec<FaultRule>>>,
+    /// Jobs, their runs and the artifact download URLs handed out.
+    pub(crate) jobs: Mutex<crate::jobs::Jobs>,
+    /// When the instance started, in both clocks (the schedule clock counts from here).
+    pub(crate) started: (Instant, SystemTime),
     /// Requests per configured key, counted before auth, rate limit and faults. Only configured
     /// keys have a counter: unknown keys leave no state behind.
     seen: HashMap<String, AtomicU64>,
@@ -110,6 +114,8 @@ impl State {
             accounts,
             catalog: RwLock::new(catalog),
             tasks: Mutex::default(),
+            jobs: Mutex::default(),
+            started: (Instant::now(), SystemTime::now()),
             generations: Mutex::default(),
             batches: Mutex::default(),
             crawls: Mutex::default(),

@@ -1,8 +1,7 @@
 """Conformance of agents-emulator's /v2 interface with the vendor's client 1.6.0 (which calls no
 /v1 path), through conformance/harness.py.
 
-Endpoints of the SDK the emulator does not serve yet (jobs, research agents) are not checked
-here.
+Endpoints of the SDK the emulator does not serve yet (research agents) are not checked here.
 
     python v2/suite.py BASE_URL API_KEY
 """
@@ -226,6 +225,71 @@ expect_error("400 domain knowledge with url and agent", nimble_python.BadRequest
              lambda c: c.domain_knowledge.get_driver(url="shop.example", agent="retailer_a_pdp"))
 expect_error("404 domain knowledge of an unknown agent", nimble_python.NotFoundError,
              lambda c: c.domain_knowledge.get_driver(agent="no_such_agent"))
+
+# --- jobs ------------------------------------------------------------------------------------
+from nimble_python.types import jobs as TJ  # noqa: E402
+from nimble_python.types.jobs import runs as TJR  # noqa: E402
+
+job = call("POST /v2/jobs", T.JobCreateResponse,
+           lambda c: c.jobs.with_raw_response.create(
+               name="conformance-job", extract_template_name="retailer_a_pdp",
+               inputs={"type": "inline", "data": [{"asin": "B1"}, {"asin": ""}]},
+               destination={"path": "out/", "type": "file", "format": "csv"},
+               schedule={"cron": "0 3 * * *", "enabled": False}))
+call("GET /v2/jobs", T.JobListResponse, lambda c: c.jobs.with_raw_response.list())
+if job:
+    job_id = job["id"]
+    call("GET /v2/jobs/{id}", T.JobGetResponse, lambda c: c.jobs.with_raw_response.get(job_id))
+    call("PATCH /v2/jobs/{id}", T.JobUpdateResponse,
+         lambda c: c.jobs.with_raw_response.update(job_id, description="nightly prices"))
+    started = call("POST /v2/jobs/{id}/runs", TJ.RunCreateResponse, lambda c: c.jobs.runs.with_raw_response.create(job_id))
+    if started:
+        run_id = started["id"]
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            run = call("GET /v2/jobs/runs/{id}", TJ.RunGetResponse,
+                       lambda c: c.jobs.runs.with_raw_response.get(run_id))
+            if run is None or run["status"] not in ("PENDING", "RUNNING"):
+                break
+            time.sleep(0.05)
+        call("GET /v2/jobs/{id}/runs", TJ.RunListResponse,
+             lambda c: c.jobs.runs.with_raw_response.list(job_id))
+        arts = call("GET /v2/jobs/runs/{id}/artifacts", TJR.ArtifactListResponse,
+                    lambda c: c.jobs.runs.artifacts.with_raw_response.list(run_id))
+        if arts and arts["items"]:
+            art = int(arts["items"][0]["id"])
+            call("GET /v2/jobs/runs/{id}/artifacts/{artifact}", TJR.ArtifactGetResponse,
+                 lambda c: c.jobs.runs.artifacts.with_raw_response.get(art, run_id=run_id))
+            call("GET /v2/jobs/runs/{id}/artifacts/{artifact}/preview",
+                 TJR.ArtifactPreviewResponse,
+                 lambda c: c.jobs.runs.artifacts.with_raw_response.preview(art, run_id=run_id))
+            link = call("GET /v2/jobs/runs/{id}/artifacts/{artifact}/download-url",
+                        TJR.ArtifactDownloadURLResponse,
+                        lambda c: c.jobs.runs.artifacts.with_raw_response.download_url(
+                            art, run_id=run_id))
+            if link:
+                import httpx  # noqa: E402 - the SDK's own HTTP client
+                got = httpx.get(link["url"])
+                header = got.text.splitlines()[0] if got.status_code == 200 else ""
+                suite.ok("the download URL serves the CSV",
+                         None if "_input_index" in header else f"{got.status_code} {got.text[:200]}")
+        else:
+            suite.ok("a finished run has artifacts", f"{arts!r}"[:300])
+        expect_error("409 cancelling an ended run", nimble_python.ConflictError,
+                     lambda c: c.jobs.runs.cancel(run_id))
+    again = call("POST /v2/jobs/{id}/runs (to cancel)", TJ.RunCreateResponse, lambda c: c.jobs.runs.with_raw_response.create(job_id))
+    if again:
+        call("POST /v2/jobs/runs/{id}/cancel", TJ.RunCancelResponse,
+             lambda c: c.jobs.runs.with_raw_response.cancel(again["id"]))
+    try:
+        suite.client.jobs.delete(job_id)
+        suite.ok("DELETE /v2/jobs/{id}")
+    except Exception as e:  # noqa: BLE001
+        suite.ok("DELETE /v2/jobs/{id}", f"{type(e).__name__}: {e}")
+    expect_error("404 a deleted job", nimble_python.NotFoundError, lambda c: c.jobs.get(job_id))
+expect_error("422 a job with a bad cron expression", nimble_python.UnprocessableEntityError,
+             lambda c: c.jobs.create(name="bad", extract_template_name="retailer_a_pdp",
+                                     schedule={"cron": "every day", "enabled": True}))
 
 # --- documented errors -----------------------------------------------------------------------
 bad = nimble_python.Nimble(api_key="not-a-key", base_url=BASE, max_retries=0)

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::Client;
 use super::error::Error;
-use crate::endpoint::Endpoint;
+use crate::endpoint::{ApiVersion, Endpoint};
 
 /// One page of a list answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,7 +96,14 @@ pub(crate) fn offset_stream<T: DeserializeOwned + Send + 'static>(
                 return None;
             }
             let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-            let query = [("limit", limit.to_string()), ("offset", offset.to_string())];
+            // `/v1` pages by number (`page` from 1, `per_page`); `/v2` by `limit` and `offset`.
+            let query = match client.api_version() {
+                ApiVersion::V2 => [("limit", limit.to_string()), ("offset", offset.to_string())],
+                ApiVersion::V1 => [
+                    ("per_page", limit.to_string()),
+                    ("page", (offset / limit + 1).to_string()),
+                ],
+            };
             match client.get::<Listing<T>>(endpoint, &segments, &query).await {
                 Ok((page, _)) => {
                     let n = page.items.len() as u64;

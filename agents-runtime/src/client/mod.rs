@@ -10,6 +10,7 @@ pub mod batch;
 pub mod delivery;
 pub mod error;
 pub mod generation;
+pub mod jobs;
 mod listing;
 pub mod media;
 pub mod pages;
@@ -647,6 +648,35 @@ impl Client {
                 }))
             })?;
         Ok((value, info))
+    }
+
+    /// Downloads `url` outside the API (a signed storage URL: no API key is sent, no rate
+    /// limit applies), up to `max_response_bytes`; a non-2xx answer is an [`Error`] as the
+    /// API's would be.
+    pub(crate) async fn download(&self, url: &str) -> Result<bytes::Bytes, Error> {
+        let parsed = Url::parse(url)
+            .map_err(|e| Error::Config(format!("the download URL {url:?} does not parse: {e}")))?;
+        let mut resp = self.inner.http.get(parsed).send().await?;
+        let status = resp.status().as_u16();
+        if !(200..300).contains(&status) {
+            let headers = resp.headers().clone();
+            let bytes = match read_body(&mut resp, MAX_ERROR_BODY).await? {
+                Body::Whole(b) | Body::Cut(b) => b,
+            };
+            return Err(Error::from_status(ApiError::from_parts(
+                status, &headers, &bytes,
+            )));
+        }
+        let limit = self.inner.max_response_bytes;
+        match read_body(&mut resp, limit).await? {
+            Body::Whole(b) => Ok(b.into()),
+            Body::Cut(b) => Err(Error::TooLarge(Box::new(TooLargeError {
+                limit,
+                declared: resp.content_length(),
+                read: b.len() as u64,
+                info: ResponseInfo::new(status, resp.headers()),
+            }))),
+        }
     }
 
     /// Calls a reading endpoint (safe to retry) and decodes the answer.

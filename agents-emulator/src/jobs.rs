@@ -1,0 +1,995 @@
+//! Jobs: a template run over stored inputs, on a cron schedule or on demand, writing its
+//! results as artifacts (JSON lines, CSV or Parquet) that are previewed and downloaded through
+//! short-lived URLs the emulator serves.
+//!
+//! State follows the clock, as tasks do: a run's status is computed from when it was made, and
+//! the runs a schedule owes are made when anyone next looks at jobs (`settle`), on a schedule
+//! clock that `Lifecycle::schedule_speed` runs faster than real time (`--fast`: 600×, so a
+//! job due every minute runs every 100 ms). Results are recomputed from the stored inputs when
+//! an artifact is read, never kept.
+
+use std::collections::BTreeMap;
+use std::str::FromStr as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use agents_runtime::endpoint::ApiVersion;
+use agents_schema::AgentRecord;
+use axum::body::Body;
+use axum::extract::State as AxState;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+
+use crate::catalog::parse_count;
+use crate::error::ApiError;
+use crate::params::kind;
+use crate::request::{ApiJson, ApiPath, ApiQuery, Ctx, optional_str, required_str};
+use crate::state::{State, lock};
+use crate::wire::timestamp;
+
+type Shared = Arc<State>;
+
+/// Most inline inputs one job holds.
+pub const MAX_INPUTS: usize = 1_000;
+/// Runs a schedule may make in one look at the clock (a long pause does not make thousands).
+const MAX_CATCH_UP: usize = 20;
+/// Rows an artifact preview shows.
+const PREVIEW_ROWS: usize = 10;
+/// How long a download URL works.
+const URL_LIFETIME: Duration = Duration::from_secs(15 * 60);
+/// Download URLs kept at once; the oldest is forgotten first.
+const MAX_URLS: usize = 10_000;
+/// A run's artifacts are numbered, as the vendor's client types their ids: the results, then
+/// the failed inputs.
+const RESULTS_ARTIFACT: &str = "1";
+const ERRORS_ARTIFACT: &str = "2";
+
+/// Every job and run, by id.
+#[derive(Debug, Default)]
+pub struct Jobs {
+    jobs: BTreeMap<String, Job>,
+    runs: BTreeMap<String, Run>,
+    urls: BTreeMap<String, (String, String, Instant)>,
+}
+
+#[derive(Debug, Clone)]
+struct Job {
+    id: String,
+    account: String,
+    name: String,
+    display_name: Option<String>,
+    description: Option<String>,
+    template: String,
+    destination: Option<Map<String, Value>>,
+    inputs: Option<Map<String, Value>>,
+    schedule: Option<Schedule>,
+    created: SystemTime,
+    updated: SystemTime,
+}
+
+#[derive(Debug, Clone)]
+struct Schedule {
+    text: String,
+    enabled: bool,
+    cron: croner::Cron,
+    /// How far on the schedule clock this job's runs are made.
+    until: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone)]
+struct Run {
+    id: String,
+    job_id: String,
+    account: String,
+    scheduled: bool,
+    created: SystemTime,
+    created_at: Instant,
+    starts_at: Instant,
+    ends_at: Instant,
+    cancelled_at: Option<Instant>,
+    /// The template as it was when the run was made.
+    record: Option<Arc<AgentRecord>>,
+    format: String,
+    inputs: Vec<Map<String, Value>>,
+    /// Why the run cannot produce anything, decided when it was made.
+    failure: Option<(String, String)>,
+}
+
+/// What one run produced: records (each with its input's position) and failed inputs.
+struct Output {
+    rows: Vec<Map<String, Value>>,
+    errors: Vec<Value>,
+}
+
+impl Run {
+    fn status(&self, now: Instant) -> &'static str {
+        if let Some(at) = self.cancelled_at
+            && at < self.ends_at
+        {
+            return "CANCELLED";
+        }
+        if now < self.starts_at {
+            "PENDING"
+        } else if now < self.ends_at {
+            "RUNNING"
+        } else if self.failure.is_some() {
+            "FAILED"
+        } else {
+            let out = self.output();
+            match (out.rows.is_empty(), out.errors.is_empty()) {
+                (_, true) => "SUCCESS",
+                (false, false) => "WARNING",
+                (true, false) => "FAILED",
+            }
+        }
+    }
+
+    fn wall(&self, at: Instant) -> String {
+        timestamp(self.created + at.saturating_duration_since(self.created_at))
+    }
+
+    fn finished(&self, now: Instant) -> Option<Instant> {
+        match self.cancelled_at {
+            Some(at) if at < self.ends_at => Some(at),
+            _ => (now >= self.ends_at).then_some(self.ends_at),
+        }
+    }
+
+    /// The run's results, recomputed from its inputs (deterministic, as task results are).
+    fn output(&self) -> Output {
+        let mut out = Output {
+            rows: Vec::new(),
+            errors: Vec::new(),
+        };
+        let Some(record) = &self.record else {
+            return out;
+        };
+        for (i, input) in self.inputs.iter().enumerate() {
+            let params = Value::Object(input.clone());
+            if let Err(e) = crate::params::check_derived(record, &params, "params") {
+                out.errors
+                    .push(json!({ "input": input, "message": e.message, "field": e.field }));
+                continue;
+            }
+            let spec = crate::synth::RunSpec {
+                record: record.clone(),
+                params: input.clone(),
+                formats: Vec::new(),
+                drift: false,
+                pages: 1,
+                empty_past_end: false,
+            };
+            let result = spec.result("");
+            let records = match &result["data"]["parsing"] {
+                Value::Array(items) => items.clone(),
+                other => vec![other.clone()],
+            };
+            for r in records {
+                let mut row = Map::new();
+                row.insert("_input_index".into(), json!(i));
+                if let Value::Object(fields) = r {
+                    row.extend(fields);
+                }
+                out.rows.push(row);
+            }
+        }
+        out
+    }
+
+    fn json(&self, now: Instant, full: Option<(&Job, ApiVersion)>) -> Value {
+        let status = self.status(now);
+        let started = (now >= self.starts_at
+            && self.cancelled_at.is_none_or(|c| c >= self.starts_at))
+        .then(|| self.wall(self.starts_at));
+        let done = self.finished(now).map(|at| self.wall(at));
+        let counts = (now >= self.ends_at && self.failure.is_none()).then(|| self.output());
+        let mut out = json!({
+            "id": self.id,
+            "job_id": self.job_id,
+            "status": status,
+            "triggered_by": if self.scheduled { "schedule" } else { "manual" },
+            "created_at": timestamp(self.created),
+            "started_at": started,
+            "finished_at": done,
+            "input_count": self.inputs.len(),
+            "result_count": counts.as_ref().map(|o| o.rows.len()),
+        });
+        if let Some((job, version)) = full {
+            out["job"] = json!({
+                "id": job.id,
+                "name": job.name,
+                "display_name": job.display_name,
+                template_key(version): job.template,
+                "schedule": job.schedule.as_ref().map(|s| json!({"cron": s.text, "enabled": s.enabled})),
+            });
+            out["inputs_sample"] = json!(self.inputs.iter().take(5).collect::<Vec<_>>());
+            if let Some(o) = &counts {
+                let rate = if self.inputs.is_empty() {
+                    0.0
+                } else {
+                    (self.inputs.len() - o.errors.len()) as f64 / self.inputs.len() as f64
+                };
+                out["summary"] = json!({
+                    "input_count": self.inputs.len(),
+                    "result_count": o.rows.len(),
+                    "match_rate": rate,
+                });
+                if !o.errors.is_empty() {
+                    out["error"] = json!({
+                        "step": "extract",
+                        "message": format!("{} of {} inputs failed", o.errors.len(), self.inputs.len()),
+                        "errors_sample": o.errors.iter().take(5).collect::<Vec<_>>(),
+                    });
+                }
+            }
+            if let Some((step, message)) = &self.failure
+                && now >= self.ends_at
+            {
+                out["error"] = json!({ "step": step, "message": message, "errors_sample": [] });
+            }
+        }
+        out
+    }
+
+    /// The artifacts of a finished run: the results in the destination's format, and the
+    /// failed inputs when there are any.
+    fn artifacts(&self, now: Instant) -> Vec<Value> {
+        if !matches!(self.status(now), "SUCCESS" | "WARNING") {
+            return Vec::new();
+        }
+        let out = self.output();
+        let at = self.wall(self.ends_at);
+        let template = self.record.as_ref().map_or("", |r| r.name.as_str());
+        let mut list = vec![json!({
+            "id": RESULTS_ARTIFACT,
+            "created_at": at,
+            "type": self.format,
+            "description": format!("{} records of {template}, as {}", out.rows.len(), self.format),
+        })];
+        if !out.errors.is_empty() {
+            list.push(json!({
+                "id": ERRORS_ARTIFACT,
+                "created_at": at,
+                "type": "jsonl",
+                "description": format!("{} inputs that failed, with why", out.errors.len()),
+            }));
+        }
+        list
+    }
+}
+
+/// What a job names its template in `version`: `agent_name` in `/v1`.
+fn template_key(version: ApiVersion) -> &'static str {
+    match version {
+        ApiVersion::V1 => "agent_name",
+        ApiVersion::V2 => "extract_template_name",
+    }
+}
+
+impl Job {
+    fn json(&self, version: ApiVersion, runs: &BTreeMap<String, Run>, now: Instant) -> Value {
+        let last = runs
+            .values()
+            .filter(|r| r.job_id == self.id)
+            .max_by_key(|r| r.created_at);
+        json!({
+            "id": self.id,
+            "name": self.name,
+            "display_name": self.display_name,
+            "description": self.description,
+            template_key(version): self.template,
+            "destination": self.destination,
+            "inputs": self.inputs,
+            "schedule": self.schedule.as_ref().map(|s| json!({"cron": s.text, "enabled": s.enabled})),
+            "created_at": timestamp(self.created),
+            "updated_at": timestamp(self.updated),
+            "last_run_at": last.map(|r| timestamp(r.created)),
+            "last_run_status": last.map(|r| r.status(now)),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking request fields
+
+fn object<'a>(
+    body: &'a Map<String, Value>,
+    field: &str,
+) -> Result<Option<&'a Map<String, Value>>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m)),
+        Some(other) => Err(ApiError::invalid(
+            field,
+            format!("{field} must be an object, not {}", kind(other)),
+        )),
+    }
+}
+
+fn one_of_at(
+    m: &Map<String, Value>,
+    at: &str,
+    field: &str,
+    allowed: &[&str],
+) -> Result<(), ApiError> {
+    match m.get(field) {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(()),
+        Some(other) => Err(ApiError::invalid(
+            format!("{at}.{field}"),
+            format!(
+                "{at}.{field} must be one of {}, not {other}",
+                allowed.join(", ")
+            ),
+        )),
+    }
+}
+
+fn destination(body: &Map<String, Value>) -> Result<Option<Map<String, Value>>, ApiError> {
+    let Some(d) = object(body, "destination")? else {
+        return Ok(None);
+    };
+    required_str(d, "path").map_err(|e| e.at("destination.path"))?;
+    required_str(d, "type").map_err(|e| e.at("destination.type"))?;
+    one_of_at(d, "destination", "type", &["file", "s3"])?;
+    one_of_at(d, "destination", "format", &["jsonl", "csv", "parquet"])?;
+    Ok(Some(d.clone()))
+}
+
+fn inputs(body: &Map<String, Value>) -> Result<Option<Map<String, Value>>, ApiError> {
+    let Some(i) = object(body, "inputs")? else {
+        return Ok(None);
+    };
+    required_str(i, "type").map_err(|e| e.at("inputs.type"))?;
+    one_of_at(i, "inputs", "type", &["s3", "inline", "file"])?;
+    match i.get("data") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(rows)) => {
+            if rows.len() > MAX_INPUTS {
+                return Err(ApiError::invalid(
+                    "inputs.data",
+                    format!(
+                        "a job holds at most {MAX_INPUTS} inline inputs, not {}",
+                        rows.len()
+                    ),
+                ));
+            }
+            if let Some(bad) = rows.iter().position(|r| !r.is_object()) {
+                return Err(ApiError::invalid(
+                    format!("inputs.data[{bad}]"),
+                    "each inline input is an object of params",
+                ));
+            }
+        }
+        Some(other) => {
+            return Err(ApiError::invalid(
+                "inputs.data",
+                format!("inputs.data must be a list of objects, not {}", kind(other)),
+            ));
+        }
+    }
+    Ok(Some(i.clone()))
+}
+
+fn schedule(body: &Map<String, Value>, now: DateTime<Utc>) -> Result<Option<Schedule>, ApiError> {
+    let Some(s) = object(body, "schedule")? else {
+        return Ok(None);
+    };
+    let text = required_str(s, "cron").map_err(|e| e.at("schedule.cron"))?;
+    let enabled = match s.get("enabled") {
+        Some(Value::Bool(b)) => *b,
+        None | Some(Value::Null) => {
+            return Err(ApiError::bad_request(
+                "schedule.enabled",
+                "missing required field `schedule.enabled`",
+            ));
+        }
+        Some(other) => {
+            return Err(ApiError::invalid(
+                "schedule.enabled",
+                format!("schedule.enabled must be a boolean, not {}", kind(other)),
+            ));
+        }
+    };
+    let cron = croner::Cron::from_str(text).map_err(|e| {
+        ApiError::invalid(
+            "schedule.cron",
+            format!("{text:?} is not a cron expression: {e}"),
+        )
+    })?;
+    Ok(Some(Schedule {
+        text: text.to_owned(),
+        enabled,
+        cron,
+        until: now,
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The schedule clock
+
+impl State {
+    /// Now on the schedule clock: wall time when the emulator started, plus real time since
+    /// then times `schedule_speed`.
+    fn schedule_now(&self, now: Instant) -> DateTime<Utc> {
+        let (start_at, start_wall) = self.started;
+        let speed = self.config.lifecycle.schedule_speed.max(1);
+        let elapsed = now
+            .saturating_duration_since(start_at)
+            .saturating_mul(speed);
+        DateTime::<Utc>::from(start_wall + elapsed)
+    }
+
+    /// The real instant of a point on the schedule clock.
+    fn schedule_instant(&self, at: DateTime<Utc>) -> Instant {
+        let (start_at, start_wall) = self.started;
+        let speed = self.config.lifecycle.schedule_speed.max(1);
+        let since = SystemTime::from(at)
+            .duration_since(start_wall)
+            .unwrap_or_default();
+        start_at + since / speed
+    }
+
+    /// Makes the runs every enabled schedule owes up to now (at most [`MAX_CATCH_UP`] per job
+    /// per look).
+    fn settle_jobs(&self, jobs: &mut Jobs, now: Instant) {
+        let sched_now = self.schedule_now(now);
+        let due: Vec<(String, Vec<DateTime<Utc>>)> = jobs
+            .jobs
+            .values_mut()
+            .filter_map(|job| {
+                let s = job.schedule.as_mut()?;
+                if !s.enabled {
+                    s.until = sched_now;
+                    return None;
+                }
+                let mut times = Vec::new();
+                let mut from = s.until;
+                while times.len() < MAX_CATCH_UP {
+                    match s.cron.find_next_occurrence(&from, false) {
+                        Ok(next) if next <= sched_now => {
+                            times.push(next);
+                            from = next;
+                        }
+                        _ => break,
+                    }
+                }
+                s.until = sched_now;
+                Some((job.id.clone(), times))
+            })
+            .collect();
+        for (job_id, times) in due {
+            for at in times {
+                let created_at = self.schedule_instant(at).min(now);
+                self.new_run(jobs, &job_id, true, None, created_at);
+            }
+        }
+    }
+
+    /// Makes a run of a job; its status follows the clock from `created_at`.
+    fn new_run(
+        &self,
+        jobs: &mut Jobs,
+        job_id: &str,
+        scheduled: bool,
+        inputs_override: Option<Map<String, Value>>,
+        created_at: Instant,
+    ) -> Option<String> {
+        let job = jobs.jobs.get(job_id)?.clone();
+        let record = self
+            .catalog
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&job.account, &job.template)
+            .map(|e| e.record.clone());
+        let source = inputs_override.or(job.inputs.clone());
+        let mut failure = None;
+        let rows: Vec<Map<String, Value>> = match &source {
+            None => {
+                failure = Some(("inputs".to_owned(), "the job has no inputs".to_owned()));
+                Vec::new()
+            }
+            Some(i) if i.get("type").and_then(Value::as_str) != Some("inline") => {
+                failure = Some((
+                    "inputs".to_owned(),
+                    "the emulator reads inline inputs only; s3 and file inputs are not fetched"
+                        .to_owned(),
+                ));
+                Vec::new()
+            }
+            Some(i) => i
+                .get("data")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_object().cloned())
+                .collect(),
+        };
+        if record.is_none() {
+            failure = Some((
+                "template".to_owned(),
+                format!("template `{}` no longer exists", job.template),
+            ));
+        }
+        let lifecycle = self.config.lifecycle;
+        let starts_at = created_at + lifecycle.task / 2;
+        let ends_at = starts_at + lifecycle.task + lifecycle.task * (rows.len() as u32 / 100);
+        let id = uuid::Uuid::new_v4().to_string();
+        let now = Instant::now();
+        let created = SystemTime::now() - now.saturating_duration_since(created_at);
+        let format = job
+            .destination
+            .as_ref()
+            .and_then(|d| d.get("format"))
+            .and_then(Value::as_str)
+            .unwrap_or("jsonl")
+            .to_owned();
+        jobs.runs.insert(
+            id.clone(),
+            Run {
+                id: id.clone(),
+                job_id: job.id.clone(),
+                account: job.account.clone(),
+                scheduled,
+                created,
+                created_at,
+                starts_at,
+                ends_at,
+                cancelled_at: None,
+                record,
+                format,
+                inputs: rows,
+                failure,
+            },
+        );
+        Some(id)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handlers
+
+/// A `/v2` page (`limit`/`offset`) or a `/v1` page (`page`/`per_page`) of `items`.
+fn page(version: ApiVersion, q: &PageQuery, items: Vec<Value>) -> Result<Value, ApiError> {
+    let total = items.len();
+    match version {
+        ApiVersion::V2 => {
+            let offset = parse_count("offset", q.offset.as_deref(), 0)?;
+            let limit = parse_count("limit", q.limit.as_deref(), 50)?.max(1);
+            let items: Vec<Value> = items.into_iter().skip(offset).take(limit).collect();
+            Ok(json!({ "items": items, "limit": limit, "offset": offset, "total": total }))
+        }
+        ApiVersion::V1 => {
+            let page = parse_count("page", q.page.as_deref(), 1)?.max(1);
+            let per_page = parse_count("per_page", q.per_page.as_deref(), 50)?.max(1);
+            let items: Vec<Value> = items
+                .into_iter()
+                .skip((page - 1).saturating_mul(per_page))
+                .take(per_page)
+                .collect();
+            Ok(json!({ "items": items, "total": total, "page": page, "per_page": per_page }))
+        }
+    }
+}
+
+/// The query of job and run lists, in either version's words.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct PageQuery {
+    limit: Option<String>,
+    offset: Option<String>,
+    page: Option<String>,
+    per_page: Option<String>,
+}
+
+fn not_found(what: &str, id: &str, field: &str) -> ApiError {
+    ApiError::not_found(format!("no {what} {id}")).at(field)
+}
+
+/// Creates a job: 422 naming the field for an unknown template, a bad cron expression or a bad
+/// destination or inputs.
+pub(crate) async fn create(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiJson(body): ApiJson,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    state.settle(now);
+    let name = required_str(&body, "name")?;
+    if name.trim().is_empty() {
+        return Err(ApiError::bad_request("name", "name must not be empty"));
+    }
+    let key = template_key(version);
+    let template = required_str(&body, key)?;
+    state
+        .find_agent(&ctx.account.name, template)
+        .map_err(|e| e.at(key))?;
+    let job = Job {
+        id: uuid::Uuid::new_v4().to_string(),
+        account: ctx.account.name.clone(),
+        name: name.to_owned(),
+        display_name: optional_str(&body, "display_name")?.map(str::to_owned),
+        description: optional_str(&body, "description")?.map(str::to_owned),
+        template: template.to_owned(),
+        destination: destination(&body)?,
+        inputs: inputs(&body)?,
+        schedule: schedule(&body, state.schedule_now(now))?,
+        created: SystemTime::now(),
+        updated: SystemTime::now(),
+    };
+    let mut jobs = lock(&state.jobs);
+    let answer = job.json(version, &jobs.runs, now);
+    jobs.jobs.insert(job.id.clone(), job);
+    Ok(Json(answer))
+}
+
+/// The account's jobs, oldest first, as a page.
+pub(crate) async fn list(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let mut jobs = lock(&state.jobs);
+    state.settle_jobs(&mut jobs, now);
+    let mut mine: Vec<&Job> = jobs
+        .jobs
+        .values()
+        .filter(|j| j.account == ctx.account.name)
+        .collect();
+    mine.sort_by_key(|j| j.created);
+    let items = mine
+        .iter()
+        .map(|j| j.json(version, &jobs.runs, now))
+        .collect();
+    page(version, &q, items).map(Json)
+}
+
+fn mine<'a>(jobs: &'a Jobs, ctx: &Ctx, id: &str) -> Result<&'a Job, ApiError> {
+    jobs.jobs
+        .get(id)
+        .filter(|j| j.account == ctx.account.name)
+        .ok_or_else(|| not_found("job", id, "job_id"))
+}
+
+/// One job.
+pub(crate) async fn get(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let mut jobs = lock(&state.jobs);
+    state.settle_jobs(&mut jobs, now);
+    Ok(Json(mine(&jobs, &ctx, &id)?.json(version, &jobs.runs, now)))
+}
+
+/// Changes a job's description, display name, destination, inputs or schedule (a field sent as
+/// null is cleared); the rest stays.
+pub(crate) async fn update(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(body): ApiJson,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let sched_now = state.schedule_now(now);
+    let mut jobs = lock(&state.jobs);
+    state.settle_jobs(&mut jobs, now);
+    mine(&jobs, &ctx, &id)?;
+    // Check everything before changing anything.
+    let destination = destination(&body)?;
+    let inputs = inputs(&body)?;
+    let schedule = schedule(&body, sched_now)?;
+    let display_name = optional_str(&body, "display_name")?.map(str::to_owned);
+    let description = optional_str(&body, "description")?.map(str::to_owned);
+    let Some(job) = jobs.jobs.get_mut(&id) else {
+        return Err(not_found("job", &id, "job_id"));
+    };
+    if body.contains_key("destination") {
+        job.destination = destination;
+    }
+    if body.contains_key("inputs") {
+        job.inputs = inputs;
+    }
+    if body.contains_key("schedule") {
+        job.schedule = schedule;
+    }
+    if body.contains_key("display_name") {
+        job.display_name = display_name;
+    }
+    if body.contains_key("description") {
+        job.description = description;
+    }
+    job.updated = SystemTime::now();
+    let job = job.clone();
+    Ok(Json(job.json(version, &jobs.runs, now)))
+}
+
+/// Deletes a job and its runs: 204.
+pub(crate) async fn delete(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<StatusCode, ApiError> {
+    let mut jobs = lock(&state.jobs);
+    mine(&jobs, &ctx, &id)?;
+    jobs.jobs.remove(&id);
+    jobs.runs.retain(|_, r| r.job_id != id);
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Runs a job now, over its inputs or the ones sent (`{inputs}` in `/v2`).
+pub(crate) async fn trigger(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    ApiPath(id): ApiPath<String>,
+    body: axum::body::Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    // `/v1` triggers with no body at all; `/v2` may send `{inputs}`.
+    let inputs = if body.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(Value::Object(b)) => inputs(&b)?,
+            Ok(other) => {
+                return Err(ApiError::bad_request(
+                    "body",
+                    format!("the body must be a JSON object, not {}", kind(&other)),
+                ));
+            }
+            Err(e) => {
+                return Err(ApiError::bad_request(
+                    "body",
+                    format!("malformed JSON: {e}"),
+                ));
+            }
+        }
+    };
+    let mut jobs = lock(&state.jobs);
+    state.settle_jobs(&mut jobs, now);
+    mine(&jobs, &ctx, &id)?;
+    let run_id = state
+        .new_run(&mut jobs, &id, false, inputs, now)
+        .ok_or_else(|| not_found("job", &id, "job_id"))?;
+    let run = jobs
+        .runs
+        .get(&run_id)
+        .ok_or_else(|| not_found("job run", &run_id, "run_id"))?;
+    Ok(Json(run.json(now, None)))
+}
+
+/// A job's runs, newest first, as a page.
+pub(crate) async fn runs(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let mut jobs = lock(&state.jobs);
+    state.settle_jobs(&mut jobs, now);
+    mine(&jobs, &ctx, &id)?;
+    let mut list: Vec<&Run> = jobs.runs.values().filter(|r| r.job_id == id).collect();
+    list.sort_by_key(|r| std::cmp::Reverse(r.created_at));
+    let items = list.iter().map(|r| r.json(now, None)).collect();
+    page(version, &q, items).map(Json)
+}
+
+fn run_of<'a>(jobs: &'a Jobs, ctx: &Ctx, id: &str) -> Result<&'a Run, ApiError> {
+    jobs.runs
+        .get(id)
+        .filter(|r| r.account == ctx.account.name)
+        .ok_or_else(|| not_found("job run", id, "run_id"))
+}
+
+/// One run, with its job, a sample of its inputs, a summary and its errors.
+pub(crate) async fn run(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let mut jobs = lock(&state.jobs);
+    state.settle_jobs(&mut jobs, now);
+    let run = run_of(&jobs, &ctx, &id)?;
+    let job = jobs
+        .jobs
+        .get(&run.job_id)
+        .ok_or_else(|| not_found("job", &run.job_id, "job_id"))?;
+    Ok(Json(run.json(now, Some((job, version)))))
+}
+
+/// Cancels a run that has not finished; 409 for one that has.
+pub(crate) async fn cancel(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let mut jobs = lock(&state.jobs);
+    state.settle_jobs(&mut jobs, now);
+    run_of(&jobs, &ctx, &id)?;
+    let Some(run) = jobs.runs.get_mut(&id) else {
+        return Err(not_found("job run", &id, "run_id"));
+    };
+    let status = run.status(now);
+    if !matches!(status, "PENDING" | "RUNNING") {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "CONFLICT",
+            format!("job run {id} has already ended ({status})"),
+        )
+        .at("run_id"));
+    }
+    run.cancelled_at = Some(now);
+    Ok(Json(json!({ "id": id, "status": run.status(now) })))
+}
+
+/// A run's artifacts (none until it has finished well).
+pub(crate) async fn artifacts(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let mut jobs = lock(&state.jobs);
+    state.settle_jobs(&mut jobs, now);
+    let run = run_of(&jobs, &ctx, &id)?;
+    Ok(Json(json!({ "items": run.artifacts(now) })))
+}
+
+fn artifact_of(run: &Run, now: Instant, artifact_id: &str) -> Result<Value, ApiError> {
+    run.artifacts(now)
+        .into_iter()
+        .find(|a| a["id"] == artifact_id)
+        .ok_or_else(|| not_found("artifact", artifact_id, "artifact_id"))
+}
+
+/// One artifact.
+pub(crate) async fn artifact(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    ApiPath((run_id, artifact_id)): ApiPath<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let jobs = lock(&state.jobs);
+    artifact_of(run_of(&jobs, &ctx, &run_id)?, now, &artifact_id).map(Json)
+}
+
+/// A URL that downloads the artifact without credentials for 15 minutes.
+pub(crate) async fn download_url(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    ApiPath((run_id, artifact_id)): ApiPath<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let mut jobs = lock(&state.jobs);
+    artifact_of(run_of(&jobs, &ctx, &run_id)?, now, &artifact_id)?;
+    jobs.urls.retain(|_, (_, _, expires)| *expires > now);
+    while jobs.urls.len() >= MAX_URLS {
+        let Some(oldest) = jobs
+            .urls
+            .iter()
+            .min_by_key(|(_, (_, _, e))| *e)
+            .map(|(k, _)| k.clone())
+        else {
+            break;
+        };
+        jobs.urls.remove(&oldest);
+    }
+    let token = uuid::Uuid::new_v4().simple().to_string();
+    jobs.urls
+        .insert(token.clone(), (run_id, artifact_id, now + URL_LIFETIME));
+    let base = state.base_url.get().map_or("", String::as_str);
+    Ok(Json(json!({
+        "url": format!("{base}{DOWNLOAD_PREFIX}{token}"),
+        "expires_at": timestamp(SystemTime::now() + URL_LIFETIME),
+    })))
+}
+
+/// The first rows of an artifact, with its columns and row count.
+pub(crate) async fn preview(
+    AxState(state): AxState<Shared>,
+    Extension(ctx): Extension<Ctx>,
+    ApiPath((run_id, artifact_id)): ApiPath<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let now = Instant::now();
+    let jobs = lock(&state.jobs);
+    let run = run_of(&jobs, &ctx, &run_id)?;
+    artifact_of(run, now, &artifact_id)?;
+    let rows = rows_of(run, &artifact_id);
+    let mut columns: Vec<String> = Vec::new();
+    for row in rows.iter().take(PREVIEW_ROWS) {
+        for k in row.keys() {
+            if !columns.contains(k) {
+                columns.push(k.clone());
+            }
+        }
+    }
+    let shown: Vec<&Map<String, Value>> = rows.iter().take(PREVIEW_ROWS).collect();
+    Ok(Json(
+        json!({ "columns": columns, "row_count": rows.len(), "rows": shown }),
+    ))
+}
+
+fn rows_of(run: &Run, artifact_id: &str) -> Vec<Map<String, Value>> {
+    let out = run.output();
+    if artifact_id == ERRORS_ARTIFACT {
+        out.errors
+            .into_iter()
+            .filter_map(|e| e.as_object().cloned())
+            .collect()
+    } else {
+        out.rows
+    }
+}
+
+/// Where download URLs point, outside the API (like a storage bucket's signed URLs).
+pub const DOWNLOAD_PREFIX: &str = "/downloads/";
+
+/// Serves an artifact's bytes to whoever holds an unexpired download URL.
+pub(crate) async fn download(
+    AxState(state): AxState<Shared>,
+    ApiPath(token): ApiPath<String>,
+) -> Response {
+    let now = Instant::now();
+    let jobs = lock(&state.jobs);
+    let Some((run_id, artifact_id, expires)) = jobs.urls.get(&token).cloned() else {
+        return ApiError::not_found("no such download (the URL is unknown or has expired)")
+            .into_response();
+    };
+    if expires <= now {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "EXPIRED",
+            "the download URL has expired",
+        )
+        .into_response();
+    }
+    let Some(run) = jobs.runs.get(&run_id) else {
+        return ApiError::not_found(format!("job run {run_id} was deleted")).into_response();
+    };
+    let rows = rows_of(run, &artifact_id);
+    let format = if artifact_id == ERRORS_ARTIFACT {
+        "jsonl"
+    } else {
+        run.format.as_str()
+    };
+    let name = format!(
+        "{run_id}-{}.{format}",
+        if artifact_id == ERRORS_ARTIFACT {
+            "errors"
+        } else {
+            "results"
+        }
+    );
+    match crate::artifact::write(format, &rows) {
+        Ok((bytes, content_type)) => (
+            [
+                (header::CONTENT_TYPE, content_type.to_owned()),
+                (
+                    header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"{name}\""),
+                ),
+            ],
+            Body::from(bytes),
+        )
+            .into_response(),
+        Err(e) => ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL_ERROR",
+            format!("cannot write {name}: {e}"),
+        )
+        .into_response(),
+    }
+}

@@ -1,0 +1,629 @@
+//! Jobs: a template run over stored inputs, on a cron schedule or on demand, writing its
+//! results to a destination as JSON lines, CSV or Parquet artifacts. Create, list, change,
+//! delete and trigger jobs; follow a run with [`JobRunHandle::wait`]; list, preview and
+//! download its artifacts.
+//!
+//! ```no_run
+//! # async fn demo(client: agents_runtime::Client) -> Result<(), agents_runtime::Error> {
+//! use agents_runtime::client::jobs::{ArtifactFormat, JobDestination, JobInputs, JobRequest};
+//! use serde_json::json;
+//!
+//! let job = client
+//!     .create_job(
+//!         JobRequest::new("nightly-prices", "retailer_a_pdp")
+//!             .inputs(JobInputs::inline([json!({"asin": "B08N5WRWNW"})]))
+//!             .destination(JobDestination::s3("s3://bucket/prices/", ArtifactFormat::Parquet))
+//!             .schedule("0 3 * * *", true),
+//!     )
+//!     .await?;
+//! let run = client.trigger_job(&job.id, None).await?.wait().await?;
+//! for artifact in client.artifacts(&run.id).await? {
+//!     let bytes = client.download_artifact(&run.id, &artifact.id).await?;
+//!     println!("{} ({}): {} bytes", artifact.id, artifact.kind, bytes.len());
+//! }
+//! # Ok(()) }
+//! ```
+
+use std::collections::BTreeMap;
+
+use futures::stream::BoxStream;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::error::Error;
+use super::retry::Idempotency;
+use super::waiter::{self, Poll, WaitOptions};
+use super::{Client, JsonBody};
+use crate::endpoint::{self, ApiVersion};
+
+open_enum! {
+    /// The status of a job run (and a job's last run).
+    JobStatus {
+        /// Waiting to start.
+        Pending = "PENDING",
+        /// Running.
+        Running = "RUNNING",
+        /// Every input produced a result.
+        Success = "SUCCESS",
+        /// Nothing could be produced.
+        Failed = "FAILED",
+        /// Cancelled before it ended.
+        Cancelled = "CANCELLED",
+        /// Took too long.
+        Timeout = "TIMEOUT",
+        /// Ended with results and failed inputs.
+        Warning = "WARNING",
+    }
+}
+
+impl JobStatus {
+    /// Whether a run in this status has ended (an unknown status counts as ended only if the
+    /// service says it finished, which [`JobRunHandle::wait`] checks with `finished_at`).
+    pub fn is_finished(&self) -> bool {
+        !matches!(
+            self,
+            JobStatus::Pending | JobStatus::Running | JobStatus::Other(_)
+        )
+    }
+}
+
+open_enum! {
+    /// What started a run.
+    TriggeredBy {
+        /// The job's schedule.
+        Schedule = "schedule",
+        /// A trigger call.
+        Manual = "manual",
+    }
+}
+
+open_enum! {
+    /// The format of a job's results.
+    ArtifactFormat {
+        /// JSON lines.
+        Jsonl = "jsonl",
+        /// CSV.
+        Csv = "csv",
+        /// Parquet.
+        Parquet = "parquet",
+    }
+}
+
+open_enum! {
+    /// Where a job writes.
+    DestinationType {
+        /// A file the service keeps.
+        File = "file",
+        /// An S3 bucket.
+        S3 = "s3",
+    }
+}
+
+open_enum! {
+    /// How a job's inputs are given.
+    InputsType {
+        /// In an S3 bucket.
+        S3 = "s3",
+        /// In the job itself.
+        Inline = "inline",
+        /// An uploaded file.
+        File = "file",
+    }
+}
+
+/// Where a job's results go.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobDestination {
+    /// The path (a bucket URL for S3).
+    pub path: String,
+    /// The kind of destination.
+    #[serde(rename = "type")]
+    pub kind: DestinationType,
+    /// The results' format (the service's default when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<ArtifactFormat>,
+}
+
+impl JobDestination {
+    /// An S3 location.
+    pub fn s3(path: impl Into<String>, format: ArtifactFormat) -> Self {
+        JobDestination {
+            path: path.into(),
+            kind: DestinationType::S3,
+            format: Some(format),
+        }
+    }
+
+    /// A file the service keeps (downloaded through the run's artifacts).
+    pub fn file(path: impl Into<String>, format: ArtifactFormat) -> Self {
+        JobDestination {
+            path: path.into(),
+            kind: DestinationType::File,
+            format: Some(format),
+        }
+    }
+}
+
+/// A job's inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobInputs {
+    /// How they are given.
+    #[serde(rename = "type")]
+    pub kind: InputsType,
+    /// Inline inputs: one params object per run of the template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Vec<Map<String, Value>>>,
+    /// Where the inputs are, for S3 and file inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<String>,
+    /// Inline inputs per source node of a workflow job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_data: Option<BTreeMap<String, Vec<Map<String, Value>>>>,
+}
+
+impl JobInputs {
+    /// Inline inputs: params objects (values that are not objects are skipped).
+    pub fn inline(rows: impl IntoIterator<Item = Value>) -> Self {
+        JobInputs {
+            kind: InputsType::Inline,
+            data: Some(
+                rows.into_iter()
+                    .filter_map(|v| match v {
+                        Value::Object(m) => Some(m),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            file_path: None,
+            node_data: None,
+        }
+    }
+
+    /// Inputs in a file at `path` in S3.
+    pub fn s3(path: impl Into<String>) -> Self {
+        JobInputs {
+            kind: InputsType::S3,
+            data: None,
+            file_path: Some(path.into()),
+            node_data: None,
+        }
+    }
+}
+
+/// A job's schedule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobSchedule {
+    /// A cron expression (`0 3 * * *`).
+    pub cron: String,
+    /// Whether it runs.
+    pub enabled: bool,
+}
+
+/// A job.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
+pub struct Job {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Human-friendly name.
+    #[serde(default)]
+    pub display_name: Option<String>,
+    /// What it is for.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The template (agent) it runs.
+    #[serde(default, alias = "extract_template_name", alias = "agent_name")]
+    pub template: Option<String>,
+    /// Where results go.
+    #[serde(default)]
+    pub destination: Option<JobDestination>,
+    /// Its inputs.
+    #[serde(default)]
+    pub inputs: Option<JobInputs>,
+    /// Its schedule.
+    #[serde(default)]
+    pub schedule: Option<JobSchedule>,
+    /// When it was made (RFC 3339).
+    #[serde(default)]
+    pub created_at: Option<String>,
+    /// When it last changed.
+    #[serde(default)]
+    pub updated_at: Option<String>,
+    /// When it last ran.
+    #[serde(default)]
+    pub last_run_at: Option<String>,
+    /// How its last run went.
+    #[serde(default)]
+    pub last_run_status: Option<JobStatus>,
+    /// Fields this client does not know, kept as sent.
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
+
+/// A new job: `JobRequest::new("nightly", "retailer_a_pdp").inputs(…).schedule("0 3 * * *", true)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRequest {
+    template: String,
+    body: Map<String, Value>,
+}
+
+impl JobRequest {
+    /// A job named `name` running `template`.
+    pub fn new(name: impl Into<String>, template: impl Into<String>) -> Self {
+        let mut body = Map::new();
+        body.insert("name".into(), json!(name.into()));
+        JobRequest {
+            template: template.into(),
+            body,
+        }
+    }
+
+    setters! {
+        /// Human-friendly name.
+        display_name: &str => "display_name",
+        /// What the job is for.
+        description: &str => "description",
+        /// Where results go.
+        destination: JobDestination => "destination",
+        /// The inputs.
+        inputs: JobInputs => "inputs",
+    }
+
+    /// Runs on a cron schedule (`0 3 * * *`: at three every night), enabled or not.
+    pub fn schedule(mut self, cron: impl Into<String>, enabled: bool) -> Self {
+        let s = JobSchedule {
+            cron: cron.into(),
+            enabled,
+        };
+        self.body.insert("schedule".into(), json!(s));
+        self
+    }
+
+    fn wire(&self, version: ApiVersion) -> Map<String, Value> {
+        let mut body = self.body.clone();
+        body.insert(template_key(version).into(), json!(self.template));
+        body
+    }
+}
+
+/// A change to a job: only what is set is sent; `clear_*` removes a field.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobUpdate {
+    body: Map<String, Value>,
+}
+
+impl JobUpdate {
+    /// No change yet.
+    pub fn new() -> Self {
+        JobUpdate::default()
+    }
+
+    setters! {
+        /// Human-friendly name.
+        display_name: &str => "display_name",
+        /// What the job is for.
+        description: &str => "description",
+        /// Where results go.
+        destination: JobDestination => "destination",
+        /// The inputs.
+        inputs: JobInputs => "inputs",
+        /// The schedule.
+        schedule: JobSchedule => "schedule",
+    }
+
+    /// Removes the schedule (the job then runs only when triggered).
+    pub fn clear_schedule(mut self) -> Self {
+        self.body.insert("schedule".into(), Value::Null);
+        self
+    }
+}
+
+/// What a job names its template in `version`.
+fn template_key(version: ApiVersion) -> &'static str {
+    match version {
+        ApiVersion::V1 => "agent_name",
+        ApiVersion::V2 => "extract_template_name",
+    }
+}
+
+/// A job run, as lists and triggers answer it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
+pub struct JobRun {
+    /// The run's id.
+    pub id: String,
+    /// Its job (absent in a cancel answer).
+    #[serde(default)]
+    pub job_id: Option<String>,
+    /// Its status.
+    pub status: JobStatus,
+    /// What started it.
+    #[serde(default)]
+    pub triggered_by: Option<TriggeredBy>,
+    /// When it was made.
+    #[serde(default)]
+    pub created_at: Option<String>,
+    /// When it started.
+    #[serde(default)]
+    pub started_at: Option<String>,
+    /// When it ended.
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    /// Inputs it runs over.
+    #[serde(default)]
+    pub input_count: Option<u64>,
+    /// Results it produced.
+    #[serde(default)]
+    pub result_count: Option<u64>,
+    /// Everything else (one run's `job`, `summary`, `error`, `inputs_sample`), kept as sent.
+    #[serde(flatten)]
+    pub rest: Map<String, Value>,
+}
+
+impl JobRun {
+    /// What went wrong, when the service says (`error.message`).
+    pub fn error_message(&self) -> Option<&str> {
+        self.rest.get("error")?.get("message")?.as_str()
+    }
+
+    /// Results per input, from 0 to 1 (`summary.match_rate`).
+    pub fn match_rate(&self) -> Option<f64> {
+        self.rest.get("summary")?.get("match_rate")?.as_f64()
+    }
+}
+
+/// A file a job run wrote.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
+pub struct Artifact {
+    /// Its id.
+    pub id: String,
+    /// When it was written.
+    #[serde(default)]
+    pub created_at: Option<String>,
+    /// What it holds.
+    #[serde(default)]
+    pub description: String,
+    /// Its kind (its format, such as `parquet`).
+    #[serde(rename = "type", default)]
+    pub kind: String,
+}
+
+/// A URL to download an artifact, and when it stops working.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
+pub struct ArtifactUrl {
+    /// The URL (no credentials needed).
+    pub url: String,
+    /// When it expires (RFC 3339).
+    pub expires_at: String,
+}
+
+/// The first rows of an artifact.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
+pub struct ArtifactPreview {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows in the whole artifact.
+    pub row_count: u64,
+    /// The first rows.
+    pub rows: Vec<Map<String, Value>>,
+}
+
+/// A job run in progress: [`JobRunHandle::wait`] polls until it ends.
+#[derive(Debug, Clone)]
+pub struct JobRunHandle {
+    client: Client,
+    id: String,
+    wait: WaitOptions,
+}
+
+impl JobRunHandle {
+    /// The run's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Polls with other options.
+    pub fn with_wait(mut self, options: WaitOptions) -> Self {
+        self.wait = options;
+        self
+    }
+
+    /// Polls until the run ends, and answers it whatever its status (`SUCCESS`, `WARNING` with
+    /// some inputs failed, `FAILED`, `CANCELLED`, `TIMEOUT`): check [`JobRun::status`].
+    pub async fn wait(&self) -> Result<JobRun, Error> {
+        waiter::wait(format!("job run {}", self.id), self.wait, || async {
+            let run = self.client.job_run(&self.id).await?;
+            Ok(if run.status.is_finished() || run.finished_at.is_some() {
+                Poll::Done(run)
+            } else {
+                Poll::Pending(run.status.as_str().to_owned())
+            })
+        })
+        .await
+    }
+}
+
+impl Client {
+    /// Creates a job.
+    pub async fn create_job(&self, request: JobRequest) -> Result<Job, Error> {
+        if request.template.trim().is_empty() {
+            return Err(Error::InvalidOption {
+                option: "template",
+                message: "a job needs the template (agent) it runs".into(),
+            });
+        }
+        let body = JsonBody::new(&request.wire(self.api_version()), "request")?;
+        Ok(self
+            .send(
+                &endpoint::JOB_CREATE,
+                &[],
+                &[],
+                Some(&body),
+                Idempotency::Once,
+            )
+            .await?
+            .0)
+    }
+
+    /// Every job of the account, page after page as the stream is read.
+    pub fn jobs(&self) -> BoxStream<'static, Result<Job, Error>> {
+        super::listing::offset_stream(self.clone(), &endpoint::JOB_LIST, Vec::new(), 50)
+    }
+
+    /// One job.
+    pub async fn job(&self, id: &str) -> Result<Job, Error> {
+        Ok(self.get(&endpoint::JOB_GET, &[id], &[]).await?.0)
+    }
+
+    /// Changes a job.
+    pub async fn update_job(&self, id: &str, update: JobUpdate) -> Result<Job, Error> {
+        let body = JsonBody::new(&update.body, "update")?;
+        Ok(self
+            .send(
+                &endpoint::JOB_UPDATE,
+                &[id],
+                &[],
+                Some(&body),
+                Idempotency::Unsafe,
+            )
+            .await?
+            .0)
+    }
+
+    /// Deletes a job.
+    pub async fn delete_job(&self, id: &str) -> Result<(), Error> {
+        self.send::<()>(&endpoint::JOB_DELETE, &[id], &[], None, Idempotency::Unsafe)
+            .await?;
+        Ok(())
+    }
+
+    /// Runs a job now, over its own inputs or (`/v2`) the ones given.
+    pub async fn trigger_job(
+        &self,
+        id: &str,
+        inputs: Option<JobInputs>,
+    ) -> Result<JobRunHandle, Error> {
+        let body = match (inputs, self.api_version()) {
+            (None, _) => None,
+            (Some(i), ApiVersion::V2) => Some(JsonBody::new(&json!({ "inputs": i }), "inputs")?),
+            (Some(_), ApiVersion::V1) => {
+                return Err(Error::InvalidOption {
+                    option: "inputs",
+                    message: "/v1 runs a job over its stored inputs: update the job's inputs, \
+                              or use the v2 version"
+                        .into(),
+                });
+            }
+        };
+        let (run, _): (JobRun, _) = self
+            .send(
+                &endpoint::JOB_TRIGGER,
+                &[id],
+                &[],
+                body.as_ref(),
+                Idempotency::Once,
+            )
+            .await?;
+        Ok(JobRunHandle {
+            client: self.clone(),
+            id: run.id,
+            wait: WaitOptions::TASK,
+        })
+    }
+
+    /// A run to wait on, by id (one a schedule started, say).
+    pub fn job_run_handle(&self, run_id: &str) -> JobRunHandle {
+        JobRunHandle {
+            client: self.clone(),
+            id: run_id.to_owned(),
+            wait: WaitOptions::TASK,
+        }
+    }
+
+    /// A job's runs, newest first, page after page.
+    pub fn job_runs(&self, job_id: &str) -> BoxStream<'static, Result<JobRun, Error>> {
+        super::listing::offset_stream(
+            self.clone(),
+            &endpoint::JOB_RUNS,
+            vec![job_id.to_owned()],
+            50,
+        )
+    }
+
+    /// One run, with its summary and errors.
+    pub async fn job_run(&self, run_id: &str) -> Result<JobRun, Error> {
+        Ok(self.get(&endpoint::JOB_RUN_GET, &[run_id], &[]).await?.0)
+    }
+
+    /// Cancels a run that has not ended; its status after.
+    pub async fn cancel_job_run(&self, run_id: &str) -> Result<JobStatus, Error> {
+        let (run, _): (JobRun, _) = self
+            .send(
+                &endpoint::JOB_RUN_CANCEL,
+                &[run_id],
+                &[],
+                None,
+                Idempotency::Unsafe,
+            )
+            .await?;
+        Ok(run.status)
+    }
+
+    /// A run's artifacts.
+    pub async fn artifacts(&self, run_id: &str) -> Result<Vec<Artifact>, Error> {
+        #[derive(Deserialize)]
+        struct List {
+            items: Vec<Artifact>,
+        }
+        let (list, _): (List, _) = self.get(&endpoint::JOB_ARTIFACTS, &[run_id], &[]).await?;
+        Ok(list.items)
+    }
+
+    /// One artifact.
+    pub async fn artifact(&self, run_id: &str, artifact_id: &str) -> Result<Artifact, Error> {
+        Ok(self
+            .get(&endpoint::JOB_ARTIFACT, &[run_id, artifact_id], &[])
+            .await?
+            .0)
+    }
+
+    /// A short-lived URL that downloads an artifact without credentials.
+    pub async fn artifact_download_url(
+        &self,
+        run_id: &str,
+        artifact_id: &str,
+    ) -> Result<ArtifactUrl, Error> {
+        Ok(self
+            .get(&endpoint::JOB_ARTIFACT_URL, &[run_id, artifact_id], &[])
+            .await?
+            .0)
+    }
+
+    /// The first rows of an artifact.
+    pub async fn artifact_preview(
+        &self,
+        run_id: &str,
+        artifact_id: &str,
+    ) -> Result<ArtifactPreview, Error> {
+        Ok(self
+            .get(&endpoint::JOB_ARTIFACT_PREVIEW, &[run_id, artifact_id], &[])
+            .await?
+            .0)
+    }
+
+    /// Downloads an artifact's bytes through its download URL (no credentials are sent there;
+    /// at most [`ClientBuilder::max_response_bytes`](super::ClientBuilder::max_response_bytes)).
+    pub async fn download_artifact(
+        &self,
+        run_id: &str,
+        artifact_id: &str,
+    ) -> Result<bytes::Bytes, Error> {
+        let link = self.artifact_download_url(run_id, artifact_id).await?;
+        self.download(&link.url).await
+    }
+}

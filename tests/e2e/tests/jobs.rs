@@ -1,0 +1,276 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! Jobs in both versions of the interface: created with inline inputs, run on demand and on
+//! their schedule (the emulator's fast clock runs schedules 600× faster), followed to their end,
+//! cancelled, changed and deleted; their artifacts listed, previewed and downloaded in each
+//! format, and the Parquet read back with the parquet crate.
+
+use std::time::Duration;
+
+use agents_runtime::client::jobs::{
+    ArtifactFormat, JobDestination, JobInputs, JobRequest, JobSchedule, JobStatus, JobUpdate,
+    TriggeredBy,
+};
+use agents_runtime::{ApiVersion, Client, Error, WaitOptions};
+use agents_tests_e2e::{client_for, emulator};
+use futures::TryStreamExt;
+use serde_json::json;
+
+fn clients(e: &agents_emulator::EmulatorHandle) -> [Client; 2] {
+    ApiVersion::ALL.map(|v| client_for(e).api_version(v).build().unwrap())
+}
+
+fn fast() -> WaitOptions {
+    WaitOptions::TASK.intervals(Duration::from_millis(20), Duration::from_millis(50))
+}
+
+fn inputs() -> JobInputs {
+    JobInputs::inline([
+        json!({"asin": "B1"}),
+        json!({"asin": "B2", "zip_code": "10001"}),
+        json!({"asin": ""}),
+        json!({"asin": "B3"}),
+    ])
+}
+
+#[tokio::test]
+async fn a_triggered_run_writes_artifacts_in_each_format() {
+    let e = emulator().await;
+    for c in clients(&e) {
+        for format in [
+            ArtifactFormat::Jsonl,
+            ArtifactFormat::Csv,
+            ArtifactFormat::Parquet,
+        ] {
+            let job = c
+                .create_job(
+                    JobRequest::new(format!("prices-{}", format.as_str()), "retailer_a_pdp")
+                        .inputs(inputs())
+                        .destination(JobDestination::file("prices/", format.clone())),
+                )
+                .await
+                .unwrap();
+            assert_eq!(job.template.as_deref(), Some("retailer_a_pdp"));
+            let run = c
+                .trigger_job(&job.id, None)
+                .await
+                .unwrap()
+                .with_wait(fast())
+                .wait()
+                .await
+                .unwrap();
+            // One input breaks a rule: the run ends with a warning, and says which.
+            assert_eq!(run.status, JobStatus::Warning, "{run:?}");
+            assert_eq!(run.triggered_by, Some(TriggeredBy::Manual));
+            assert_eq!(run.input_count, Some(4));
+            assert_eq!(run.result_count, Some(3));
+            assert!((run.match_rate().unwrap() - 0.75).abs() < 1e-9);
+            assert!(run.error_message().unwrap().contains("1 of 4"), "{run:?}");
+
+            let artifacts = c.artifacts(&run.id).await.unwrap();
+            assert_eq!(artifacts.len(), 2, "{artifacts:?}");
+            let results = &artifacts[0];
+            assert_eq!(results.kind, format.as_str());
+            assert_eq!(c.artifact(&run.id, &results.id).await.unwrap(), *results);
+            let preview = c.artifact_preview(&run.id, &results.id).await.unwrap();
+            assert_eq!(preview.row_count, 3);
+            assert!(preview.columns.iter().any(|col| col == "product_title"));
+            let bytes = c.download_artifact(&run.id, &results.id).await.unwrap();
+            match format {
+                ArtifactFormat::Jsonl => {
+                    let lines: Vec<serde_json::Value> = bytes
+                        .split(|b| *b == b'\n')
+                        .filter(|l| !l.is_empty())
+                        .map(|l| serde_json::from_slice(l).unwrap())
+                        .collect();
+                    assert_eq!(lines.len(), 3);
+                    assert_eq!(lines[1]["_input_index"], 1);
+                }
+                ArtifactFormat::Csv => {
+                    let text = String::from_utf8(bytes.to_vec()).unwrap();
+                    assert_eq!(text.lines().count(), 4, "a header and three rows");
+                    assert!(text.lines().next().unwrap().contains("product_title"));
+                }
+                _ => {
+                    let reader =
+                        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+                            bytes,
+                        )
+                        .unwrap()
+                        .build()
+                        .unwrap();
+                    let rows: usize = reader.map(|b| b.unwrap().num_rows()).sum();
+                    assert_eq!(rows, 3);
+                }
+            }
+            let errors = c
+                .download_artifact(&run.id, &artifacts[1].id)
+                .await
+                .unwrap();
+            let failed: serde_json::Value =
+                serde_json::from_slice(errors.split(|b| *b == b'\n').next().unwrap()).unwrap();
+            assert_eq!(failed["input"]["asin"], "");
+        }
+    }
+}
+
+#[tokio::test]
+async fn schedules_run_jobs_and_runs_can_be_cancelled() {
+    let e = emulator().await;
+    for c in clients(&e) {
+        // Every minute on the schedule clock: every 100 ms here.
+        let job = c
+            .create_job(
+                JobRequest::new("minutely", "retailer_a_pdp")
+                    .inputs(JobInputs::inline([json!({"asin": "B1"})]))
+                    .schedule("* * * * *", true),
+            )
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(450)).await;
+        let runs: Vec<_> = c.job_runs(&job.id).try_collect().await.unwrap();
+        assert!(runs.len() >= 3, "{} runs", runs.len());
+        assert!(
+            runs.iter()
+                .all(|r| r.triggered_by == Some(TriggeredBy::Schedule))
+        );
+        let done = c
+            .job_run_handle(&runs.last().unwrap().id)
+            .with_wait(fast())
+            .wait()
+            .await
+            .unwrap();
+        assert_eq!(done.status, JobStatus::Success);
+        let job_now = c.job(&job.id).await.unwrap();
+        assert!(job_now.last_run_at.is_some());
+
+        // Disabled, the schedule makes no more runs.
+        let off = c
+            .update_job(
+                &job.id,
+                JobUpdate::new().schedule(JobSchedule {
+                    cron: "* * * * *".into(),
+                    enabled: false,
+                }),
+            )
+            .await
+            .unwrap();
+        assert!(!off.schedule.unwrap().enabled);
+        let before = c
+            .job_runs(&job.id)
+            .try_collect::<Vec<_>>()
+            .await
+            .unwrap()
+            .len();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let after = c
+            .job_runs(&job.id)
+            .try_collect::<Vec<_>>()
+            .await
+            .unwrap()
+            .len();
+        assert_eq!(before, after);
+
+        // A bad cron expression is refused, naming the field.
+        let err = c
+            .update_job(
+                &job.id,
+                JobUpdate::new().schedule(JobSchedule {
+                    cron: "every day".into(),
+                    enabled: true,
+                }),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Unprocessable(_)), "{err}");
+        assert!(err.to_string().contains("schedule.cron"), "{err}");
+
+        // A run cancelled before it ends stays cancelled; cancelling an ended one is refused.
+        let handle = c.trigger_job(&job.id, None).await.unwrap();
+        assert_eq!(
+            c.cancel_job_run(handle.id()).await.unwrap(),
+            JobStatus::Cancelled
+        );
+        let cancelled = handle.with_wait(fast()).wait().await.unwrap();
+        assert_eq!(cancelled.status, JobStatus::Cancelled);
+        assert!(c.artifacts(&cancelled.id).await.unwrap().is_empty());
+        let err = c.cancel_job_run(&cancelled.id).await.unwrap_err();
+        assert_eq!(err.status(), Some(409), "{err}");
+
+        c.delete_job(&job.id).await.unwrap();
+        assert!(matches!(
+            c.job(&job.id).await.unwrap_err(),
+            Error::NotFound(_)
+        ));
+    }
+}
+
+#[tokio::test]
+async fn jobs_list_page_by_page_and_refuse_what_cannot_run() {
+    let e = emulator().await;
+    for c in clients(&e) {
+        for i in 0..55 {
+            c.create_job(JobRequest::new(format!("job-{i}"), "retailer_a_pdp"))
+                .await
+                .unwrap();
+        }
+        let all: Vec<_> = c.jobs().try_collect().await.unwrap();
+        assert_eq!(all.len(), 55, "{:?}", c.api_version());
+        // The next version's jobs are the same account's: delete them for the next round.
+        for j in &all {
+            c.delete_job(&j.id).await.unwrap();
+        }
+        let err = c
+            .create_job(JobRequest::new("x", "retailer_a_pdq"))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("retailer_a_pdp"), "{err}");
+        // A job without inputs runs and fails, saying why.
+        let job = c
+            .create_job(JobRequest::new("empty", "retailer_a_pdp"))
+            .await
+            .unwrap();
+        let run = c
+            .trigger_job(&job.id, None)
+            .await
+            .unwrap()
+            .with_wait(fast())
+            .wait()
+            .await
+            .unwrap();
+        assert_eq!(run.status, JobStatus::Failed);
+        assert!(
+            run.error_message().unwrap().contains("no inputs"),
+            "{run:?}"
+        );
+        c.delete_job(&job.id).await.unwrap();
+    }
+    // /v2 triggers over inputs sent with the trigger; /v1 cannot, and says so before sending.
+    let [v1, v2] = clients(&e);
+    let job = v2
+        .create_job(JobRequest::new("adhoc", "retailer_a_pdp"))
+        .await
+        .unwrap();
+    let run = v2
+        .trigger_job(&job.id, Some(JobInputs::inline([json!({"asin": "B9"})])))
+        .await
+        .unwrap()
+        .with_wait(fast())
+        .wait()
+        .await
+        .unwrap();
+    assert_eq!(run.status, JobStatus::Success);
+    let err = v1
+        .trigger_job(&job.id, Some(JobInputs::inline([json!({"asin": "B9"})])))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidOption {
+                option: "inputs",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
