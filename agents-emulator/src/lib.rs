@@ -32,6 +32,7 @@ mod domain;
 pub mod error;
 pub mod generate;
 mod generations;
+mod job_model;
 mod jobs;
 pub mod lifecycle;
 mod media;

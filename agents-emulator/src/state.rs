@@ -66,7 +66,7 @@ pub struct State {
     /// Faults by key.
     pub faults: Mutex<HashMap<String, Vec<FaultRule>>>,
     /// Jobs, their runs and the artifact download URLs handed out.
-    pub(crate) jobs: Mutex<crate::jobs::Jobs>,
+    pub(crate) jobs: Mutex<crate::job_model::Jobs>,
     /// When the instance started, in both clocks (the schedule clock counts from here).
     pub(crate) started: (Instant, SystemTime),
     /// Requests per configured key, counted before auth, rate limit and faults. Only configured

@@ -1,0 +1,269 @@
+//! The data of jobs: jobs, their runs and the download URLs handed out, and what a run's
+//! status, record and artifacts are at a given instant. The handlers and the schedule clock
+//! are in `jobs.rs`; the state holds a [`Jobs`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use agents_runtime::endpoint::ApiVersion;
+use agents_schema::AgentRecord;
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+
+use crate::wire::timestamp;
+
+/// A run's artifacts are numbered, as the vendor's client types their ids: the results, then
+/// the failed inputs.
+pub(crate) const RESULTS_ARTIFACT: &str = "1";
+pub(crate) const ERRORS_ARTIFACT: &str = "2";
+
+/// Every job and run, by id.
+#[derive(Debug, Default)]
+pub struct Jobs {
+    pub(crate) jobs: BTreeMap<String, Job>,
+    pub(crate) runs: BTreeMap<String, Run>,
+    pub(crate) urls: BTreeMap<String, (String, String, Instant)>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Job {
+    pub(crate) id: String,
+    pub(crate) account: String,
+    pub(crate) name: String,
+    pub(crate) display_name: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) template: String,
+    pub(crate) destination: Option<Map<String, Value>>,
+    pub(crate) inputs: Option<Map<String, Value>>,
+    pub(crate) schedule: Option<Schedule>,
+    pub(crate) created: SystemTime,
+    pub(crate) updated: SystemTime,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Schedule {
+    pub(crate) text: String,
+    pub(crate) enabled: bool,
+    pub(crate) cron: croner::Cron,
+    /// How far on the schedule clock this job's runs are made.
+    pub(crate) until: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Run {
+    pub(crate) id: String,
+    pub(crate) job_id: String,
+    pub(crate) account: String,
+    pub(crate) scheduled: bool,
+    pub(crate) created: SystemTime,
+    pub(crate) created_at: Instant,
+    pub(crate) starts_at: Instant,
+    pub(crate) ends_at: Instant,
+    pub(crate) cancelled_at: Option<Instant>,
+    /// The template as it was when the run was made.
+    pub(crate) record: Option<Arc<AgentRecord>>,
+    pub(crate) format: String,
+    pub(crate) inputs: Vec<Map<String, Value>>,
+    /// Why the run cannot produce anything, decided when it was made.
+    pub(crate) failure: Option<(String, String)>,
+}
+
+/// What one run produced: records (each with its input's position) and failed inputs.
+pub(crate) struct Output {
+    pub(crate) rows: Vec<Map<String, Value>>,
+    pub(crate) errors: Vec<Value>,
+}
+
+impl Run {
+    pub(crate) fn status(&self, now: Instant) -> &'static str {
+        if let Some(at) = self.cancelled_at
+            && at < self.ends_at
+        {
+            return "CANCELLED";
+        }
+        if now < self.starts_at {
+            "PENDING"
+        } else if now < self.ends_at {
+            "RUNNING"
+        } else if self.failure.is_some() {
+            "FAILED"
+        } else {
+            let out = self.output();
+            match (out.rows.is_empty(), out.errors.is_empty()) {
+                (_, true) => "SUCCESS",
+                (false, false) => "WARNING",
+                (true, false) => "FAILED",
+            }
+        }
+    }
+
+    pub(crate) fn wall(&self, at: Instant) -> String {
+        timestamp(self.created + at.saturating_duration_since(self.created_at))
+    }
+
+    pub(crate) fn finished(&self, now: Instant) -> Option<Instant> {
+        match self.cancelled_at {
+            Some(at) if at < self.ends_at => Some(at),
+            _ => (now >= self.ends_at).then_some(self.ends_at),
+        }
+    }
+
+    /// The run's results, recomputed from its inputs (deterministic, as task results are).
+    pub(crate) fn output(&self) -> Output {
+        let mut out = Output {
+            rows: Vec::new(),
+            errors: Vec::new(),
+        };
+        let Some(record) = &self.record else {
+            return out;
+        };
+        for (i, input) in self.inputs.iter().enumerate() {
+            let params = Value::Object(input.clone());
+            if let Err(e) = crate::params::check_derived(record, &params, "params") {
+                out.errors
+                    .push(json!({ "input": input, "message": e.message, "field": e.field }));
+                continue;
+            }
+            let spec = crate::synth::RunSpec {
+                record: record.clone(),
+                params: input.clone(),
+                formats: Vec::new(),
+                drift: false,
+                pages: 1,
+                empty_past_end: false,
+            };
+            let result = spec.result("");
+            let records = match &result["data"]["parsing"] {
+                Value::Array(items) => items.clone(),
+                other => vec![other.clone()],
+            };
+            for r in records {
+                let mut row = Map::new();
+                row.insert("_input_index".into(), json!(i));
+                if let Value::Object(fields) = r {
+                    row.extend(fields);
+                }
+                out.rows.push(row);
+            }
+        }
+        out
+    }
+
+    pub(crate) fn json(&self, now: Instant, full: Option<(&Job, ApiVersion)>) -> Value {
+        let status = self.status(now);
+        let started = (now >= self.starts_at
+            && self.cancelled_at.is_none_or(|c| c >= self.starts_at))
+        .then(|| self.wall(self.starts_at));
+        let done = self.finished(now).map(|at| self.wall(at));
+        let counts = (now >= self.ends_at && self.failure.is_none()).then(|| self.output());
+        let mut out = json!({
+            "id": self.id,
+            "job_id": self.job_id,
+            "status": status,
+            "triggered_by": if self.scheduled { "schedule" } else { "manual" },
+            "created_at": timestamp(self.created),
+            "started_at": started,
+            "finished_at": done,
+            "input_count": self.inputs.len(),
+            "result_count": counts.as_ref().map(|o| o.rows.len()),
+        });
+        if let Some((job, version)) = full {
+            out["job"] = json!({
+                "id": job.id,
+                "name": job.name,
+                "display_name": job.display_name,
+                template_key(version): job.template,
+                "schedule": job.schedule.as_ref().map(|s| json!({"cron": s.text, "enabled": s.enabled})),
+            });
+            out["inputs_sample"] = json!(self.inputs.iter().take(5).collect::<Vec<_>>());
+            if let Some(o) = &counts {
+                let rate = if self.inputs.is_empty() {
+                    0.0
+                } else {
+                    (self.inputs.len() - o.errors.len()) as f64 / self.inputs.len() as f64
+                };
+                out["summary"] = json!({
+                    "input_count": self.inputs.len(),
+                    "result_count": o.rows.len(),
+                    "match_rate": rate,
+                });
+                if !o.errors.is_empty() {
+                    out["error"] = json!({
+                        "step": "extract",
+                        "message": format!("{} of {} inputs failed", o.errors.len(), self.inputs.len()),
+                        "errors_sample": o.errors.iter().take(5).collect::<Vec<_>>(),
+                    });
+                }
+            }
+            if let Some((step, message)) = &self.failure
+                && now >= self.ends_at
+            {
+                out["error"] = json!({ "step": step, "message": message, "errors_sample": [] });
+            }
+        }
+        out
+    }
+
+    /// The artifacts of a finished run: the results in the destination's format, and the
+    /// failed inputs when there are any.
+    pub(crate) fn artifacts(&self, now: Instant) -> Vec<Value> {
+        if !matches!(self.status(now), "SUCCESS" | "WARNING") {
+            return Vec::new();
+        }
+        let out = self.output();
+        let at = self.wall(self.ends_at);
+        let template = self.record.as_ref().map_or("", |r| r.name.as_str());
+        let mut list = vec![json!({
+            "id": RESULTS_ARTIFACT,
+            "created_at": at,
+            "type": self.format,
+            "description": format!("{} records of {template}, as {}", out.rows.len(), self.format),
+        })];
+        if !out.errors.is_empty() {
+            list.push(json!({
+                "id": ERRORS_ARTIFACT,
+                "created_at": at,
+                "type": "jsonl",
+                "description": format!("{} inputs that failed, with why", out.errors.len()),
+            }));
+        }
+        list
+    }
+}
+
+/// What a job names its template in `version`: `agent_name` in `/v1`.
+pub(crate) fn template_key(version: ApiVersion) -> &'static str {
+    match version {
+        ApiVersion::V1 => "agent_name",
+        ApiVersion::V2 => "extract_template_name",
+    }
+}
+
+impl Job {
+    pub(crate) fn json(
+        &self,
+        version: ApiVersion,
+        runs: &BTreeMap<String, Run>,
+        now: Instant,
+    ) -> Value {
+        let last = runs
+            .values()
+            .filter(|r| r.job_id == self.id)
+            .max_by_key(|r| r.created_at);
+        json!({
+            "id": self.id,
+            "name": self.name,
+            "display_name": self.display_name,
+            "description": self.description,
+            template_key(version): self.template,
+            "destination": self.destination,
+            "inputs": self.inputs,
+            "schedule": self.schedule.as_ref().map(|s| json!({"cron": s.text, "enabled": s.enabled})),
+            "created_at": timestamp(self.created),
+            "updated_at": timestamp(self.updated),
+            "last_run_at": last.map(|r| timestamp(r.created)),
+            "last_run_status": last.map(|r| r.status(now)),
+        })
+    }
+}
