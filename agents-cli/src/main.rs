@@ -35,6 +35,7 @@ macro_rules! out {
 
 mod batch;
 mod inputs;
+mod jobs;
 mod output;
 #[cfg(feature = "parquet")]
 mod parquet;
@@ -153,6 +154,10 @@ enum Command {
         #[arg(long, default_value_t = 1200)]
         timeout: u64,
     },
+    /// Jobs: a template run over stored inputs on a schedule or on demand, writing its results
+    /// as artifacts to download.
+    #[command(subcommand)]
+    Jobs(jobs::JobsCommand),
 }
 
 /// A failure with what to do about it.
@@ -266,6 +271,7 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
             rename,
         } => generate(cli, out.as_deref(), runtime, rename),
         Command::Check { names } => check(cli, names).await,
+        Command::Jobs(command) => jobs::jobs(cli, command).await,
         Command::GenerateAgent {
             prompt,
             url,

@@ -1,0 +1,221 @@
+//! `cargo agents jobs`: create a job from an input file, list jobs and their runs, trigger a
+//! run (and wait for it), and download a run's artifacts into a directory.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use agents_runtime::client::jobs::{
+    ArtifactFormat, JobDestination, JobInputs, JobRequest, JobStatus,
+};
+use futures::TryStreamExt;
+use serde_json::{Value, json};
+
+use crate::{Cli, Failure, agent_record, client, inputs};
+
+/// What `cargo agents jobs` does.
+#[derive(Debug, clap::Subcommand)]
+pub enum JobsCommand {
+    /// Create a job that runs AGENT over the rows of a CSV or JSONL file (checked against the
+    /// agent's rules first, every bad row named), optionally on a cron schedule.
+    Create {
+        /// The job's name.
+        name: String,
+        /// The agent (extract template) it runs.
+        #[arg(long)]
+        agent: String,
+        /// Its inputs: a .csv or .jsonl file, at most 1,000 rows.
+        #[arg(long)]
+        input: PathBuf,
+        /// The results' format.
+        #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "csv", "parquet"])]
+        format: String,
+        /// A cron schedule (`0 3 * * *`: every night at three); without it, the job runs when
+        /// triggered.
+        #[arg(long)]
+        schedule: Option<String>,
+    },
+    /// List the account's jobs.
+    List,
+    /// Run a job now; with --wait, wait for the run to end and print it.
+    Trigger {
+        /// The job's id.
+        id: String,
+        /// Wait for the run to end.
+        #[arg(long)]
+        wait: bool,
+    },
+    /// List a job's runs, newest first.
+    Runs {
+        /// The job's id.
+        id: String,
+    },
+    /// Download a run's artifacts into a directory.
+    Download {
+        /// The run's id.
+        run: String,
+        /// Where to write them (created when missing).
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+    },
+}
+
+pub async fn jobs(cli: &Cli, command: &JobsCommand) -> Result<ExitCode, Failure> {
+    let c = client(cli)?;
+    match command {
+        JobsCommand::Create {
+            name,
+            agent,
+            input,
+            format,
+            schedule,
+        } => {
+            let record = agent_record(cli, &c, agent).await?;
+            let items = inputs::read_items(&record, input)?;
+            let bad: Vec<String> = items
+                .iter()
+                .filter_map(|i| {
+                    inputs::problems(&record, &i.params).map(|p| format!("row {}: {p}", i.row))
+                })
+                .collect();
+            if !bad.is_empty() {
+                return Err(Failure(format!(
+                    "nothing was sent; {} row(s) of {} are invalid:\n  {}",
+                    bad.len(),
+                    input.display(),
+                    bad.join("\n  ")
+                )));
+            }
+            let format = match format.as_str() {
+                "csv" => ArtifactFormat::Csv,
+                "parquet" => ArtifactFormat::Parquet,
+                _ => ArtifactFormat::Jsonl,
+            };
+            let rows = items.into_iter().map(|i| Value::Object(i.params));
+            let mut request = JobRequest::new(name.clone(), agent.clone())
+                .inputs(JobInputs::inline(rows))
+                .destination(JobDestination::file(format!("{name}/"), format));
+            if let Some(cron) = schedule {
+                request = request.schedule(cron.clone(), true);
+            }
+            let job = c.create_job(request).await?;
+            if cli.json {
+                outln!("{}", json!({ "id": job.id, "name": job.name }));
+            } else {
+                outln!("{}", job.id);
+                eprintln!(
+                    "job {} created; run it with `cargo agents jobs trigger {} --wait`",
+                    job.name, job.id
+                );
+            }
+        }
+        JobsCommand::List => {
+            let jobs: Vec<_> = c.jobs().try_collect().await?;
+            for j in &jobs {
+                let last = j
+                    .last_run_status
+                    .as_ref()
+                    .map_or("never run", |s| s.as_str());
+                let schedule = j
+                    .schedule
+                    .as_ref()
+                    .map(|s| format!("{}{}", s.cron, if s.enabled { "" } else { " (off)" }))
+                    .unwrap_or_else(|| "on demand".into());
+                if cli.json {
+                    outln!(
+                        "{}",
+                        json!({"id": j.id, "name": j.name, "template": j.template,
+                               "schedule": j.schedule, "last_run_status": j.last_run_status})
+                    );
+                } else {
+                    outln!(
+                        "{}\t{}\t{}\t{schedule}\t{last}",
+                        j.id,
+                        j.name,
+                        j.template.as_deref().unwrap_or("")
+                    );
+                }
+            }
+        }
+        JobsCommand::Trigger { id, wait } => {
+            let handle = c.trigger_job(id, None).await?;
+            if !wait {
+                outln!("{}", handle.id());
+                return Ok(ExitCode::SUCCESS);
+            }
+            let run = handle.wait().await?;
+            outln!(
+                "{}",
+                json!({
+                    "id": run.id, "status": run.status.as_str(),
+                    "input_count": run.input_count, "result_count": run.result_count,
+                    "error": run.error_message(),
+                })
+            );
+            if matches!(
+                run.status,
+                JobStatus::Failed | JobStatus::Cancelled | JobStatus::Timeout
+            ) {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        JobsCommand::Runs { id } => {
+            let runs: Vec<_> = c.job_runs(id).try_collect().await?;
+            for r in &runs {
+                outln!(
+                    "{}\t{}\t{}\t{} result(s)",
+                    r.id,
+                    r.status.as_str(),
+                    r.created_at.as_deref().unwrap_or(""),
+                    r.result_count.unwrap_or(0)
+                );
+            }
+        }
+        JobsCommand::Download { run, out } => download(&c, run, out).await?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes each artifact of `run` into `out` as `RUN-ID.EXT` (`-errors` for the failed inputs),
+/// each under a temporary name renamed when complete.
+async fn download(c: &agents_runtime::Client, run: &str, out: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let artifacts = c.artifacts(run).await?;
+    if artifacts.is_empty() {
+        return Err(Failure(format!(
+            "run {run} has no artifacts (it has not ended well yet: `cargo agents jobs runs JOB`)"
+        )));
+    }
+    for a in artifacts {
+        let bytes = c.download_artifact(run, &a.id).await?;
+        // The file name comes from the run id and the artifact's type, never from the answer's
+        // text, so it cannot leave `out`.
+        let ext = match a.kind.as_str() {
+            "csv" => "csv",
+            "parquet" => "parquet",
+            _ => "jsonl",
+        };
+        let safe: String = run
+            .chars()
+            .map(|ch| {
+                if ch.is_ascii_alphanumeric() || ch == '-' {
+                    ch
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let safe_id: String =
+            a.id.chars()
+                .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' })
+                .collect();
+        let path = out.join(format!("{safe}-{safe_id}.{ext}"));
+        let partial = path.with_extension(format!("{ext}.partial"));
+        std::fs::write(&partial, &bytes)
+            .map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
+        std::fs::rename(&partial, &path)
+            .map_err(|e| format!("cannot move {} into place: {e}", partial.display()))?;
+        outln!("{}", path.display());
+        eprintln!("{}: {} ({} bytes)", a.id, a.description, bytes.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,129 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! `cargo agents jobs` against the emulator over loopback: a job made from a CSV file (bad rows
+//! named, nothing sent), triggered and waited for, listed, and its artifacts downloaded.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use agents_emulator::EmulatorHandle;
+use common::{KEY, emulator, scratch};
+
+async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Output {
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    let mut c = common::command(e, cwd, KEY, args);
+    c.arg("--dir").arg(schemas).args(["--rate-limit", "0"]);
+    common::output(c).await
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_are_created_triggered_listed_and_downloaded() {
+    let e = emulator().await;
+    let dir = scratch("jobs");
+    std::fs::write(
+        dir.join("bad.jsonl"),
+        "{\"asin\": \"\"}\n{\"asin\": \"B1\"}\n{}\n",
+    )
+    .unwrap();
+    let seen = e.requests_seen(KEY);
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "jobs",
+            "create",
+            "x",
+            "--agent",
+            "retailer_a_pdp",
+            "--input",
+            "bad.jsonl",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 row(s)") && err.contains("row 1") && err.contains("row 3"),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(KEY), seen, "nothing sent");
+
+    std::fs::write(dir.join("asins.csv"), "asin,zip_code\nB1,\nB2,10001\nB3,\n").unwrap();
+    for version in ["v1", "v2"] {
+        let id = stdout(
+            &cargo_agents(
+                &e,
+                &dir,
+                &[
+                    "--api-version",
+                    version,
+                    "jobs",
+                    "create",
+                    "prices",
+                    "--agent",
+                    "retailer_a_pdp",
+                    "--input",
+                    "asins.csv",
+                    "--format",
+                    "csv",
+                ],
+            )
+            .await,
+        );
+        let id = id.trim();
+        let listed =
+            stdout(&cargo_agents(&e, &dir, &["--api-version", version, "jobs", "list"]).await);
+        assert!(
+            listed.contains(id) && listed.contains("on demand"),
+            "{listed}"
+        );
+        let run = stdout(
+            &cargo_agents(
+                &e,
+                &dir,
+                &["--api-version", version, "jobs", "trigger", id, "--wait"],
+            )
+            .await,
+        );
+        let run: serde_json::Value = serde_json::from_str(&run).unwrap();
+        assert_eq!(run["status"], "SUCCESS", "{run}");
+        assert_eq!(run["result_count"], 3);
+        let run_id = run["id"].as_str().unwrap();
+        let runs =
+            stdout(&cargo_agents(&e, &dir, &["--api-version", version, "jobs", "runs", id]).await);
+        assert!(runs.contains(run_id), "{runs}");
+        let files = stdout(
+            &cargo_agents(
+                &e,
+                &dir,
+                &[
+                    "--api-version",
+                    version,
+                    "jobs",
+                    "download",
+                    run_id,
+                    "--out",
+                    "artifacts",
+                ],
+            )
+            .await,
+        );
+        let path = files.lines().next().unwrap();
+        let csv = std::fs::read_to_string(dir.join(path)).unwrap();
+        assert_eq!(csv.lines().count(), 4, "{csv}");
+        assert!(
+            path.starts_with("artifacts/") && path.ends_with(".csv"),
+            "{path}"
+        );
+    }
+}
