@@ -170,3 +170,44 @@ async fn http_failures_are_clear() {
     assert!(json(&out)["error"].as_str().unwrap().contains("404"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetch_and_check_work_over_v2_from_json_schema_records() {
+    let e = emulator().await;
+    let dir = scratch("fetch-v2");
+    let out = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &["--api-version", "v2", "fetch", "retailer_a_pdp"],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The record read back from /v2's JSON Schema generates the same typed fields.
+    let cached = AgentRecord::from_json(
+        &std::fs::read_to_string(dir.join("schemas/retailer_a_pdp.json")).unwrap(),
+    )
+    .unwrap();
+    let original = AgentRecord::from_json(
+        &std::fs::read_to_string(schemas().join("retailer_a_pdp.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(cached.output_schema, original.output_schema);
+    let ok = cargo_agents(&e, &dir, KEY, &["--api-version", "v2", "check"]).await;
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    // And /v1's record of the same agent is the same record.
+    let ok = cargo_agents(&e, &dir, KEY, &["check"]).await;
+    let said = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        ok.status.success() && said.contains("retailer_a_pdp: up to date"),
+        "{said}"
+    );
+}

@@ -7,11 +7,11 @@ use futures::stream::BoxStream;
 
 use super::Client;
 use super::error::Error;
-use crate::endpoint::{self, ApiVersion};
+use serde_json::Value;
 
-/// What to use instead of `/v1` agent records on a `/v2` client.
-const V1_RECORDS: &str = ": agent records are /v1's; use the v1 version, or Client::template \
-                          for the /v2 template record";
+use super::error::{DecodeError, ResponseInfo};
+use super::templates::TemplateRecord;
+use crate::endpoint::{self, ApiVersion};
 
 /// The `privacy` filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,13 +94,39 @@ impl AgentQuery {
     }
 
     async fn page(&self, offset: u64) -> Result<Vec<AgentRecord>, Error> {
-        self.client
-            .require(ApiVersion::V1, "templates.list", V1_RECORDS)?;
+        if self.client.api_version() == ApiVersion::V2 {
+            return self.template_page(offset).await;
+        }
         Ok(self
             .client
             .get::<Vec<AgentRecord>>(&endpoint::TEMPLATE_LIST, &[], &self.query(offset))
             .await?
             .0)
+    }
+
+    /// `/v2`: a page of template records, each read as an agent record. `/v2` filters by
+    /// nothing, so a query that filters is refused rather than answered unfiltered.
+    async fn template_page(&self, offset: u64) -> Result<Vec<AgentRecord>, Error> {
+        if self.privacy.is_some() || self.search.is_some() || self.managed_by.is_some() {
+            return Err(Error::InvalidOption {
+                option: "filters",
+                message: "privacy, search and managed_by filter /v1's agent list; /v2 lists \
+                          every template (use the v1 version to filter)"
+                    .into(),
+            });
+        }
+        let query = [
+            ("limit", self.limit.to_string()),
+            ("offset", offset.to_string()),
+        ];
+        let (page, info): (super::listing::Listing<TemplateRecord>, _) = self
+            .client
+            .get(&endpoint::TEMPLATE_LIST, &[], &query)
+            .await?;
+        page.items
+            .into_iter()
+            .map(|t| as_agent_record(t, &info))
+            .collect()
     }
 
     /// Every matching agent from `offset` to the end, one page request at a time as the stream
@@ -157,12 +183,63 @@ impl Client {
         }
     }
 
-    /// An agent's whole record, as the generator reads it.
+    /// An agent's whole record, as the generator reads it. In `/v2` this is the template's
+    /// published version read back into an agent record: its input and output JSON Schema
+    /// documents become inputs (with the rules the generator checks) and output descriptors
+    /// ([`Client::template`] has the template record itself).
     pub async fn agent(&self, name: &str) -> Result<AgentRecord, Error> {
-        self.require(ApiVersion::V1, "templates.get", V1_RECORDS)?;
-        Ok(self
-            .get::<AgentRecord>(&endpoint::TEMPLATE_GET, &[name], &[])
-            .await?
-            .0)
+        match self.api_version() {
+            ApiVersion::V1 => Ok(self
+                .get::<AgentRecord>(&endpoint::TEMPLATE_GET, &[name], &[])
+                .await?
+                .0),
+            ApiVersion::V2 => {
+                let (t, info): (TemplateRecord, _) =
+                    self.get(&endpoint::TEMPLATE_GET, &[name], &[]).await?;
+                as_agent_record(t, &info)
+            }
+        }
     }
+}
+
+/// A `/v2` template record as the agent record of its published version; a template without
+/// one, or whose schemas do not read as a record, is a [`DecodeError`] naming what is wrong.
+fn as_agent_record(t: TemplateRecord, info: &ResponseInfo) -> Result<AgentRecord, Error> {
+    let fail = |path: &str, message: String| {
+        Error::Decode(Box::new(DecodeError {
+            path: path.to_owned(),
+            message,
+            body: String::new(),
+            info: info.clone(),
+        }))
+    };
+    let Some(v) = t.published_version else {
+        return Err(fail(
+            "published_version",
+            format!("template `{}` has no published version yet", t.name),
+        ));
+    };
+    let metadata = serde_json::json!({
+        "display_name": v.metadata.display_name,
+        "description": v.metadata.description,
+        "domain": v.metadata.domain,
+        "entity_type": v.metadata.entity_type,
+        "vertical": v.metadata.vertical,
+        "tags": v.metadata.tags,
+    });
+    agents_schema::json_schema::record(
+        &t.name,
+        &Value::Object(v.input_schema),
+        &Value::Object(v.output_schema),
+        &metadata,
+    )
+    .map_err(|e| {
+        fail(
+            "published_version",
+            format!(
+                "template `{}` does not read as an agent record: {e}",
+                t.name
+            ),
+        )
+    })
 }

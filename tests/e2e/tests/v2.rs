@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use agents_runtime::catalog::{RetailerAPdp, RetailerAPdpParams, RetailerASerpParams};
 use agents_runtime::client::generation::GenerationRequest;
-use agents_runtime::client::web::{ExtractRequest, MapRequest, SearchDepth, SearchRequest};
+use agents_runtime::client::web::{
+    CrawlRequest, ExtractRequest, MapRequest, SearchDepth, SearchRequest,
+};
 use agents_runtime::{ApiVersion, Client, Error, ErrorKind, WaitOptions};
 use agents_tests_e2e::{KEY, client_for, emulator};
 use futures::{StreamExt, TryStreamExt};
@@ -89,11 +91,36 @@ async fn web_calls_work_over_v2() {
         .await
         .unwrap();
     assert!(!map.links.is_empty());
+    let task = c
+        .extract_async(ExtractRequest::new("https://shop.example/p/2"))
+        .await
+        .unwrap();
+    assert_eq!(task.wait().await.unwrap().status, "success");
+    let batch = c
+        .extract_batch(
+            ExtractRequest::settings(),
+            ["https://shop.example/p/3", "https://shop.example/p/4"].map(ExtractRequest::new),
+        )
+        .await
+        .unwrap();
+    let pages: Vec<_> = batch.results().collect().await;
+    assert!(pages.iter().all(Result::is_ok) && pages.len() == 2);
+    let crawl = c
+        .crawl(CrawlRequest::new("https://shop.example/").limit(3))
+        .await
+        .unwrap();
+    assert!(!crawl.wait().await.unwrap().crawl_id.is_empty());
+    assert!(!c.crawls().await.unwrap().is_empty());
+    let sent = e.requests_seen(KEY);
     // Search as a task exists only in /v1: refused before sending, saying where it exists.
     let err = c.search_async(SearchRequest::new("x")).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Config);
     assert!(err.to_string().contains("use the v1 version"), "{err}");
-    assert_eq!(e.requests_seen(KEY), 4, "nothing sent for the refused call");
+    assert_eq!(
+        e.requests_seen(KEY),
+        sent,
+        "nothing sent for the refused call"
+    );
 }
 
 #[tokio::test]
@@ -196,8 +223,33 @@ async fn template_records_and_versions_follow_generations_across_versions() {
     // Each version's record call on the other version fails before sending, saying what to use.
     let err = v1.template("retailer_a_pdp").await.unwrap_err();
     assert!(err.to_string().contains("Client::agent"), "{err}");
-    let err = c.agent("retailer_a_pdp").await.unwrap_err();
-    assert!(err.to_string().contains("Client::template"), "{err}");
+    // The agent record reads the same through either version: /v2's JSON Schema documents
+    // read back into the record the generator takes.
+    let via_v2 = c.agent("retailer_a_pdp").await.unwrap();
+    let via_v1 = v1.agent("retailer_a_pdp").await.unwrap();
+    assert_eq!(via_v2.output_schema, via_v1.output_schema);
+    assert_eq!(via_v2.feature_flags, via_v1.feature_flags);
+    let mut a: Vec<_> = via_v2
+        .inputs()
+        .iter()
+        .map(|i| (&i.name, i.required))
+        .collect();
+    let mut b: Vec<_> = via_v1
+        .inputs()
+        .iter()
+        .map(|i| (&i.name, i.required))
+        .collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    let listed: Vec<_> = c.agents().stream().try_collect().await.unwrap();
+    assert!(
+        listed
+            .iter()
+            .any(|r| r.name == "retailer_a_pdp" && r.output_schema.is_some())
+    );
+    let err = c.agents().search("retail").list().await.unwrap_err();
+    assert!(err.to_string().contains("/v1's agent list"), "{err}");
     let missing = c.template("retailer_a_pdq").await.unwrap_err();
     assert!(matches!(missing, Error::NotFound(_)), "{missing}");
     assert!(missing.to_string().contains("retailer_a_pdp"), "{missing}");
