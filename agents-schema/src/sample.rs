@@ -1,6 +1,12 @@
 //! Deterministic sample data that conforms to an output schema: every declared field set, the
 //! same value for the same (schema, seed). The emulator serves it, tests and benchmarks use it as
 //! a "full run result".
+//!
+//! Values look like a page's: a field's own `enum`, `const` or `examples` are used when the
+//! schema gives them; numbers stay inside `minimum`/`maximum`, and where the schema gives no
+//! bounds a field's name decides a plausible range (ratings 1–5, prices, percentages, counts as
+//! whole numbers); brands, categories and other labels come from a small vocabulary, so they
+//! repeat across records and grouping by them means something.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Number, Value, json};
@@ -38,6 +44,9 @@ pub fn value(name: &str, field: &FieldSchema, seed: u64) -> Value {
 }
 
 fn value_with_arrays(name: &str, field: &FieldSchema, seed: u64, array_len: usize) -> Value {
+    if let Some(given) = given(field, seed) {
+        return given;
+    }
     let ty = field.ty.as_ref().and_then(|t| t.single());
     let ty = ty.or(if field.properties.is_some() {
         Some("object")
@@ -47,11 +56,8 @@ fn value_with_arrays(name: &str, field: &FieldSchema, seed: u64, array_len: usiz
         None
     });
     match ty {
-        Some("number") => number(field, seed),
-        Some("integer") => {
-            let (lo, hi) = bounds(field, 0.0, 1000.0);
-            json!((lo.ceil() as i64) + (seed % ((hi - lo).floor().max(1.0) as u64)) as i64)
-        }
+        Some("number") => number(name, field, seed),
+        Some("integer") => integer(name, field, seed),
         Some("boolean") => Value::Bool(seed.is_multiple_of(2)),
         Some("array") => Value::Array(
             (0..array_len as u64)
@@ -68,22 +74,150 @@ fn value_with_arrays(name: &str, field: &FieldSchema, seed: u64, array_len: usiz
             None => json!({ "key": text(name, seed), "other_key": text("other", seed) }),
         },
         _ if field.format.as_deref() == Some("uri") => uri(name, seed),
-        Some("string") => text(name, seed),
-        _ => text(name, seed),
+        _ => label(name, seed).unwrap_or_else(|| text(name, seed)),
     }
 }
 
-fn bounds(field: &FieldSchema, lo: f64, hi: f64) -> (f64, f64) {
+/// A value the schema itself offers: one of `enum`, the `const`, or one of `examples`.
+fn given(field: &FieldSchema, seed: u64) -> Option<Value> {
+    if let Some(c) = field.extra.get("const") {
+        return Some(c.clone());
+    }
+    ["enum", "examples"].iter().find_map(|key| {
+        let list = field.extra.get(*key)?.as_array()?;
+        let pick = list.get((seed % list.len().max(1) as u64) as usize)?;
+        (!pick.is_null()).then(|| pick.clone())
+    })
+}
+
+/// What a number field holds, judged by its name when the schema gives no bounds.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Rating,
+    Price,
+    Percent,
+    Count,
+    Other,
+}
+
+impl Kind {
+    fn of(name: &str) -> Kind {
+        let n = name.to_ascii_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| n.contains(w));
+        if has(&[
+            "count",
+            "number_of",
+            "num_",
+            "quantity",
+            "total_",
+            "_total",
+            "votes",
+        ]) {
+            Kind::Count
+        } else if has(&["rating", "stars", "average_of_reviews", "score"]) {
+            Kind::Rating
+        } else if has(&["percent", "discount", "pct"]) {
+            Kind::Percent
+        } else if has(&["price", "cost", "amount", "fee", "msrp"]) {
+            Kind::Price
+        } else {
+            Kind::Other
+        }
+    }
+
+    /// The range of values when the schema states none.
+    fn range(self) -> (f64, f64) {
+        match self {
+            Kind::Rating => (1.0, 5.0),
+            Kind::Price => (2.0, 400.0),
+            Kind::Percent => (0.0, 90.0),
+            Kind::Count => (0.0, 5_000.0),
+            Kind::Other => (0.0, 1_000.0),
+        }
+    }
+}
+
+fn bounds(name: &str, field: &FieldSchema) -> (f64, f64) {
+    let (lo, hi) = Kind::of(name).range();
     let lo = field.minimum.unwrap_or(lo);
     let hi = field.maximum.unwrap_or(hi.max(lo + 1.0));
     (lo, hi.max(lo))
 }
 
-fn number(field: &FieldSchema, seed: u64) -> Value {
-    let (lo, hi) = bounds(field, 0.0, 2000.0);
+fn number(name: &str, field: &FieldSchema, seed: u64) -> Value {
+    let (lo, hi) = bounds(name, field);
     let step = (seed % 10_000) as f64 / 10_000.0;
-    let v = ((lo + (hi - lo) * step) * 100.0).round() / 100.0;
+    // Counts are whole, ratings have one decimal, everything else cents.
+    let scale = match Kind::of(name) {
+        Kind::Count => 1.0,
+        Kind::Rating => 10.0,
+        _ => 100.0,
+    };
+    let v = (((lo + (hi - lo) * step) * scale).round() / scale).clamp(lo, hi);
     Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+fn integer(name: &str, field: &FieldSchema, seed: u64) -> Value {
+    let (lo, hi) = bounds(name, field);
+    let (lo, hi) = (lo.ceil() as i64, hi.floor() as i64);
+    let span = (hi - lo).max(0) as u64 + 1;
+    json!(lo + (seed % span) as i64)
+}
+
+/// Labels that repeat across records: a small vocabulary for fields that name a brand, a
+/// category, a seller and the like (`brand`, `product_brand`, `category_1_name`, not
+/// `brand_logo` or `category_rank`), picked by seed.
+fn label(name: &str, seed: u64) -> Option<Value> {
+    const VOCABULARIES: [(&[&str], &[&str]); 7] = [
+        (
+            &["brand", "manufacturer"],
+            &[
+                "Acme", "Globex", "Initech", "Umbrella", "Soylent", "Hooli", "Vandelay", "Stark",
+            ],
+        ),
+        (
+            &["category", "department", "vertical"],
+            &[
+                "Electronics",
+                "Home & Kitchen",
+                "Toys",
+                "Sports",
+                "Beauty",
+                "Books",
+            ],
+        ),
+        (
+            &["seller", "sold_by", "merchant", "store"],
+            &[
+                "Main Street Goods",
+                "Northwind",
+                "Blue Harbor",
+                "City Outlet",
+                "Riverside",
+            ],
+        ),
+        (
+            &["color", "colour"],
+            &["Black", "White", "Silver", "Blue", "Red"],
+        ),
+        (&["currency"], &["USD", "EUR", "GBP"]),
+        (
+            &["availability", "stock_status"],
+            &["In Stock", "Only a few left", "Out of Stock"],
+        ),
+        (&["country"], &["US", "GB", "DE", "FR", "JP"]),
+    ];
+    let n = name.to_ascii_lowercase();
+    // `best_sellers_category_1_name` names a category: drop `_name` and a trailing number.
+    let n = n.strip_suffix("_name").unwrap_or(&n);
+    let n = n.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_');
+    let (_, words) = VOCABULARIES.iter().find(|(keys, _)| {
+        keys.iter()
+            .any(|k| n == *k || n.ends_with(&format!("_{k}")))
+    })?;
+    Some(Value::String(
+        words[(seed % words.len() as u64) as usize].to_owned(),
+    ))
 }
 
 fn uri(name: &str, seed: u64) -> Value {
@@ -154,6 +288,37 @@ fn splitmix(mut x: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::AgentRecord;
+
+    #[test]
+    fn values_look_like_a_page() {
+        let rec = AgentRecord::from_json(
+            r#"{"name": "a", "output_schema": {
+                "average_of_reviews": {"type": "number"},
+                "number_of_reviews": {"type": "number"},
+                "web_price": {"type": "number"},
+                "brand": {"type": "string"},
+                "size": {"type": "string", "enum": ["S", "M", "L"]},
+                "material": {"type": "string", "examples": ["cotton", "wool"]},
+                "weight": {"type": "number", "minimum": 2, "maximum": 3}
+            }}"#,
+        )
+        .unwrap();
+        let schema = rec.output_schema.unwrap();
+        let records: Vec<Value> = (0..200).map(|i| record(&schema, i)).collect();
+        let mut brands = std::collections::BTreeSet::new();
+        for r in &records {
+            let stars = r["average_of_reviews"].as_f64().unwrap();
+            assert!((1.0..=5.0).contains(&stars), "{stars}");
+            let count = r["number_of_reviews"].as_f64().unwrap();
+            assert_eq!(count.fract(), 0.0, "a count is whole: {count}");
+            assert!((2.0..=400.0).contains(&r["web_price"].as_f64().unwrap()));
+            assert!(["S", "M", "L"].contains(&r["size"].as_str().unwrap()));
+            assert!(["cotton", "wool"].contains(&r["material"].as_str().unwrap()));
+            assert!((2.0..=3.0).contains(&r["weight"].as_f64().unwrap()));
+            brands.insert(r["brand"].as_str().unwrap().to_owned());
+        }
+        assert!(brands.len() <= 8, "brands repeat: {brands:?}");
+    }
 
     #[test]
     fn samples_are_deterministic_and_respect_bounds() {
