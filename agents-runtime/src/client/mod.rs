@@ -1,5 +1,6 @@
-//! The async client of the /v1 interface: [`Client`], built by [`Client::builder`] or
-//! [`Client::from_env`]. Every endpoint goes through one send path: throttle, authenticate,
+//! The async client of the service, speaking either version of its interface (`/v1` or `/v2`,
+//! [`ClientBuilder::api_version`]): [`Client`], built by [`Client::builder`] or [`Client::from_env`].
+//! Every endpoint goes through one send path: throttle, authenticate,
 //! send, turn the status into an [`Error`] ([`error`]), classify and retry ([`retry`]), decode.
 
 #[macro_use]
