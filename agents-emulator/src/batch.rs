@@ -244,9 +244,7 @@ pub(crate) async fn create_extract(
     Extension(ctx): Extension<Ctx>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let (inputs, mut shared) = batch_parts(&body)?;
-    crate::delivery::check(&mut shared)?;
-    let deliver = crate::delivery::Delivery::from_body(&shared);
+    let (inputs, shared, deliver) = web_batch_parts(&body)?;
     let ends = each_item(inputs, &shared, |merged| async move {
         let result = crate::web::extract_result(&merged, "").await?;
         Ok((result, json!({ "url": merged.get("url") })))
@@ -261,15 +259,28 @@ pub(crate) async fn create_serp(
     Extension(ctx): Extension<Ctx>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let (inputs, mut shared) = batch_parts(&body)?;
-    crate::delivery::check(&mut shared)?;
-    let deliver = crate::delivery::Delivery::from_body(&shared);
+    let (inputs, shared, deliver) = web_batch_parts(&body)?;
     let ends = each_item(inputs, &shared, |merged| async move {
         let result = crate::serp::serp_result(&merged, "")?;
         Ok((result, Value::Object(merged)))
     })
     .await?;
     Ok(Json(register(&state, &ctx, "serp", ends, deliver)))
+}
+
+/// An extract or SERP batch's items, its shared inputs, and the delivery they ask for.
+type WebBatch<'a> = (
+    &'a Vec<Value>,
+    Map<String, Value>,
+    Option<crate::delivery::Delivery>,
+);
+
+/// The parts of an extract or SERP batch, the shared inputs' delivery fields checked.
+fn web_batch_parts(body: &Map<String, Value>) -> Result<WebBatch<'_>, ApiError> {
+    let (inputs, mut shared) = batch_parts(body)?;
+    crate::delivery::check(&mut shared)?;
+    let deliver = crate::delivery::Delivery::from_body(&shared);
+    Ok((inputs, shared, deliver))
 }
 
 /// Runs `check` on every item merged over `shared` (the item wins), collecting each item's

@@ -184,6 +184,14 @@ impl State {
         start_at + since / speed
     }
 
+    /// The jobs, locked, with every run the schedules owe made, and the instant that was.
+    fn jobs_now(&self) -> (std::sync::MutexGuard<'_, Jobs>, Instant) {
+        let now = Instant::now();
+        let mut jobs = lock(&self.jobs);
+        self.settle_jobs(&mut jobs, now);
+        (jobs, now)
+    }
+
     /// Makes the runs every enabled schedule owes up to now (at most [`MAX_CATCH_UP`] per job
     /// per look).
     fn settle_jobs(&self, jobs: &mut Jobs, now: Instant) {
@@ -384,9 +392,7 @@ pub(crate) async fn list(
     Extension(version): Extension<ApiVersion>,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    let mut jobs = lock(&state.jobs);
-    state.settle_jobs(&mut jobs, now);
+    let (jobs, now) = state.jobs_now();
     let mut mine: Vec<&Job> = jobs
         .jobs
         .values()
@@ -414,9 +420,7 @@ pub(crate) async fn get(
     Extension(version): Extension<ApiVersion>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    let mut jobs = lock(&state.jobs);
-    state.settle_jobs(&mut jobs, now);
+    let (jobs, now) = state.jobs_now();
     Ok(Json(mine(&jobs, &ctx, &id)?.json(version, &jobs.runs, now)))
 }
 
@@ -429,10 +433,8 @@ pub(crate) async fn update(
     ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
+    let (mut jobs, now) = state.jobs_now();
     let sched_now = state.schedule_now(now);
-    let mut jobs = lock(&state.jobs);
-    state.settle_jobs(&mut jobs, now);
     mine(&jobs, &ctx, &id)?;
     // Check everything before changing anything.
     let destination = destination(&body)?;
@@ -483,7 +485,6 @@ pub(crate) async fn trigger(
     ApiPath(id): ApiPath<String>,
     body: axum::body::Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
     // `/v1` triggers with no body at all; `/v2` may send `{inputs}`.
     let inputs = if body.iter().all(u8::is_ascii_whitespace) {
         None
@@ -504,8 +505,7 @@ pub(crate) async fn trigger(
             }
         }
     };
-    let mut jobs = lock(&state.jobs);
-    state.settle_jobs(&mut jobs, now);
+    let (mut jobs, now) = state.jobs_now();
     mine(&jobs, &ctx, &id)?;
     let run_id = state
         .new_run(&mut jobs, &id, false, inputs, now)
@@ -525,9 +525,7 @@ pub(crate) async fn runs(
     ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    let mut jobs = lock(&state.jobs);
-    state.settle_jobs(&mut jobs, now);
+    let (jobs, now) = state.jobs_now();
     mine(&jobs, &ctx, &id)?;
     let mut list: Vec<&Run> = jobs.runs.values().filter(|r| r.job_id == id).collect();
     list.sort_by_key(|r| std::cmp::Reverse(r.created_at));
@@ -549,9 +547,7 @@ pub(crate) async fn run(
     Extension(version): Extension<ApiVersion>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    let mut jobs = lock(&state.jobs);
-    state.settle_jobs(&mut jobs, now);
+    let (jobs, now) = state.jobs_now();
     let run = run_of(&jobs, &ctx, &id)?;
     let job = jobs
         .jobs
@@ -566,9 +562,7 @@ pub(crate) async fn cancel(
     Extension(ctx): Extension<Ctx>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    let mut jobs = lock(&state.jobs);
-    state.settle_jobs(&mut jobs, now);
+    let (mut jobs, now) = state.jobs_now();
     run_of(&jobs, &ctx, &id)?;
     let Some(run) = jobs.runs.get_mut(&id) else {
         return Err(not_found("job run", &id, "run_id"));
@@ -592,9 +586,7 @@ pub(crate) async fn artifacts(
     Extension(ctx): Extension<Ctx>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    let mut jobs = lock(&state.jobs);
-    state.settle_jobs(&mut jobs, now);
+    let (jobs, now) = state.jobs_now();
     let run = run_of(&jobs, &ctx, &id)?;
     Ok(Json(json!({ "items": run.artifacts(now) })))
 }
@@ -612,8 +604,7 @@ pub(crate) async fn artifact(
     Extension(ctx): Extension<Ctx>,
     ApiPath((run_id, artifact_id)): ApiPath<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    let jobs = lock(&state.jobs);
+    let (jobs, now) = state.jobs_now();
     artifact_of(run_of(&jobs, &ctx, &run_id)?, now, &artifact_id).map(Json)
 }
 
@@ -623,8 +614,7 @@ pub(crate) async fn download_url(
     Extension(ctx): Extension<Ctx>,
     ApiPath((run_id, artifact_id)): ApiPath<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    let mut jobs = lock(&state.jobs);
+    let (mut jobs, now) = state.jobs_now();
     artifact_of(run_of(&jobs, &ctx, &run_id)?, now, &artifact_id)?;
     jobs.urls.retain(|_, (_, _, expires)| *expires > now);
     while jobs.urls.len() >= MAX_URLS {
@@ -654,8 +644,7 @@ pub(crate) async fn preview(
     Extension(ctx): Extension<Ctx>,
     ApiPath((run_id, artifact_id)): ApiPath<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
-    let jobs = lock(&state.jobs);
+    let (jobs, now) = state.jobs_now();
     let run = run_of(&jobs, &ctx, &run_id)?;
     artifact_of(run, now, &artifact_id)?;
     let rows = rows_of(run, &artifact_id);

@@ -163,13 +163,7 @@ fn media_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiEr
 pub(crate) async fn run<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    ApiJson(mut body): ApiJson,
+    ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    if ASYNC {
-        crate::delivery::check(&mut body)?;
-    }
-    let result = media_result(&body, &ctx.task_id)?;
-    Ok(crate::web::finish::<ASYNC>(
-        &state, &ctx, "media", body, result,
-    ))
+    crate::web::answer::<ASYNC>(&state, &ctx, "media", body, media_result)
 }

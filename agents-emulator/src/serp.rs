@@ -207,13 +207,7 @@ pub(crate) fn serp_result(body: &Map<String, Value>, task_id: &str) -> Result<Va
 pub(crate) async fn run<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
-    ApiJson(mut body): ApiJson,
+    ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    if ASYNC {
-        crate::delivery::check(&mut body)?;
-    }
-    let result = serp_result(&body, &ctx.task_id)?;
-    Ok(crate::web::finish::<ASYNC>(
-        &state, &ctx, "serp", body, result,
-    ))
+    crate::web::answer::<ASYNC>(&state, &ctx, "serp", body, serp_result)
 }

@@ -151,6 +151,22 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
     }))
 }
 
+/// A request answered now or (`ASYNC`) as a task, its delivery fields checked first when
+/// async; `result` makes the answer from the body and the task id.
+pub(crate) fn answer<const ASYNC: bool>(
+    state: &Arc<State>,
+    ctx: &Ctx,
+    api: &str,
+    mut body: Map<String, Value>,
+    result: impl FnOnce(&Map<String, Value>, &str) -> Result<Value, ApiError>,
+) -> Result<Json<Value>, ApiError> {
+    if ASYNC {
+        crate::delivery::check(&mut body)?;
+    }
+    let result = result(&body, &ctx.task_id)?;
+    Ok(finish::<ASYNC>(state, ctx, api, body, result))
+}
+
 /// A result answered now (`ASYNC = false`), or stored as a task that finishes on the lifecycle
 /// clock, answering its id (`ASYNC = true`) and delivering its result when the request asked
 /// for delivery: the sync and async variants of extract, search, map, SERP and media differ

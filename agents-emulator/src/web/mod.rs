@@ -17,6 +17,6 @@ pub use crawl::Crawl;
 pub(crate) use crawl::{crawl, crawl_delete, crawl_get, crawl_list};
 pub(crate) use discover::map;
 pub use extract::extract_result;
-pub(crate) use extract::{extract, finish};
+pub(crate) use extract::{answer, extract};
 pub use page::{MAX_PAGE, Page, fetch, links, markdown};
 pub(crate) use search::search;

@@ -133,15 +133,7 @@ impl GenerationRequest {
             });
         }
         if !self.body.contains_key("from_agent") {
-            let url = text("url");
-            let ok = reqwest::Url::parse(url)
-                .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
-            if !ok {
-                return Err(Error::InvalidOption {
-                    option: "url",
-                    message: format!("{url:?} is not an http(s) URL"),
-                });
-            }
+            super::check_http_url("url", text("url"))?;
         }
         Ok(())
     }

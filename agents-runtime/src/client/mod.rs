@@ -417,6 +417,22 @@ fn normalize_base(text: &str) -> Result<(Url, Option<ApiVersion>), Error> {
     Ok((url, version))
 }
 
+/// Checks that `url` is an http(s) URL with a host: the one rule for every URL a request
+/// carries (pages to extract, media, sample pages, callbacks). The error names `option`.
+pub(crate) fn check_http_url(option: &'static str, url: &str) -> Result<(), Error> {
+    let ok = Url::parse(url).is_ok_and(|u| {
+        matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidOption {
+            option,
+            message: format!("{url:?} is not an http(s) URL"),
+        })
+    }
+}
+
 /// A request body serialized once: every attempt of a call sends the same bytes.
 #[derive(Debug, Clone)]
 pub(crate) struct JsonBody(bytes::Bytes);
@@ -615,27 +631,7 @@ impl Client {
         let status = resp.status().as_u16();
         let info = ResponseInfo::new(status, resp.headers());
         self.inner.throttle.observe(&info.rate_limit);
-        if !(200..300).contains(&status) {
-            let headers = resp.headers().clone();
-            let bytes = match read_body(&mut resp, MAX_ERROR_BODY).await? {
-                Body::Whole(b) | Body::Cut(b) => b,
-            };
-            return Err(Error::from_status(ApiError::from_parts(
-                status, &headers, &bytes,
-            )));
-        }
-        let limit = self.inner.max_response_bytes;
-        let bytes = match read_body(&mut resp, limit).await? {
-            Body::Whole(b) => b,
-            Body::Cut(b) => {
-                return Err(Error::TooLarge(Box::new(TooLargeError {
-                    limit,
-                    declared: resp.content_length(),
-                    read: b.len() as u64,
-                    info,
-                })));
-            }
-        };
+        let bytes = read_answer(&mut resp, &info, self.inner.max_response_bytes).await?;
         // An empty answer (204 No Content) reads as JSON `null`: `()` for calls that answer
         // nothing, and an error naming the answer for calls that expected a value.
         let empty = bytes.iter().all(u8::is_ascii_whitespace);
@@ -658,26 +654,9 @@ impl Client {
         let parsed = Url::parse(url)
             .map_err(|e| Error::Config(format!("the download URL {url:?} does not parse: {e}")))?;
         let mut resp = self.inner.http.get(parsed).send().await?;
-        let status = resp.status().as_u16();
-        if !(200..300).contains(&status) {
-            let headers = resp.headers().clone();
-            let bytes = match read_body(&mut resp, MAX_ERROR_BODY).await? {
-                Body::Whole(b) | Body::Cut(b) => b,
-            };
-            return Err(Error::from_status(ApiError::from_parts(
-                status, &headers, &bytes,
-            )));
-        }
-        let limit = self.inner.max_response_bytes;
-        match read_body(&mut resp, limit).await? {
-            Body::Whole(b) => Ok(b.into()),
-            Body::Cut(b) => Err(Error::TooLarge(Box::new(TooLargeError {
-                limit,
-                declared: resp.content_length(),
-                read: b.len() as u64,
-                info: ResponseInfo::new(status, resp.headers()),
-            }))),
-        }
+        let info = ResponseInfo::new(resp.status().as_u16(), resp.headers());
+        let bytes = read_answer(&mut resp, &info, self.inner.max_response_bytes).await?;
+        Ok(bytes.into())
     }
 
     /// Calls a reading endpoint (safe to retry) and decodes the answer.
@@ -689,6 +668,35 @@ impl Client {
     ) -> Result<(T, ResponseInfo), Error> {
         self.send(endpoint, segments, query, None, Idempotency::Safe)
             .await
+    }
+}
+
+/// Reads an answer: a non-2xx status becomes its [`Error`] (the body read up to 64 KiB), a 2xx
+/// body larger than `limit` is [`Error::TooLarge`] without being buffered.
+async fn read_answer(
+    resp: &mut reqwest::Response,
+    info: &ResponseInfo,
+    limit: u64,
+) -> Result<Vec<u8>, Error> {
+    if !(200..300).contains(&info.status) {
+        let headers = resp.headers().clone();
+        let bytes = match read_body(resp, MAX_ERROR_BODY).await? {
+            Body::Whole(b) | Body::Cut(b) => b,
+        };
+        return Err(Error::from_status(ApiError::from_parts(
+            info.status,
+            &headers,
+            &bytes,
+        )));
+    }
+    match read_body(resp, limit).await? {
+        Body::Whole(b) => Ok(b),
+        Body::Cut(b) => Err(Error::TooLarge(Box::new(TooLargeError {
+            limit,
+            declared: resp.content_length(),
+            read: b.len() as u64,
+            info: info.clone(),
+        }))),
     }
 }
 

@@ -139,16 +139,7 @@ impl Delivery {
             fields.storage_object_name = Some(n);
         }
         if let Some(u) = &self.callback_url {
-            let ok = reqwest::Url::parse(u).is_ok_and(|p| {
-                matches!(p.scheme(), "http" | "https")
-                    && p.host_str().is_some_and(|h| !h.is_empty())
-            });
-            if !ok {
-                return Err(Error::InvalidOption {
-                    option: "callback_url",
-                    message: format!("{u:?} is not an http(s) URL"),
-                });
-            }
+            super::check_http_url("callback_url", u)?;
             fields.callback_url = Some(u);
         }
         Ok(fields)

@@ -265,14 +265,7 @@ impl ExtractRequest {
     /// Checks the URL and the options.
     pub(crate) fn check(&self) -> Result<(), Error> {
         let url = self.body.get("url").and_then(Value::as_str).unwrap_or("");
-        let ok = reqwest::Url::parse(url)
-            .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
-        if !ok {
-            return Err(Error::InvalidOption {
-                option: "url",
-                message: format!("{url:?} is not an http(s) URL"),
-            });
-        }
+        super::check_http_url("url", url)?;
         self.check_options()
     }
 
