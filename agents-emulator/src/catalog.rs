@@ -41,10 +41,9 @@ pub struct Version {
     pub number: u32,
     /// When it was published.
     pub created: SystemTime,
-    /// Its record.
+    /// Its record; its published sample input/output pairs (`[{input, output}]`, set by an
+    /// update) are the record's `samples`, which runs with a sample's input answer.
     pub record: Arc<AgentRecord>,
-    /// Sample input/output pairs (`[{input, output}]`), as set by an update.
-    pub samples: Option<Value>,
 }
 
 impl Entry {
@@ -61,7 +60,6 @@ impl Entry {
                 number: 1,
                 created: now,
                 record,
-                samples: None,
             },
             older: Vec::new(),
         }
@@ -103,7 +101,7 @@ impl Version {
             "input_schema": json_schema::input_schema(&self.record),
             "output_schema": json_schema::output_schema(&self.record),
             "metadata": self.metadata(),
-            "samples": self.samples,
+            "samples": self.record.extra.get("samples"),
         })
     }
 
@@ -206,7 +204,6 @@ impl Catalog {
                     number: entry.published.number + 1,
                     created: SystemTime::now(),
                     record: record.clone(),
-                    samples: None,
                 };
                 let before = std::mem::replace(&mut entry.published, next);
                 entry.older.push(before);

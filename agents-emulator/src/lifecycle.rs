@@ -411,7 +411,6 @@ impl Generation {
                         created: self.created
                             + self.ends_at.saturating_duration_since(self.created_at),
                         record: std::sync::Arc::new((**record).clone()),
-                        samples: None,
                     }
                     .json(),
                 };

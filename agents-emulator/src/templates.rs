@@ -213,17 +213,40 @@ pub(crate) async fn update(
         ));
     }
     let part = |key: &str| doc["published_version"][key].clone();
-    let record = agents_schema::json_schema::record(
+    let mut record = agents_schema::json_schema::record(
         &name,
         &part("input_schema"),
         &part("output_schema"),
         &part("metadata"),
     )
     .map_err(|e| ApiError::invalid("body", format!("the patched template is not valid: {e}")))?;
+    match part("samples") {
+        Value::Null => {}
+        Value::Array(samples) => {
+            if let Some(bad) = samples
+                .iter()
+                .position(|x| !x.get("input").is_none_or(Value::is_object))
+            {
+                return Err(ApiError::invalid(
+                    format!("body.published_version.samples[{bad}].input"),
+                    "a sample's input is an object of params",
+                ));
+            }
+            record.extra.insert("samples".into(), Value::Array(samples));
+        }
+        other => {
+            return Err(ApiError::invalid(
+                "body.published_version.samples",
+                format!(
+                    "samples must be a list, not {}",
+                    crate::params::kind(&other)
+                ),
+            ));
+        }
+    }
     let schemas_changed = ["input_schema", "output_schema"]
         .iter()
         .any(|k| part(k) != before["published_version"][*k]);
-    let samples = Some(part("samples")).filter(|v| !v.is_null());
     if schemas_changed {
         catalog.insert_private(&owner, record, uuid::Uuid::new_v4().to_string());
     } else {
@@ -231,10 +254,9 @@ pub(crate) async fn update(
         entry.record = record.clone();
         entry.published.record = record;
     }
-    let Some(entry) = catalog.get_mut(&ctx.account.name, &name) else {
+    let Some(entry) = catalog.get(&ctx.account.name, &name) else {
         return Err(ApiError::not_found(format!("template `{name}` is gone")));
     };
-    entry.published.samples = samples;
     Ok(Json(entry.template_json()))
 }
 

@@ -296,7 +296,11 @@ async fn templates_change_by_json_patch_and_are_deleted() {
             "patched",
             &patch(json!([
                 {"op": "replace", "path": "/published_version/metadata/display_name", "value": "Patched"},
-                {"op": "add", "path": "/published_version/metadata/tags", "value": ["a", "b"]}
+                {"op": "add", "path": "/published_version/metadata/tags", "value": ["a", "b"]},
+                {"op": "add", "path": "/published_version/samples", "value": [
+                    {"input": {"url": "https://market.example/l/7"},
+                     "output": {"title": "Kettle", "price": 24.5}}
+                ]}
             ])),
         )
         .await
@@ -305,6 +309,13 @@ async fn templates_change_by_json_patch_and_are_deleted() {
     assert_eq!(v.version_number, 1);
     assert_eq!(v.metadata.display_name.as_deref(), Some("Patched"));
     assert_eq!(v.metadata.tags, ["a", "b"]);
+    assert_eq!(v.samples[0].output["title"], "Kettle");
+    // A run with a published sample's input answers the sample's output.
+    let sampled = c
+        .run_raw("patched", json!({"url": "https://market.example/l/7"}))
+        .await
+        .unwrap();
+    assert_eq!(sampled.record().unwrap()["title"], "Kettle");
 
     // A new output field publishes version 2, and runs return it.
     let t = c
