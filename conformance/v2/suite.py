@@ -214,5 +214,5 @@ expect_error("429 rate limited", nimble_python.RateLimitError,
 expect_error("500 internal", nimble_python.InternalServerError,
              lambda c: c.extract.templates.list(extra_headers={"x-emulator-fault": "500"}))
 
-suite.fixtures(pathlib.Path(__file__).parent / "fixtures", [T, TE, TT])
+suite.fixtures(pathlib.Path(__file__).parent / "fixtures", [T, TE, TT, TJ, TJR])
 suite.finish("v2 (nimble-python 1.6.0)")

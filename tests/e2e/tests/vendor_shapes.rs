@@ -244,3 +244,39 @@ fn v2_template_records_decode_with_every_fact_kept() {
     let first: TemplateVersion = serde_json::from_value(versions["items"][0].clone()).unwrap();
     assert!(first.samples.is_empty(), "null samples read as none");
 }
+
+#[test]
+fn v2_job_and_domain_records_decode_with_unknown_values_kept() {
+    use agents_runtime::client::jobs::{
+        ArtifactPreview, DestinationType, Job, JobRun, JobStatus, TriggeredBy,
+    };
+    use agents_runtime::client::media::DomainDriver;
+    let text = fixture_of("v2", "JobGetResponse.scheduled.json");
+    let job: Job = serde_json::from_str(&text).unwrap();
+    assert_eq!(job.template.as_deref(), Some("retailer_a_pdp"));
+    assert_eq!(job.destination.unwrap().kind, DestinationType::S3);
+    assert_eq!(job.last_run_status, Some(JobStatus::Warning));
+    // A status the vendor's model does not list yet is kept, not an error.
+    let mut newer: serde_json::Value = serde_json::from_str(&text).unwrap();
+    newer["last_run_status"] = "PARTIAL".into();
+    let job: Job = serde_json::from_value(newer).unwrap();
+    assert_eq!(
+        job.last_run_status,
+        Some(JobStatus::Other("PARTIAL".into()))
+    );
+    let run: JobRun =
+        serde_json::from_str(&fixture_of("v2", "RunGetResponse.warning.json")).unwrap();
+    assert_eq!(run.status, JobStatus::Warning);
+    assert_eq!(run.triggered_by, Some(TriggeredBy::Schedule));
+    assert_eq!(run.match_rate(), Some(0.75));
+    assert_eq!(run.error_message(), Some("1 of 4 inputs failed"));
+    let preview: ArtifactPreview =
+        serde_json::from_str(&fixture_of("v2", "ArtifactPreviewResponse.rows.json")).unwrap();
+    assert_eq!((preview.row_count, preview.rows.len()), (2, 2));
+    let d: DomainDriver = serde_json::from_str(&fixture_of(
+        "v2",
+        "DomainKnowledgeGetDriverResponse.url.json",
+    ))
+    .unwrap();
+    assert_eq!((d.driver.as_str(), d.need_to_render), ("vx8", Some(true)));
+}
