@@ -127,11 +127,14 @@ async fn generate_agent_goes_from_prompt_to_typed_struct() {
     assert!(r["bindings"].is_null());
     assert!(!dir.join("src").exists());
 
+    // Refined over /v2: the new version's JSON Schema is read back into the cached record.
     let refined = cargo_agents(
         &e,
         &dir,
         KEY,
         &[
+            "--api-version",
+            "v2",
             "generate-agent",
             "--refine",
             "recipe_page",
