@@ -89,13 +89,27 @@ impl Run {
         } else if self.failure.is_some() {
             "FAILED"
         } else {
-            let out = self.output();
-            match (out.rows.is_empty(), out.errors.is_empty()) {
-                (_, true) => "SUCCESS",
-                (false, false) => "WARNING",
-                (true, false) => "FAILED",
+            match self.failed_inputs() {
+                0 => "SUCCESS",
+                n if n < self.inputs.len() => "WARNING",
+                _ => "FAILED",
             }
         }
+    }
+
+    /// Inputs the template refuses: checked only, nothing synthesized, so a status costs a
+    /// rule check per input rather than a run.
+    fn failed_inputs(&self) -> usize {
+        let Some(record) = &self.record else {
+            return self.inputs.len();
+        };
+        self.inputs
+            .iter()
+            .filter(|i| {
+                crate::params::check_derived(record, &Value::Object((*i).clone()), "params")
+                    .is_err()
+            })
+            .count()
     }
 
     pub(crate) fn wall(&self, at: Instant) -> String {

@@ -171,7 +171,7 @@ impl State {
         let elapsed = now
             .saturating_duration_since(start_at)
             .saturating_mul(speed);
-        DateTime::<Utc>::from(start_wall + elapsed)
+        DateTime::<Utc>::from(start_wall.checked_add(elapsed).unwrap_or(start_wall))
     }
 
     /// The real instant of a point on the schedule clock.
@@ -644,10 +644,14 @@ pub(crate) async fn preview(
     Extension(ctx): Extension<Ctx>,
     ApiPath((run_id, artifact_id)): ApiPath<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    let (jobs, now) = state.jobs_now();
-    let run = run_of(&jobs, &ctx, &run_id)?;
-    artifact_of(run, now, &artifact_id)?;
-    let rows = rows_of(run, &artifact_id);
+    // Results are made from the run's inputs outside the lock, so other job calls do not wait.
+    let run = {
+        let (jobs, now) = state.jobs_now();
+        let run = run_of(&jobs, &ctx, &run_id)?;
+        artifact_of(run, now, &artifact_id)?;
+        run.clone()
+    };
+    let rows = rows_of(&run, &artifact_id);
     let mut columns: Vec<String> = Vec::new();
     for row in rows.iter().take(PREVIEW_ROWS) {
         for k in row.keys() {
@@ -683,23 +687,27 @@ pub(crate) async fn download(
     ApiPath(token): ApiPath<String>,
 ) -> Response {
     let now = Instant::now();
-    let jobs = lock(&state.jobs);
-    let Some((run_id, artifact_id, expires)) = jobs.urls.get(&token).cloned() else {
-        return ApiError::not_found("no such download (the URL is unknown or has expired)")
+    // The file is written outside the lock, so other job calls do not wait on it.
+    let (run, run_id, artifact_id) = {
+        let jobs = lock(&state.jobs);
+        let Some((run_id, artifact_id, expires)) = jobs.urls.get(&token).cloned() else {
+            return ApiError::not_found("no such download (the URL is unknown or has expired)")
+                .into_response();
+        };
+        if expires <= now {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "EXPIRED",
+                "the download URL has expired",
+            )
             .into_response();
+        }
+        let Some(run) = jobs.runs.get(&run_id).cloned() else {
+            return ApiError::not_found(format!("job run {run_id} was deleted")).into_response();
+        };
+        (run, run_id, artifact_id)
     };
-    if expires <= now {
-        return ApiError::new(
-            StatusCode::FORBIDDEN,
-            "EXPIRED",
-            "the download URL has expired",
-        )
-        .into_response();
-    }
-    let Some(run) = jobs.runs.get(&run_id) else {
-        return ApiError::not_found(format!("job run {run_id} was deleted")).into_response();
-    };
-    let rows = rows_of(run, &artifact_id);
+    let rows = rows_of(&run, &artifact_id);
     let format = if artifact_id == ERRORS_ARTIFACT {
         "jsonl"
     } else {
