@@ -3,7 +3,9 @@
 //! by arrow-json, so nested objects are structs and lists are lists, readable by any Parquet
 //! reader).
 
+#[cfg(feature = "parquet")]
 use std::io::Cursor;
+#[cfg(feature = "parquet")]
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -12,6 +14,7 @@ use serde_json::{Map, Value};
 pub fn write(format: &str, rows: &[Map<String, Value>]) -> Result<(Vec<u8>, &'static str), String> {
     match format {
         "csv" => csv(rows).map(|b| (b, "text/csv")),
+        #[cfg(feature = "parquet")]
         "parquet" => parquet(rows).map(|b| (b, "application/vnd.apache.parquet")),
         _ => Ok((jsonl(rows), "application/x-ndjson")),
     }
@@ -50,6 +53,15 @@ fn csv(rows: &[Map<String, Value>]) -> Result<Vec<u8>, String> {
     w.into_inner().map_err(|e| e.to_string())
 }
 
+/// The formats this build writes.
+pub const FORMATS: &[&str] = &[
+    "jsonl",
+    "csv",
+    #[cfg(feature = "parquet")]
+    "parquet",
+];
+
+#[cfg(feature = "parquet")]
 fn parquet(rows: &[Map<String, Value>]) -> Result<Vec<u8>, String> {
     let values: Vec<Value> = rows.iter().cloned().map(Value::Object).collect();
     let schema = arrow_json::reader::infer_json_schema_from_iterator(values.iter().map(Ok))
@@ -106,6 +118,7 @@ mod tests {
         assert_eq!(lines.next(), Some("1,,,[],c,true"));
     }
 
+    #[cfg(feature = "parquet")]
     #[test]
     fn parquet_reads_back_with_the_parquet_reader() {
         let (bytes, _) = write("parquet", &rows()).unwrap();

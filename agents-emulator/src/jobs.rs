@@ -86,6 +86,14 @@ fn destination(body: &Map<String, Value>) -> Result<Option<Map<String, Value>>, 
     required_str(d, "path").map_err(|e| e.at("destination.path"))?;
     required_str(d, "type").map_err(|e| e.at("destination.type"))?;
     one_of_at(d, "destination", "type", &["file", "s3"])?;
+    if d.get("format").and_then(Value::as_str) == Some("parquet")
+        && !crate::artifact::FORMATS.contains(&"parquet")
+    {
+        return Err(ApiError::invalid(
+            "destination.format",
+            "this emulator was built without Parquet artifacts (its `parquet` feature)",
+        ));
+    }
     one_of_at(d, "destination", "format", &["jsonl", "csv", "parquet"])?;
     Ok(Some(d.clone()))
 }
