@@ -1,5 +1,5 @@
-//! A stateful local server that speaks the `/v1` interface of the web data extraction service,
-//! for tests, examples and offline work.
+//! A stateful local server that speaks the `/v1` and `/v2` interfaces of the web data extraction
+//! service from one state, for tests, examples and offline work.
 //!
 //! It serves the agent catalog (embedded from `schemas/`), runs agents with synthetic data that
 //! conforms to each agent's output schema (the same params give the same record), keeps async
