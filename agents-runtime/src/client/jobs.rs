@@ -482,15 +482,8 @@ impl Client {
 
     /// Changes a job.
     pub async fn update_job(&self, id: &str, update: JobUpdate) -> Result<Job, Error> {
-        let body = JsonBody::new(&update.body, "update")?;
         Ok(self
-            .send(
-                &endpoint::JOB_UPDATE,
-                &[id],
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .post(&endpoint::JOB_UPDATE, &[id], &update.body, "update")
             .await?
             .0)
     }

@@ -6,7 +6,6 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::error::Error;
-use super::retry::Idempotency;
 use super::run::{Delivery, RunResult};
 use super::tasks::TaskHandle;
 use super::{Client, JsonBody};
@@ -135,15 +134,8 @@ impl Client {
     /// Downloads a media file and answers what it is (and where it was uploaded).
     pub async fn media(&self, request: MediaRequest) -> Result<RunResult<Value>, Error> {
         request.check()?;
-        let body = JsonBody::new(&request.body, "request")?;
         let (mut result, info): (RunResult<Value>, _) = self
-            .send(
-                &endpoint::MEDIA_RUN,
-                &[],
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .post(&endpoint::MEDIA_RUN, &[], &request.body, "request")
             .await?;
         result.response = info;
         Ok(result)

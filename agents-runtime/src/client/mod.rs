@@ -659,6 +659,20 @@ impl Client {
         Ok(bytes.into())
     }
 
+    /// Sends `body` (serialized once; a failure names `what`) to an endpoint that changes
+    /// something, never retried after an ambiguous failure, and decodes the answer.
+    pub(crate) async fn post<T: DeserializeOwned>(
+        &self,
+        endpoint: &Endpoint,
+        segments: &[&str],
+        body: &impl serde::Serialize,
+        what: &'static str,
+    ) -> Result<(T, ResponseInfo), Error> {
+        let body = JsonBody::new(body, what)?;
+        self.send(endpoint, segments, &[], Some(&body), Idempotency::Unsafe)
+            .await
+    }
+
     /// Calls a reading endpoint (safe to retry) and decodes the answer.
     pub(crate) async fn get<T: DeserializeOwned>(
         &self,

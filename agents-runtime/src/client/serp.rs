@@ -8,7 +8,6 @@ use serde_json::{Map, Value, json};
 
 use super::batch::BatchHandle;
 use super::error::Error;
-use super::retry::Idempotency;
 use super::run::{Delivery, RunResult};
 use super::tasks::TaskHandle;
 use super::{Client, JsonBody};
@@ -184,10 +183,8 @@ impl Client {
         request: SerpRequest,
     ) -> Result<RunResult<Value>, Error> {
         request.check(true)?;
-        let body = JsonBody::new(&request.body, "request")?;
-        let (mut result, info): (RunResult<Value>, _) = self
-            .send(endpoint, &[], &[], Some(&body), Idempotency::Unsafe)
-            .await?;
+        let (mut result, info): (RunResult<Value>, _) =
+            self.post(endpoint, &[], &request.body, "request").await?;
         result.response = info;
         Ok(result)
     }

@@ -7,9 +7,9 @@ use futures::stream::BoxStream;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::Client;
 use super::error::Error;
 use super::retry::Idempotency;
-use super::{Client, JsonBody};
 use crate::endpoint::{self, ApiVersion};
 
 /// JSON Patch (RFC 6902), the document [`Client::update_template`] takes: the `json-patch`
@@ -201,15 +201,8 @@ impl Client {
         name: &str,
         patch: &json_patch::Patch,
     ) -> Result<TemplateRecord, Error> {
-        let body = JsonBody::new(patch, "patch")?;
         Ok(self
-            .send(
-                &endpoint::TEMPLATE_UPDATE,
-                &[name],
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .post(&endpoint::TEMPLATE_UPDATE, &[name], patch, "patch")
             .await?
             .0)
     }

@@ -6,7 +6,6 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::super::Client;
-use super::super::JsonBody;
 use super::super::error::Error;
 use super::super::listing::Listing;
 use super::super::open::open_string as open_enum;
@@ -294,15 +293,8 @@ impl CrawlHandle {
 impl Client {
     /// Starts a crawl (crawls are asynchronous only).
     pub async fn crawl(&self, request: CrawlRequest) -> Result<CrawlHandle, Error> {
-        let body = JsonBody::new(&request.body, "request")?;
         let (record, _): (CrawlRecord, _) = self
-            .send(
-                &endpoint::CRAWL_START,
-                &[],
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .post(&endpoint::CRAWL_START, &[], &request.body, "request")
             .await?;
         Ok(CrawlHandle::attach(self, record.crawl_id))
     }

@@ -10,7 +10,6 @@ use super::super::Client;
 use super::super::JsonBody;
 use super::super::error::Error;
 use super::super::open::open_string as open_enum;
-use super::super::retry::Idempotency;
 use super::super::tasks::{TaskHandle, TaskOutput};
 use crate::endpoint;
 
@@ -332,15 +331,8 @@ impl Client {
     /// Extracts one page.
     pub async fn extract(&self, request: ExtractRequest) -> Result<ExtractResult, Error> {
         request.check()?;
-        let body = JsonBody::new(&request.body, "request")?;
         Ok(self
-            .send(
-                &endpoint::EXTRACT_RUN,
-                &[],
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .post(&endpoint::EXTRACT_RUN, &[], &request.body, "request")
             .await?
             .0)
     }

@@ -6,7 +6,6 @@ use serde_json::{Map, Value, json};
 use super::super::Client;
 use super::super::JsonBody;
 use super::super::error::Error;
-use super::super::retry::Idempotency;
 use super::super::tasks::{TaskHandle, TaskOutput};
 use crate::endpoint;
 
@@ -72,15 +71,8 @@ impl TaskOutput for MapResult {}
 impl Client {
     /// Lists a site's URLs.
     pub async fn map(&self, request: MapRequest) -> Result<MapResult, Error> {
-        let body = JsonBody::new(&request.body, "request")?;
         Ok(self
-            .send(
-                &endpoint::MAP_RUN,
-                &[],
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .post(&endpoint::MAP_RUN, &[], &request.body, "request")
             .await?
             .0)
     }

@@ -7,7 +7,6 @@ use super::super::Client;
 use super::super::JsonBody;
 use super::super::error::Error;
 use super::super::open::open_string as open_enum;
-use super::super::retry::Idempotency;
 use super::super::tasks::{TaskHandle, TaskOutput};
 use crate::endpoint;
 
@@ -127,15 +126,8 @@ impl TaskOutput for SearchResult {}
 impl Client {
     /// Searches the web.
     pub async fn search(&self, request: SearchRequest) -> Result<SearchResult, Error> {
-        let body = JsonBody::new(&request.body, "request")?;
         Ok(self
-            .send(
-                &endpoint::SEARCH_RUN,
-                &[],
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .post(&endpoint::SEARCH_RUN, &[], &request.body, "request")
             .await?
             .0)
     }
