@@ -190,6 +190,8 @@ pub fn new_agent(
         input_properties: Some(inputs),
         output_schema: Some(output),
         feature_flags: Some(FeatureFlags::default()),
+        output_document: None,
+        template_version: None,
         extra,
     })
 }

@@ -62,3 +62,133 @@ pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<Stri
         ),
     }
 }
+
+/// The params that page through results, when a JSON Schema input names one and says nothing
+/// else (`/v2` records carry no pagination flag).
+pub const PAGINATION_PARAMS: [&str; 1] = ["page"];
+
+/// The inputs of a JSON Schema input document (a `/v2` template's `input_schema`, or a user's
+/// `NAME.input.schema.json`): one per property, in order.
+///
+/// The keywords a generated `validate()` checks become rule text (`minLength: 3` →
+/// `minimum length 3`, `enum` → `one of …`, also `minimum`, `maximum`, `maxLength`, `pattern`);
+/// `x-rules` adds rules written as text. A property's type is its `type`, the one non-null type
+/// of a list or of an `anyOf`/`oneOf`, or `string` for an `enum` of strings; a `$ref` to the
+/// document's `$defs` is followed.
+///
+/// `/v2` records carry no localization or pagination flags, so they are derived by name: an
+/// input named `zip_code` or `store_id` localizes the request, one named `page` taking a number
+/// is the page number. `x-localization` and `x-pagination` (`true` or `false`) on a property say
+/// otherwise. Keys this reading does not use are kept in the input's `extra`.
+pub fn from_json_schema(doc: &crate::FieldSchema) -> Vec<InputProperty> {
+    let required = doc.required.as_deref().unwrap_or_default();
+    doc.properties
+        .iter()
+        .flatten()
+        .map(|(name, p)| {
+            let p = match &p.reference {
+                Some(r) => doc.resolve(r).unwrap_or(p),
+                None => p,
+            };
+            input(name, p, required.contains(name))
+        })
+        .collect()
+}
+
+fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
+    use serde_json::Value;
+
+    let ty = single_type(p);
+    let mut rules = Vec::new();
+    let number = |n: f64| Value::from(n).to_string();
+    if let Some(n) = p.min_length {
+        rules.push(format!("minimum length {n}"));
+    }
+    if let Some(n) = p.max_length {
+        rules.push(format!("maximum length {n}"));
+    }
+    if let Some(n) = p.minimum {
+        rules.push(format!("minimum {}", number(n)));
+    }
+    if let Some(n) = p.maximum {
+        rules.push(format!("maximum {}", number(n)));
+    }
+    if let Some(re) = &p.pattern {
+        rules.push(format!("pattern {re}"));
+    }
+    if let Some(values) = &p.enum_values {
+        let words: Vec<String> = values
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .collect();
+        rules.push(format!("one of {}", words.join(", ")));
+    }
+    let flag = |key: &str| p.extra.get(key).and_then(Value::as_bool);
+    rules.extend(
+        p.extra
+            .get("x-rules")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned),
+    );
+    let numeric = matches!(ty.as_deref(), Some("integer" | "number"));
+    let mut extra = match serde_json::to_value(p) {
+        Ok(Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    for key in [
+        "type",
+        "description",
+        "default",
+        "examples",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "pattern",
+        "enum",
+        "x-rules",
+        "x-localization",
+        "x-pagination",
+    ] {
+        extra.remove(key);
+    }
+    InputProperty {
+        name: name.to_owned(),
+        ty,
+        description: p.description.clone().or_else(|| p.title.clone()),
+        required,
+        default: p.default.clone(),
+        examples: p.examples.clone(),
+        rules,
+        is_localization_param: flag("x-localization")
+            .unwrap_or(LOCALIZATION_PARAMS.contains(&name)),
+        is_pagination_param: flag("x-pagination")
+            .unwrap_or(numeric && PAGINATION_PARAMS.contains(&name)),
+        extra,
+    }
+}
+
+/// The one type a JSON Schema property takes, `null` aside.
+fn single_type(p: &crate::FieldSchema) -> Option<String> {
+    if let Some(t) = p.ty.as_ref().and_then(crate::SchemaType::single) {
+        return Some(t.to_owned());
+    }
+    let branches = p.any_of.as_ref().or(p.one_of.as_ref());
+    if let Some(list) = branches {
+        let mut types = list
+            .iter()
+            .filter(|b| b.ty.as_ref().and_then(crate::SchemaType::single) != Some("null"))
+            .filter_map(single_type);
+        if let (Some(only), None) = (types.next(), types.next()) {
+            return Some(only);
+        }
+    }
+    let strings = p
+        .enum_values
+        .as_ref()
+        .is_some_and(|v| !v.is_empty() && v.iter().all(serde_json::Value::is_string));
+    strings.then(|| "string".to_owned())
+}

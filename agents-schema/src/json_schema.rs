@@ -108,7 +108,8 @@ fn input_property(input: &InputProperty) -> Map<String, Value> {
 }
 
 /// The record's output descriptors as one JSON Schema object (each descriptor is already a
-/// JSON Schema; unknown keys such as `unit` are kept as they were sent).
+/// JSON Schema; unknown keys such as `unit` are kept as they were sent). A record read from
+/// JSON Schema gives its own document back, `$defs` and all.
 pub fn output_schema(record: &AgentRecord) -> Value {
     let properties: Map<String, Value> = record
         .output_schema
@@ -119,129 +120,32 @@ pub fn output_schema(record: &AgentRecord) -> Value {
             (name.clone(), value)
         })
         .collect();
-    json!({
-        "$schema": DIALECT,
-        "type": "object",
-        "properties": properties,
-    })
+    let mut doc = match record.output_document.as_deref().map(serde_json::to_value) {
+        Some(Ok(Value::Object(doc))) => doc,
+        _ => Map::new(),
+    };
+    doc.entry("$schema").or_insert_with(|| json!(DIALECT));
+    doc.entry("type").or_insert_with(|| json!("object"));
+    doc.insert("properties".into(), Value::Object(properties));
+    Value::Object(doc)
 }
 
 /// A record from the documents [`input_schema`], [`output_schema`] and [`metadata`] make (a
-/// template version edited as JSON): each input property becomes an input, its JSON Schema
-/// bounds the rules the generator reads (`minLength` → `minimum length N`, `enum` → `one of …`),
-/// the `x-` keys what they were; the output's properties are the descriptors. Every problem is
-/// reported with its path, as when a record is read.
+/// template version edited as JSON), read as a `/v2` version record is: each input property
+/// becomes an input (see [`crate::inputs::from_json_schema`]), the output's properties are the
+/// descriptors. Every problem is reported with its path, as when a record is read.
 pub fn record(
     name: &str,
     input: &Value,
     output: &Value,
     metadata: &Value,
 ) -> Result<AgentRecord, crate::RecordError> {
-    let required: Vec<&str> = input
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let inputs: Vec<Value> = input
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(name, p)| input_from(name, p, required.contains(&name.as_str())))
-        .collect();
-    let mut record = Map::new();
-    record.insert("name".into(), json!(name));
-    for key in [
-        "display_name",
-        "description",
-        "domain",
-        "entity_type",
-        "vertical",
-    ] {
-        if let Some(v) = metadata.get(key).filter(|v| !v.is_null()) {
-            record.insert(key.into(), v.clone());
-        }
-    }
-    if let Some(m) = metadata.as_object() {
-        record.insert("metadata".into(), Value::Object(m.clone()));
-    }
-    record.insert("input_properties".into(), Value::Array(inputs));
-    record.insert(
-        "output_schema".into(),
-        output
-            .get("properties")
-            .cloned()
-            .unwrap_or_else(|| json!({})),
-    );
-    if let Some(flags) = input.get("x-feature-flags").filter(|v| !v.is_null()) {
-        record.insert("feature_flags".into(), flags.clone());
-    }
-    AgentRecord::from_value(&Value::Object(record))
-}
-
-/// One input of a record from its JSON Schema property.
-fn input_from(name: &str, p: &Value, required: bool) -> Value {
-    let mut out = Map::new();
-    out.insert("name".into(), json!(name));
-    let ty = match p.get("type") {
-        Some(Value::Array(types)) => types.iter().find(|t| t.as_str() != Some("null")).cloned(),
-        other => other.cloned(),
-    };
-    if let Some(ty) = ty {
-        out.insert("type".into(), ty);
-    }
-    out.insert("required".into(), json!(required));
-    for key in ["description", "default", "examples"] {
-        if let Some(v) = p.get(key) {
-            out.insert(key.into(), v.clone());
-        }
-    }
-    let mut rules = Vec::new();
-    let number = |k: &str| p.get(k).filter(|v| v.is_number()).map(Value::to_string);
-    if let Some(n) = number("minLength") {
-        rules.push(format!("minimum length {n}"));
-    }
-    if let Some(n) = number("maxLength") {
-        rules.push(format!("maximum length {n}"));
-    }
-    if let Some(n) = number("minimum") {
-        rules.push(format!("minimum {n}"));
-    }
-    if let Some(n) = number("maximum") {
-        rules.push(format!("maximum {n}"));
-    }
-    if let Some(re) = p.get("pattern").and_then(Value::as_str) {
-        rules.push(format!("pattern {re}"));
-    }
-    if let Some(values) = p.get("enum").and_then(Value::as_array) {
-        let words: Vec<String> = values
-            .iter()
-            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
-            .collect();
-        rules.push(format!("one of {}", words.join(", ")));
-    }
-    for text in p
-        .get("x-rules")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(t) = text.as_str() {
-            rules.push(t.to_owned());
-        }
-    }
-    out.insert("rules".into(), json!(rules));
-    for (key, flag) in [
-        ("x-localization", "is_localization_param"),
-        ("x-pagination", "is_pagination_param"),
-    ] {
-        if p.get(key).and_then(Value::as_bool) == Some(true) {
-            out.insert(flag.into(), json!(true));
-        }
-    }
-    Value::Object(out)
+    AgentRecord::from_value(&json!({
+        "name": name,
+        "input_schema": input,
+        "output_schema": output,
+        "metadata": metadata,
+    }))
 }
 
 /// The record's catalog facts as `/v2` version metadata: `display_name`, `description`,

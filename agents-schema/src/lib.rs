@@ -1,5 +1,8 @@
-//! The agent record of the web data extraction service, as `GET /v1/agents/{name}` returns it
-//!, and the loader that reads one with precise errors.
+//! The agent record of the web data extraction service, and the loader that reads one with
+//! precise errors from any of the shapes it comes in: a `/v1` agent record
+//! (`GET /v1/agents/{name}`), a `/v2` extract template record or one of its version records
+//! (`input_schema` and `output_schema` as JSON Schema), or JSON Schema documents a user wrote
+//! ([`files`] reads `NAME.output.schema.json` beside `NAME.input.schema.json`).
 //!
 //! This crate sits at the bottom of the workspace: the generator, the runtime, the CLI and the
 //! emulator all read agent records through [`AgentRecord::from_json`] (or its `Deserialize`
@@ -61,9 +64,30 @@ pub struct AgentRecord {
     /// Capabilities of the agent (details only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_flags: Option<FeatureFlags>,
+    /// For a record read from JSON Schema documents (a `/v2` template or a user's schema
+    /// files): the output document less its `properties`, which are in `output_schema`. It
+    /// carries what the fields refer to (`$defs`) and say of the whole (`required`, `title`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_document: Option<Box<FieldSchema>>,
+    /// For a record read from a `/v2` template: the version it describes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template_version: Option<TemplateVersion>,
     /// Keys this model does not know, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// Which published version of a `/v2` extract template a record describes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TemplateVersion {
+    /// The version's id.
+    pub id: String,
+    /// 1 for a template's first version, growing with each new one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number: Option<u64>,
+    /// When it was published (RFC 3339), as sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
 }
 
 /// One item of `input_properties`.
@@ -108,12 +132,24 @@ pub struct FeatureFlags {
     pub extra: Map<String, Value>,
 }
 
-/// A JSON-schema-like descriptor of one output field.
+/// The schema of one value: a `/v1` output descriptor, or a JSON Schema (draft 2020-12, with
+/// the draft-07 spellings) read from a `/v2` template or a user's schema file. A `/v1`
+/// descriptor is JSON Schema with a few keywords, so both are read into this one model.
+///
+/// Keywords the generator reads have fields; any other key (`unit`, `if`, `not`, …) is kept in
+/// `extra` as sent. A keyword whose value has the wrong JSON type is kept in `extra` too, and
+/// the generator warns about it with its path. Boolean schemas are read as schemas that mean
+/// the same: `true` as `{}`, `false` as `{"not": {}}`. The draft-07 array form of `items` is read
+/// as `prefixItems`, and `definitions` as `$defs` (references to `#/definitions/…` still
+/// resolve).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FieldSchema {
     /// The declared type.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub ty: Option<SchemaType>,
+    /// A short name for the value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// What the field holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -126,15 +162,176 @@ pub struct FieldSchema {
     /// Inclusive upper bound of a number.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub maximum: Option<f64>,
+    /// Exclusive lower bound of a number.
+    #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+    pub exclusive_minimum: Option<f64>,
+    /// Exclusive upper bound of a number.
+    #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+    pub exclusive_maximum: Option<f64>,
+    /// The number is a multiple of this.
+    #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+    pub multiple_of: Option<f64>,
+    /// Fewest characters of a string.
+    #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u64>,
+    /// Most characters of a string.
+    #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
+    /// A regular expression a string matches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// Fewest items of an array.
+    #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    /// Most items of an array.
+    #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+    /// The values allowed.
+    #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
+    pub enum_values: Option<Vec<Value>>,
+    /// The one value allowed (`Some(Value::Null)` for `"const": null`).
+    #[serde(rename = "const", skip_serializing_if = "Option::is_none")]
+    pub const_value: Option<Value>,
+    /// The value when it is not given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+    /// Example values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub examples: Option<Vec<Value>>,
+    /// The field is deprecated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deprecated: Option<bool>,
+    /// A reference to another schema (`#/$defs/Name`).
+    #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// Named schemas that references point to (`$defs`).
+    #[serde(rename = "$defs", skip_serializing_if = "Option::is_none")]
+    pub defs: Option<IndexMap<String, FieldSchema>>,
+    /// Named schemas under their draft-07 key, `definitions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definitions: Option<IndexMap<String, FieldSchema>>,
+    /// The value matches at least one of these.
+    #[serde(rename = "anyOf", skip_serializing_if = "Option::is_none")]
+    pub any_of: Option<Vec<FieldSchema>>,
+    /// The value matches exactly one of these.
+    #[serde(rename = "oneOf", skip_serializing_if = "Option::is_none")]
+    pub one_of: Option<Vec<FieldSchema>>,
+    /// The value matches all of these.
+    #[serde(rename = "allOf", skip_serializing_if = "Option::is_none")]
+    pub all_of: Option<Vec<FieldSchema>>,
     /// Item descriptor of an array.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Box<FieldSchema>>,
+    /// The schemas of an array's first items, in order (a tuple).
+    #[serde(rename = "prefixItems", skip_serializing_if = "Option::is_none")]
+    pub prefix_items: Option<Vec<FieldSchema>>,
     /// Property descriptors of an object, in order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub properties: Option<IndexMap<String, FieldSchema>>,
-    /// Keys this model does not know (`enum`, `unit`, …), kept as sent.
+    /// Properties an object must have.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required: Option<Vec<String>>,
+    /// The schema of an object's keys that `properties` does not declare.
+    #[serde(
+        rename = "additionalProperties",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub additional_properties: Option<Box<FieldSchema>>,
+    /// Schemas of an object's keys that match a regular expression.
+    #[serde(rename = "patternProperties", skip_serializing_if = "Option::is_none")]
+    pub pattern_properties: Option<IndexMap<String, FieldSchema>>,
+    /// Keys this model does not know (`unit`, `if`, …), kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl FieldSchema {
+    /// The schema no value matches (the boolean schema `false`).
+    pub fn never() -> Self {
+        let mut extra = Map::new();
+        extra.insert("not".into(), Value::Object(Map::new()));
+        FieldSchema {
+            extra,
+            ..FieldSchema::default()
+        }
+    }
+
+    /// True for the schema no value matches: `false`, or `{"not": {}}`.
+    pub fn is_never(&self) -> bool {
+        self.extra.len() == 1
+            && self
+                .extra
+                .get("not")
+                .is_some_and(|n| n.as_object().is_some_and(Map::is_empty))
+            && FieldSchema {
+                extra: Map::new(),
+                ..self.clone()
+            } == FieldSchema::default()
+    }
+
+    /// The named schemas of this document, `$defs` then `definitions`.
+    pub fn named(&self) -> impl Iterator<Item = (&String, &FieldSchema)> {
+        self.defs.iter().chain(&self.definitions).flatten()
+    }
+
+    /// The schema a local reference (`#`, `#/$defs/Name`, `#/definitions/Name`,
+    /// `#/properties/a/items`, …) points to inside this document; `None` when it points nowhere
+    /// or outside the document.
+    pub fn resolve(&self, reference: &str) -> Option<&FieldSchema> {
+        let pointer = reference.strip_prefix('#')?;
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let pointer = pointer.strip_prefix('/')?;
+        let mut at = self;
+        let mut parts = pointer.split('/').map(unescape_pointer);
+        while let Some(part) = parts.next() {
+            let mut key = || parts.next();
+            at = match part.as_str() {
+                "properties" => at.properties.as_ref()?.get(&key()?)?,
+                "patternProperties" => at.pattern_properties.as_ref()?.get(&key()?)?,
+                "$defs" => at.defs.as_ref()?.get(&key()?)?,
+                "definitions" => at.definitions.as_ref()?.get(&key()?)?,
+                "items" => at.items.as_deref()?,
+                "additionalProperties" => at.additional_properties.as_deref()?,
+                "prefixItems" => at
+                    .prefix_items
+                    .as_ref()?
+                    .get(key()?.parse::<usize>().ok()?)?,
+                "anyOf" => at.any_of.as_ref()?.get(key()?.parse::<usize>().ok()?)?,
+                "oneOf" => at.one_of.as_ref()?.get(key()?.parse::<usize>().ok()?)?,
+                "allOf" => at.all_of.as_ref()?.get(key()?.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(at)
+    }
+}
+
+/// One segment of a JSON pointer, with `~1` and `~0` (and percent-escapes of a URI fragment)
+/// undone.
+fn unescape_pointer(part: &str) -> String {
+    let mut bytes = Vec::with_capacity(part.len());
+    let raw = part.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match raw[i] {
+            b'%' if i + 2 < raw.len() => match (hex(raw[i + 1]), hex(raw[i + 2])) {
+                (Some(h), Some(l)) => {
+                    bytes.push((h * 16 + l) as u8);
+                    i += 3;
+                    continue;
+                }
+                _ => bytes.push(b'%'),
+            },
+            b => bytes.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&bytes)
+        .replace("~1", "/")
+        .replace("~0", "~")
 }
 
 /// The `type` of a descriptor: one name, or a list of names in the JSON Schema style

@@ -6,7 +6,7 @@ use std::fmt;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::{AgentRecord, FeatureFlags, FieldSchema, InputProperty, SchemaType};
+use crate::{AgentRecord, FeatureFlags, FieldSchema, InputProperty, SchemaType, TemplateVersion};
 
 /// Why an agent record could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -57,7 +57,7 @@ pub(crate) fn record_from_json(text: &str) -> Result<AgentRecord, RecordError> {
         message: strip_position(&e.to_string()),
     })?;
     let mut reader = Reader::default();
-    let record = reader.record(&tree);
+    let record = reader.any(&tree);
     match record {
         Some(record) if reader.errors.is_empty() => Ok(record),
         _ => Err(RecordError::Invalid(reader.errors)),
@@ -75,7 +75,7 @@ fn strip_position(message: &str) -> String {
 pub(crate) fn record_from_value(value: &Value) -> Result<AgentRecord, RecordError> {
     let tree = Json::from(value);
     let mut reader = Reader::default();
-    let record = reader.record(&tree);
+    let record = reader.any(&tree);
     match record {
         Some(record) if reader.errors.is_empty() => Ok(record),
         _ => Err(RecordError::Invalid(reader.errors)),
@@ -224,6 +224,58 @@ impl<'v> Fields<'v> {
         }
     }
 
+    /// The value of `key` when `accept` takes it; otherwise the key stays for `extra`.
+    fn take_if(&mut self, key: &'static str, accept: impl Fn(&Json) -> bool) -> Option<&'v Json> {
+        let value = self.map.get(key).filter(|v| accept(v))?;
+        self.taken.push(key);
+        Some(value)
+    }
+
+    /// A JSON Schema keyword's text.
+    fn text(&mut self, key: &'static str) -> Option<String> {
+        match self.take_if(key, |v| matches!(v, Json::String(_)))? {
+            Json::String(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    /// A JSON Schema keyword's number.
+    fn float(&mut self, key: &'static str) -> Option<f64> {
+        match self.take_if(
+            key,
+            |v| matches!(v, Json::Number(n) if n.as_f64().is_some()),
+        )? {
+            Json::Number(n) => n.as_f64(),
+            _ => None,
+        }
+    }
+
+    /// A JSON Schema keyword's count (a whole number, not negative).
+    fn count(&mut self, key: &'static str) -> Option<u64> {
+        match self.take_if(
+            key,
+            |v| matches!(v, Json::Number(n) if n.as_u64().is_some()),
+        )? {
+            Json::Number(n) => n.as_u64(),
+            _ => None,
+        }
+    }
+
+    /// A JSON Schema keyword's list of values.
+    fn values(&mut self, key: &'static str) -> Option<Vec<Value>> {
+        match self.take_if(key, |v| matches!(v, Json::Array(_)))? {
+            Json::Array(items) => Some(items.iter().map(Json::to_value).collect()),
+            _ => None,
+        }
+    }
+
+    /// The value of `key`, `null` included.
+    fn take_any(&mut self, key: &'static str) -> Option<&'v Json> {
+        let value = self.map.get(key)?;
+        self.taken.push(key);
+        Some(value)
+    }
+
     fn path(&self, key: &str) -> String {
         join_path(&self.path, key)
     }
@@ -306,6 +358,139 @@ impl Reader {
         }
     }
 
+    /// A record in whichever shape it comes: a `/v2` template record (it has a
+    /// `published_version`), a `/v2` version record (its `output_schema` is a JSON Schema
+    /// document: it has `input_schema`, or its `output_schema` has a `$schema` or a `type`
+    /// given as text, which no `/v1` field descriptor is), or a `/v1` agent record.
+    fn any(&mut self, value: &Json) -> Option<AgentRecord> {
+        let Json::Object(map) = value else {
+            return self.record(value);
+        };
+        if matches!(map.get("published_version"), Some(Json::Object(_))) {
+            return self.template(value);
+        }
+        let document = match map.get("output_schema") {
+            Some(Json::Object(out)) => {
+                out.contains_key("$schema")
+                    || matches!(out.get("type"), Some(Json::String(_) | Json::Array(_)))
+            }
+            _ => false,
+        };
+        if document || map.contains_key("input_schema") {
+            return self.version(value, "$", None);
+        }
+        self.record(value)
+    }
+
+    /// A `/v2` template record: its name, and its published version.
+    fn template(&mut self, value: &Json) -> Option<AgentRecord> {
+        let mut f = self.object(value, "$", "a template record")?;
+        let name = self.name(&mut f, "a template record");
+        let published = f.take("published_version")?;
+        let path = f.path("published_version");
+        let mut record = self.version(published, &path, name.as_deref())?;
+        for (key, value) in f.extra() {
+            record.extra.entry(key).or_insert(value);
+        }
+        Some(record)
+    }
+
+    /// A `/v2` version record (`name` is the template's), or the same shape under a template
+    /// record's `published_version` (`name` given by the template).
+    fn version(&mut self, value: &Json, path: &str, name: Option<&str>) -> Option<AgentRecord> {
+        let mut f = self.object(value, path, "a template version")?;
+        let own_name = match name {
+            Some(_) => self.string(&mut f, "name"),
+            None => self.name(&mut f, "a template version"),
+        };
+        let name = name.map(str::to_owned).or(own_name);
+        let id = self.string(&mut f, "id");
+        let number = match f.take("version_number") {
+            Some(Json::Number(n)) if n.as_u64().is_some() => n.as_u64(),
+            Some(other) => {
+                let p = f.path("version_number");
+                self.error(p, format!("expected a whole number, found {}", kind(other)));
+                None
+            }
+            None => None,
+        };
+        let created_at = self.string(&mut f, "created_at");
+        let input = f.take("input_schema").and_then(|v| {
+            let p = f.path("input_schema");
+            self.field(v, &p)
+        });
+        let output = f.take("output_schema").and_then(|v| {
+            let p = f.path("output_schema");
+            self.field(v, &p)
+        });
+        let mut facts = Map::new();
+        if let Some(meta) = f.take("metadata") {
+            let p = f.path("metadata");
+            if let Some(m) = self.object(meta, &p, "template metadata") {
+                facts = m.extra();
+            }
+        }
+        let fact = |key: &str| facts.get(key).and_then(Value::as_str).map(str::to_owned);
+        let mut extra = f.extra();
+        if !facts.is_empty() {
+            extra.insert("metadata".into(), Value::Object(facts.clone()));
+        }
+        let (input_properties, feature_flags) = match input {
+            Some(doc) => {
+                let flags = doc
+                    .extra
+                    .get("x-feature-flags")
+                    .map(Json::from)
+                    .and_then(|v| {
+                        let p = join_path(&join_path(path, "input_schema"), "x-feature-flags");
+                        self.feature_flags(&v, &p)
+                    });
+                (Some(crate::inputs::from_json_schema(&doc)), flags)
+            }
+            None => (None, None),
+        };
+        let (output_schema, output_document) = match output {
+            Some(mut doc) => (doc.properties.take(), Some(Box::new(doc))),
+            None => (None, None),
+        };
+        Some(AgentRecord {
+            name: name?,
+            is_public: None,
+            display_name: fact("display_name"),
+            managed_by: None,
+            description: fact("description"),
+            vertical: fact("vertical"),
+            entity_type: fact("entity_type"),
+            domain: fact("domain"),
+            input_properties,
+            output_schema,
+            feature_flags,
+            output_document,
+            template_version: id.map(|id| TemplateVersion {
+                id,
+                number,
+                created_at,
+            }),
+            extra,
+        })
+    }
+
+    fn name(&mut self, f: &mut Fields<'_>, what: &str) -> Option<String> {
+        match f.take("name") {
+            Some(Json::String(s)) => Some(s.clone()),
+            Some(other) => {
+                let path = f.path("name");
+                self.error(path, format!("expected a string, found {}", kind(other)));
+                None
+            }
+            None => {
+                let path = f.path("name");
+                self.error(path, format!("missing: every {what} needs a `name`"));
+                None
+            }
+        }
+    }
+
     fn record(&mut self, value: &Json) -> Option<AgentRecord> {
         let mut f = self.object(value, "$", "an agent record")?;
         let name = match f.take("name") {
@@ -344,6 +529,22 @@ impl Reader {
             let path = f.path("feature_flags");
             self.feature_flags(v, &path)
         });
+        let output_document = f.take("output_document").and_then(|v| {
+            let path = f.path("output_document");
+            self.field(v, &path).map(Box::new)
+        });
+        let template_version = f.take("template_version").and_then(|v| {
+            let path = f.path("template_version");
+            let mut t = self.object(v, &path, "a template version")?;
+            let id = self.string(&mut t, "id")?;
+            let number = self.number(&mut t, "number").map(|n| n as u64);
+            let created_at = self.string(&mut t, "created_at");
+            Some(TemplateVersion {
+                id,
+                number,
+                created_at,
+            })
+        });
         Some(AgentRecord {
             name: name?,
             is_public,
@@ -356,6 +557,8 @@ impl Reader {
             input_properties,
             output_schema,
             feature_flags,
+            output_document,
+            template_version,
             extra: f.extra(),
         })
     }
@@ -446,6 +649,11 @@ impl Reader {
     }
 
     fn field(&mut self, value: &Json, path: &str) -> Option<FieldSchema> {
+        match value {
+            Json::Bool(true) => return Some(FieldSchema::default()),
+            Json::Bool(false) => return Some(FieldSchema::never()),
+            _ => {}
+        }
         let mut f = self.object(value, path, "a field descriptor")?;
         let ty = match f.take("type") {
             None => None,
@@ -477,24 +685,131 @@ impl Reader {
         let format = self.string(&mut f, "format");
         let minimum = self.number(&mut f, "minimum");
         let maximum = self.number(&mut f, "maximum");
-        let items = f.take("items").and_then(|v| {
-            let p = f.path("items");
-            self.field(v, &p).map(Box::new)
-        });
+        let (items, tuple) = match f.take("items") {
+            Some(Json::Array(list)) => {
+                let p = f.path("items");
+                (None, Some(self.schemas(list, &p)))
+            }
+            Some(v) => {
+                let p = f.path("items");
+                (self.field(v, &p).map(Box::new), None)
+            }
+            None => (None, None),
+        };
         let properties = f.take("properties").and_then(|v| {
             let p = f.path("properties");
             self.properties(v, &p)
         });
+        // The keywords below are JSON Schema's: one of the wrong JSON type is left in `extra`,
+        // where the generator warns about it, rather than failing the record.
+        let title = f.text("title");
+        let pattern = f.text("pattern");
+        let reference = f.text("$ref");
+        let exclusive_minimum = f.float("exclusiveMinimum");
+        let exclusive_maximum = f.float("exclusiveMaximum");
+        let multiple_of = f.float("multipleOf");
+        let min_length = f.count("minLength");
+        let max_length = f.count("maxLength");
+        let min_items = f.count("minItems");
+        let max_items = f.count("maxItems");
+        let enum_values = f.values("enum");
+        let examples = f.values("examples");
+        let required = match f.take_if("required", |v| {
+            matches!(v, Json::Array(names) if names.iter().all(|n| matches!(n, Json::String(_))))
+        }) {
+            Some(Json::Array(names)) => Some(
+                names
+                    .iter()
+                    .filter_map(|n| match n {
+                        Json::String(s) => Some(s.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let deprecated = match f.take_if("deprecated", |v| matches!(v, Json::Bool(_))) {
+            Some(Json::Bool(b)) => Some(*b),
+            _ => None,
+        };
+        // `const` and `default` take any value, `null` included.
+        let const_value = f.take_any("const").map(Json::to_value);
+        let default = f.take_any("default").map(Json::to_value);
+        let any_of = self.schema_list(&mut f, "anyOf");
+        let one_of = self.schema_list(&mut f, "oneOf");
+        let all_of = self.schema_list(&mut f, "allOf");
+        let prefix_items = self.schema_list(&mut f, "prefixItems").or(tuple);
+        let defs = self.schema_map(&mut f, "$defs");
+        let definitions = self.schema_map(&mut f, "definitions");
+        let pattern_properties = self.schema_map(&mut f, "patternProperties");
+        let additional_properties = match f.take_if("additionalProperties", |v| {
+            matches!(v, Json::Object(_) | Json::Bool(_))
+        }) {
+            Some(v) => {
+                let p = f.path("additionalProperties");
+                self.field(v, &p).map(Box::new)
+            }
+            None => None,
+        };
         Some(FieldSchema {
             ty,
+            title,
             description,
             format,
             minimum,
             maximum,
+            exclusive_minimum,
+            exclusive_maximum,
+            multiple_of,
+            min_length,
+            max_length,
+            pattern,
+            min_items,
+            max_items,
+            enum_values,
+            const_value,
+            default,
+            examples,
+            deprecated,
+            reference,
+            defs,
+            definitions,
+            any_of,
+            one_of,
+            all_of,
             items,
+            prefix_items,
             properties,
+            required,
+            additional_properties,
+            pattern_properties,
             extra: f.extra(),
         })
+    }
+
+    fn schema_list(&mut self, f: &mut Fields<'_>, key: &'static str) -> Option<Vec<FieldSchema>> {
+        match f.take_if(key, |v| matches!(v, Json::Array(_)))? {
+            Json::Array(list) => Some(self.schemas(list, &f.path(key))),
+            _ => None,
+        }
+    }
+
+    fn schema_map(
+        &mut self,
+        f: &mut Fields<'_>,
+        key: &'static str,
+    ) -> Option<IndexMap<String, FieldSchema>> {
+        let value = f.take_if(key, |v| matches!(v, Json::Object(_)))?;
+        self.properties(value, &f.path(key))
+    }
+
+    /// A list of schemas (`anyOf`, `prefixItems`, …); an item that is not a schema is an error
+    /// at its index.
+    fn schemas(&mut self, list: &[Json], path: &str) -> Vec<FieldSchema> {
+        list.iter()
+            .enumerate()
+            .filter_map(|(i, item)| self.field(item, &format!("{path}[{i}]")))
+            .collect()
     }
 }
 
@@ -572,5 +887,112 @@ mod tests {
         assert_eq!(join_path("$", "a_b1"), "$.a_b1");
         assert_eq!(join_path("$", "4_star"), "$[\"4_star\"]");
         assert_eq!(join_path("$", ""), "$[\"\"]");
+    }
+
+    #[test]
+    fn a_v2_template_record_reads_as_a_record_with_its_version() {
+        let text = r##"{
+            "id": "t1", "name": "shop", "created_at": "2026-01-01T00:00:00Z",
+            "published_version_id": "v7",
+            "published_version": {
+                "id": "v7", "name": "shop", "version_number": 3, "created_at": "2026-02-01T00:00:00Z",
+                "metadata": {"display_name": "Shop", "domain": "shop.example", "tags": ["x"]},
+                "input_schema": {"type": "object", "required": ["sku"], "properties": {
+                    "sku": {"type": "string", "minLength": 3, "format": "uuid"},
+                    "zip_code": {"type": "string"},
+                    "page": {"type": "integer", "minimum": 1},
+                    "size": {"enum": ["S", "M"]}
+                }},
+                "output_schema": {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                    "type": "object", "required": ["title"],
+                    "properties": {
+                        "title": {"type": "string"},
+                        "seller": {"$ref": "#/$defs/Seller"},
+                        "tags": {"type": "array", "items": true},
+                        "closed": false
+                    },
+                    "$defs": {"Seller": {"type": "object", "properties": {"name": {"type": "string"}}}}
+                }
+            }
+        }"##;
+        let r = AgentRecord::from_json(text).unwrap();
+        assert_eq!(r.name, "shop");
+        assert_eq!(r.display_name.as_deref(), Some("Shop"));
+        let v = r.template_version.as_ref().unwrap();
+        assert_eq!((v.id.as_str(), v.number), ("v7", Some(3)));
+        let names: Vec<&str> = r.inputs().iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["sku", "zip_code", "page", "size"], "order kept");
+        let sku = &r.inputs()[0];
+        assert!(sku.required);
+        assert_eq!(sku.rules, ["minimum length 3"]);
+        assert_eq!(sku.extra["format"], "uuid", "unread keys are kept");
+        assert!(r.inputs()[1].is_localization_param && r.supports_localization());
+        assert!(r.inputs()[2].is_pagination_param && r.supports_pagination());
+        assert_eq!(r.inputs()[3].ty.as_deref(), Some("string"));
+        assert_eq!(r.inputs()[3].rules, ["one of S, M"]);
+        let out = r.output_schema.as_ref().unwrap();
+        let fields: Vec<&str> = out.keys().map(String::as_str).collect();
+        assert_eq!(fields, ["title", "seller", "tags", "closed"]);
+        assert_eq!(out["tags"].items.as_deref(), Some(&FieldSchema::default()));
+        assert!(out["closed"].is_never());
+        let doc = r.output_document.as_deref().unwrap();
+        assert_eq!(doc.required.as_deref(), Some(&["title".to_owned()][..]));
+        let seller = doc
+            .resolve(out["seller"].reference.as_deref().unwrap())
+            .unwrap();
+        assert!(seller.properties.as_ref().unwrap().contains_key("name"));
+        assert_eq!(r.extra["metadata"]["tags"], serde_json::json!(["x"]));
+        assert_eq!(r.extra["published_version_id"], "v7");
+        // Written in the internal shape and read again, nothing moves.
+        let again = AgentRecord::from_value(&serde_json::to_value(&r).unwrap()).unwrap();
+        assert_eq!(again.template_version, r.template_version);
+        assert_eq!(again.output_document, r.output_document);
+    }
+
+    #[test]
+    fn json_schema_keywords_of_the_wrong_type_are_kept_not_fatal() {
+        let text = r#"{"name": "a", "output_schema": {"type": "object", "properties": {
+            "x": {"type": "string", "minLength": -1, "enum": "nope", "required": [1]},
+            "t": {"type": "array", "items": [{"type": "string"}, {"type": "number"}]}
+        }}}"#;
+        let r = AgentRecord::from_json(text).unwrap();
+        let x = &r.output_schema.as_ref().unwrap()["x"];
+        assert_eq!(x.min_length, None);
+        assert_eq!(x.extra["minLength"], -1);
+        assert_eq!(x.extra["enum"], "nope");
+        assert_eq!(x.extra["required"], serde_json::json!([1]));
+        let t = &r.output_schema.as_ref().unwrap()["t"];
+        assert_eq!(
+            t.prefix_items.as_ref().map(Vec::len),
+            Some(2),
+            "draft-07 tuples"
+        );
+    }
+
+    #[test]
+    fn references_resolve_through_json_pointers() {
+        let doc: FieldSchema = AgentRecord::from_json(
+            r##"{"name": "a", "output_schema": {"type": "object", "properties": {
+                "a/b": {"type": "object", "properties": {"c": {"type": "string"}}},
+                "list": {"type": "array", "items": {"anyOf": [{"type": "null"}, {"$ref": "#"}]}}
+            }, "definitions": {"x y": {"type": "integer"}}}}"##,
+        )
+        .map(|r| {
+            let mut doc = *r.output_document.unwrap();
+            doc.properties = r.output_schema;
+            doc
+        })
+        .unwrap();
+        assert!(doc.resolve("#/properties/a~1b/properties/c").is_some());
+        assert!(doc.resolve("#/properties/list/items/anyOf/1").is_some());
+        assert!(doc.resolve("#/definitions/x%20y").is_some());
+        assert_eq!(doc.resolve("#").map(|d| d.properties.is_some()), Some(true));
+        for nowhere in [
+            "#/$defs/missing",
+            "other.json#/x",
+            "#/properties/list/items/anyOf/9",
+        ] {
+            assert!(doc.resolve(nowhere).is_none(), "{nowhere}");
+        }
     }
 }

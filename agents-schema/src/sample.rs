@@ -80,14 +80,16 @@ fn value_with_arrays(name: &str, field: &FieldSchema, seed: u64, array_len: usiz
 
 /// A value the schema itself offers: one of `enum`, the `const`, or one of `examples`.
 fn given(field: &FieldSchema, seed: u64) -> Option<Value> {
-    if let Some(c) = field.extra.get("const") {
+    if let Some(c) = &field.const_value {
         return Some(c.clone());
     }
-    ["enum", "examples"].iter().find_map(|key| {
-        let list = field.extra.get(*key)?.as_array()?;
-        let pick = list.get((seed % list.len().max(1) as u64) as usize)?;
-        (!pick.is_null()).then(|| pick.clone())
-    })
+    [&field.enum_values, &field.examples]
+        .iter()
+        .find_map(|list| {
+            let list = list.as_ref()?;
+            let pick = list.get((seed % list.len().max(1) as u64) as usize)?;
+            (!pick.is_null()).then(|| pick.clone())
+        })
 }
 
 /// What a number field holds, judged by its name when the schema gives no bounds.

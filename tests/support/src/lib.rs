@@ -91,6 +91,8 @@ pub fn wide_record(name: &str, n: usize) -> AgentRecord {
         }]),
         output_schema: Some(out),
         feature_flags: None,
+        output_document: None,
+        template_version: None,
         extra: serde_json::Map::new(),
     }
 }
@@ -264,6 +266,8 @@ pub fn arb_record() -> impl Strategy<Value = AgentRecord> {
                 is_pagination_supported: p,
                 extra: serde_json::Map::new(),
             }),
+            output_document: None,
+            template_version: None,
             extra: serde_json::Map::new(),
         })
 }
