@@ -114,6 +114,7 @@ pub mod columnar;
 pub mod decode;
 pub mod endpoint;
 mod record;
+mod string_enum;
 pub mod validate;
 
 #[cfg(feature = "catalog")]
@@ -177,7 +178,7 @@ pub mod __private {
     /// The decoder's moving parts that [`record!`](crate::record) expands to.
     pub mod decode {
         pub use crate::decode::ctx::{Ctx, Path};
-        pub use crate::decode::seed::{Key, KeySeed, Seed, deserialize_record};
+        pub use crate::decode::seed::{Key, KeySeed, Seed, deserialize_record, required};
     }
 }
 

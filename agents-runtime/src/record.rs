@@ -9,6 +9,9 @@
 /// * a declared field is `Option<T>`, where `T` implements [`Decode`](crate::decode::Decode);
 ///   its JSON name is the field's name, or the one given by `#[json(rename = "…")]` after its
 ///   docs;
+/// * `#[json(required = true)]` after a field's JSON name marks a field the schema requires and does
+///   not allow to be `null`: when it is missing or `null`, a [`Mismatch`](crate::Mismatch) says
+///   so (found `null`, left empty);
 /// * `#[json(flatten)]` marks `unknown_fields`, which keeps the keys the struct does not declare
 ///   and serializes them after the declared fields;
 /// * `#[json(skip)]` marks `mismatches`, the values that did not have their declared type; it is
@@ -60,6 +63,7 @@ macro_rules! record {
             $(
                 $(#[doc = $doc:literal])*
                 $(#[json(rename = $json:literal)])?
+                $(#[json(required = $required:literal)])?
                 pub $field:ident : $ty:ty,
             )*
             #[json(flatten)]
@@ -100,6 +104,14 @@ macro_rules! record {
                         _ => ::core::option::Option::None,
                     }
                 }
+                impl Field {
+                    #[allow(dead_code)]
+                    fn json_name(self) -> &'static str {
+                        match self {
+                            $(Field::$field => $crate::__json_name!($field $(= $json)?),)*
+                        }
+                    }
+                }
                 let $crate::__private::decode::Ctx { sink, path } = ctx;
                 let _ = (&sink, &path);
                 let mut out = <Self as ::core::default::Default>::default();
@@ -122,6 +134,16 @@ macro_rules! record {
                         }
                     }
                 }
+                $($(
+                    if $required {
+                        $crate::__private::decode::required(
+                            &out.$field,
+                            &mut *sink,
+                            &path,
+                            Field::$field.json_name(),
+                        );
+                    }
+                )?)*
                 ::core::result::Result::Ok(::core::option::Option::Some(out))
             }
         }

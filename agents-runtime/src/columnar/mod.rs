@@ -143,16 +143,27 @@ impl Columnar for Map<String, Value> {
     }
 }
 
-/// A boxed value is a column of the values (generated code boxes the items of arrays of
-/// records).
-impl<T: Columnar> Columnar for Box<T> {
-    const JSON_TEXT: bool = T::JSON_TEXT;
+/// A boxed value marks where a recursive type refers back to itself, which no Arrow type can
+/// nest without end: its column is the value as JSON text.
+impl<T: serde::Serialize> Columnar for Box<T> {
+    const JSON_TEXT: bool = true;
     fn data_type() -> DataType {
-        T::data_type()
+        DataType::Utf8
     }
     fn column(values: &[Option<&Self>]) -> ArrayRef {
-        let inner: Vec<Option<&T>> = values.iter().map(|v| v.map(|b| &**b)).collect();
-        T::column(&inner)
+        json_column(values.iter().map(|v| v.map(|b| &**b)))
+    }
+}
+
+/// A map with typed values (`additionalProperties`) as JSON text, like objects without
+/// declared properties.
+impl<T: serde::Serialize> Columnar for std::collections::BTreeMap<String, T> {
+    const JSON_TEXT: bool = true;
+    fn data_type() -> DataType {
+        DataType::Utf8
+    }
+    fn column(values: &[Option<&Self>]) -> ArrayRef {
+        json_column(values.iter().copied())
     }
 }
 

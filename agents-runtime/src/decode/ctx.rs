@@ -20,6 +20,8 @@ pub enum Path<'a> {
     Field(&'a Path<'a>, &'static str),
     /// An item of an array.
     Index(&'a Path<'a>, usize),
+    /// A key of a map (an object whose keys the schema does not name).
+    Key(&'a Path<'a>, &'a str),
 }
 
 impl Path<'_> {
@@ -32,6 +34,22 @@ impl Path<'_> {
                     out.push('.');
                 }
                 out.push_str(name);
+            }
+            Path::Key(parent, key) => {
+                parent.write(out);
+                let plain = !key.is_empty()
+                    && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !key.starts_with(|c: char| c.is_ascii_digit());
+                if plain {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(key);
+                } else {
+                    out.push('[');
+                    out.push_str(&Value::String((*key).to_owned()).to_string());
+                    out.push(']');
+                }
             }
             Path::Index(parent, i) => {
                 parent.write(out);

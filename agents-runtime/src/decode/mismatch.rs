@@ -25,6 +25,8 @@ pub enum Expected {
     Object,
     /// Any JSON value (the schema gave no usable type).
     Any,
+    /// One of the values the schema lists (an `enum`).
+    Listed,
 }
 
 impl fmt::Display for Expected {
@@ -37,6 +39,7 @@ impl fmt::Display for Expected {
             Expected::Array => "array",
             Expected::Object => "object",
             Expected::Any => "any value",
+            Expected::Listed => "one of the listed values",
         })
     }
 }

@@ -3,6 +3,7 @@
 //! `data.parsing`'s record or list of records). Generated code reaches them through `agents_runtime::__private::decode` (the
 //! [`record!`](crate::record) macro expands to calls of them); they are not a stable API.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -44,6 +45,19 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
                 path: Path::Index(parent, index),
             },
             in_array: true,
+            _type: PhantomData,
+        }
+    }
+
+    /// A seed for the value of the map key `key` under `parent`.
+    #[inline]
+    pub fn entry(sink: &'s mut Vec<Mismatch>, parent: &'p Path<'p>, key: &'p str) -> Self {
+        Seed {
+            ctx: Ctx {
+                sink,
+                path: Path::Key(parent, key),
+            },
+            in_array: false,
             _type: PhantomData,
         }
     }
@@ -244,6 +258,44 @@ impl<T: Decode> Decode for Vec<T> {
                 None => break,
             }
             i += 1;
+        }
+        Ok(Some(out))
+    }
+}
+
+/// Records a field the schema requires that was missing or `null` (`value` is `None`), as a
+/// mismatch at `parent.name`: found `null`, left empty.
+pub fn required<T: Decode>(
+    value: &Option<T>,
+    sink: &mut Vec<Mismatch>,
+    parent: &Path<'_>,
+    name: &'static str,
+) {
+    if value.is_none() {
+        let mut ctx = Ctx {
+            sink,
+            path: Path::Field(parent, name),
+        };
+        ctx.record(T::EXPECTED, Value::Null, false);
+    }
+}
+
+/// An object whose keys the schema does not name, with values of one type
+/// (`additionalProperties`): each value decodes at its key's path; a `null` value keeps its key
+/// only when `T` can hold it.
+impl<T: Decode> Decode for BTreeMap<String, T> {
+    const EXPECTED: Expected = Expected::Object;
+    fn from_map<'de, A: MapAccess<'de>>(
+        mut map: A,
+        ctx: Ctx<'_, '_>,
+    ) -> Result<Option<Self>, A::Error> {
+        let Ctx { sink, path } = ctx;
+        let mut out = BTreeMap::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let seed = Seed::<T>::entry(&mut *sink, &path, &key);
+            if let Some(value) = map.next_value_seed(seed)? {
+                out.insert(key, value);
+            }
         }
         Ok(Some(out))
     }
