@@ -100,7 +100,13 @@ fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
 
     let ty = single_type(p);
     let mut rules = Vec::new();
-    let number = |n: f64| Value::from(n).to_string();
+    let number = |n: f64| {
+        if n.fract() == 0.0 && n.abs() < 1e15 {
+            format!("{}", n as i64)
+        } else {
+            Value::from(n).to_string()
+        }
+    };
     if let Some(n) = p.min_length {
         rules.push(format!("minimum length {n}"));
     }

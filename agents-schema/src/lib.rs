@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub mod diff;
-pub use load::{FieldError, RecordError};
+pub use load::{FieldError, RecordError, join_path};
 
 /// An agent record: the body of `GET /v1/agents/{name}`, or an item of the agent list
 /// (which carries only a subset of the fields).
@@ -310,7 +310,7 @@ impl FieldSchema {
 
 /// One segment of a JSON pointer, with `~1` and `~0` (and percent-escapes of a URI fragment)
 /// undone.
-fn unescape_pointer(part: &str) -> String {
+pub fn unescape_pointer(part: &str) -> String {
     let mut bytes = Vec::with_capacity(part.len());
     let raw = part.as_bytes();
     let mut i = 0;

@@ -47,6 +47,17 @@ fn value_with_arrays(name: &str, field: &FieldSchema, seed: u64, array_len: usiz
     if let Some(given) = given(field, seed) {
         return given;
     }
+    // A union samples its first branch that is not `null`.
+    let branch = [&field.any_of, &field.one_of]
+        .into_iter()
+        .flatten()
+        .flatten()
+        .find(|b| b.ty.as_ref().and_then(|t| t.single()) != Some("null") || b.ty.is_none());
+    if field.ty.is_none()
+        && let Some(branch) = branch
+    {
+        return value_with_arrays(name, branch, seed, array_len);
+    }
     let ty = field.ty.as_ref().and_then(|t| t.single());
     let ty = ty.or(if field.properties.is_some() {
         Some("object")
