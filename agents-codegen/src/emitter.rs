@@ -75,6 +75,7 @@ impl Emitter {
         let rt = self.paths.rt().clone();
         self.emit(a, &mut |piece| match piece {
             emit::Piece::Record(item) => out.extend(quote::quote!(#rt::record! { #item })),
+            emit::Piece::Enum(item) => out.extend(quote::quote!(#rt::string_enum! { #item })),
             emit::Piece::Tree(item) => quote::ToTokens::to_tokens(&item, out),
             emit::Piece::Quoted(tokens) => out.extend(tokens),
         })
@@ -87,7 +88,12 @@ impl Emitter {
         let mut unparsed = None;
         let rt_text = self.rt_text.clone();
         self.emit(a, &mut |piece| match piece {
-            emit::Piece::Record(item) => printer.record(&rt_text, item),
+            emit::Piece::Record(item) => {
+                printer.wrapped(&rt_text, "record", syn::Item::Struct(item))
+            }
+            emit::Piece::Enum(item) => {
+                printer.wrapped(&rt_text, "string_enum", syn::Item::Enum(item))
+            }
             emit::Piece::Tree(item) => printer.item(item),
             emit::Piece::Quoted(tokens) => match syn::parse2::<syn::File>(tokens) {
                 Ok(parsed) => parsed.items.into_iter().for_each(|i| printer.item(i)),

@@ -57,35 +57,36 @@ impl Printer {
         text
     }
 
-    /// Prints an item; a `record!` call whose body is a struct is printed as [`Printer::record`]
-    /// prints it.
+    /// Prints an item; a `record!` or `string_enum!` call whose body is an item is printed as
+    /// [`Printer::wrapped`] prints it.
     pub(crate) fn item(&mut self, item: syn::Item) {
         if let syn::Item::Macro(m) = &item
-            && m.mac
-                .path
-                .segments
-                .last()
-                .is_some_and(|last| last.ident == "record")
-            && let Ok(body) = syn::parse2::<syn::ItemStruct>(m.mac.tokens.clone())
+            && let Some(last) = m.mac.path.segments.last()
+            && let Some(name) = ["record", "string_enum"]
+                .into_iter()
+                .find(|n| last.ident == n)
+            && let Ok(body) = syn::parse2::<syn::Item>(m.mac.tokens.clone())
         {
             let leading = m.mac.path.leading_colon.map_or("", |_| "::");
             let segments = m.mac.path.segments.len().saturating_sub(1);
             let rt: Vec<String> = (m.mac.path.segments.iter().take(segments))
                 .map(|s| s.ident.to_string())
                 .collect();
-            self.record(&format!("{leading}{}", rt.join("::")), body);
+            self.wrapped(&format!("{leading}{}", rt.join("::")), name, body);
             return;
         }
         let text = self.unparse(item);
         self.source.push_str(&text);
     }
 
-    /// `<rt>::record! { struct }`. rustfmt leaves the body of a braced macro call as it is, so
-    /// the struct is printed on its own and indented into the call here.
-    pub(crate) fn record(&mut self, rt: &str, item: syn::ItemStruct) {
-        let body = self.unparse(syn::Item::Struct(item));
+    /// `<rt>::<name>! { item }`. rustfmt leaves the body of a braced macro call as it is, so
+    /// the item is printed on its own and indented into the call here.
+    pub(crate) fn wrapped(&mut self, rt: &str, name: &str, item: syn::Item) {
+        let body = self.unparse(item);
         self.source.push_str(rt);
-        self.source.push_str("::record! {\n");
+        self.source.push_str("::");
+        self.source.push_str(name);
+        self.source.push_str("! {\n");
         for line in body.lines() {
             if !line.is_empty() {
                 self.source.push_str("    ");

@@ -2,9 +2,10 @@
 //! every doc line made safe. This is the "check" stage; problems are collected across all agents
 //! and reported together.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use agents_schema::{AgentRecord, FieldSchema, InputProperty};
+
 use indexmap::IndexMap;
 use serde_json::Value;
 
@@ -32,6 +33,10 @@ pub struct AgentIr {
     pub module: String,
     /// Output record first, then nested types in schema order.
     pub structs: Vec<StructIr>,
+    /// String enums of the output, in schema order.
+    pub enums: Vec<EnumIr>,
+    /// The template version the record describes (records of `/v2` templates).
+    pub version: Option<agents_schema::TemplateVersion>,
     /// The parameters type.
     pub params: ParamsIr,
     /// The agent accepts localization.
@@ -53,6 +58,26 @@ pub struct StructIr {
     pub root: bool,
 }
 
+/// A generated string enum (a schema's `enum` of strings).
+#[derive(Debug, Clone)]
+pub struct EnumIr {
+    /// Type name.
+    pub ident: String,
+    /// Doc lines.
+    pub docs: Vec<String>,
+    /// The listed values, in order.
+    pub variants: Vec<VariantIr>,
+}
+
+/// One listed value of an enum.
+#[derive(Debug, Clone)]
+pub struct VariantIr {
+    /// The exact JSON text.
+    pub json: String,
+    /// The variant name.
+    pub ident: String,
+}
+
 /// A field of an output struct.
 #[derive(Debug, Clone)]
 pub struct FieldIr {
@@ -62,6 +87,9 @@ pub struct FieldIr {
     pub ident: String,
     /// The type inside `Option`.
     pub ty: Ty,
+    /// The schema requires the field and does not allow `null`: decoding records a mismatch
+    /// when it is missing or `null`.
+    pub required: bool,
     /// Doc lines.
     pub docs: Vec<String>,
 }
@@ -162,22 +190,37 @@ pub fn lower(
         let module = naming::field_base(renames.get(&record.name).unwrap_or(&record.name));
         let params = lower_params(record, params, &root, &mut warnings);
         let mut structs = Vec::new();
-        let empty = IndexMap::new();
-        let fields = record.output_schema.as_ref().unwrap_or(&empty);
+        let mut enums = Vec::new();
+        // The document references resolve in: a JSON Schema record's own, or for a `/v1`
+        // record an object of its descriptors.
+        let mut doc = record
+            .output_document
+            .as_deref()
+            .cloned()
+            .unwrap_or_default();
+        doc.properties = Some(record.output_schema.clone().unwrap_or_default());
         let mut lowerer = Lowerer {
+            agent: &record.name,
+            doc: &doc,
             types: &mut types,
             structs: &mut structs,
+            enums: &mut enums,
+            named: HashMap::new(),
+            open: vec!["#".to_owned()],
+            warnings: &mut warnings,
         };
+        lowerer.named.insert("#".to_owned(), Ty::Struct(0));
         lowerer.object(
             root.clone(),
             docs::record(record, &params.ident),
-            fields,
-            &[],
+            &doc,
+            "#",
             true,
         );
         let names = structs
             .iter()
             .map(|s| ("type", s.ident.clone()))
+            .chain(enums.iter().map(|e| ("type", e.ident.clone())))
             .chain([("type", params.ident.clone()), ("module", module.clone())]);
         // The names this agent shares with each agent lowered before it.
         let mut clashes: BTreeMap<&str, Vec<String>> = BTreeMap::new();
@@ -203,6 +246,8 @@ pub fn lower(
             name: record.name.clone(),
             module,
             structs,
+            enums,
+            version: record.template_version.clone(),
             params,
             localized: record.supports_localization(),
             page,
@@ -228,18 +273,106 @@ fn clash(names: &[String], first: &str, second: &str, base: &str) -> Diagnostic 
 }
 
 struct Lowerer<'a> {
+    agent: &'a str,
+    /// The document references resolve in.
+    doc: &'a FieldSchema,
     types: &'a mut Namespace,
     structs: &'a mut Vec<StructIr>,
+    enums: &'a mut Vec<EnumIr>,
+    /// The type each reference was lowered to, so a definition is generated once.
+    named: HashMap<String, Ty>,
+    /// References being lowered (a reference to one of them closes a recursion).
+    open: Vec<String>,
+    warnings: &'a mut Vec<Diagnostic>,
 }
 
+/// JSON Schema keywords that change what a value may be and that the generated types do not
+/// express; a schema using one gets a warning, and its value is typed by the rest.
+const UNREAD_KEYWORDS: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependencies",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+/// Keywords the generator reads, found with a value of the wrong JSON type (and so left in
+/// `extra`).
+const TYPED_KEYWORDS: &[&str] = &[
+    "enum",
+    "required",
+    "$ref",
+    "$defs",
+    "definitions",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "prefixItems",
+    "additionalProperties",
+    "patternProperties",
+    "minLength",
+    "maxLength",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "pattern",
+    "title",
+    "deprecated",
+    "examples",
+];
+
 impl Lowerer<'_> {
-    /// Adds a struct for an object; returns its index.
+    fn warn(&mut self, at: &str, message: String) {
+        self.warnings.push(Diagnostic::new(
+            self.agent,
+            &format!("output_schema{at}"),
+            &message,
+        ));
+    }
+
+    /// Warns about the keywords of `schema` (at JSON pointer `at`) that its type does not
+    /// express.
+    fn check_keywords(&mut self, schema: &FieldSchema, at: &str) {
+        for (key, value) in &schema.extra {
+            let key = key.as_str();
+            if key == "not" && schema.is_never() {
+                continue;
+            }
+            if UNREAD_KEYWORDS.contains(&key) {
+                self.warn(
+                    &pointer(at, key),
+                    format!(
+                        "`{key}` is not expressed in the generated type; the value is typed by \
+                         the rest of its schema, and nothing sent is lost"
+                    ),
+                );
+            } else if TYPED_KEYWORDS.contains(&key) {
+                self.warn(
+                    &pointer(at, key),
+                    format!(
+                        "`{key}` has a value of the wrong kind ({}), so it is not read; fix the \
+                         schema to have it used",
+                        kind(value)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Adds a struct for an object schema (at pointer `at`); returns its index.
     fn object(
         &mut self,
         ident: String,
         docs: Vec<String>,
-        props: &IndexMap<String, FieldSchema>,
-        json_path: &[&str],
+        schema: &FieldSchema,
+        at: &str,
         root: bool,
     ) -> usize {
         let index = self.structs.len();
@@ -249,62 +382,222 @@ impl Lowerer<'_> {
             fields: Vec::new(),
             root,
         });
-        let mut names = Namespace::values(naming::RECORD_FIELDS);
-        let mut fields = Vec::with_capacity(props.len());
-        for (json, schema) in props {
-            let field_ident = names.claim(&naming::field_base(json));
-            let mut path = json_path.to_vec();
-            path.push(json);
-            let (ty, note) = self.ty(&ident, json, schema, &path);
-            fields.push(FieldIr {
-                docs: docs::field(json, &field_ident, schema, note.as_deref()),
-                json: json.clone(),
-                ident: field_ident,
-                ty,
-            });
-        }
+        let fields = self.fields(&ident, schema, at);
         if let Some(s) = self.structs.get_mut(index) {
             s.fields = fields;
         }
         index
     }
 
+    fn fields(&mut self, ident: &str, schema: &FieldSchema, at: &str) -> Vec<FieldIr> {
+        let mut names = Namespace::values(naming::RECORD_FIELDS);
+        let empty = IndexMap::new();
+        let props = schema.properties.as_ref().unwrap_or(&empty);
+        let required = schema.required.as_deref().unwrap_or_default();
+        let mut fields = Vec::with_capacity(props.len());
+        for (json, field) in props {
+            let field_ident = names.claim(&naming::field_base(json));
+            let here = pointer(&pointer(at, "properties"), json);
+            let (ty, note) = self.ty(ident, json, field, &here);
+            let required = required.contains(json) && ty != Ty::Any && !types::nullable(field);
+            fields.push(FieldIr {
+                docs: docs::field(
+                    json,
+                    &field_ident,
+                    described(self.doc, field),
+                    types::kind_text(&ty),
+                    required,
+                    note.as_deref(),
+                ),
+                json: json.clone(),
+                ident: field_ident,
+                ty,
+                required,
+            });
+        }
+        fields
+    }
+
+    /// The type of the value `json` of type `parent` with schema `schema` at pointer `at`.
     fn ty(
         &mut self,
         parent: &str,
         json: &str,
         schema: &FieldSchema,
-        path: &[&str],
+        at: &str,
     ) -> (Ty, Option<String>) {
-        let (shape, note) = types::classify(schema);
+        self.check_keywords(schema, at);
+        let (shape, note) = types::classify(schema, self.doc);
         let ty = match shape {
             Shape::Leaf(ty) => ty,
             Shape::Array(None) => Ty::Array(Box::new(Ty::Any)),
             Shape::Array(Some(items)) => {
-                let mut item_path = path.to_vec();
-                item_path.push("[]");
-                let (shape, _) = types::classify(items);
-                if let Shape::Object(props) = shape {
+                let here = pointer(at, "items");
+                let (shape, _) = types::classify(items, self.doc);
+                if let Shape::Object(object) = shape {
+                    self.check_keywords(items, &here);
                     let ident = self
                         .types
                         .claim(&naming::nested_type_base(parent, &[json, "Item"]));
                     let docs = docs::nested(parent, json, items, true);
                     Ty::Array(Box::new(Ty::Struct(
-                        self.object(ident, docs, props, &item_path, false),
+                        self.object(ident, docs, object, &here, false),
                     )))
                 } else {
-                    // Arrays of arrays name their inner structs after the same field.
-                    let (inner, _) = self.ty(parent, json, items, &item_path);
+                    // Arrays of arrays name their inner types after the same field.
+                    let (inner, _) = self.ty(parent, json, items, &here);
                     Ty::Array(Box::new(inner))
                 }
             }
-            Shape::Object(props) => {
+            Shape::Object(object) => {
                 let ident = self.types.claim(&naming::nested_type_base(parent, &[json]));
                 let docs = docs::nested(parent, json, schema, false);
-                Ty::Struct(self.object(ident, docs, props, path, false))
+                Ty::Struct(self.object(ident, docs, object, at, false))
             }
+            Shape::MapOf(values) => {
+                let key = if schema.additional_properties.is_some() {
+                    pointer(at, "additionalProperties")
+                } else {
+                    pointer(at, "patternProperties")
+                };
+                let (inner, _) = self.ty(parent, &format!("{json}_value"), values, &key);
+                Ty::MapOf(Box::new(inner))
+            }
+            Shape::Enum(values) => {
+                let ident = self.types.claim(&naming::nested_type_base(parent, &[json]));
+                let docs = docs::nested_enum(parent, json, schema);
+                self.string_enum(ident, docs, &values)
+            }
+            Shape::Branch(keyword, i, branch) => {
+                let here = pointer(&pointer(at, keyword), &i.to_string());
+                return self.ty(parent, json, branch, &here);
+            }
+            Shape::Merged(merged) => return self.ty(parent, json, &merged, at),
+            Shape::Ref(r) => return self.reference(r, at),
         };
         (ty, note)
+    }
+
+    fn string_enum(&mut self, ident: String, docs: Vec<String>, values: &[&str]) -> Ty {
+        let mut names = Namespace::types(&["Unknown", "Self"]);
+        let variants = values
+            .iter()
+            .map(|v| VariantIr {
+                json: (*v).to_owned(),
+                ident: names.claim(&naming::variant_base(v)),
+            })
+            .collect();
+        self.enums.push(EnumIr {
+            ident,
+            docs,
+            variants,
+        });
+        Ty::Enum(self.enums.len() - 1)
+    }
+
+    /// The type of a reference `r` (met at pointer `at`): the type of what it points to,
+    /// generated once and named after its definition; `Box`ed where it closes a recursion.
+    fn reference(&mut self, r: &str, at: &str) -> (Ty, Option<String>) {
+        if let Some(ty) = self.named.get(r).cloned() {
+            if self.open.iter().any(|o| o == r) {
+                return (Ty::Boxed(Box::new(ty)), None);
+            }
+            return (ty, None);
+        }
+        let doc = self.doc;
+        let Some(target) = doc.resolve(r) else {
+            self.warn(
+                &pointer(at, "$ref"),
+                format!(
+                    "the reference {r:?} points nowhere in this document (only local references, \
+                     `#/$defs/Name` and other JSON pointers, are followed); the value is kept as \
+                     raw JSON"
+                ),
+            );
+            return (
+                Ty::Any,
+                Some("The schema refers to a definition this document does not have; the value is kept as raw JSON.".to_owned()),
+            );
+        };
+        if self.open.iter().any(|o| o == r) {
+            self.warn(
+                &pointer(at, "$ref"),
+                format!(
+                    "the reference {r:?} closes a recursion through a schema that is not an \
+                     object; the value is kept as raw JSON"
+                ),
+            );
+            return (
+                Ty::Any,
+                Some(
+                    "The schema refers back to itself here; the value is kept as raw JSON."
+                        .to_owned(),
+                ),
+            );
+        }
+        let name = r.rsplit('/').next().unwrap_or(r);
+        let name = agents_schema::unescape_pointer(name);
+        // Definitions are named after the agent's record (`ShopSeller` for `Seller`), like its
+        // other nested types, so that two agents of one module never declare the same type
+        // and a rename of the record renames them too.
+        let root = self
+            .structs
+            .first()
+            .map(|s| s.ident.clone())
+            .unwrap_or_default();
+        let base = naming::nested_type_base(&root, &[&name]);
+        let target_at = r.strip_prefix('#').unwrap_or(r).to_owned();
+        self.open.push(r.to_owned());
+        let ty = match types::classify(target, doc) {
+            (Shape::Object(object), _) => {
+                let ident = self.types.claim(&base);
+                let index = self.structs.len();
+                self.named.insert(r.to_owned(), Ty::Struct(index));
+                self.check_keywords(target, &target_at);
+                let docs = docs::definition(&name, target);
+                Ty::Struct(self.object(ident, docs, object, &target_at, false))
+            }
+            (Shape::Enum(values), _) => {
+                let ident = self.types.claim(&base);
+                let docs = docs::definition(&name, target);
+                self.string_enum(ident, docs, &values)
+            }
+            _ => self.ty(&base, "", target, &target_at).0,
+        };
+        self.open.pop();
+        self.named.insert(r.to_owned(), ty.clone());
+        (ty, None)
+    }
+}
+
+/// The schema whose words document a field: its own, or when it has no description, what its
+/// reference points to or its one non-null `anyOf`/`oneOf` branch.
+fn described<'d>(doc: &'d FieldSchema, field: &'d FieldSchema) -> &'d FieldSchema {
+    if field.description.is_some() {
+        return field;
+    }
+    if let Some(r) = &field.reference {
+        return doc.resolve(r).unwrap_or(field);
+    }
+    match types::classify(field, doc).0 {
+        Shape::Branch(_, _, branch) => described(doc, branch),
+        _ => field,
+    }
+}
+
+/// `at` followed by one more JSON pointer segment (escaped).
+fn pointer(at: &str, segment: &str) -> String {
+    format!("{at}/{}", segment.replace('~', "~0").replace('/', "~1"))
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 

@@ -172,9 +172,10 @@ pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
             })?;
         return load_file(&file).map_err(LocateError::Invalid);
     }
+    let pair_name = format!("{name}{}", agents_schema::files::OUTPUT_SUFFIX);
     if let Some(file) = dirs
         .iter()
-        .map(|d| d.join(&file_name))
+        .flat_map(|d| [d.join(&file_name), d.join(&pair_name)])
         .find(|f| f.is_file())
     {
         return load_file(&file).map_err(LocateError::Invalid);
@@ -189,7 +190,7 @@ pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
     let mut names: Vec<String> = dirs
         .iter()
         .flat_map(|d| schema_files(d).unwrap_or_default())
-        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter_map(|p| agents_schema::files::agent_name(&p))
         .collect();
     names.extend(crate::catalog::CATALOG.iter().map(|(n, _)| (*n).to_owned()));
     names.sort();

@@ -156,6 +156,17 @@ pub fn type_base(parts: &[&str]) -> String {
     s
 }
 
+/// The base name of an enum variant for the listed value `value` (`in-stock` → `InStock`, the
+/// empty string → `Empty`), before collision resolution.
+pub fn variant_base(value: &str) -> String {
+    let s = type_base(&[value]);
+    if s == "Record" && asciify(value).is_empty() {
+        "Empty".to_owned()
+    } else {
+        s
+    }
+}
+
 /// The base name of a type nested in `parent` (already a type name, kept as it is), made of
 /// `parts` (`RetailerAPdp` + `top_reviews`, `Item` → `RetailerAPdpTopReviewsItem`).
 pub fn nested_type_base(parent: &str, parts: &[&str]) -> String {

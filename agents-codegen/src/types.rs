@@ -2,7 +2,7 @@
 //!
 //! Output fields (every one is wrapped in `Option`: absent or `null` is `None`):
 //!
-//! | descriptor                                   | Rust type                          |
+//! | schema                                       | Rust type                          |
 //! |----------------------------------------------|------------------------------------|
 //! | `string` (any `format`)                      | `String`                           |
 //! | `number`                                     | `f64`                              |
@@ -12,13 +12,26 @@
 //! | `array` of objects with properties           | `Vec<generated struct>`            |
 //! | `array` without `items`                      | `Vec<serde_json::Value>`           |
 //! | `object` with non-empty `properties`         | a generated struct                 |
+//! | `object` with only `additionalProperties: S` | `BTreeMap<String, S's type>`       |
 //! | `object` without properties                  | `serde_json::Map<String, Value>`   |
 //! | no `type`, but `properties` / `items`        | as `object` / `array`              |
-//! | `["T", "null"]`                              | as `T`                             |
+//! | `["T", "null"]`, or `anyOf`/`oneOf` of `T` and `null` | as `T`                    |
+//! | `enum` of strings (`null` aside)             | a generated enum with `Unknown(String)` |
+//! | `const`                                      | the type of its value              |
+//! | `allOf` of objects                           | one struct with every branch's properties |
+//! | `$ref` to a definition                       | the definition's type, generated once and named after it |
+//! | a `$ref` back to a type being defined        | `Box<that type>` (recursion)       |
 //! | missing, `null`, unknown or a union of types | `serde_json::Value` (noted in docs) |
+//! | `anyOf`/`oneOf` of several non-null schemas, tuples (`prefixItems`), `false` | `serde_json::Value` (noted in docs) |
 //!
 //! Types are the ones a person would write: `Vec<Review>`, not `Vec<Box<Review>>`. A record
-//! type is boxed only where recursion needs it (none of the agent records recurses).
+//! type is boxed only where recursion needs it: at the field that refers back to a type being
+//! defined, also inside a `Vec` there, since the box is also where Arrow columns stop nesting
+//! and write JSON text (none of the catalog's records recurses).
+//!
+//! `format` never changes the type: `date-time`, `date`, `uri`, `email` and `uuid` are
+//! `String`, kept exactly as sent (a date that does not parse is still data), with the format
+//! in the field's docs.
 //!
 //! A `number` is an `f64`: an integer-valued number such as `4` serializes back as `4.0`, the
 //! same JSON number.
@@ -45,11 +58,17 @@ pub enum Ty {
     Map,
     /// `Vec<T>`.
     Array(Box<Ty>),
+    /// `BTreeMap<String, T>`.
+    MapOf(Box<Ty>),
+    /// `Box<T>`: where a recursive type refers back to itself.
+    Boxed(Box<Ty>),
     /// A generated struct, by index into the agent's struct list.
     Struct(usize),
+    /// A generated string enum, by index into the agent's enum list.
+    Enum(usize),
 }
 
-/// How a descriptor is to be represented, before nested structs are created.
+/// How a schema is to be represented, before nested types are created.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape<'a> {
     /// A scalar or raw JSON type.
@@ -57,18 +76,100 @@ pub enum Shape<'a> {
     /// An array; `None` when the items are untyped.
     Array(Option<&'a FieldSchema>),
     /// An object with properties: becomes a struct.
-    Object(&'a indexmap::IndexMap<String, FieldSchema>),
+    Object(&'a FieldSchema),
+    /// An object whose keys are free and whose values have this schema.
+    MapOf(&'a FieldSchema),
+    /// A list of strings: becomes an enum.
+    Enum(Vec<&'a str>),
+    /// A reference to another schema of the document.
+    Ref(&'a str),
+    /// The one schema of an `anyOf`/`oneOf` (keyword, index) that is not `null`.
+    Branch(&'static str, usize, &'a FieldSchema),
+    /// The branches of an `allOf` merged into one schema.
+    Merged(Box<FieldSchema>),
 }
 
-/// Classifies a descriptor; the second value is a note for the docs when the schema's type could
-/// not be used as given.
-pub fn classify(schema: &FieldSchema) -> (Shape<'_>, Option<String>) {
+/// Classifies a schema; the second value is a note for the docs when the schema's type could
+/// not be used as given. `doc` is the document references resolve in.
+pub fn classify<'a>(schema: &'a FieldSchema, doc: &FieldSchema) -> (Shape<'a>, Option<String>) {
+    if let Some(r) = &schema.reference {
+        return (Shape::Ref(r), None);
+    }
+    if schema.is_never() {
+        return (
+            Shape::Leaf(Ty::Any),
+            Some(
+                "The schema allows no value here; whatever is sent is kept as raw JSON.".to_owned(),
+            ),
+        );
+    }
+    if let Some(all) = schema.all_of.as_ref().filter(|a| !a.is_empty()) {
+        return match merge(schema, all, doc) {
+            Some(merged) => (Shape::Merged(Box::new(merged)), None),
+            None => (
+                Shape::Leaf(Ty::Any),
+                Some("The schema combines schemas of different kinds (`allOf`); the value is kept as raw JSON.".to_owned()),
+            ),
+        };
+    }
+    for (keyword, branches) in [("anyOf", &schema.any_of), ("oneOf", &schema.one_of)] {
+        let Some(branches) = branches.as_ref().filter(|b| !b.is_empty()) else {
+            continue;
+        };
+        let real: Vec<(usize, &FieldSchema)> = branches
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !is_null(b))
+            .collect();
+        return match real.as_slice() {
+            [] => (Shape::Leaf(Ty::Any), None),
+            [(i, only)] => (Shape::Branch(keyword, *i, only), None),
+            many => match strings(many.iter().map(|(_, b)| *b)) {
+                Some(values) => (Shape::Enum(values), None),
+                None => (
+                    Shape::Leaf(Ty::Any),
+                    Some(format!(
+                        "The value is one of {} schemas (`{keyword}`); it is kept as raw JSON.",
+                        many.len()
+                    )),
+                ),
+            },
+        };
+    }
+    if let Some(c) = &schema.const_value {
+        return (Shape::Leaf(value_ty(c)), None);
+    }
+    if let Some(values) = &schema.enum_values {
+        if let Some(list) = strings([schema]) {
+            return (Shape::Enum(list), None);
+        }
+        let mut types = values.iter().filter(|v| !v.is_null()).map(value_ty);
+        let first = types.next();
+        if let Some(ty) = first.filter(|t| types.all(|u| u == *t)) {
+            return (Shape::Leaf(ty), None);
+        }
+        return (
+            Shape::Leaf(Ty::Any),
+            Some(
+                "The schema lists values of several kinds; the value is kept as raw JSON."
+                    .to_owned(),
+            ),
+        );
+    }
     let declared = schema.ty.as_ref();
     let name = declared.and_then(|t| t.single());
     let inferred = match (name, &schema.properties, &schema.items) {
         (Some(n), _, _) => Some(n),
         (None, Some(_), _) if declared.is_none() => Some("object"),
         (None, None, Some(_)) if declared.is_none() => Some("array"),
+        (None, None, None)
+            if declared.is_none()
+                && (schema.additional_properties.is_some()
+                    || schema.pattern_properties.is_some()) =>
+        {
+            Some("object")
+        }
+        (None, None, None) if declared.is_none() && schema.prefix_items.is_some() => Some("array"),
         _ => None,
     };
     match inferred {
@@ -76,10 +177,17 @@ pub fn classify(schema: &FieldSchema) -> (Shape<'_>, Option<String>) {
         Some("number") => (Shape::Leaf(Ty::Number), None),
         Some("integer") => (Shape::Leaf(Ty::Integer), None),
         Some("boolean") => (Shape::Leaf(Ty::Boolean), None),
+        Some("array") if schema.prefix_items.is_some() => (
+            Shape::Leaf(Ty::Any),
+            Some("The array is a tuple (`prefixItems`); it is kept as raw JSON.".to_owned()),
+        ),
         Some("array") => (Shape::Array(schema.items.as_deref()), None),
         Some("object") => match &schema.properties {
-            Some(props) if !props.is_empty() => (Shape::Object(props), None),
-            _ => (Shape::Leaf(Ty::Map), None),
+            Some(props) if !props.is_empty() => (Shape::Object(schema), None),
+            _ => match map_values(schema) {
+                Some(values) => (Shape::MapOf(values), None),
+                None => (Shape::Leaf(Ty::Map), None),
+            },
         },
         Some(other) => (
             Shape::Leaf(Ty::Any),
@@ -98,6 +206,145 @@ pub fn classify(schema: &FieldSchema) -> (Shape<'_>, Option<String>) {
             (Shape::Leaf(Ty::Any), Some(note))
         }
     }
+}
+
+/// Whether `null` is a value the schema allows (a type list with `null`, a `null` branch of
+/// `anyOf`/`oneOf`, `null` among the `enum` values or as the `const`).
+pub fn nullable(schema: &FieldSchema) -> bool {
+    let in_types = matches!(&schema.ty, Some(agents_schema::SchemaType::Union(names)) if names.iter().any(|n| n == "null"));
+    let in_branches = [&schema.any_of, &schema.one_of]
+        .into_iter()
+        .flatten()
+        .any(|branches| branches.iter().any(is_null));
+    let in_values = schema
+        .enum_values
+        .as_ref()
+        .is_some_and(|v| v.iter().any(serde_json::Value::is_null));
+    in_types || in_branches || in_values || is_null(schema)
+}
+
+/// What a value of type `ty` is, in words, for fields whose schema says nothing else.
+pub fn kind_text(ty: &Ty) -> &'static str {
+    match ty {
+        Ty::String => "a string",
+        Ty::Number => "a number",
+        Ty::Integer => "an integer",
+        Ty::Boolean => "a boolean",
+        Ty::Array(_) => "a list",
+        Ty::Map | Ty::Struct(_) | Ty::Boxed(_) => "an object",
+        Ty::MapOf(_) => "an object of named values",
+        Ty::Enum(_) => "one of the listed values",
+        Ty::Any => "any JSON value",
+    }
+}
+
+/// A schema that only `null` matches.
+fn is_null(schema: &FieldSchema) -> bool {
+    schema
+        .ty
+        .as_ref()
+        .is_some_and(|t| matches!(t, agents_schema::SchemaType::One(n) if n == "null"))
+        || schema
+            .const_value
+            .as_ref()
+            .is_some_and(serde_json::Value::is_null)
+}
+
+/// The strings of schemas that are each an `enum` of strings or a string `const` (`null`
+/// aside), in order and without repeats; `None` when one of them is anything else.
+fn strings<'a>(schemas: impl IntoIterator<Item = &'a FieldSchema>) -> Option<Vec<&'a str>> {
+    let mut out: Vec<&str> = Vec::new();
+    for s in schemas {
+        let values: Vec<&serde_json::Value> = match (&s.enum_values, &s.const_value) {
+            (Some(list), _) => list.iter().collect(),
+            (None, Some(c)) => vec![c],
+            (None, None) => return None,
+        };
+        for v in values.into_iter().filter(|v| !v.is_null()) {
+            let text = v.as_str()?;
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The Rust type of a literal value.
+fn value_ty(v: &serde_json::Value) -> Ty {
+    match v {
+        serde_json::Value::String(_) => Ty::String,
+        serde_json::Value::Bool(_) => Ty::Boolean,
+        serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => Ty::Integer,
+        serde_json::Value::Number(_) => Ty::Number,
+        serde_json::Value::Object(_) => Ty::Map,
+        _ => Ty::Any,
+    }
+}
+
+/// The schema of an object's values when its keys are free: `additionalProperties` with a
+/// schema that says something, or the one `patternProperties` schema.
+fn map_values(schema: &FieldSchema) -> Option<&FieldSchema> {
+    if let Some(extra) = schema.additional_properties.as_deref()
+        && *extra != FieldSchema::default()
+        && !extra.is_never()
+    {
+        return Some(extra);
+    }
+    match schema
+        .pattern_properties
+        .as_ref()
+        .map(|p| p.values().collect::<Vec<_>>())
+    {
+        Some(values) if values.len() == 1 && schema.additional_properties.is_none() => {
+            values.first().copied()
+        }
+        _ => None,
+    }
+}
+
+/// `schema` with its `allOf` branches (references followed) merged in: properties and
+/// `required` joined, the first description and type kept. `None` when a branch is not an
+/// object, or declares another type than the others.
+fn merge(schema: &FieldSchema, all: &[FieldSchema], doc: &FieldSchema) -> Option<FieldSchema> {
+    let mut out = FieldSchema {
+        all_of: None,
+        ..schema.clone()
+    };
+    for branch in all {
+        // Chains of references are followed a bounded number of times (a cycle is not merged).
+        let mut b = branch;
+        for _ in 0..16 {
+            match &b.reference {
+                Some(r) => b = doc.resolve(r)?,
+                None => break,
+            }
+        }
+        if b.reference.is_some() || b.all_of.is_some() || b.any_of.is_some() || b.one_of.is_some() {
+            return None;
+        }
+        let object = b.properties.is_some()
+            || b.ty.as_ref().and_then(agents_schema::SchemaType::single) == Some("object");
+        if !object {
+            return None;
+        }
+        out.ty
+            .get_or_insert(agents_schema::SchemaType::One("object".to_owned()));
+        if out.description.is_none() {
+            out.description.clone_from(&b.description);
+        }
+        let props = out.properties.get_or_insert_with(Default::default);
+        for (k, v) in b.properties.iter().flatten() {
+            props.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        let required = out.required.get_or_insert_with(Vec::new);
+        for r in b.required.iter().flatten() {
+            if !required.contains(r) {
+                required.push(r.clone());
+            }
+        }
+    }
+    Some(out)
 }
 
 pub use agents_schema::inputs::{ParamTy, param_type};

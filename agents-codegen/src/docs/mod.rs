@@ -59,6 +59,19 @@ pub fn record(record: &AgentRecord, params: &str) -> Vec<String> {
     );
     d.push(String::new());
     d.push(facts.join(" "));
+    if let Some(v) = &record.template_version {
+        d.push(String::new());
+        d.push(match v.number {
+            Some(n) => format!(
+                "Generated from version {n} of the template (id {}): see `TEMPLATE_VERSION`.",
+                code(&v.id)
+            ),
+            None => format!(
+                "Generated from the template version {}: see `TEMPLATE_VERSION_ID`.",
+                code(&v.id)
+            ),
+        });
+    }
     d.push(String::new());
     d.push(
         "Every field is optional, values of the wrong type are coerced or left empty and recorded \
@@ -86,22 +99,55 @@ pub fn nested(parent: &str, json: &str, schema: &FieldSchema, item: bool) -> Vec
     }
 }
 
-/// What a field holds, from its declared type, for fields whose schema says nothing else.
-fn kind_text(schema: &FieldSchema) -> &'static str {
-    match schema
-        .ty
-        .as_ref()
-        .and_then(agents_schema::SchemaType::single)
-    {
-        Some("string") => "a string",
-        Some("number") => "a number",
-        Some("integer") => "an integer",
-        Some("boolean") => "a boolean",
-        Some("array") => "a list",
-        Some("object") => "an object",
-        _ => "any JSON value",
+/// The docs of a string enum made for the field `json` of `parent`.
+pub fn nested_enum(parent: &str, json: &str, schema: &FieldSchema) -> Vec<String> {
+    let mut d = described(schema);
+    if !d.is_empty() {
+        d.push(String::new());
     }
+    d.push(format!(
+        "The values of the field {} of [`{parent}`].",
+        code(json)
+    ));
+    d.push(String::new());
+    d.push(UNLISTED.to_owned());
+    d
 }
+
+const UNLISTED: &str = "A value the schema does not list decodes as `Unknown`, keeping its text, \
+     and is recorded in the record's `mismatches`.";
+
+/// The docs of a type generated for the definition `name` (`$defs`) of a schema.
+pub fn definition(name: &str, schema: &FieldSchema) -> Vec<String> {
+    let mut d = described(schema);
+    if !d.is_empty() {
+        d.push(String::new());
+    }
+    d.push(format!("The schema's definition {}.", code(name)));
+    if schema.enum_values.is_some() || schema.any_of.is_some() || schema.one_of.is_some() {
+        d.push(String::new());
+        d.push(UNLISTED.to_owned());
+    }
+    d
+}
+
+/// A schema's description, else its title, as doc lines.
+fn described(schema: &FieldSchema) -> Vec<String> {
+    schema
+        .description
+        .as_deref()
+        .or(schema.title.as_deref())
+        .map(text)
+        .unwrap_or_default()
+}
+
+/// The doc of an enum variant: its JSON text.
+pub fn variant(json: &str) -> String {
+    format!(" {}.", code(json))
+}
+
+/// The doc of an enum's `Unknown` variant.
+pub const UNKNOWN_VARIANT: &str = " A value the schema does not list, kept as sent.";
 
 fn number_text(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
@@ -111,13 +157,28 @@ fn number_text(v: f64) -> String {
     }
 }
 
-/// The docs of an output field: its description and facts (JSON name when it differs, format,
-/// range, unit, a typing note); when the schema says nothing, its JSON name and kind.
-pub fn field(json: &str, ident: &str, schema: &FieldSchema, note: Option<&str>) -> Vec<String> {
-    let mut d = schema.description.as_deref().map(text).unwrap_or_default();
+/// The docs of an output field (whose Rust type is `kind`, in words): its description (else its
+/// title) and facts (JSON name when it
+/// differs, required, deprecated, format, range, unit, a fixed value, default, examples, a typing
+/// note); when the schema says nothing, its JSON name and kind.
+pub fn field(
+    json: &str,
+    ident: &str,
+    schema: &FieldSchema,
+    kind: &str,
+    required: bool,
+    note: Option<&str>,
+) -> Vec<String> {
+    let mut d = described(schema);
     let mut facts = Vec::new();
     if ident != json {
         facts.push(format!("JSON name: {}.", code(json)));
+    }
+    if required {
+        facts.push("Required by the schema (when it is missing, `mismatches` says so).".to_owned());
+    }
+    if schema.deprecated == Some(true) {
+        facts.push("Deprecated.".to_owned());
     }
     if let Some(format) = schema.format.as_deref() {
         facts.push(format!("Format: {}.", code(format)));
@@ -137,6 +198,20 @@ pub fn field(json: &str, ident: &str, schema: &FieldSchema, note: Option<&str>) 
     if let Some(unit) = schema.extra.get("unit").and_then(Value::as_str) {
         facts.push(format!("Unit: {}.", code(unit)));
     }
+    if let Some(c) = &schema.const_value {
+        facts.push(format!("Always {}.", code(&value_text(c))));
+    }
+    if let Some(default) = schema.default.as_ref().filter(|v| !v.is_null()) {
+        facts.push(format!("Default: {}.", code(&value_text(default))));
+    }
+    if let Some(examples) = schema.examples.as_ref().filter(|e| !e.is_empty()) {
+        let list: Vec<String> = examples
+            .iter()
+            .take(5)
+            .map(|e| code(&value_text(e)))
+            .collect();
+        facts.push(format!("Examples: {}.", list.join(", ")));
+    }
     if let Some(note) = note {
         facts.push(note.to_owned());
     }
@@ -147,11 +222,7 @@ pub fn field(json: &str, ident: &str, schema: &FieldSchema, note: Option<&str>) 
         d.push(facts.join(" "));
     }
     if d.is_empty() {
-        d.push(format!(
-            "The JSON field {}, {}.",
-            code(json),
-            kind_text(schema)
-        ));
+        d.push(format!("The JSON field {}, {kind}.", code(json)));
     }
     d
 }

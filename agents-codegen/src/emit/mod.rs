@@ -2,11 +2,12 @@
 //! from [`crate::naming`] through the IR, types from [`crate::types`], doc prose from
 //! [`crate::docs`].
 //!
-//! One builder per kind of item: `record.rs` (output structs), `params.rs` (the params struct and
+//! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums), `params.rs` (the params struct and
 //! its impl), `traits.rs` (the agent's trait impls). Type spellings are in `tokens.rs`, the
 //! syntax-tree templates the builders clone in `tree.rs`. An agent's code comes out as
 //! [`Piece`]s, in order, and consumers print each piece and drop it.
 
+mod enums;
 mod params;
 mod record;
 mod tokens;
@@ -17,7 +18,7 @@ pub use tokens::Paths;
 pub use tree::Templates;
 
 use proc_macro2::TokenStream;
-use syn::{Item, ItemStruct};
+use syn::{Item, ItemEnum, ItemStruct};
 
 use crate::ir::AgentIr;
 
@@ -29,6 +30,8 @@ use crate::ir::AgentIr;
 pub enum Piece {
     /// An output record struct, which printers wrap in the runtime's `record!`.
     Record(ItemStruct),
+    /// A string enum, which printers wrap in the runtime's `string_enum!`.
+    Enum(ItemEnum),
     /// An item cloned from the templates, with its names, docs and types set.
     Tree(Item),
     /// Quoted one-off items, parsed only by printers that need trees.
@@ -47,6 +50,9 @@ pub fn agent(
     t.start_agent();
     for s in &agent.structs {
         sink(Piece::Record(record::record(s, agent, p, t)?));
+    }
+    for e in &agent.enums {
+        sink(Piece::Enum(enums::string_enum(e, t)?));
     }
     let (params, methods) = params::params(&agent.params, agent, p, t)?;
     sink(Piece::Tree(params));

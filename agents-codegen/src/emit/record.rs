@@ -38,6 +38,9 @@ pub(super) fn record(
         if f.json != f.ident || naming::is_raw(&f.ident) {
             attrs.push(t.json_rename(&f.json)?);
         }
+        if f.required {
+            attrs.push(t.json_required()?);
+        }
         fields.push(t.field(attrs, ident(&f.ident), ty));
     }
     fields.extend(trailing);

@@ -48,6 +48,21 @@ pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
             let item = ty_tokens(inner, agent, p);
             quote!(Vec<#item>)
         }
+        Ty::MapOf(inner) => {
+            let value = ty_tokens(inner, agent, p);
+            quote!(::std::collections::BTreeMap<String, #value>)
+        }
+        Ty::Boxed(inner) => {
+            let inner = ty_tokens(inner, agent, p);
+            quote!(Box<#inner>)
+        }
+        Ty::Enum(i) => match agent.enums.get(*i) {
+            Some(e) => {
+                let id = ident(&e.ident);
+                quote!(#id)
+            }
+            None => quote!(#rt::Value),
+        },
         Ty::Struct(i) => match agent.structs.get(*i) {
             Some(s) => {
                 let id = ident(&s.ident);

@@ -57,7 +57,26 @@ pub(super) fn traits(agent: &AgentIr, p: &Paths) -> TokenStream {
             }
         }
     });
+    let version = agent.version.as_ref().map(|v| {
+        let id = &v.id;
+        let id_doc = " The id of the template version these bindings were generated from.";
+        let number = v.number.map(|n| {
+            let doc = " The number of the template version these bindings were generated from.";
+            quote! {
+                #[doc = #doc]
+                pub const TEMPLATE_VERSION: u64 = #n;
+            }
+        });
+        quote! {
+            impl #output {
+                #[doc = #id_doc]
+                pub const TEMPLATE_VERSION_ID: &'static str = #id;
+                #number
+            }
+        }
+    });
     quote! {
+        #version
         #default_impl
 
         impl #rt::AgentParams for #params {

@@ -148,6 +148,11 @@ impl Templates {
         attribute(quote!(#[json(rename = #json)]))
     }
 
+    /// `#[json(required = true)]`: the schema requires the field, beside it.
+    pub(super) fn json_required(&self) -> syn::Result<Attribute> {
+        attribute(quote!(#[json(required = true)]))
+    }
+
     /// `#attrs pub #ident: #ty`.
     pub(super) fn field(&self, attrs: Vec<Attribute>, ident: Ident, ty: Type) -> Field {
         let mut field = self.field.clone();
