@@ -1,4 +1,9 @@
-//! Reading agent records from schema files: one file per agent, named after it.
+//! Reading agent records from schema files: one file per agent, named after it
+//! (`NAME.json`: a `/v1` agent record or a `/v2` template record, told apart by shape), or a
+//! pair of JSON Schema documents a user wrote: `NAME.output.schema.json` (the record the agent
+//! returns; its `title` and `description` document the generated type) and, beside it,
+//! `NAME.input.schema.json` (the agent's inputs; when it is missing the agent takes only the
+//! params every agent takes).
 
 use std::fs;
 use std::io;
@@ -51,10 +56,46 @@ fn io_diagnostic(path: &Path, err: &io::Error) -> Diagnostic {
     Diagnostic::at("$", format!("cannot read: {err}")).file(path)
 }
 
+/// The suffix of a user's output schema file.
+pub const OUTPUT_SUFFIX: &str = ".output.schema.json";
+/// The suffix of a user's input schema file.
+pub const INPUT_SUFFIX: &str = ".input.schema.json";
+
+/// The agent a schema file is for: `NAME` of `NAME.json`, `NAME.output.schema.json` or
+/// `NAME.input.schema.json`.
+pub fn agent_name(path: &Path) -> Option<String> {
+    let file = path.file_name()?.to_str()?;
+    [OUTPUT_SUFFIX, INPUT_SUFFIX, ".json"]
+        .iter()
+        .find_map(|suffix| file.strip_suffix(suffix))
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+}
+
 /// Reads one schema file. A file is named after the agent whose record it holds
 /// (`retailer_a_pdp.json`), since agents are found by file name: a record of another name is an
-/// error naming both.
+/// error naming both. `NAME.output.schema.json` is read with the `NAME.input.schema.json` beside
+/// it.
 pub fn load_file(path: &Path) -> Result<Loaded, Diagnostics> {
+    let file = path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or_default();
+    if file.ends_with(INPUT_SUFFIX) {
+        let name = agent_name(path).unwrap_or_default();
+        return Err(Diagnostic::at(
+            "$",
+            format!(
+                "an input schema is read with its output schema: load `{name}{OUTPUT_SUFFIX}`, \
+                 which every agent written as JSON Schema needs"
+            ),
+        )
+        .file(path)
+        .into());
+    }
+    if file.ends_with(OUTPUT_SUFFIX) {
+        return load_pair(path);
+    }
     let text = fs::read_to_string(path).map_err(|e| io_diagnostic(path, &e))?;
     let record = AgentRecord::from_json(&text).map_err(|e| Diagnostics(diagnostics(path, e)))?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
@@ -75,14 +116,92 @@ pub fn load_file(path: &Path) -> Result<Loaded, Diagnostics> {
     })
 }
 
-/// The `*.json` files of a directory, sorted by name.
+/// One file of a pair, parsed: its text and value, or a syntax error naming the file.
+fn read_json(path: &Path, name: &str) -> Result<(String, serde_json::Value), Diagnostics> {
+    let text = fs::read_to_string(path).map_err(|e| io_diagnostic(path, &e))?;
+    let value = serde_json::from_str(&text).map_err(|e| {
+        Diagnostic::at(
+            format!("line {}, column {}", e.line(), e.column()),
+            format!("invalid JSON: {e}"),
+        )
+        .file(path)
+        .agent(name)
+    })?;
+    Ok((text, value))
+}
+
+/// `NAME.output.schema.json` and, when there is one, `NAME.input.schema.json`, read as the
+/// version record of a template named `NAME` (so the order of properties is kept); each
+/// problem names the file it is in.
+fn load_pair(output_path: &Path) -> Result<Loaded, Diagnostics> {
+    let name = agent_name(output_path).unwrap_or_default();
+    let input_path = output_path.with_file_name(format!("{name}{INPUT_SUFFIX}"));
+    let mut found = Collector::default();
+    let output = found.take(read_json(output_path, &name));
+    let input_text = if input_path.is_file() {
+        found
+            .take(read_json(&input_path, &name))
+            .map(|(text, _)| text)
+    } else {
+        Some(r#"{"type": "object", "properties": {}}"#.to_owned())
+    };
+    found.finish(())?;
+    let (Some((output_text, output)), Some(input_text)) = (output, input_text) else {
+        // Both reads succeeded when `found` holds nothing.
+        return Err(Diagnostic::at("$", "the schema files could not be read")
+            .file(output_path)
+            .into());
+    };
+    let text_of = |key: &str| output.get(key).and_then(serde_json::Value::as_str);
+    let metadata = serde_json::json!({
+        "display_name": text_of("title"),
+        "description": text_of("description"),
+    });
+    // The two documents go into one version record as they are written, so that the order of
+    // their properties is the order of the generated fields.
+    let composed = format!(
+        "{{\"name\": {}, \"metadata\": {metadata}, \"input_schema\": {input_text}, \"output_schema\": {output_text}}}",
+        serde_json::Value::String(name.clone())
+    );
+    let record = AgentRecord::from_json(&composed).map_err(|e| match e {
+        RecordError::Invalid(errors) => Diagnostics(
+            errors
+                .into_iter()
+                .map(|e| {
+                    let (file, path) = match (
+                        e.path.strip_prefix("$.output_schema"),
+                        e.path.strip_prefix("$.input_schema"),
+                    ) {
+                        (Some(rest), _) => (output_path, format!("${rest}")),
+                        (_, Some(rest)) => (input_path.as_path(), format!("${rest}")),
+                        _ => (output_path, e.path),
+                    };
+                    Diagnostic::at(path, e.message).file(file).agent(&name)
+                })
+                .collect(),
+        ),
+        other => Diagnostics(diagnostics(output_path, other)),
+    })?;
+    Ok(Loaded {
+        path: output_path.to_owned(),
+        record,
+    })
+}
+
+/// The schema files of a directory, one per agent, sorted by name: `NAME.json`, and
+/// `NAME.output.schema.json` for agents written as JSON Schema (their `NAME.input.schema.json`
+/// is read with it).
 pub fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Diagnostics> {
     let entries = fs::read_dir(dir).map_err(|e| io_diagnostic(dir, &e))?;
     let mut files = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| io_diagnostic(dir, &e))?;
         let path = entry.path();
-        if path.extension().is_some_and(|e| e == "json") && path.is_file() {
+        let name = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or_default();
+        if name.ends_with(".json") && !name.ends_with(INPUT_SUFFIX) && path.is_file() {
             files.push(path);
         }
     }
