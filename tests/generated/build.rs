@@ -1,5 +1,6 @@
-//! Generates bindings for the hostile corpus (`tests/corpus/`, plus a 2,000-field record) and
-//! for a fixed-seed sample of random records, each as one unit, into OUT_DIR.
+//! Generates bindings for the hostile corpus (`tests/corpus/`, plus a 2,000-field record), for
+//! the agents written as JSON Schema (`tests/json-schema/`),
+//! and for a fixed-seed sample of random records, each as one unit, into OUT_DIR.
 
 use std::path::PathBuf;
 
@@ -13,6 +14,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("cargo sets OUT_DIR")?);
     let corpus = corpus_dir();
     println!("cargo:rerun-if-changed={}", corpus.display());
+    let json_schema = corpus.join("../json-schema");
+    println!("cargo:rerun-if-changed={}", json_schema.display());
     println!("cargo:rerun-if-changed=build.rs");
     let options = Options::default();
 
@@ -24,6 +27,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .rename("foo_params", "FooParamsAgent");
     let hostile = generate(&records, &corpus_options)?.to_source()?;
     write_if_changed(&out.join("hostile.rs"), &hostile)?;
+
+    // Agents written as JSON Schema: a `/v2` template record and a user's schema pair.
+    let records: Vec<_> = load_dir(&json_schema)?
+        .into_iter()
+        .map(|l| l.record)
+        .collect();
+    let json_schema = generate(&records, &options)?.to_source()?;
+    write_if_changed(&out.join("json_schema.rs"), &json_schema)?;
 
     // Random records that the generator accepts together, generated as one unit: each is kept
     // when the records kept so far and it still generate (two random names may give the same

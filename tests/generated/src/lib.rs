@@ -8,6 +8,12 @@ pub mod hostile {
     include!(concat!(env!("OUT_DIR"), "/hostile.rs"));
 }
 
+/// Bindings of agents written as JSON Schema (`tests/json-schema/`): a `/v2` template record
+/// and a user's `NAME.output.schema.json` + `NAME.input.schema.json`.
+pub mod json_schema {
+    include!(concat!(env!("OUT_DIR"), "/json_schema.rs"));
+}
+
 /// Bindings of a fixed-seed sample of random agent records.
 pub mod random {
     include!(concat!(env!("OUT_DIR"), "/random.rs"));

@@ -1,0 +1,136 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! Agents written as JSON Schema, decoded: enums keep unknown values, definitions are shared
+//! types, recursion is boxed, typed maps, required fields, and nothing sent is lost.
+
+use agents_runtime::Agent;
+use agents_runtime::decode::Expected;
+use agents_tests_generated::json_schema::*;
+use serde_json::{Value, json};
+
+fn round_trip<T: serde::Serialize>(record: &T, sent: &Value) {
+    assert_eq!(&serde_json::to_value(record).unwrap(), sent, "nothing lost");
+}
+
+#[test]
+fn a_v2_template_decodes_into_its_types() {
+    let sent = json!({
+        "title": "Lamp",
+        "price": 12.5,
+        "availability": "pre-order",
+        "condition": "used",
+        "seller": {"name": "Ada", "tier": "gold"},
+        "other_sellers": [{"name": "Bob", "tier": ""}, {"name": "Cy", "tier": "platinum"}],
+        "category": {"name": "Home", "parent": {"name": "All"},
+                     "children": [{"name": "Lamps", "children": []}]},
+        "attributes": {"color": "red", "material": "brass"},
+        "stock_by_store": {"s1": 4, "s2": "7"},
+        "dimensions": {"width": 3.0, "height": 9.5},
+        "location": [52.5, 13.4],
+        "kind": "product",
+        "type": "lamp",
+        "Type": "LAMP",
+        "extra_key": [1, 2]
+    });
+    let r: ShopV2 = serde_json::from_value(sent.clone()).unwrap();
+    assert_eq!(r.availability, Some(ShopV2Availability::PreOrder));
+    assert_eq!(r.condition, Some(ShopV2Condition::Used));
+    let seller = r.seller.as_ref().unwrap();
+    assert_eq!(seller.tier, Some(ShopV2Tier::Gold));
+    let others = r.other_sellers.as_ref().unwrap();
+    assert_eq!(others[0].tier, Some(ShopV2Tier::Empty));
+    assert_eq!(others[1].tier, Some(ShopV2Tier::Unknown("platinum".into())));
+    let category = r.category.as_ref().unwrap();
+    assert_eq!(
+        category.parent.as_ref().unwrap().name.as_deref(),
+        Some("All")
+    );
+    assert_eq!(
+        category.children.as_ref().unwrap()[0].name.as_deref(),
+        Some("Lamps")
+    );
+    assert_eq!(r.attributes.as_ref().unwrap()["material"], "brass");
+    assert_eq!(r.stock_by_store.as_ref().unwrap()["s2"], 7);
+    assert_eq!(r.dimensions.as_ref().unwrap().height, Some(9.5));
+    assert_eq!(r.location, Some(json!([52.5, 13.4])));
+    assert_eq!(
+        (r.r#type.as_deref(), r.type_2.as_deref()),
+        (Some("lamp"), Some("LAMP"))
+    );
+    assert_eq!(r.unknown_fields["extra_key"], json!([1, 2]));
+    // Drift is recorded with its path: an unlisted enum value, a number sent as text.
+    let paths: Vec<(&str, Expected)> = r
+        .mismatches
+        .iter()
+        .map(|m| (m.path.as_str(), m.expected))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("other_sellers[1].tier", Expected::Listed),
+            ("stock_by_store.s2", Expected::Integer),
+        ]
+    );
+    let mut back = sent.clone();
+    back["stock_by_store"]["s2"] = json!(7);
+    round_trip(&r, &back);
+}
+
+#[test]
+fn required_fields_that_are_missing_are_recorded_not_fatal() {
+    // `title` is required and not nullable; `price` is required but may be null; `height` is
+    // required inside `dimensions` (an `allOf`).
+    let r: ShopV2 =
+        serde_json::from_value(json!({"price": null, "dimensions": {"width": 1}})).unwrap();
+    let missing: Vec<&str> = r.mismatches.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(missing, ["dimensions.height", "title"]);
+    assert!(r.mismatches.iter().all(|m| m.found.is_null() && !m.coerced));
+}
+
+#[test]
+fn the_template_version_is_on_the_type() {
+    assert_eq!(ShopV2::NAME, "shop_v2");
+    assert_eq!(ShopV2::TEMPLATE_VERSION_ID, "ver_3");
+    assert_eq!(ShopV2::TEMPLATE_VERSION, 3);
+}
+
+#[test]
+fn inputs_from_json_schema_are_checked_before_sending() {
+    use agents_runtime::{Localized, Paginated};
+    fn localized<T: Localized>() {}
+    localized::<ShopV2>();
+    assert_eq!(<ShopV2 as Paginated>::PAGE_PARAM, "page");
+    let err = ShopV2Params::new("ab").page(0).validate().unwrap_err();
+    let rules: Vec<String> = err.violations.iter().map(|v| v.rule.clone()).collect();
+    assert_eq!(
+        rules,
+        ["minimum length 3", "pattern ^[A-Z0-9-]+$", "minimum 1"]
+    );
+    assert!(
+        ShopV2Params::new("AB-123")
+            .sort("rating")
+            .validate()
+            .is_ok()
+    );
+}
+
+#[test]
+fn a_users_schema_pair_decodes_with_its_definitions() {
+    let sent = json!({
+        "stars": "4",
+        "author": {"name": "Ada", "email": "ada@example.com"},
+        "replies": [{"text": "thanks", "replies": [{"text": "welcome", "author": {"name": "Bob"}}]}],
+        "posted": "2026-11-01"
+    });
+    let r: Review = serde_json::from_value(sent).unwrap();
+    assert_eq!(r.stars, Some(4));
+    assert_eq!(r.author.as_ref().unwrap().name.as_deref(), Some("Ada"));
+    let inner = &r.replies.as_ref().unwrap()[0].replies.as_ref().unwrap()[0];
+    assert_eq!(inner.author.as_ref().unwrap().name.as_deref(), Some("Bob"));
+    assert_eq!(r.mismatches.len(), 1, "{:?}", r.mismatches);
+    assert!(
+        ReviewParams::new("https://shop.example/r/1")
+            .validate()
+            .is_ok()
+    );
+    assert!(ReviewParams::new("x").language("es").validate().is_err());
+}
