@@ -359,7 +359,7 @@ impl Lowerer<'_> {
                     format!(
                         "`{key}` has a value of the wrong kind ({}), so it is not read; fix the \
                          schema to have it used",
-                        kind(value)
+                        agents_schema::diag::json_kind(value)
                     ),
                 );
             }
@@ -588,17 +588,6 @@ fn described<'d>(doc: &'d FieldSchema, field: &'d FieldSchema) -> &'d FieldSchem
 /// `at` followed by one more JSON pointer segment (escaped).
 fn pointer(at: &str, segment: &str) -> String {
     format!("{at}/{}", segment.replace('~', "~0").replace('/', "~1"))
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn lower_params(

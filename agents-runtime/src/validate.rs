@@ -261,18 +261,7 @@ pub fn expected(ty: agents_schema::inputs::ParamTy) -> &'static str {
     }
 }
 
-/// The JSON kind of a value, for messages.
-pub fn json_kind(v: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub use agents_schema::diag::json_kind;
 
 pub use agents_schema::inputs::{COMMON_PARAMS, LOCALIZATION_PARAMS};
 

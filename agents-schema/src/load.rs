@@ -231,42 +231,43 @@ impl<'v> Fields<'v> {
         Some(value)
     }
 
+    /// A JSON Schema keyword's value when `read` takes it; otherwise the key stays for `extra`.
+    fn keyword<T>(&mut self, key: &'static str, read: impl Fn(&Json) -> Option<T>) -> Option<T> {
+        let value = read(self.map.get(key)?)?;
+        self.taken.push(key);
+        Some(value)
+    }
+
     /// A JSON Schema keyword's text.
     fn text(&mut self, key: &'static str) -> Option<String> {
-        match self.take_if(key, |v| matches!(v, Json::String(_)))? {
+        self.keyword(key, |v| match v {
             Json::String(s) => Some(s.clone()),
             _ => None,
-        }
+        })
     }
 
     /// A JSON Schema keyword's number.
     fn float(&mut self, key: &'static str) -> Option<f64> {
-        match self.take_if(
-            key,
-            |v| matches!(v, Json::Number(n) if n.as_f64().is_some()),
-        )? {
+        self.keyword(key, |v| match v {
             Json::Number(n) => n.as_f64(),
             _ => None,
-        }
+        })
     }
 
     /// A JSON Schema keyword's count (a whole number, not negative).
     fn count(&mut self, key: &'static str) -> Option<u64> {
-        match self.take_if(
-            key,
-            |v| matches!(v, Json::Number(n) if n.as_u64().is_some()),
-        )? {
+        self.keyword(key, |v| match v {
             Json::Number(n) => n.as_u64(),
             _ => None,
-        }
+        })
     }
 
     /// A JSON Schema keyword's list of values.
     fn values(&mut self, key: &'static str) -> Option<Vec<Value>> {
-        match self.take_if(key, |v| matches!(v, Json::Array(_)))? {
+        self.keyword(key, |v| match v {
             Json::Array(items) => Some(items.iter().map(Json::to_value).collect()),
             _ => None,
-        }
+        })
     }
 
     /// The value of `key`, `null` included.
@@ -385,7 +386,7 @@ impl Reader {
     /// A `/v2` template record: its name, and its published version.
     fn template(&mut self, value: &Json) -> Option<AgentRecord> {
         let mut f = self.object(value, "$", "a template record")?;
-        let name = self.name(&mut f, "a template record");
+        let name = self.name(&mut f, "template record");
         let published = f.take("published_version")?;
         let path = f.path("published_version");
         let mut record = self.version(published, &path, name.as_deref())?;
@@ -401,7 +402,7 @@ impl Reader {
         let mut f = self.object(value, path, "a template version")?;
         let own_name = match name {
             Some(_) => self.string(&mut f, "name"),
-            None => self.name(&mut f, "a template version"),
+            None => self.name(&mut f, "template version"),
         };
         let name = name.map(str::to_owned).or(own_name);
         let id = self.string(&mut f, "id");
@@ -493,19 +494,7 @@ impl Reader {
 
     fn record(&mut self, value: &Json) -> Option<AgentRecord> {
         let mut f = self.object(value, "$", "an agent record")?;
-        let name = match f.take("name") {
-            Some(Json::String(s)) => Some(s.clone()),
-            Some(other) => {
-                let path = f.path("name");
-                self.error(path, format!("expected a string, found {}", kind(other)));
-                None
-            }
-            None => {
-                let path = f.path("name");
-                self.error(path, "missing: every agent record needs a `name`");
-                None
-            }
-        };
+        let name = self.name(&mut f, "agent record");
         let is_public = self.boolean(&mut f, "is_public");
         let display_name = self.string(&mut f, "display_name");
         let managed_by = self.string(&mut f, "managed_by");
@@ -565,19 +554,7 @@ impl Reader {
 
     fn input(&mut self, value: &Json, path: &str) -> Option<InputProperty> {
         let mut f = self.object(value, path, "an input property")?;
-        let name = match f.take("name") {
-            Some(Json::String(s)) => Some(s.clone()),
-            Some(other) => {
-                let p = f.path("name");
-                self.error(p, format!("expected a string, found {}", kind(other)));
-                None
-            }
-            None => {
-                let p = f.path("name");
-                self.error(p, "missing: every input property needs a `name`");
-                None
-            }
-        };
+        let name = self.name(&mut f, "input property");
         let ty = self.string(&mut f, "type");
         let description = self.string(&mut f, "description");
         let required = self.boolean(&mut f, "required").unwrap_or(false);
