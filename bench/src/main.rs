@@ -736,9 +736,11 @@ async fn bench_fleet(rows: &mut Vec<Row>, quick: bool) {
             let rate = t.ok as f64 / t.seconds.max(seconds);
             let (lo, hi) = t.shares_while_all_ran();
             let scripts = if shared {
+                let calls = redis.script_calls();
                 format!(
-                    "; {:.3} Redis script calls per request sent",
-                    redis.script_calls() as f64 / t.attempts.max(1) as f64
+                    "; {:.3} Redis script calls per request sent ({} failed)",
+                    (calls.ran + calls.failed) as f64 / t.attempts.max(1) as f64,
+                    calls.failed
                 )
             } else {
                 String::new()

@@ -155,10 +155,22 @@ impl Shared {
             .set_number_of_retries(1);
         self.conn
             .get_or_try_init(|| async {
-                self.client
+                let mut conn = self
+                    .client
                     .get_connection_manager_with_config(config)
                     .await
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| e.to_string())?;
+                // Loaded before the first call, which the calls waiting here then share: else
+                // every call in flight at a cold start meets NOSCRIPT and loads the script
+                // itself. A server that restarts later forgets them; `invoke_async` loads them
+                // again then.
+                for script in [&self.acquire, &self.pause] {
+                    script
+                        .load_async(&mut conn)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                }
+                Ok(conn)
             })
             .await
             .cloned()

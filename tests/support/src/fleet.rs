@@ -69,20 +69,31 @@ impl RedisServer {
     }
 
     /// Scripts run (`EVALSHA` and `EVAL` calls) since the server started or the last
-    /// [`RedisServer::reset_stats`], from Redis's own `INFO commandstats`.
-    pub fn script_calls(&self) -> u64 {
+    /// [`RedisServer::reset_stats`], from Redis's own `INFO commandstats`: those that ran, and
+    /// those that failed (Redis counts a `NOSCRIPT` answer as a failed call).
+    pub fn script_calls(&self) -> ScriptCalls {
         let info = self.command("*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n");
-        ["cmdstat_evalsha:calls=", "cmdstat_eval:calls="]
-            .iter()
-            .filter_map(|prefix| {
-                let at = info.find(prefix)? + prefix.len();
-                let digits: String = info[at..]
-                    .chars()
-                    .take_while(char::is_ascii_digit)
-                    .collect();
-                digits.parse::<u64>().ok()
-            })
-            .sum()
+        let stat = |command: &str, field: &str| -> u64 {
+            let Some(line) = info
+                .lines()
+                .find(|l| l.starts_with(&format!("cmdstat_{command}:")))
+            else {
+                return 0;
+            };
+            line.split([':', ','])
+                .find_map(|kv| kv.strip_prefix(field)?.strip_prefix('='))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        let (mut calls, mut failed) = (0, 0);
+        for command in ["evalsha", "eval"] {
+            calls += stat(command, "calls");
+            failed += stat(command, "failed_calls") + stat(command, "rejected_calls");
+        }
+        ScriptCalls {
+            ran: calls.saturating_sub(failed),
+            failed,
+        }
     }
 
     /// Clears the command statistics.
@@ -130,6 +141,15 @@ impl Drop for RedisServer {
         self.kill();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Script calls Redis counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScriptCalls {
+    /// Calls that ran the script.
+    pub ran: u64,
+    /// Calls refused or failed (`NOSCRIPT` included).
+    pub failed: u64,
 }
 
 /// What the workers reported, added up.
