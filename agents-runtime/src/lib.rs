@@ -114,6 +114,7 @@ pub mod columnar;
 pub mod decode;
 pub mod endpoint;
 mod record;
+pub mod research;
 mod string_enum;
 pub mod validate;
 

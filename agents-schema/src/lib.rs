@@ -274,6 +274,12 @@ impl FieldSchema {
         self.defs.iter().chain(&self.definitions).flatten()
     }
 
+    /// Reads a JSON Schema document (a research agent's `output_schema`, say); every problem
+    /// names its JSON path from `$`.
+    pub fn from_document(value: &Value) -> Result<FieldSchema, RecordError> {
+        load::document_from_value(value)
+    }
+
     /// The schema a local reference (`#`, `#/$defs/Name`, `#/definitions/Name`,
     /// `#/properties/a/items`, …) points to inside this document; `None` when it points nowhere
     /// or outside the document.

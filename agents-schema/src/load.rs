@@ -82,6 +82,16 @@ pub(crate) fn record_from_value(value: &Value) -> Result<AgentRecord, RecordErro
     }
 }
 
+pub(crate) fn document_from_value(value: &Value) -> Result<FieldSchema, RecordError> {
+    let tree = Json::from(value);
+    let mut reader = Reader::default();
+    let doc = reader.field(&tree, "$");
+    match doc {
+        Some(doc) if reader.errors.is_empty() => Ok(doc),
+        _ => Err(RecordError::Invalid(reader.errors)),
+    }
+}
+
 /// Appends `key` to a JSON path, quoting keys that are not plain identifiers.
 pub fn join_path(path: &str, key: &str) -> String {
     let plain = !key.is_empty()

@@ -38,6 +38,72 @@ pub fn record_with_arrays(
     Value::Object(out)
 }
 
+/// A value for a whole JSON Schema document, deterministic in `seed`: local references
+/// (`$ref` to `#/$defs/…` and any other pointer inside `doc`) are followed, `allOf` branches
+/// merged, and a recursive reference stops after a few levels (an optional field left out, an
+/// array left empty).
+pub fn document(doc: &FieldSchema, seed: u64) -> Value {
+    value("answer", &inline(doc, doc, 0), seed)
+}
+
+/// How deep references are followed before a recursive one stops.
+const MAX_REF_DEPTH: usize = 4;
+
+/// `schema` with its references replaced by what they point to in `root`, and `allOf` merged.
+fn inline(schema: &FieldSchema, root: &FieldSchema, depth: usize) -> FieldSchema {
+    let target = match schema.reference.as_deref().and_then(|r| root.resolve(r)) {
+        Some(_) if depth >= MAX_REF_DEPTH => return FieldSchema::default(),
+        Some(t) => return inline(t, root, depth + 1),
+        None => schema,
+    };
+    let mut out = target.clone();
+    let each = |list: &Option<Vec<FieldSchema>>| {
+        list.as_ref()
+            .map(|l| l.iter().map(|s| inline(s, root, depth)).collect::<Vec<_>>())
+    };
+    out.any_of = each(&target.any_of);
+    out.one_of = each(&target.one_of);
+    out.items = target
+        .items
+        .as_ref()
+        .map(|i| Box::new(inline(i, root, depth)));
+    if target
+        .items
+        .as_ref()
+        .is_some_and(|i| i.reference.is_some() && depth >= MAX_REF_DEPTH)
+    {
+        // A recursive list stops empty.
+        out.max_items = Some(0);
+    }
+    out.properties = target.properties.as_ref().map(|props| {
+        props
+            .iter()
+            .filter_map(|(k, v)| {
+                let field = inline(v, root, depth);
+                // A recursive optional field is left out rather than sampled as nothing.
+                let cut = v.reference.is_some() && depth >= MAX_REF_DEPTH;
+                let required = target.required.as_ref().is_some_and(|r| r.contains(k));
+                (!cut || required).then(|| (k.clone(), field))
+            })
+            .collect()
+    });
+    if let Some(branches) = each(&target.all_of) {
+        out.all_of = None;
+        for b in branches {
+            if out.ty.is_none() {
+                out.ty = b.ty.clone();
+            }
+            if let Some(p) = b.properties {
+                out.properties.get_or_insert_with(IndexMap::new).extend(p);
+            }
+            if out.items.is_none() {
+                out.items = b.items;
+            }
+        }
+    }
+    out
+}
+
 /// A value for one field named `name`, deterministic in `seed`.
 pub fn value(name: &str, field: &FieldSchema, seed: u64) -> Value {
     value_with_arrays(name, field, seed, ARRAY_LEN)
@@ -71,7 +137,9 @@ fn value_with_arrays(name: &str, field: &FieldSchema, seed: u64, array_len: usiz
         Some("integer") => integer(name, field, seed),
         Some("boolean") => Value::Bool(seed.is_multiple_of(2)),
         Some("array") => Value::Array(
-            (0..array_len as u64)
+            (0..field
+                .max_items
+                .map_or(array_len as u64, |m| m.min(array_len as u64)))
                 .map(|i| match &field.items {
                     Some(items) => {
                         value_with_arrays(name, items, mix(seed, &i.to_string()), array_len)

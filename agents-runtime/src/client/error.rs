@@ -458,6 +458,18 @@ pub enum Error {
     /// An agent generation ended in status `failed`.
     #[error("generation {} failed: {}", .0.id, .0.error.as_deref().unwrap_or("no error message"))]
     GenerationFailed(Box<super::records::Generation>),
+    /// A research run ended `failed` or `cancelled`, so it has no answer.
+    #[error("{0}")]
+    ResearchFailed(Box<super::research::RunFailure>),
+    /// A research run's event stream ended before the run did and could not be resumed, or
+    /// went silent (not even a keep-alive) for longer than allowed.
+    #[error("the event stream of research run {run_id} {end}")]
+    EventStream {
+        /// The run.
+        run_id: String,
+        /// How the stream ended.
+        end: super::research::StreamEnd,
+    },
     /// A waiter gave up.
     #[error("gave up waiting for {what} after {waited:?} (last state: {last_state})")]
     WaitTimeout {
@@ -588,9 +600,11 @@ impl Error {
             }
             Error::BatchPartiallySubmitted { .. } => ErrorKind::PartialBatch,
             Error::Config(_) | Error::Endpoint(_) => ErrorKind::Config,
-            Error::TaskFailed(_) | Error::GenerationFailed(_) | Error::WaitTimeout { .. } => {
-                ErrorKind::Async
-            }
+            Error::TaskFailed(_)
+            | Error::GenerationFailed(_)
+            | Error::ResearchFailed(_)
+            | Error::WaitTimeout { .. } => ErrorKind::Async,
+            Error::EventStream { .. } => ErrorKind::Transport,
         }
     }
 

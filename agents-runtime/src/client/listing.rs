@@ -86,6 +86,26 @@ pub(crate) fn offset_stream<T: DeserializeOwned + Send + 'static>(
     segments: Vec<String>,
     limit: u64,
 ) -> BoxStream<'static, Result<T, Error>> {
+    paged_stream(client, endpoint, segments, limit, Paging::ByVersion)
+}
+
+/// The words a list's pages are asked for with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Paging {
+    /// `/v1`'s `page` and `per_page`, `/v2`'s `limit` and `offset` (jobs, templates).
+    ByVersion,
+    /// `limit` and `offset` in both versions (research agents, their runs and templates).
+    Offset,
+}
+
+/// [`offset_stream`] with the paging words given.
+pub(crate) fn paged_stream<T: DeserializeOwned + Send + 'static>(
+    client: Client,
+    endpoint: &'static Endpoint,
+    segments: Vec<String>,
+    limit: u64,
+    paging: Paging,
+) -> BoxStream<'static, Result<T, Error>> {
     let limit = limit.max(1);
     // (offset of the next page, whether a page is still to fetch)
     futures::stream::unfold((0u64, true), move |(offset, more)| {
@@ -97,9 +117,11 @@ pub(crate) fn offset_stream<T: DeserializeOwned + Send + 'static>(
             }
             let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
             // `/v1` pages by number (`page` from 1, `per_page`); `/v2` by `limit` and `offset`.
-            let query = match client.api_version() {
-                ApiVersion::V2 => [("limit", limit.to_string()), ("offset", offset.to_string())],
-                ApiVersion::V1 => [
+            let query = match (client.api_version(), paging) {
+                (ApiVersion::V2, _) | (_, Paging::Offset) => {
+                    [("limit", limit.to_string()), ("offset", offset.to_string())]
+                }
+                (ApiVersion::V1, Paging::ByVersion) => [
                     ("per_page", limit.to_string()),
                     ("page", (offset / limit + 1).to_string()),
                 ],

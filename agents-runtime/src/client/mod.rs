@@ -17,6 +17,7 @@ pub mod media;
 pub mod pages;
 pub mod proxy;
 mod records;
+pub mod research;
 pub mod retry;
 pub mod run;
 pub mod serp;
@@ -608,29 +609,9 @@ impl Client {
         body: Option<&JsonBody>,
         deadline: Instant,
     ) -> Result<(T, ResponseInfo), Error> {
-        self.inner
-            .throttle
-            .acquire(deadline)
-            .await
-            .map_err(Error::HeldBack)?;
-        let mut req = self
-            .inner
-            .http
-            .request(method, url)
-            .headers(self.inner.headers.clone())
-            .header(AUTHORIZATION, self.inner.auth.clone());
-        if !query.is_empty() {
-            req = req.query(query);
-        }
-        if let Some(b) = body {
-            req = req
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(b.0.clone());
-        }
-        let mut resp = req.send().await?;
-        let status = resp.status().as_u16();
-        let info = ResponseInfo::new(status, resp.headers());
-        self.inner.throttle.observe(&info.rate_limit);
+        let (mut resp, info) = self
+            .open(self.request(method, url, query, body), deadline)
+            .await?;
         let bytes = read_answer(&mut resp, &info, self.inner.max_response_bytes).await?;
         // An empty answer (204 No Content) reads as JSON `null`: `()` for calls that answer
         // nothing, and an error naming the answer for calls that expected a value.
@@ -645,6 +626,83 @@ impl Client {
                 }))
             })?;
         Ok((value, info))
+    }
+
+    /// A request to the API: the client's headers and key, the query and the JSON body.
+    fn request(
+        &self,
+        method: Method,
+        url: Url,
+        query: &[(&str, String)],
+        body: Option<&JsonBody>,
+    ) -> reqwest::RequestBuilder {
+        let mut req = self
+            .inner
+            .http
+            .request(method, url)
+            .headers(self.inner.headers.clone())
+            .header(AUTHORIZATION, self.inner.auth.clone());
+        if !query.is_empty() {
+            req = req.query(query);
+        }
+        if let Some(b) = body {
+            req = req
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(b.0.clone());
+        }
+        req
+    }
+
+    /// Sends a request once a permit of the rate limit allows it, and reads its status and
+    /// headers (the body is left to the caller).
+    async fn open(
+        &self,
+        req: reqwest::RequestBuilder,
+        deadline: Instant,
+    ) -> Result<(reqwest::Response, ResponseInfo), Error> {
+        self.inner
+            .throttle
+            .acquire(deadline)
+            .await
+            .map_err(Error::HeldBack)?;
+        let resp = req.send().await?;
+        let info = ResponseInfo::new(resp.status().as_u16(), resp.headers());
+        self.inner.throttle.observe(&info.rate_limit);
+        Ok((resp, info))
+    }
+
+    /// Opens a streamed answer of a reading endpoint (server-sent events): one attempt, through
+    /// the rate limit, with `headers` added and no time limit on the whole answer (the caller
+    /// watches for silence instead). A non-2xx answer is its [`Error`].
+    pub(crate) async fn open_stream(
+        &self,
+        endpoint: &Endpoint,
+        segments: &[&str],
+        headers: HeaderMap,
+    ) -> Result<reqwest::Response, Error> {
+        let path = endpoint.url_path(self.inner.version, segments)?;
+        let url = self
+            .inner
+            .base
+            .join(&path)
+            .map_err(|e| Error::Config(format!("cannot form a URL for {path}: {e}")))?;
+        // Past the client's timeout, which bounds whole answers and would cut a long run's
+        // stream; a year stands for "none" (reqwest has no way to lift a client's timeout).
+        let req = self
+            .request(Method::GET, url, &[], None)
+            .headers(headers)
+            .timeout(Duration::from_secs(365 * 24 * 3600));
+        let deadline = Instant::now() + self.inner.timeout;
+        let (mut resp, info) = self.open(req, deadline).await?;
+        if !(200..300).contains(&info.status) {
+            read_answer(&mut resp, &info, MAX_ERROR_BODY).await?;
+        }
+        Ok(resp)
+    }
+
+    /// Most bytes the client accepts in one answer ([`ClientBuilder::max_response_bytes`]).
+    pub(crate) fn max_response_bytes(&self) -> u64 {
+        self.inner.max_response_bytes
     }
 
     /// Downloads `url` outside the API (a signed storage URL: no API key is sent, no rate
