@@ -22,6 +22,7 @@ class Suite:
     def __init__(self, sdk, base, key):
         self.sdk = sdk
         self.base = base
+        self.key = key
         self.client = sdk.Nimble(api_key=key, base_url=base, max_retries=0,
                                  _strict_response_validation=True)
         self.lenient = sdk.Nimble(api_key=key, base_url=base, max_retries=0)

@@ -135,6 +135,10 @@ pub struct Lifecycle {
     /// How much faster than real time job schedules run (1: a job due every minute runs every
     /// minute).
     pub schedule_speed: u32,
+    /// Time a research run takes, queued for its first tenth.
+    pub research: Duration,
+    /// Time between keep-alive comments of an event stream (15 s live).
+    pub keep_alive: Duration,
 }
 
 impl Default for Lifecycle {
@@ -146,6 +150,8 @@ impl Default for Lifecycle {
             generation_new: Duration::from_secs(240),
             generation_refine: Duration::from_secs(60),
             schedule_speed: 1,
+            research: Duration::from_secs(8),
+            keep_alive: Duration::from_secs(15),
         }
     }
 }
@@ -159,6 +165,8 @@ impl Lifecycle {
             generation_new: Duration::from_millis(250),
             generation_refine: Duration::from_millis(100),
             schedule_speed: 600,
+            research: Duration::from_millis(400),
+            keep_alive: Duration::from_millis(100),
         }
     }
 }

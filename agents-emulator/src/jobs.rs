@@ -323,12 +323,7 @@ impl State {
 fn page(version: ApiVersion, q: &PageQuery, items: Vec<Value>) -> Result<Value, ApiError> {
     let total = items.len();
     match version {
-        ApiVersion::V2 => {
-            let offset = parse_count("offset", q.offset.as_deref(), 0)?;
-            let limit = parse_count("limit", q.limit.as_deref(), 50)?.max(1);
-            let items: Vec<Value> = items.into_iter().skip(offset).take(limit).collect();
-            Ok(json!({ "items": items, "limit": limit, "offset": offset, "total": total }))
-        }
+        ApiVersion::V2 => offset_page(q, items),
         ApiVersion::V1 => {
             let page = parse_count("page", q.page.as_deref(), 1)?.max(1);
             let per_page = parse_count("per_page", q.per_page.as_deref(), 50)?.max(1);
@@ -340,6 +335,16 @@ fn page(version: ApiVersion, q: &PageQuery, items: Vec<Value>) -> Result<Value, 
             Ok(json!({ "items": items, "total": total, "page": page, "per_page": per_page }))
         }
     }
+}
+
+/// A page of `items` by `limit` and `offset` (the `/v2` words, and research lists' in both
+/// versions).
+pub(crate) fn offset_page(q: &PageQuery, items: Vec<Value>) -> Result<Value, ApiError> {
+    let total = items.len();
+    let offset = parse_count("offset", q.offset.as_deref(), 0)?;
+    let limit = parse_count("limit", q.limit.as_deref(), 50)?.max(1);
+    let items: Vec<Value> = items.into_iter().skip(offset).take(limit).collect();
+    Ok(json!({ "items": items, "limit": limit, "offset": offset, "total": total }))
 }
 
 /// The query of job and run lists, in either version's words.

@@ -41,6 +41,7 @@ pub mod net;
 pub mod params;
 mod proxy;
 mod request;
+pub mod research;
 pub mod routes;
 mod serp;
 pub mod state;

@@ -16,6 +16,10 @@ fn after_help() -> String {
     for (header, what) in agents_emulator::lifecycle::TASK_FAULTS {
         help.push_str(&format!("  {header}: {what}\n"));
     }
+    help.push_str("\nEvent faults, per request (a research run's event stream):\n");
+    for (header, what) in agents_emulator::research::EVENT_FAULTS {
+        help.push_str(&format!("  {header}: {what}\n"));
+    }
     help.push_str(
         "\nEndpoints of the service not served (404, or 405 where the path serves another method):\n",
     );

@@ -46,10 +46,16 @@ pub fn router(state: Shared) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), rate_limit))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate));
     // Artifact downloads are signed URLs, as a bucket's would be: no API key, no rate limit.
-    let downloads = Router::new().route(
-        &format!("{}{{token}}", crate::jobs::DOWNLOAD_PREFIX),
-        axum::routing::get(crate::jobs::download),
-    );
+    // So are the pages research runs cite: web pages, open to anyone.
+    let downloads = Router::new()
+        .route(
+            &format!("{}{{token}}", crate::jobs::DOWNLOAD_PREFIX),
+            axum::routing::get(crate::jobs::download),
+        )
+        .route(
+            &format!("{}{{run_id}}/{{n}}", crate::research::PAGES_PREFIX),
+            axum::routing::get(crate::research::page),
+        );
     api.merge(downloads)
         .fallback(not_found)
         .layer(middleware::from_fn(request_id))
@@ -61,7 +67,7 @@ pub fn router(state: Shared) -> Router {
 /// The handler of an endpoint, under the endpoint's method; `None` for the endpoints the
 /// emulator does not serve (listed by [`unserved`]).
 fn handler(e: &Endpoint) -> Option<MethodRouter<Shared>> {
-    use crate::{batch, domain, generations, jobs, media, serp, tasks, templates, web};
+    use crate::{batch, domain, generations, jobs, media, research, serp, tasks, templates, web};
     let method = match e.method {
         endpoint::Method::Get => MethodFilter::GET,
         endpoint::Method::Post => MethodFilter::POST,
@@ -118,6 +124,19 @@ fn handler(e: &Endpoint) -> Option<MethodRouter<Shared>> {
         endpoint::JOB_ARTIFACT => on(method, jobs::artifact),
         endpoint::JOB_ARTIFACT_URL => on(method, jobs::download_url),
         endpoint::JOB_ARTIFACT_PREVIEW => on(method, jobs::preview),
+        endpoint::RESEARCH_AGENT_CREATE => on(method, research::create_agent),
+        endpoint::RESEARCH_AGENT_LIST => on(method, research::list_agents),
+        endpoint::RESEARCH_AGENT_GET => on(method, research::get_agent),
+        endpoint::RESEARCH_AGENT_UPDATE => on(method, research::update_agent),
+        endpoint::RESEARCH_AGENT_DELETE => on(method, research::delete_agent),
+        endpoint::RESEARCH_TEMPLATE_LIST => on(method, research::list_templates),
+        endpoint::RESEARCH_TEMPLATE_GET => on(method, research::get_template),
+        endpoint::RESEARCH_RUN_START => on(method, research::start_run),
+        endpoint::RESEARCH_RUN_BY_NAME => on(method, research::start_run_by_name),
+        endpoint::RESEARCH_RUN_LIST => on(method, research::list_runs),
+        endpoint::RESEARCH_RUN_GET => on(method, research::get_run),
+        endpoint::RESEARCH_RUN_RESULT => on(method, research::result),
+        endpoint::RESEARCH_RUN_EVENTS => on(method, research::events),
         _ => return None,
     })
 }

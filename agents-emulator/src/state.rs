@@ -67,6 +67,8 @@ pub struct State {
     pub faults: Mutex<HashMap<String, Vec<FaultRule>>>,
     /// Jobs, their runs and the artifact download URLs handed out.
     pub(crate) jobs: Mutex<crate::job_model::Jobs>,
+    /// Research agents and their runs.
+    pub(crate) research: Mutex<crate::research::Research>,
     /// When the instance started, in both clocks (the schedule clock counts from here).
     pub(crate) started: (Instant, SystemTime),
     /// Requests per configured key, counted before auth, rate limit and faults. Only configured
@@ -115,6 +117,7 @@ impl State {
             catalog: RwLock::new(catalog),
             tasks: Mutex::default(),
             jobs: Mutex::default(),
+            research: Mutex::default(),
             started: (Instant::now(), SystemTime::now()),
             generations: Mutex::default(),
             batches: Mutex::default(),

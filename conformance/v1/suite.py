@@ -4,8 +4,6 @@ release that speaks /v1), through conformance/harness.py.
 Where the spec (service-interface.md) and the vendor models disagree, the emulator answers with a
 superset when one exists; the comments marked CONFLICT name both sides and the choice.
 
-Endpoints of the SDK the emulator does not serve yet (task agents) are not checked here.
-
     python v1/suite.py BASE_URL API_KEY
 """
 
@@ -143,6 +141,17 @@ from nimble_python.types import jobs as TJ  # noqa: E402
 from nimble_python.types.jobs import runs as TJR  # noqa: E402
 
 blocks.serp_media(suite, nimble_python, T, "v1", wait_task)
+from nimble_python.types import task_agent as TTA  # noqa: E402
+
+blocks.research(
+    suite, nimble_python, "v1", lambda c: c.task_agent,
+    {"templates": TTA.TemplateListResponse, "template": TTA.TemplateGetResponse,
+     "create": T.TaskAgentCreateResponse, "list": T.TaskAgentListResponse,
+     "get": T.TaskAgentGetResponse, "update": T.TaskAgentUpdateResponse,
+     "run": T.TaskAgentRunResponse, "run_get": TTA.RunGetResponse,
+     "runs": TTA.RunListResponse, "result": TTA.RunGetResultResponse},
+    lambda c, aid, **body: c.task_agent.with_raw_response.run(aid, **body),
+    {"delete": "deactivate", "result": "get_result"})
 blocks.jobs(suite, nimble_python, T, TJ, TJR, "v1", "agent_name", T.JobRunResponse,
             lambda c, job_id: c.jobs.with_raw_response.run(job_id))
 

@@ -1,8 +1,6 @@
 """Conformance of agents-emulator's /v2 interface with the vendor's client 1.6.0 (which calls no
 /v1 path), through conformance/harness.py.
 
-Endpoints of the SDK the emulator does not serve yet (research agents) are not checked here.
-
     python v2/suite.py BASE_URL API_KEY
 """
 
@@ -191,6 +189,26 @@ from nimble_python.types.jobs import runs as TJR  # noqa: E402
 blocks.serp_media(suite, nimble_python, T, "v2", wait_task)
 blocks.jobs(suite, nimble_python, T, TJ, TJR, "v2", "extract_template_name", TJ.RunCreateResponse,
             lambda c, job_id: c.jobs.runs.with_raw_response.create(job_id))
+
+# --- research agents ---------------------------------------------------------------------------
+from nimble_python.types import agents as TA  # noqa: E402
+
+blocks.research(
+    suite, nimble_python, "v2", lambda c: c.agents,
+    {"templates": TA.TemplateListResponse, "template": TA.TemplateGetResponse,
+     "create": T.AgentCreateResponse, "list": T.AgentListResponse, "get": T.AgentGetResponse,
+     "update": T.AgentUpdateResponse, "run": TA.RunCreateResponse, "run_get": TA.RunGetResponse,
+     "runs": TA.RunListResponse, "result": TA.RunResultResponse},
+    lambda c, aid, **body: c.agents.runs.with_raw_response.create(aid, **body),
+    {"delete": "delete", "result": "result"})
+by_name = call("POST /v2/agents/runs (by name, making the agent)", T.AgentRunResponse,
+               lambda c: c.agents.with_raw_response.run(input="What is new?",
+                                                       agent_name="conformance-by-name"))
+again = call("POST /v2/agents/runs (by name, reusing the agent)", T.AgentRunResponse,
+             lambda c: c.agents.with_raw_response.run(input="And now?",
+                                                     agent_name="conformance-by-name"))
+if by_name and again and by_name["web_search_agent_id"] != again["web_search_agent_id"]:
+    suite.ok("a run by name reuses its agent", f"{by_name!r} / {again!r}"[:500])
 
 # --- documented errors -----------------------------------------------------------------------
 bad = nimble_python.Nimble(api_key="not-a-key", base_url=BASE, max_retries=0)
