@@ -42,6 +42,7 @@ pub mod params;
 mod proxy;
 mod request;
 pub mod research;
+mod research_model;
 pub mod routes;
 mod serp;
 pub mod state;

@@ -68,7 +68,7 @@ pub struct State {
     /// Jobs, their runs and the artifact download URLs handed out.
     pub(crate) jobs: Mutex<crate::job_model::Jobs>,
     /// Research agents and their runs.
-    pub(crate) research: Mutex<crate::research::Research>,
+    pub(crate) research: Mutex<crate::research_model::Research>,
     /// When the instance started, in both clocks (the schedule clock counts from here).
     pub(crate) started: (Instant, SystemTime),
     /// Requests per configured key, counted before auth, rate limit and faults. Only configured

@@ -18,6 +18,7 @@ pub mod pages;
 pub mod proxy;
 mod records;
 pub mod research;
+mod research_run;
 pub mod retry;
 pub mod run;
 pub mod serp;
