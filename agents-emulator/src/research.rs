@@ -631,17 +631,11 @@ pub(crate) async fn page(
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
             format!(
                 "<!doctype html><html><head><title>{}</title></head><body><p>{}</p></body></html>",
-                html_escape(&title),
-                html_escape(&excerpt)
+                crate::synth::escape(&title),
+                crate::synth::escape(&excerpt)
             ),
         )
             .into_response(),
         None => (StatusCode::NOT_FOUND, "no such page").into_response(),
     }
-}
-
-fn html_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

@@ -327,7 +327,8 @@ fn collect_links(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-fn escape(s: &str) -> String {
+/// Text made safe inside HTML (and its attribute values).
+pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
