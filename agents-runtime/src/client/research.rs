@@ -183,7 +183,7 @@ impl Sources {
 }
 
 /// One of an agent's goals.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Goal {
     /// Its id.
@@ -195,7 +195,7 @@ pub struct Goal {
 }
 
 /// A question the agent suggests asking it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SuggestedQuestion {
     /// Its id.
@@ -207,7 +207,7 @@ pub struct SuggestedQuestion {
 }
 
 /// A research agent: `client.research_agent("wsa_…")`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ResearchAgent {
     /// Its id (`wsa_…`).
@@ -255,7 +255,7 @@ pub struct ResearchAgent {
 }
 
 /// A research agent template, which new agents copy ([`ResearchAgentRequest::template`]).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ResearchTemplate {
     /// Its id.
@@ -351,8 +351,14 @@ impl ResearchAgentRequest {
         self
     }
 
+    /// Every rule the agent breaks for `version` (each naming its field), as one
+    /// [`Error::InvalidOption`]; creating the agent runs the same check before sending.
+    pub fn check(&self, version: ApiVersion) -> Result<(), Error> {
+        refuse(crate::research::check_agent(&self.body, version))
+    }
+
     fn wire(&self, version: ApiVersion) -> Result<Map<String, Value>, Error> {
-        refuse(crate::research::check_agent(&self.body, version))?;
+        self.check(version)?;
         Ok(v1_words(self.body.clone(), version))
     }
 }
@@ -393,8 +399,14 @@ impl ResearchRunRequest {
         agent_name: &str => "agent_name",
     }
 
+    /// Every rule the run breaks for `version` (each naming its field), as one
+    /// [`Error::InvalidOption`]; starting the run runs the same check before sending.
+    pub fn check(&self, version: ApiVersion) -> Result<(), Error> {
+        refuse(crate::research::check_run(&self.body, version))
+    }
+
     fn wire(&self, version: ApiVersion) -> Result<Map<String, Value>, Error> {
-        refuse(crate::research::check_run(&self.body, version))?;
+        self.check(version)?;
         Ok(self.body.clone())
     }
 }
@@ -426,7 +438,7 @@ fn v1_words(mut body: Map<String, Value>, version: ApiVersion) -> Map<String, Va
 }
 
 /// A page a claim or an answer rests on.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Citation {
     /// The page.
@@ -456,14 +468,14 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, 
 }
 
 /// A statement of the answer and the pages behind it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Claim {
     /// The part of a JSON answer it supports (`price`, `offers[0].seller`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// The callout number it has in a text answer (`[2]`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callout: Option<u32>,
     /// The pages behind it.
     #[serde(default)]
@@ -476,7 +488,7 @@ pub struct Claim {
 }
 
 /// A source the agent used.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct TrustSource {
     /// The page.
@@ -499,7 +511,7 @@ pub struct TrustSource {
 }
 
 /// How far an answer can be trusted: a confidence, the reasoning, the claims and the sources.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Trust {
     /// How sure the agent is of the answer as a whole.

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 open_enum! {
@@ -53,7 +53,7 @@ impl ResearchStatus {
 }
 
 /// Why a run failed, as the service says.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RunError {
     /// What went wrong.
@@ -64,7 +64,7 @@ pub struct RunError {
 }
 
 /// A research run, as starting, listing and reading it answer.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ResearchRun {
     /// Its id.
