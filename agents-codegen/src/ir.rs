@@ -212,7 +212,7 @@ pub fn lower(
         lowerer.named.insert("#".to_owned(), Ty::Struct(0));
         lowerer.object(
             root.clone(),
-            docs::record(record, &params.ident),
+            docs::record(record, &root, &params.ident),
             &doc,
             "#",
             true,

@@ -13,7 +13,7 @@ use crate::rules::Rule;
 
 /// The docs of an agent's output record: title, description, where it comes from and its
 /// capabilities.
-pub fn record(record: &AgentRecord, params: &str) -> Vec<String> {
+pub fn record(record: &AgentRecord, ty: &str, params: &str) -> Vec<String> {
     let title = record.display_name.as_deref().unwrap_or(&record.name);
     let mut d = text(title);
     if d.is_empty() {
@@ -27,10 +27,18 @@ pub fn record(record: &AgentRecord, params: &str) -> Vec<String> {
         }
     }
     d.push(String::new());
-    d.push(format!(
-        "The record in `data.parsing` of a run of the agent {}; run it with [`{params}`].",
-        code(&record.name)
-    ));
+    let name = code(&record.name);
+    // A schema file a user wrote may describe a research agent's answer as well as an extract
+    // agent's record; only a service record says which agent it belongs to.
+    d.push(if record.output_document.is_some() && record.template_version.is_none() {
+        format!(
+            "The record this schema describes: `data.parsing` of a run of the agent {name} (run \
+             it with [`{params}`]), or the `content` of a research agent's answer with this \
+             output schema, read as `Answer<{ty}>`."
+        )
+    } else {
+        format!("The record in `data.parsing` of a run of the agent {name}; run it with [`{params}`].")
+    });
     let mut facts = Vec::new();
     for (label, value) in [
         ("Domain", &record.domain),
