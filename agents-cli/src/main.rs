@@ -1,6 +1,6 @@
 //! `cargo agents`: run agents (once, or over a file of inputs with resume), fetch agent schemas
-//! into `schemas/`, generate bindings, check the cache for drift against the live API, and
-//! generate custom agents from a prompt.
+//! into `schemas/`, generate bindings, check the cache for drift against the live API, generate
+//! custom agents from a prompt, run jobs, and ask research agents questions.
 //!
 //! Reads `AGENTS_API_KEY`, `AGENTS_BASE_URL` and `AGENTS_REDIS_URL` (a rate limit shared with
 //! the other processes on the key; feature `redis`) like the runtime. `--json` prints one JSON
@@ -39,6 +39,7 @@ mod jobs;
 mod output;
 #[cfg(feature = "parquet")]
 mod parquet;
+mod research;
 use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
@@ -65,6 +66,10 @@ struct Cli {
     /// limit; 0: no limit, for a local emulator).
     #[arg(long, global = true, value_name = "PER_SECOND")]
     rate_limit: Option<u32>,
+    /// A header sent with every request, as `NAME: VALUE` (repeatable): a proxy's or a
+    /// tracer's, or a local emulator's fault switches (`agents-emulator --help` lists them).
+    #[arg(long = "header", short = 'H', global = true, value_name = "NAME: VALUE", value_parser = parse_header)]
+    headers: Vec<(String, String)>,
     #[command(subcommand)]
     command: Command,
 }
@@ -158,6 +163,9 @@ enum Command {
     /// as artifacts to download.
     #[command(subcommand)]
     Jobs(jobs::JobsCommand),
+    /// Ask a research agent a question: its progress as it searches and reads (on standard
+    /// error), then the answer with the claims and pages behind each part of it.
+    Research(research::ResearchArgs),
 }
 
 /// A failure with what to do about it.
@@ -248,6 +256,9 @@ fn client(cli: &Cli) -> Result<Client, Failure> {
     if let Some(per_second) = cli.rate_limit {
         b = b.rate_limit((per_second > 0).then_some(per_second));
     }
+    for (name, value) in &cli.headers {
+        b = b.header(name.clone(), value.clone());
+    }
     Ok(b.build()?)
 }
 
@@ -272,6 +283,7 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
         } => generate(cli, out.as_deref(), runtime, rename),
         Command::Check { names } => check(cli, names).await,
         Command::Jobs(command) => jobs::jobs(cli, command).await,
+        Command::Research(args) => research::research(cli, args).await,
         Command::GenerateAgent {
             prompt,
             url,
@@ -408,6 +420,18 @@ async fn fetch(cli: &Cli, names: &[String], private: bool, all: bool) -> Result<
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `NAME: VALUE`, as curl takes it; the client checks that both can be sent as a header.
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_owned(), value.trim().to_owned()))
+        }
+        _ => Err(format!(
+            "expected NAME: VALUE, like 'x-request-source: nightly', not {text:?}"
+        )),
+    }
 }
 
 fn parse_rename(text: &str) -> Result<(String, String), String> {

@@ -1,0 +1,322 @@
+//! `cargo agents research`: one question to a research agent, its progress as it happens (read
+//! from the run's events, on standard error), then the answer with the pages behind each part.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agents_runtime::client::WaitOptions;
+use agents_runtime::client::research::{
+    Answer, Effort, ResearchAgentRequest, ResearchEvent, ResearchRunHandle, ResearchRunRequest,
+};
+use agents_runtime::{ApiVersion, Client, Error};
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use crate::{Cli, Failure};
+
+/// The arguments of `cargo agents research`.
+#[derive(Debug, clap::Args)]
+pub struct ResearchArgs {
+    /// The question, or instructions.
+    question: String,
+    /// The research agent, by its stable name; on /v2 an unseen name makes a new agent.
+    #[arg(long, required_unless_present = "schema")]
+    agent: Option<String>,
+    /// A JSON Schema file the answer must satisfy, checked before anything is sent. Without
+    /// --agent, the agent is named after the file (`price_check` for
+    /// price_check.output.schema.json) and made with this schema when it does not exist.
+    #[arg(long, value_name = "FILE.json")]
+    schema: Option<PathBuf>,
+    /// How hard the agent works (default: the agent's).
+    #[arg(long, value_name = "low|medium|high|x-high|5x-high|max")]
+    effort: Option<String>,
+    /// Records to fill in, shaped as the answer (a JSON file: one object or a list).
+    #[arg(long, value_name = "FILE.json")]
+    input_data: Option<PathBuf>,
+    /// Print no progress: wait for the answer without following the run's events.
+    #[arg(long)]
+    quiet: bool,
+    /// Give up waiting after this many seconds (the run goes on at the service).
+    #[arg(long, default_value_t = 1200)]
+    timeout: u64,
+}
+
+pub async fn research(cli: &Cli, args: &ResearchArgs) -> Result<ExitCode, Failure> {
+    let schema = args.schema.as_deref().map(read_schema).transpose()?;
+    let name = match (&args.agent, &args.schema) {
+        (Some(agent), _) => agent.clone(),
+        (None, Some(path)) => name_of(path)?,
+        (None, None) => {
+            return Err(Failure(
+                "say which agent: --agent NAME or --schema FILE".into(),
+            ));
+        }
+    };
+    let mut request = ResearchRunRequest::new(&args.question).events(!args.quiet);
+    if let Some(effort) = &args.effort {
+        request = request.effort(Effort::from(effort.as_str()));
+    }
+    if let Some(schema) = &schema {
+        request = request.output_schema(schema.clone());
+    }
+    if let Some(path) = &args.input_data {
+        request = request.input_data(read_json(path)?);
+    }
+    let c = crate::client(cli)?;
+    // Before the agent is looked up, so a request the service would refuse costs nothing.
+    request.check(c.api_version())?;
+    let timeout = Duration::from_secs(args.timeout);
+    let handle = start(&c, &name, schema.as_ref(), request)
+        .await?
+        .with_wait(WaitOptions::TASK.max_wait(timeout));
+    eprintln!(
+        "research run {} of agent {name} ({})",
+        handle.id(),
+        handle.agent_id()
+    );
+    let answer = tokio::select! {
+        answer = tokio::time::timeout(timeout, follow(&handle, !args.quiet)) => match answer {
+            Ok(answer) => answer?,
+            Err(_) => {
+                return Err(Failure(format!(
+                    "gave up waiting after {} s; {}",
+                    timeout.as_secs(),
+                    goes_on(&handle)
+                )));
+            }
+        },
+        _ = tokio::signal::ctrl_c() => {
+            eprintln!("interrupted; {}", goes_on(&handle));
+            return Ok(ExitCode::from(130));
+        }
+    };
+    for claim in answer.unanchored_claims() {
+        eprintln!(
+            "warning: a claim about `{}`, which the answer does not have",
+            claim.path.as_deref().unwrap_or_default()
+        );
+    }
+    if cli.json {
+        outln!(
+            "{}",
+            json!({
+                "agent": name,
+                "agent_id": handle.agent_id(),
+                "run": answer.run,
+                "content": answer.raw,
+                "trust": answer.trust,
+            })
+        );
+    } else {
+        print_answer(&answer);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What happens to a run this command stops waiting for.
+fn goes_on(handle: &ResearchRunHandle) -> String {
+    format!(
+        "run {} of agent {} goes on at the service",
+        handle.id(),
+        handle.agent_id()
+    )
+}
+
+/// Starts the run: by name on `/v2` (the service finds or makes the agent); on `/v1`, which runs
+/// agents only by id, the active agent of that name, made first when a schema says how.
+async fn start(
+    c: &Client,
+    name: &str,
+    schema: Option<&Value>,
+    request: ResearchRunRequest,
+) -> Result<ResearchRunHandle, Failure> {
+    if c.api_version() == ApiVersion::V2 {
+        return Ok(c.start_research_by_name(name, request).await?);
+    }
+    let mut agents = c.research_agents();
+    let mut found = None;
+    while let Some(agent) = agents.next().await {
+        let agent = agent?;
+        if agent.is_active && agent.agent_name.as_deref() == Some(name) {
+            found = Some(agent.id);
+            break;
+        }
+    }
+    let id = match (found, schema) {
+        (Some(id), _) => id,
+        (None, Some(schema)) => {
+            let made = c
+                .create_research_agent(
+                    ResearchAgentRequest::new()
+                        .agent_name(name)
+                        .output_schema(schema.clone()),
+                )
+                .await?;
+            eprintln!("made research agent {name} ({})", made.id);
+            made.id
+        }
+        (None, None) => {
+            return Err(Failure(format!(
+                "no active research agent is named {name}; pass --schema FILE.json to make one, \
+                 or use --api-version v2, where a run by name makes its agent"
+            )));
+        }
+    };
+    Ok(c.start_research(&id, request).await?)
+}
+
+/// Prints the run's progress from its events until it ends, then waits for the answer; a stream
+/// that stalls or cannot be resumed costs the progress, not the answer.
+async fn follow(handle: &ResearchRunHandle, live: bool) -> Result<Answer<Value>, Error> {
+    if live {
+        let mut events = handle.events();
+        while let Some(event) = events.next().await {
+            match event {
+                Ok(e) => match e.event {
+                    ResearchEvent::Status { status } => eprintln!("  {}", status.as_str()),
+                    ResearchEvent::Searching { query } => eprintln!("  searching  {query}"),
+                    ResearchEvent::Reading { url, title } => match title {
+                        Some(title) => eprintln!("  reading    {title} <{url}>"),
+                        None => eprintln!("  reading    <{url}>"),
+                    },
+                    ResearchEvent::Claim { path, callout, .. } => match (path, callout) {
+                        (Some(path), _) => eprintln!("  claim      {path}"),
+                        (None, Some(n)) => eprintln!("  claim      [{n}]"),
+                        (None, None) => eprintln!("  claim"),
+                    },
+                    _ => {}
+                },
+                Err(e) => {
+                    eprintln!("warning: {e}; waiting for the answer without progress");
+                    break;
+                }
+            }
+        }
+    }
+    handle.answer::<Value>().await
+}
+
+/// The answer, then how far to trust it: each claim with the part it supports, its confidence,
+/// the pages behind it (numbered once, listed at the end) and the passages it rests on.
+fn print_answer(answer: &Answer<Value>) {
+    match &answer.content {
+        Value::String(text) => outln!("{text}"),
+        other => outln!(
+            "{}",
+            serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string())
+        ),
+    }
+    let trust = &answer.trust;
+    outln!("");
+    outln!("confidence: {}", trust.confidence.as_str());
+    if !trust.reasoning.is_empty() {
+        outln!("  {}", trust.reasoning);
+    }
+    // Pages in the order the agent lists its sources, then any other page a claim cites.
+    let mut pages: Vec<Page<'_>> = trust
+        .sources
+        .iter()
+        .map(|s| (s.url.as_str(), s.title.as_deref(), Some(s.kind.as_str())))
+        .collect();
+    let mut claims = Vec::new();
+    for claim in &trust.claims {
+        let about = match (&claim.path, claim.callout) {
+            (Some(path), _) => path.clone(),
+            (None, Some(n)) => format!("[{n}] in the text"),
+            (None, None) => "the answer".into(),
+        };
+        let cited: Vec<(usize, &[String])> = claim
+            .citations
+            .iter()
+            .map(|c| {
+                (
+                    number(&mut pages, &c.url, c.title.as_deref()),
+                    c.excerpts.as_slice(),
+                )
+            })
+            .collect();
+        claims.push((about, claim.confidence.as_str(), cited));
+    }
+    if !claims.is_empty() {
+        outln!("");
+        outln!("claims:");
+        let width = claims.iter().map(|c| c.0.len()).max().unwrap_or(0);
+        for (about, confidence, cited) in &claims {
+            let refs: String = cited.iter().map(|(n, _)| format!(" [{n}]")).collect();
+            outln!("  {about:<width$}  {confidence:<12}{refs}");
+            for (n, excerpts) in cited {
+                for excerpt in excerpts.iter() {
+                    outln!("      [{n}] \"{excerpt}\"");
+                }
+            }
+        }
+    }
+    if !pages.is_empty() {
+        outln!("");
+        outln!("pages:");
+        for (i, (url, title, kind)) in pages.iter().enumerate() {
+            let kind = kind.map(|k| format!(" ({k})")).unwrap_or_default();
+            match title {
+                Some(title) => outln!("  [{}] {title} <{url}>{kind}", i + 1),
+                None => outln!("  [{}] <{url}>{kind}", i + 1),
+            }
+        }
+    }
+}
+
+/// The number of the page at `url` (from 1), listed at the end when it is new.
+fn number<'a>(pages: &mut Vec<Page<'a>>, url: &'a str, title: Option<&'a str>) -> usize {
+    match pages.iter().position(|p| p.0 == url) {
+        Some(i) => i + 1,
+        None => {
+            pages.push((url, title, None));
+            pages.len()
+        }
+    }
+}
+
+/// A page's URL, title and kind of source (`primary`, …), when the agent listed it.
+type Page<'a> = (&'a str, Option<&'a str>, Option<&'a str>);
+
+fn read_json(path: &Path) -> Result<Value, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| Failure(format!("{} is not JSON: {e}", path.display())))
+}
+
+/// The file's JSON Schema document, read as the generator reads it, so a schema that cannot make
+/// bindings is refused before a run is paid for.
+fn read_schema(path: &Path) -> Result<Value, Failure> {
+    let doc = read_json(path)?;
+    if !doc.is_object() {
+        return Err(Failure(format!(
+            "{}: a JSON Schema document is an object, not {}",
+            path.display(),
+            agents_schema::diag::json_kind(&doc)
+        )));
+    }
+    agents_schema::FieldSchema::from_document(&doc)
+        .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    Ok(doc)
+}
+
+/// The agent a schema file stands for: its name without `.output.schema.json` (the layout of
+/// schemas a user writes), `.schema.json` or `.json`.
+fn name_of(path: &Path) -> Result<String, Failure> {
+    let file = path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or_default();
+    let name = [".output.schema.json", ".schema.json", ".json"]
+        .iter()
+        .find_map(|suffix| file.strip_suffix(suffix))
+        .unwrap_or(file);
+    if name.is_empty() {
+        return Err(Failure(format!(
+            "cannot name an agent after {}; pass --agent NAME",
+            path.display()
+        )));
+    }
+    Ok(name.to_owned())
+}

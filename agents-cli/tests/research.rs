@@ -1,0 +1,290 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! `cargo agents research` against the emulator over loopback: a question with a schema the user
+//! wrote (the agent made on `/v1`, found again on the next run), a text answer by name on `/v2`,
+//! progress from the events (resumed without repeats after a cut), a failed run, and a schema
+//! refused before anything is sent.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use agents_emulator::EmulatorHandle;
+use common::{KEY, emulator, scratch};
+use serde_json::Value;
+
+/// The JSON Schema file a user wrote (also the one the end-to-end tests generate a record from).
+fn schema_file() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/json-schema/price_check.output.schema.json")
+}
+
+async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Output {
+    let mut c = common::command(e, cwd, KEY, args);
+    c.args(["--rate-limit", "0"]);
+    common::output(c).await
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn succeeded(out: &Output) -> String {
+    assert!(out.status.success(), "{}", stderr(out));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// The progress lines of a run (standard error, after the line naming the run).
+fn progress(out: &Output) -> Vec<String> {
+    stderr(out)
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schema_the_user_wrote_gives_a_cited_answer_that_satisfies_it() {
+    let e = emulator().await;
+    let dir = scratch("research-schema");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_file()).unwrap()).unwrap();
+    let schema_arg = schema_file().display().to_string();
+
+    // /v1 runs agents by id only: the first run makes the agent the file names, the second
+    // finds it.
+    let first = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "research",
+            "What does the X100 cost?",
+            "--schema",
+            &schema_arg,
+        ],
+    )
+    .await;
+    let text = succeeded(&first);
+    assert!(
+        stderr(&first).contains("made research agent price_check"),
+        "{}",
+        stderr(&first)
+    );
+    let steps = progress(&first);
+    assert_eq!(
+        steps.first().map(String::as_str),
+        Some("queued"),
+        "{steps:?}"
+    );
+    assert_eq!(
+        steps.last().map(String::as_str),
+        Some("completed"),
+        "{steps:?}"
+    );
+    assert!(
+        steps.iter().any(|s| s.starts_with("searching ")),
+        "{steps:?}"
+    );
+    assert!(steps.iter().any(|s| s.starts_with("reading ")), "{steps:?}");
+    assert!(steps.iter().any(|s| s.starts_with("claim ")), "{steps:?}");
+    // The record, then every claim with the field it supports and numbered pages.
+    assert!(text.contains("\"lowest_price\""), "{text}");
+    assert!(text.contains("confidence: "), "{text}");
+    assert!(text.contains("\nclaims:\n"), "{text}");
+    assert!(text.contains("\n  offers[0].price "), "{text}");
+    assert!(text.contains("\npages:\n  [1] "), "{text}");
+
+    let second = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "research",
+            "And the X200?",
+            "--schema",
+            &schema_arg,
+            "--json",
+            "--quiet",
+        ],
+    )
+    .await;
+    let doc: Value = serde_json::from_str(&succeeded(&second)).unwrap();
+    assert!(
+        !stderr(&second).contains("made research agent"),
+        "the agent is found again: {}",
+        stderr(&second)
+    );
+    assert!(progress(&second).is_empty(), "--quiet: {}", stderr(&second));
+    assert_eq!(doc["agent"], "price_check");
+    assert_eq!(doc["run"]["status"], "completed");
+    let content = &doc["content"];
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let wrong: Vec<String> = validator
+        .iter_errors(content)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:?} in {content}");
+    let claims = doc["trust"]["claims"].as_array().unwrap();
+    assert!(!claims.is_empty());
+    for claim in claims {
+        let path = claim["path"].as_str().unwrap();
+        let pointer = format!(
+            "/{}",
+            path.replace('[', ".").replace(']', "").replace('.', "/")
+        );
+        assert!(content.pointer(&pointer).is_some(), "{path} in {content}");
+        let cited = claim["citations"].as_array().unwrap();
+        assert!(!cited.is_empty(), "{claim}");
+        for c in cited {
+            assert!(
+                c["url"].as_str().unwrap().starts_with(e.base_url()),
+                "pages are served on loopback: {c}"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_text_answer_by_name_on_v2_resumes_a_cut_stream_without_repeats() {
+    let e = emulator().await;
+    let dir = scratch("research-text");
+    let before = e.requests_seen(KEY);
+    let whole = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "--api-version",
+            "v2",
+            "research",
+            "Summarize the market",
+            "--agent",
+            "analyst",
+        ],
+    )
+    .await;
+    let text = succeeded(&whole);
+    let whole_requests = e.requests_seen(KEY) - before;
+    assert!(text.contains("[1]"), "{text}");
+    assert!(text.contains("\n  [1] in the text "), "{text}");
+    let cut = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "--api-version",
+            "v2",
+            "-H",
+            "x-emulator-events: cut",
+            "research",
+            "Summarize the market",
+            "--agent",
+            "analyst",
+        ],
+    )
+    .await;
+    succeeded(&cut);
+    let cut_requests = e.requests_seen(KEY) - before - whole_requests;
+    assert!(
+        cut_requests >= whole_requests + 2,
+        "the stream was cut and resumed: {cut_requests} requests, {whole_requests} uncut"
+    );
+    assert!(
+        !stderr(&cut).contains("warning"),
+        "resumed, not given up: {}",
+        stderr(&cut)
+    );
+    // Same steps in the same order: the resumed stream repeats nothing and misses nothing
+    // (pages differ by run id only).
+    let shape = |steps: Vec<String>| -> Vec<String> {
+        steps
+            .into_iter()
+            .map(|s| s.split(" <").next().unwrap_or_default().to_owned())
+            .collect()
+    };
+    assert_eq!(shape(progress(&cut)), shape(progress(&whole)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_name_the_run_the_agent_or_the_schema_and_what_to_do() {
+    let e = emulator().await;
+    let dir = scratch("research-failures");
+
+    let failed = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "--api-version",
+            "v2",
+            "-H",
+            "x-emulator-task: error",
+            "research",
+            "q",
+            "--agent",
+            "analyst",
+        ],
+    )
+    .await;
+    assert_eq!(failed.status.code(), Some(1));
+    let err = stderr(&failed);
+    assert!(
+        err.contains("ended failed without an answer") && err.contains("(ref task_run_"),
+        "{err}"
+    );
+    assert_eq!(progress(&failed).last().map(String::as_str), Some("failed"));
+
+    let seen = e.requests_seen(KEY);
+    let unknown = cargo_agents(&e, &dir, &["research", "q", "--agent", "nobody"]).await;
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        stderr(&unknown).contains("no active research agent is named nobody; pass --schema"),
+        "{}",
+        stderr(&unknown)
+    );
+
+    std::fs::write(
+        dir.join("broken.output.schema.json"),
+        r#"{"type": "object", "properties": {"a": 5, "b": {"type": 7}}}"#,
+    )
+    .unwrap();
+    let before = e.requests_seen(KEY);
+    let broken = cargo_agents(
+        &e,
+        &dir,
+        &["research", "q", "--schema", "broken.output.schema.json"],
+    )
+    .await;
+    assert_eq!(broken.status.code(), Some(1));
+    let err = stderr(&broken);
+    assert!(
+        err.contains("broken.output.schema.json")
+            && err.contains("$.properties.a")
+            && err.contains("$.properties.b.type"),
+        "every problem, with its path: {err}"
+    );
+    assert_eq!(
+        e.requests_seen(KEY),
+        before,
+        "nothing sent for a broken schema"
+    );
+
+    let before = e.requests_seen(KEY);
+    let refused = cargo_agents(
+        &e,
+        &dir,
+        &["research", "q", "--agent", "analyst", "--effort", "5x-high"],
+    )
+    .await;
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("effort must be one of low, medium, high, x-high, max"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(
+        e.requests_seen(KEY),
+        before,
+        "nothing sent for a refused run"
+    );
+    assert!(
+        before > seen,
+        "the agent list was read for the unknown agent"
+    );
+}
