@@ -7,7 +7,7 @@ use crate::source::write_if_changed;
 use agents_schema::diag::{Diagnostic, Diagnostics};
 
 use crate::{Options, generate_refs};
-use agents_schema::files::{load_file, schema_files};
+use agents_schema::files::{load_file, schema_file, schema_files};
 
 /// Generates bindings from a build script into one file for `include!`.
 ///
@@ -137,9 +137,12 @@ impl Builder {
                     println!("cargo:rerun-if-changed={}", dir.display());
                 }
                 let paths = match names {
+                    // A name with no file keeps `NAME.json`, which the read below reports.
                     Some(names) => names
                         .iter()
-                        .map(|n| dir.join(format!("{n}.json")))
+                        .map(|n| {
+                            schema_file(dir, n).unwrap_or_else(|| dir.join(format!("{n}.json")))
+                        })
                         .collect(),
                     None => schema_files(dir)?,
                 };

@@ -172,11 +172,9 @@ pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
             })?;
         return load_file(&file).map_err(LocateError::Invalid);
     }
-    let pair_name = format!("{name}{}", agents_schema::files::OUTPUT_SUFFIX);
     if let Some(file) = dirs
         .iter()
-        .flat_map(|d| [d.join(&file_name), d.join(&pair_name)])
-        .find(|f| f.is_file())
+        .find_map(|d| agents_schema::files::schema_file(d, name))
     {
         return load_file(&file).map_err(LocateError::Invalid);
     }

@@ -72,6 +72,15 @@ pub fn agent_name(path: &Path) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The file in `dir` that holds agent `name`'s schema: `NAME.json` (a service record), else
+/// `NAME.output.schema.json` (a user's JSON Schema file); `None` when neither exists.
+pub fn schema_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    [format!("{name}.json"), format!("{name}{OUTPUT_SUFFIX}")]
+        .into_iter()
+        .map(|f| dir.join(f))
+        .find(|f| f.is_file())
+}
+
 /// Reads one schema file. A file is named after the agent whose record it holds
 /// (`retailer_a_pdp.json`), since agents are found by file name: a record of another name is an
 /// error naming both. `NAME.output.schema.json` is read with the `NAME.input.schema.json` beside

@@ -1,4 +1,5 @@
-//! Build-script mode: the builder finds `schemas/` at the workspace root, as `agent!` does.
+//! Build-script mode: the builder finds the package's `schemas/` (a user's JSON Schema file) and
+//! the workspace's (the catalog's records), as `agent!` does.
 
 fn main() {
     let Some(out) = std::env::var_os("OUT_DIR") else {
@@ -6,7 +7,7 @@ fn main() {
         std::process::exit(1);
     };
     if let Err(e) = agents_codegen::Builder::new()
-        .agents(["retailer_a_pdp", "llm_a"])
+        .agents(["retailer_a_pdp", "llm_a", "price_check"])
         .generate_to(out)
     {
         eprintln!("{e}");

@@ -10,6 +10,8 @@ pub mod built {
 pub mod expanded {
     agents_runtime::agent!("retailer_a_pdp");
     agents_runtime::agent!("llm_a");
+    // A JSON Schema file a user wrote (`schemas/price_check.output.schema.json` of this package).
+    agents_runtime::agent!("price_check");
 }
 
 /// The macro again, ten times, in ten modules: the expansion is generated once per process.

@@ -80,6 +80,56 @@ fn the_three_types_decode_and_encode_alike() {
     assert!(!AgentParams::uses_localization(&p));
 }
 
+/// A user's JSON Schema file (this package's `schemas/`, found before the workspace's) makes the
+/// same items through the macro, the build script and `cargo agents generate` (the checked-in
+/// route for schemas outside the catalog), and the types read an instance of the schema alike.
+#[test]
+fn a_json_schema_file_gives_the_same_types_in_every_mode() {
+    let root = workspace_root().join("tests/modes");
+    let dir = root.join("schemas");
+    let macro_src = format(strip_include(
+        expand::expand("price_check", "::agents_runtime", None, &root).unwrap(),
+    ))
+    .unwrap();
+    let built = Builder::new()
+        .schema_dir(&dir)
+        .agents(["price_check"])
+        .cargo_directives(false)
+        .generate()
+        .unwrap();
+    assert_eq!(macro_src, built);
+    let loaded = load_file(&dir.join("price_check.output.schema.json")).unwrap();
+    let generated = generate_refs(&[&loaded.record], &Options::default())
+        .unwrap()
+        .to_source()
+        .unwrap();
+    assert_eq!(agents_codegen::rustfmt(&generated).unwrap(), built);
+
+    use agents_tests_modes::built::PriceCheck as Built;
+    use agents_tests_modes::expanded::PriceCheck as Expanded;
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("price_check.output.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let schema = agents_schema::FieldSchema::from_document(&doc).unwrap();
+    for seed in 0..20 {
+        let instance = agents_schema::sample::document(&schema, seed);
+        let a: Built = serde_json::from_value(instance.clone()).unwrap();
+        let b: Expanded = serde_json::from_value(instance.clone()).unwrap();
+        assert!(
+            a.mismatches().is_empty(),
+            "{:?} for {instance}",
+            a.mismatches()
+        );
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            serde_json::to_value(&b).unwrap()
+        );
+        assert_eq!(serde_json::to_value(&a).unwrap(), instance, "nothing lost");
+    }
+    assert_eq!(<Built as Agent>::NAME, "price_check");
+}
+
 #[test]
 fn ten_expansions_generate_once() {
     let root = workspace_root().join("tests/modes");
