@@ -301,22 +301,13 @@ fn read_schema(path: &Path) -> Result<Value, Failure> {
     Ok(doc)
 }
 
-/// The agent a schema file stands for: its name without `.output.schema.json` (the layout of
-/// schemas a user writes), `.schema.json` or `.json`.
+/// The agent a schema file stands for: `price_check` of `price_check.output.schema.json`, as the
+/// generator names it.
 fn name_of(path: &Path) -> Result<String, Failure> {
-    let file = path
-        .file_name()
-        .and_then(|f| f.to_str())
-        .unwrap_or_default();
-    let name = [".output.schema.json", ".schema.json", ".json"]
-        .iter()
-        .find_map(|suffix| file.strip_suffix(suffix))
-        .unwrap_or(file);
-    if name.is_empty() {
-        return Err(Failure(format!(
+    agents_schema::files::agent_name(path).ok_or_else(|| {
+        Failure(format!(
             "cannot name an agent after {}; pass --agent NAME",
             path.display()
-        )));
-    }
-    Ok(name.to_owned())
+        ))
+    })
 }
