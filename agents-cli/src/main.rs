@@ -306,10 +306,10 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     }
 }
 
-/// The record of `agent`: the cached schema in `--dir` when there is one, else the service's.
+/// The record of `agent`: the cached schema in `--dir` when there is one (`NAME.json`, or a
+/// user's `NAME.output.schema.json`), else the service's.
 async fn agent_record(cli: &Cli, c: &Client, agent: &str) -> Result<AgentRecord, Failure> {
-    let cached = cli.dir.join(format!("{agent}.json"));
-    if cached.is_file() {
+    if let Some(cached) = agents_schema::files::schema_file(&cli.dir, agent) {
         return agents_schema::files::load_file(&cached)
             .map(|l| l.record)
             .map_err(|e| Failure(e.to_string()));

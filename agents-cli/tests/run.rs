@@ -115,6 +115,31 @@ async fn run_types_and_checks_params_before_sending() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A schema pair a user wrote (`NAME.output.schema.json` + `NAME.input.schema.json`) types and
+/// checks `run`'s inputs as a service record does: every problem at once, nothing sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_checks_inputs_against_a_users_json_schema_files() {
+    let e = emulator().await;
+    let dir = scratch("run-json-schema");
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema");
+    let mut c = common::command(
+        &e,
+        &dir,
+        KEY,
+        &["run", "review", "-p", "max_reviews=0", "-p", "language=xx"],
+    );
+    c.arg("--dir").arg(schemas).args(["--rate-limit", "0"]);
+    let out = common::output(c).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nothing was sent"), "{err}");
+    assert!(err.contains("missing required parameter `url`"), "{err}");
+    assert!(err.contains("max_reviews"), "{err}");
+    assert!(err.contains("language"), "{err}");
+    assert_eq!(e.requests_seen(KEY), 0, "read from the files, not fetched");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     let e = emulator().await;
