@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use agents_codegen::{Builder, write_if_changed};
 use agents_runtime::client::agents::Privacy;
 use agents_runtime::client::generation::{GenerationRequest, GenerationStatus};
-use agents_runtime::{Client, Error};
+use agents_runtime::{ApiVersion, Client, Error};
 use agents_schema::AgentRecord;
 use agents_schema::diff::diff;
 use clap::{Parser, Subcommand};
@@ -42,7 +42,7 @@ mod parquet;
 mod research;
 use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Cargo invokes `cargo-agents agents ARGS`; run directly, `cargo-agents ARGS`.
 #[derive(Debug, Parser)]
@@ -118,6 +118,10 @@ enum Command {
         /// Every agent the account can see.
         #[arg(long, conflicts_with = "private")]
         all: bool,
+        /// This version of a `/v2` template instead of its published one (one name; speaks
+        /// `/v2`, where versions are).
+        #[arg(long, value_name = "N", conflicts_with_all = ["private", "all"])]
+        version: Option<u64>,
     },
     /// Write bindings for every cached schema.
     Generate {
@@ -246,11 +250,26 @@ fn main() -> ExitCode {
 /// `AGENTS_API_VERSION`, `AGENTS_REDIS_URL` for a limit shared with other processes on the key),
 /// then the flags.
 fn client(cli: &Cli) -> Result<Client, Failure> {
+    client_at(cli, cli.api_version)
+}
+
+/// The client of a command that needs `/v2` (template versions): refused when `--api-version v1`
+/// says otherwise.
+fn client_v2(cli: &Cli, why: &str) -> Result<Client, Failure> {
+    if cli.api_version == Some(ApiVersion::V1) {
+        return Err(Failure(format!(
+            "{why} exist only in /v2; drop --api-version v1"
+        )));
+    }
+    client_at(cli, Some(ApiVersion::V2))
+}
+
+fn client_at(cli: &Cli, version: Option<ApiVersion>) -> Result<Client, Failure> {
     let mut b = agents_runtime::ClientBuilder::from_env()?;
     if let Some(url) = &cli.base_url {
         b = b.base_url(url.clone());
     }
-    if let Some(version) = cli.api_version {
+    if let Some(version) = version {
         b = b.api_version(version);
     }
     if let Some(per_second) = cli.rate_limit {
@@ -275,7 +294,11 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
             names,
             private,
             all,
-        } => fetch(cli, names, *private, *all).await,
+            version,
+        } => match version {
+            Some(n) => fetch_version(cli, names, *n).await,
+            None => fetch(cli, names, *private, *all).await,
+        },
         Command::Generate {
             out,
             runtime,
@@ -358,6 +381,17 @@ async fn run_agent(cli: &Cli, agent: &str, pairs: &[String]) -> Result<ExitCode,
 }
 
 fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf, bool), Failure> {
+    // The name comes from the service: it names a file in `dir` and nothing else.
+    let plain = !record.name.is_empty()
+        && !record.name.starts_with('.')
+        && !record.name.contains(['/', '\\', '\0']);
+    if !plain {
+        return Err(Failure(format!(
+            "the service sent an agent named {:?}, which cannot name a file in {}",
+            record.name,
+            dir.display()
+        )));
+    }
     let path = dir.join(format!("{}.json", record.name));
     let text = serde_json::to_string_pretty(record)
         .map_err(|e| format!("cannot serialize {}: {e}", record.name))?;
@@ -418,6 +452,33 @@ async fn fetch(cli: &Cli, names: &[String], private: bool, all: bool) -> Result<
                 w["file"].as_str().unwrap_or("")
             );
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `fetch NAME --version N`: one version of a `/v2` template, cached as `NAME.json` (its id and
+/// number in the record, so bindings say which version they are and `check` compares).
+async fn fetch_version(cli: &Cli, names: &[String], number: u64) -> Result<ExitCode, Failure> {
+    let [name] = names else {
+        return Err(Failure(format!(
+            "--version fetches one template's version; name one template, not {}",
+            names.len()
+        )));
+    };
+    let c = client_v2(cli, "template versions")?;
+    let record = c.agent_version(name, number).await?;
+    let (path, changed) = write_record(&cli.dir, &record)?;
+    if cli.json {
+        outln!(
+            "{}",
+            json!({ "fetched": [{ "agent": name, "version": number, "file": path, "changed": changed }] })
+        );
+    } else {
+        outln!(
+            "{} {} (version {number})",
+            if changed { "wrote" } else { "unchanged" },
+            path.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -503,6 +564,9 @@ fn generate(
 async fn check(cli: &Cli, names: &[String]) -> Result<ExitCode, Failure> {
     let files = agents_codegen::schema_files(&cli.dir).map_err(|d| Failure(d.to_string()))?;
     let c = client(cli)?;
+    // A record cached from a `/v2` template is compared with the template's published version,
+    // whatever the command's default interface.
+    let mut v2: Option<Client> = None;
     let mut report = Vec::new();
     let mut drifted = 0;
     for file in files {
@@ -512,11 +576,19 @@ async fn check(cli: &Cli, names: &[String]) -> Result<ExitCode, Failure> {
         if !names.is_empty() && !names.contains(&cached.name) {
             continue;
         }
-        let live = match c.agent(&cached.name).await {
+        let source = if cached.template_version.is_some() && c.api_version() == ApiVersion::V1 {
+            if v2.is_none() {
+                v2 = Some(client_v2(cli, "template versions")?);
+            }
+            v2.as_ref().unwrap_or(&c)
+        } else {
+            &c
+        };
+        let live = match source.agent(&cached.name).await {
             Ok(r) => r,
             Err(Error::NotFound(_)) => {
                 drifted += 1;
-                report.push(json!({ "agent": cached.name, "missing": true, "changes": [] }));
+                report.push((cached.name, None));
                 continue;
             }
             Err(e) => return Err(e.into()),
@@ -525,34 +597,38 @@ async fn check(cli: &Cli, names: &[String]) -> Result<ExitCode, Failure> {
         if !changes.is_empty() {
             drifted += 1;
         }
-        report.push(json!({ "agent": cached.name, "missing": false, "changes": changes }));
+        report.push((cached.name, Some(changes)));
     }
     if cli.json {
-        outln!("{}", json!({ "drifted": drifted, "agents": report }));
+        let agents: Vec<Value> = report
+            .iter()
+            .map(|(name, changes)| {
+                json!({
+                    "agent": name,
+                    "missing": changes.is_none(),
+                    "changes": changes.as_deref().unwrap_or_default(),
+                })
+            })
+            .collect();
+        outln!("{}", json!({ "drifted": drifted, "agents": agents }));
     } else {
-        for a in &report {
-            let name = a["agent"].as_str().unwrap_or("");
-            if a["missing"] == true {
-                outln!("{name}: not found on the live API");
-                continue;
-            }
-            let changes = a["changes"].as_array().map_or(&[][..], Vec::as_slice);
-            if changes.is_empty() {
-                outln!("{name}: up to date");
-            } else {
-                outln!("{name}: {} change(s)", changes.len());
-                for ch in changes {
-                    outln!(
-                        "  {:<14} {}: {}",
-                        ch["kind"].as_str().unwrap_or("").replace('_', " "),
-                        ch["path"].as_str().unwrap_or(""),
-                        ch["detail"].as_str().unwrap_or("")
-                    );
+        for (name, changes) in &report {
+            match changes.as_deref() {
+                None => outln!("{name}: not found on the live API"),
+                Some([]) => outln!("{name}: up to date"),
+                Some(changes) => {
+                    outln!("{name}: {} change(s)", changes.len());
+                    for ch in changes {
+                        outln!("  {ch}");
+                    }
                 }
             }
         }
         if drifted > 0 {
-            outln!("{drifted} agent(s) drifted; refresh with `cargo agents fetch NAME`");
+            outln!(
+                "{drifted} agent(s) drifted; refresh with `cargo agents fetch NAME` (a template: \
+                 `--api-version v2`, or `--version N` to pin one), then regenerate the bindings"
+            );
         }
     }
     Ok(if drifted > 0 {
@@ -631,7 +707,11 @@ async fn generate_agent(
         .clone()
         .or_else(|| handle.agent_name().map(str::to_owned))
         .ok_or_else(|| Failure("the generation record names no agent".into()))?;
-    let record = c.agent(&agent).await?;
+    // The version this generation produced, not whichever is published by the time it is read.
+    let record = match (&done.generated_version_id, c.api_version()) {
+        (Some(id), ApiVersion::V2) => c.agent_version_by_id(&agent, id).await?,
+        _ => c.agent(&agent).await?,
+    };
     let (schema_file, _) = write_record(&cli.dir, &record)?;
     if let Some(out) = out {
         let source = bindings(

@@ -206,11 +206,142 @@ async fn fetch_and_check_work_over_v2_from_json_schema_records() {
         "{}",
         String::from_utf8_lossy(&ok.stdout)
     );
-    // And /v1's record of the same agent is the same record.
+    // Without --api-version, a record cached from /v2 is still compared with /v2's.
     let ok = cargo_agents(&e, &dir, KEY, &["check"]).await;
     let said = String::from_utf8_lossy(&ok.stdout);
     assert!(
         ok.status.success() && said.contains("retailer_a_pdp: up to date"),
         "{said}"
     );
+}
+
+/// A template's versions: the generation flow caches the version it produced, `check` says when
+/// the published version moved on (even with no field changed, the bindings' version constants
+/// would be stale), and `fetch --version N` pins one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn template_versions_are_cached_checked_and_pinned() {
+    let e = emulator().await;
+    let dir = scratch("versions");
+    let made = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "--api-version",
+            "v2",
+            "--json",
+            "generate-agent",
+            "--prompt",
+            "Extract the title and the price.",
+            "--url",
+            "https://shop.example/p/1",
+            "--name",
+            "shop_page",
+        ],
+    )
+    .await;
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let produced = json(&made)["generated_version_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let cached = |dir: &Path| {
+        AgentRecord::from_json(
+            &std::fs::read_to_string(dir.join("schemas/shop_page.json")).unwrap(),
+        )
+        .unwrap()
+    };
+    let v1 = cached(&dir).template_version.unwrap();
+    assert_eq!((v1.id.as_str(), v1.number), (produced.as_str(), Some(1)));
+    let ok = cargo_agents(&e, &dir, KEY, &["check"]).await;
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+
+    // Someone publishes version 2 with one more field.
+    let client = agents_runtime::Client::builder()
+        .base_url(e.base_url())
+        .api_key(KEY)
+        .api_version(agents_runtime::ApiVersion::V2)
+        .rate_limit(None)
+        .build()
+        .unwrap();
+    let patch = serde_json::from_value(serde_json::json!([{
+        "op": "add",
+        "path": "/published_version/output_schema/properties/seller",
+        "value": {"type": "string"}
+    }]))
+    .unwrap();
+    client.update_template("shop_page", &patch).await.unwrap();
+
+    let drift = cargo_agents(&e, &dir, KEY, &["check"]).await;
+    assert_eq!(drift.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&drift.stdout);
+    assert!(
+        said.contains(&format!(
+            "version        template_version: 1 (id {produced}) → 2 (id "
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains("added          output_schema.seller: string"),
+        "{said}"
+    );
+    assert!(said.contains("--version N"), "says what to run: {said}");
+
+    // Pinned: version 1 is what is cached already; the latest is version 2.
+    let pinned = cargo_agents(&e, &dir, KEY, &["fetch", "shop_page", "--version", "1"]).await;
+    assert!(
+        pinned.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pinned.stderr)
+    );
+    assert!(String::from_utf8_lossy(&pinned.stdout).starts_with("unchanged "));
+    let latest = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &["--api-version", "v2", "fetch", "shop_page"],
+    )
+    .await;
+    assert!(latest.status.success());
+    assert_eq!(cached(&dir).template_version.unwrap().number, Some(2));
+    let ok = cargo_agents(&e, &dir, KEY, &["check"]).await;
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+
+    let missing = cargo_agents(&e, &dir, KEY, &["fetch", "shop_page", "--version", "9"]).await;
+    assert_eq!(missing.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("has no version 9 (it has 1, 2)"), "{err}");
+    let v1_only = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "--api-version",
+            "v1",
+            "fetch",
+            "shop_page",
+            "--version",
+            "1",
+        ],
+    )
+    .await;
+    assert_eq!(v1_only.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&v1_only.stderr).contains("exist only in /v2"),
+        "{}",
+        String::from_utf8_lossy(&v1_only.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

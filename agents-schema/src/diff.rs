@@ -1,6 +1,7 @@
 //! Field-by-field differences between two versions of an agent record (`cargo agents check`):
 //! output fields added, removed or retyped (at any depth), inputs added, removed or changed
-//! (type, required, rules, localization/pagination role), and feature flags.
+//! (type, required, rules, localization/pagination role), feature flags, and for `/v2` templates
+//! the version the record describes.
 
 use indexmap::IndexMap;
 
@@ -24,6 +25,9 @@ pub enum ChangeKind {
     InputChanged,
     /// A feature flag changed.
     FlagChanged,
+    /// The record describes another version of its template (`/v2`): generated bindings carry
+    /// the old one's id and number, even when no field changed.
+    VersionChanged,
 }
 
 /// One difference.
@@ -32,7 +36,7 @@ pub struct Change {
     /// What changed.
     pub kind: ChangeKind,
     /// Where: `output_schema.price`, `output_schema.reviews[].stars`, `input_properties.asin`,
-    /// `feature_flags.is_pagination_supported`.
+    /// `feature_flags.is_pagination_supported`, `template_version`.
     pub path: String,
     /// Old and new, in words.
     pub detail: String,
@@ -48,6 +52,7 @@ impl std::fmt::Display for Change {
             ChangeKind::InputRemoved => "input removed",
             ChangeKind::InputChanged => "input changed",
             ChangeKind::FlagChanged => "flag changed",
+            ChangeKind::VersionChanged => "version",
         };
         write!(f, "{kind:<14} {}: {}", self.path, self.detail)
     }
@@ -56,6 +61,19 @@ impl std::fmt::Display for Change {
 /// Every difference from `old` to `new`, in schema order.
 pub fn diff(old: &AgentRecord, new: &AgentRecord) -> Vec<Change> {
     let mut out = Vec::new();
+    if let (Some(a), Some(b)) = (&old.template_version, &new.template_version)
+        && a.id != b.id
+    {
+        let says = |v: &crate::TemplateVersion| match v.number {
+            Some(n) => format!("{n} (id {})", v.id),
+            None => format!("id {}", v.id),
+        };
+        out.push(Change {
+            kind: ChangeKind::VersionChanged,
+            path: "template_version".into(),
+            detail: format!("{} → {}", says(a), says(b)),
+        });
+    }
     let empty = IndexMap::new();
     fields(
         "output_schema",
@@ -254,5 +272,32 @@ mod tests {
             ]
         );
         assert!(diff(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn another_version_of_a_template_is_a_change_even_with_the_same_fields() {
+        let version = |id: &str, n: u64, out: &str| {
+            rec(&format!(
+                r#"{{"name":"t","id":"{id}","version_number":{n},"input_schema":{{"type":"object","properties":{{}}}},
+                "output_schema":{{"type":"object","properties":{out}}}}}"#
+            ))
+        };
+        let v3 = version("v7", 3, r#"{"price":{"type":"number"}}"#);
+        let v4 = version("v9", 4, r#"{"price":{"type":"number"}}"#);
+        let v5 = version("v11", 5, r#"{"price":{"type":"string"}}"#);
+        let changes: Vec<String> = diff(&v3, &v4).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            changes,
+            ["version        template_version: 3 (id v7) → 4 (id v9)"]
+        );
+        let changes: Vec<String> = diff(&v3, &v5).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            changes,
+            [
+                "version        template_version: 3 (id v7) → 5 (id v11)",
+                "type changed   output_schema.price: number → string",
+            ]
+        );
+        assert!(diff(&v3, &v3).is_empty());
     }
 }

@@ -7,10 +7,9 @@ use futures::stream::BoxStream;
 
 use super::Client;
 use super::error::Error;
-use serde_json::Value;
 
 use super::error::{DecodeError, ResponseInfo};
-use super::templates::TemplateRecord;
+use super::templates::{TemplateRecord, TemplateVersion};
 use crate::endpoint::{self, ApiVersion};
 
 /// The `privacy` filter.
@@ -200,46 +199,104 @@ impl Client {
             }
         }
     }
+
+    /// The agent record of version `number` of a template (`/v2`; `/v1` agents have no
+    /// versions): what `cargo agents fetch NAME --version N` caches.
+    pub async fn agent_version(&self, name: &str, number: u64) -> Result<AgentRecord, Error> {
+        let mut versions = self.template_versions(name);
+        let mut seen = Vec::new();
+        while let Some(v) = versions.next().await {
+            let v = v?;
+            if v.version_number == number {
+                let (v, info) = self
+                    .get::<TemplateVersion>(&endpoint::TEMPLATE_VERSION, &[name, &v.id], &[])
+                    .await?;
+                return version_record(name, v, &info);
+            }
+            seen.push(v.version_number);
+        }
+        seen.sort_unstable();
+        Err(Error::Config(format!(
+            "template `{name}` has no version {number} (it has {})",
+            if seen.is_empty() {
+                "none".to_owned()
+            } else {
+                seen.iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        )))
+    }
+
+    /// The agent record of the template version with id `version_id` (`/v2`): the version a
+    /// generation produced, say.
+    pub async fn agent_version_by_id(
+        &self,
+        name: &str,
+        version_id: &str,
+    ) -> Result<AgentRecord, Error> {
+        let (v, info) = self
+            .get::<TemplateVersion>(&endpoint::TEMPLATE_VERSION, &[name, version_id], &[])
+            .await?;
+        version_record(name, v, &info)
+    }
 }
 
 /// A `/v2` template record as the agent record of its published version; a template without
 /// one, or whose schemas do not read as a record, is a [`DecodeError`] naming what is wrong.
 fn as_agent_record(t: TemplateRecord, info: &ResponseInfo) -> Result<AgentRecord, Error> {
-    let fail = |path: &str, message: String| {
-        Error::Decode(Box::new(DecodeError {
-            path: path.to_owned(),
-            message,
-            body: String::new(),
-            info: info.clone(),
-        }))
-    };
-    let Some(v) = t.published_version else {
-        return Err(fail(
+    match t.published_version {
+        Some(v) => version_record(&t.name, v, info),
+        None => Err(undecodable(
             "published_version",
             format!("template `{}` has no published version yet", t.name),
-        ));
-    };
-    let metadata = serde_json::json!({
-        "display_name": v.metadata.display_name,
-        "description": v.metadata.description,
-        "domain": v.metadata.domain,
-        "entity_type": v.metadata.entity_type,
-        "vertical": v.metadata.vertical,
-        "tags": v.metadata.tags,
+            info,
+        )),
+    }
+}
+
+/// A template version as an agent record that says which version it is (id and number, which
+/// generated bindings carry as constants and `cargo agents check` compares).
+fn version_record(
+    name: &str,
+    v: TemplateVersion,
+    info: &ResponseInfo,
+) -> Result<AgentRecord, Error> {
+    let m = v.metadata;
+    let record = serde_json::json!({
+        "name": name,
+        "id": v.id,
+        "version_number": v.version_number,
+        "created_at": v.created_at,
+        "input_schema": v.input_schema,
+        "output_schema": v.output_schema,
+        "metadata": {
+            "display_name": m.display_name,
+            "description": m.description,
+            "domain": m.domain,
+            "entity_type": m.entity_type,
+            "vertical": m.vertical,
+            "tags": m.tags,
+        },
     });
-    agents_schema::json_schema::record(
-        &t.name,
-        &Value::Object(v.input_schema),
-        &Value::Object(v.output_schema),
-        &metadata,
-    )
-    .map_err(|e| {
-        fail(
+    AgentRecord::from_value(&record).map_err(|e| {
+        undecodable(
             "published_version",
             format!(
-                "template `{}` does not read as an agent record: {e}",
-                t.name
+                "template `{name}` version {} does not read as an agent record: {e}",
+                v.version_number
             ),
+            info,
         )
     })
+}
+
+fn undecodable(path: &str, message: String, info: &ResponseInfo) -> Error {
+    Error::Decode(Box::new(DecodeError {
+        path: path.to_owned(),
+        message,
+        body: String::new(),
+        info: info.clone(),
+    }))
 }
