@@ -115,6 +115,8 @@ macro_rules! record {
                 let $crate::__private::decode::Ctx { sink, path } = ctx;
                 let _ = (&sink, &path);
                 let mut out = <Self as ::core::default::Default>::default();
+                let first = sink.len();
+                let _ = first;
                 while let ::core::option::Option::Some(key) =
                     map.next_key_seed($crate::__private::decode::KeySeed(field))?
                 {
@@ -139,6 +141,7 @@ macro_rules! record {
                         $crate::__private::decode::required(
                             &out.$field,
                             &mut *sink,
+                            first,
                             &path,
                             Field::$field.json_name(),
                         );

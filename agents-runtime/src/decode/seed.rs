@@ -264,18 +264,28 @@ impl<T: Decode> Decode for Vec<T> {
 }
 
 /// Records a field the schema requires that was missing or `null` (`value` is `None`), as a
-/// mismatch at `parent.name`: found `null`, left empty.
+/// mismatch at `parent.name`: found `null`, left empty. A field that was sent with a value of
+/// another type is empty too, but its mismatch (with the value sent) is recorded already, among
+/// those the object recorded from `sink[first..]` on.
 pub fn required<T: Decode>(
     value: &Option<T>,
     sink: &mut Vec<Mismatch>,
+    first: usize,
     parent: &Path<'_>,
     name: &'static str,
 ) {
     if value.is_none() {
-        let mut ctx = Ctx {
-            sink,
-            path: Path::Field(parent, name),
-        };
+        let path = Path::Field(parent, name);
+        let at = path.to_string();
+        if sink
+            .get(first..)
+            .unwrap_or_default()
+            .iter()
+            .any(|m| m.path == at)
+        {
+            return;
+        }
+        let mut ctx = Ctx { sink, path };
         ctx.record(T::EXPECTED, Value::Null, false);
     }
 }

@@ -84,6 +84,24 @@ fn required_fields_that_are_missing_are_recorded_not_fatal() {
     let missing: Vec<&str> = r.mismatches.iter().map(|m| m.path.as_str()).collect();
     assert_eq!(missing, ["dimensions.height", "title"]);
     assert!(r.mismatches.iter().all(|m| m.found.is_null() && !m.coerced));
+
+    // A required field sent with a value of another type is one mismatch, holding what was
+    // sent, not also a "missing" one.
+    let r: ShopV2 = serde_json::from_value(json!({"title": {"en": "x"}, "price": 1,
+        "dimensions": {"width": 1, "height": [2]}}))
+    .unwrap();
+    let found: Vec<(&str, &serde_json::Value)> = r
+        .mismatches
+        .iter()
+        .map(|m| (m.path.as_str(), &m.found))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("dimensions.height", &json!([2])),
+            ("title", &json!({"en": "x"}))
+        ]
+    );
 }
 
 #[test]
