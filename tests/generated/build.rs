@@ -1,10 +1,11 @@
 //! Generates bindings for the hostile corpus (`tests/corpus/`, plus a 2,000-field record), for
-//! the agents written as JSON Schema (`tests/json-schema/`),
+//! the agents written as JSON Schema (`tests/json-schema/`), for a corpus of real-world JSON
+//! Schemas (`tests/json-schema/corpus/`),
 //! and for a fixed-seed sample of random records, each as one unit, into OUT_DIR.
 
 use std::path::PathBuf;
 
-use agents_codegen::{Options, generate, generate_refs, load_dir, write_if_changed};
+use agents_codegen::{Builder, Options, generate, generate_refs, load_dir, write_if_changed};
 use agents_test_support::{corpus_dir, fixed_sample, wide_record};
 
 /// How many random records the compiled sample draws.
@@ -35,6 +36,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let json_schema = generate(&records, &options)?.to_source()?;
     write_if_changed(&out.join("json_schema.rs"), &json_schema)?;
+
+    // Real-world JSON Schemas (`tests/json-schema/corpus/`), through the build-script front door.
+    let corpus_schemas = corpus.join("../json-schema/corpus/schemas");
+    println!("cargo:rerun-if-changed={}", corpus_schemas.display());
+    let corpus_source = Builder::new()
+        .schema_dir(&corpus_schemas)
+        .cargo_directives(false)
+        .generate()?;
+    write_if_changed(&out.join("corpus.rs"), &corpus_source)?;
 
     // Random records that the generator accepts together, generated as one unit: each is kept
     // when the records kept so far and it still generate (two random names may give the same

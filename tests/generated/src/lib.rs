@@ -14,6 +14,11 @@ pub mod json_schema {
     include!(concat!(env!("OUT_DIR"), "/json_schema.rs"));
 }
 
+/// Bindings of real-world JSON Schemas (`tests/json-schema/corpus/`), one agent per schema.
+pub mod corpus {
+    include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
+}
+
 /// Bindings of a fixed-seed sample of random agent records.
 pub mod random {
     include!(concat!(env!("OUT_DIR"), "/random.rs"));

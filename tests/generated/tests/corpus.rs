@@ -1,0 +1,494 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! Real-world JSON Schemas (`tests/json-schema/corpus/`) against oracles nobody here wrote:
+//! instances drawn from each schema by `noson` and checked valid by `jsonschema` decode into the
+//! generated type with no mismatch and serialize back to the same JSON; the same instances made
+//! invalid decode with every wrong value either recorded as a mismatch (with the value as sent)
+//! or kept as sent.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use agents_runtime::Record;
+use agents_tests_generated::corpus;
+use rand::rngs::StdRng;
+use rand::{RngExt as _, SeedableRng};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Instances drawn per schema.
+const SEEDS: u64 = 24;
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../json-schema/corpus/schemas")
+}
+
+/// What one schema's instances showed.
+#[derive(Default, Debug)]
+struct Tally {
+    /// Valid instances decoded and compared.
+    checked: usize,
+    /// Instances noson could not draw (a schema it cannot satisfy), or drew invalid.
+    not_drawn: usize,
+    /// Invalid instances decoded and accounted for.
+    invalid_checked: usize,
+    /// What went wrong, each naming the schema, the seed and the JSON path.
+    failures: Vec<String>,
+}
+
+/// JSON equality as the generated types define it: numbers compared by value (an `f64` field
+/// gives back `4.0` for `4`), and a field sent as `null` the same as one not sent (both are
+/// `None`, which serializes as absent).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            let present =
+                |m: &serde_json::Map<String, Value>| m.values().filter(|v| !v.is_null()).count();
+            present(x) == present(y)
+                && x.iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The schema as the generator reads it, for drawing instances: a schema with object keywords
+/// (`properties`, `additionalProperties`, `patternProperties`) and no `type` is an object, one with
+/// `items` or `prefixItems` an array (the documented inference; JSON Schema itself would allow
+/// any value there, and the generated struct records such a value as a mismatch). Arrays are
+/// drawn short, and annotations are left out.
+fn as_read(schema: &mut Value) {
+    let Some(m) = schema.as_object_mut() else {
+        return;
+    };
+    // Annotations say nothing about validity, and noson refuses to merge two that differ.
+    for key in [
+        "title",
+        "description",
+        "markdownDescription",
+        "examples",
+        "example",
+        "default",
+        "$comment",
+        "deprecationMessage",
+        "enumDescriptions",
+        "markdownEnumDescriptions",
+    ] {
+        m.remove(key);
+    }
+    // Arrays of at most two items (or the least the schema allows): recursive schemas drawn to
+    // noson's depth of 16 with longer arrays make instances of tens of megabytes.
+    if m.contains_key("items")
+        || m.contains_key("prefixItems")
+        || m.get("type") == Some(&Value::String("array".into()))
+    {
+        let least = m.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+        let most = m
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX);
+        m.insert("maxItems".into(), Value::from(most.min(least.max(2))));
+    }
+    let combined = ["$ref", "anyOf", "oneOf", "allOf", "enum", "const", "type"]
+        .iter()
+        .any(|k| m.contains_key(*k));
+    if !combined {
+        if ["properties", "additionalProperties", "patternProperties"]
+            .iter()
+            .any(|k| m.get(*k).is_some_and(Value::is_object))
+        {
+            m.insert("type".into(), Value::String("object".into()));
+        } else if m.contains_key("items") || m.contains_key("prefixItems") {
+            m.insert("type".into(), Value::String("array".into()));
+        }
+    }
+    for key in [
+        "additionalProperties",
+        "items",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "additionalItems",
+    ] {
+        if let Some(sub) = m.get_mut(key) {
+            as_read(sub);
+        }
+    }
+    for key in [
+        "properties",
+        "patternProperties",
+        "$defs",
+        "definitions",
+        "dependentSchemas",
+    ] {
+        if let Some(Value::Object(subs)) = m.get_mut(key) {
+            subs.values_mut().for_each(as_read);
+        }
+    }
+    for key in ["allOf", "anyOf", "oneOf", "prefixItems", "items"] {
+        if let Some(Value::Array(subs)) = m.get_mut(key) {
+            subs.iter_mut().for_each(as_read);
+        }
+    }
+}
+
+/// A path with `["key"]` written `.key`, so that the decoder's spelling (which quotes only the
+/// keys of maps) and [`paths`]' (which quotes every key that is not an identifier) compare.
+fn plain(path: &str) -> String {
+    path.replace("[\"", ".")
+        .replace("\"]", "")
+        .trim_start_matches('.')
+        .to_owned()
+}
+
+/// The first place `a` and `b` differ, for a failure message.
+fn first_difference(a: &Value, b: &Value, at: &str) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    Some(w) if same(v, w) => {}
+                    Some(w) => return first_difference(v, w, &format!("{at}.{k}")),
+                    None => return format!("{at}.{k}: sent {v}, missing back"),
+                }
+            }
+            for (k, w) in y {
+                if !x.contains_key(k) {
+                    return format!("{at}.{k}: not sent, back {w}");
+                }
+            }
+            format!("{at}: ?")
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                if !same(v, w) {
+                    return first_difference(v, w, &format!("{at}[{i}]"));
+                }
+            }
+            format!("{at}: ?")
+        }
+        _ => format!("{at}: sent {a}, back {b}"),
+    }
+}
+
+/// Every path under `v` below the root, in the mismatch paths' spelling
+/// (`jobs.build["runs-on"][0]`), with its value.
+fn paths<'a>(v: &'a Value, at: &str, out: &mut Vec<(String, &'a Value)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                let p = if at.is_empty() {
+                    agents_schema::join_path("$", k)
+                        .trim_start_matches("$.")
+                        .trim_start_matches('$')
+                        .to_owned()
+                } else {
+                    agents_schema::join_path(at, k)
+                };
+                out.push((p.clone(), child));
+                paths(child, &p, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                let p = format!("{at}[{i}]");
+                out.push((p.clone(), child));
+                paths(child, &p, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Sets the value at `path` (as [`paths`] spells it) to `to`.
+fn set(v: &mut Value, path: &str, to: Value) -> bool {
+    let Some(pointer) = pointer_of(v, path) else {
+        return false;
+    };
+    match v.pointer_mut(&pointer) {
+        Some(slot) => {
+            *slot = to;
+            true
+        }
+        None => false,
+    }
+}
+
+/// The JSON pointer of the value [`paths`] calls `path`.
+fn pointer_of(v: &Value, path: &str) -> Option<String> {
+    fn walk(v: &Value, at: &str, ptr: &str, want: &str) -> Option<String> {
+        match v {
+            Value::Object(m) => m.iter().find_map(|(k, child)| {
+                let p = if at.is_empty() {
+                    agents_schema::join_path("$", k)
+                        .trim_start_matches("$.")
+                        .trim_start_matches('$')
+                        .to_owned()
+                } else {
+                    agents_schema::join_path(at, k)
+                };
+                let ptr = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
+                if p == want {
+                    Some(ptr)
+                } else {
+                    walk(child, &p, &ptr, want)
+                }
+            }),
+            Value::Array(items) => items.iter().enumerate().find_map(|(i, child)| {
+                let p = format!("{at}[{i}]");
+                let ptr = format!("{ptr}/{i}");
+                if p == want {
+                    Some(ptr)
+                } else {
+                    walk(child, &p, &ptr, want)
+                }
+            }),
+            _ => None,
+        }
+    }
+    walk(v, "", "", path)
+}
+
+/// Nothing leaves loopback: a schema that refers to another document on the web gets the schema
+/// that allows anything in its place (noson cannot follow it either, and says so).
+struct Offline;
+
+impl jsonschema::Retrieve for Offline {
+    fn retrieve(
+        &self,
+        _uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(Value::Bool(true))
+    }
+}
+
+fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
+    let file = corpus_dir().join(format!("{name}.output.schema.json"));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    // A schema that points into another document (drone_ci into Kubernetes' definitions) has no
+    // validator offline; its instances are noson's alone, and none is made invalid.
+    let validator = jsonschema::options()
+        .with_retriever(Offline)
+        .build(&doc)
+        .ok();
+    let valid = |v: &Value| validator.as_ref().is_none_or(|val| val.is_valid(v));
+    let mut drawn_from = doc.clone();
+    as_read(&mut drawn_from);
+    let mut t = Tally::default();
+    for seed in 0..SEEDS {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let Ok(instance) = noson::generate(&drawn_from, &mut rng) else {
+            t.not_drawn += 1;
+            continue;
+        };
+        if !valid(&instance) {
+            t.not_drawn += 1;
+            continue;
+        }
+        // The generated types are records: a schema whose root allows other JSON is drawn as
+        // such now and then, and those are not records.
+        if !instance.is_object() {
+            t.not_drawn += 1;
+            continue;
+        }
+        let decoded: T = match serde_json::from_value(instance.clone()) {
+            Ok(d) => d,
+            Err(e) => {
+                t.failures.push(format!(
+                    "{name} seed {seed}: a valid instance failed to decode: {e}"
+                ));
+                continue;
+            }
+        };
+        for m in decoded.mismatches() {
+            t.failures.push(format!(
+                "{name} seed {seed}: a valid instance has a mismatch: {m}"
+            ));
+        }
+        let back = serde_json::to_value(&decoded).unwrap();
+        if !same(&back, &instance) {
+            t.failures.push(format!(
+                "{name} seed {seed}: the round trip changed the instance at {}",
+                first_difference(&instance, &back, "$")
+            ));
+        }
+        t.checked += 1;
+
+        // The same instance with one value of another kind.
+        let mut all = Vec::new();
+        paths(&instance, "", &mut all);
+        if all.is_empty() {
+            continue;
+        }
+        let (path, was) = all[rng.random_range(0..all.len())].clone();
+        let wrong = if was.is_string() {
+            serde_json::json!({"unexpected": [1, 2]})
+        } else {
+            Value::String("unexpected".into())
+        };
+        let mut broken = instance.clone();
+        if validator.is_none() || !set(&mut broken, &path, wrong.clone()) || valid(&broken) {
+            continue;
+        }
+        let decoded: T = match serde_json::from_value(broken.clone()) {
+            Ok(d) => d,
+            Err(e) => {
+                t.failures.push(format!(
+                    "{name} seed {seed}: an invalid instance failed to decode ({path}): {e}"
+                ));
+                continue;
+            }
+        };
+        let back = serde_json::to_value(&decoded).unwrap();
+        let recorded = decoded.mismatches().iter().any(|m| {
+            let (m, p) = (plain(&m.path), plain(&path));
+            m == p || p.starts_with(&format!("{m}.")) || p.starts_with(&format!("{m}["))
+        });
+        let kept = pointer_of(&broken, &path)
+            .and_then(|p| back.pointer(&p).map(|v| same(v, &wrong)))
+            .unwrap_or(false);
+        if !recorded && !kept {
+            t.failures.push(format!(
+                "{name} seed {seed}: {path} set to {wrong} was neither recorded nor kept; mismatches {:?}",
+                decoded.mismatches().iter().map(ToString::to_string).collect::<Vec<_>>()
+            ));
+        }
+        let mut spelled = Vec::new();
+        paths(&broken, "", &mut spelled);
+        for m in decoded.mismatches() {
+            let at = spelled
+                .iter()
+                .find(|(p, _)| plain(p) == plain(&m.path))
+                .map(|(_, v)| (*v).clone());
+            if at.as_ref().is_some_and(|v| !same(v, &m.found)) {
+                t.failures.push(format!(
+                    "{name} seed {seed}: mismatch {m} does not hold the value sent there ({path} was changed)"
+                ));
+            }
+        }
+        t.invalid_checked += 1;
+    }
+    t
+}
+
+macro_rules! corpus {
+    ($($name:literal => $ty:ident,)*) => {
+        const NAMES: &[&str] = &[$($name),*];
+
+        fn check_every_schema() -> BTreeMap<&'static str, Tally> {
+            let mut out = BTreeMap::new();
+            $( out.insert($name, check::<corpus::$ty>($name)); )*
+            out
+        }
+    };
+}
+
+corpus! {
+    "azure_pipelines" => AzurePipelines,
+    "bamboo_spec" => BambooSpec,
+    "bitbucket_pipelines" => BitbucketPipelines,
+    "buildkite" => Buildkite,
+    "changie" => Changie,
+    "circle_ci" => CircleCi,
+    "citation_file_format" => CitationFileFormat,
+    "cloudbuild" => Cloudbuild,
+    "codecov" => Codecov,
+    "compose_spec" => ComposeSpec,
+    "dependabot" => Dependabot,
+    "drone_ci" => DroneCi,
+    "github_actions" => GithubActions,
+    "github_discussion" => GithubDiscussion,
+    "github_issue_config" => GithubIssueConfig,
+    "github_issue_forms" => GithubIssueForms,
+    "github_workflows" => GithubWorkflows,
+    "gitlab_ci" => GitlabCi,
+    "meltano" => Meltano,
+    "mergify" => Mergify,
+    "readthedocs" => Readthedocs,
+    "renovate" => Renovate,
+    "snapcraft" => Snapcraft,
+    "taskfile" => Taskfile,
+    "travis" => Travis,
+    "woodpecker_ci" => WoodpeckerCi,
+}
+
+#[test]
+fn every_schema_of_the_corpus_is_checked() {
+    let mut files: Vec<String> = std::fs::read_dir(corpus_dir())
+        .unwrap()
+        .filter_map(|e| {
+            e.unwrap()
+                .file_name()
+                .to_str()?
+                .strip_suffix(".output.schema.json")
+                .map(str::to_owned)
+        })
+        .collect();
+    files.sort();
+    assert_eq!(files, NAMES, "add new corpus files to the corpus! list");
+}
+
+#[test]
+fn drawn_instances_decode_without_mismatch_and_round_trip() {
+    let tallies = check_every_schema();
+    let mut failures = Vec::new();
+    for (name, t) in &tallies {
+        eprintln!(
+            "{name:<22} {:>2} valid instances checked, {:>2} invalid, {:>2} not drawn",
+            t.checked, t.invalid_checked, t.not_drawn
+        );
+        failures.extend(t.failures.iter().cloned());
+    }
+    let checked: usize = tallies.values().map(|t| t.checked).sum();
+    let invalid: usize = tallies.values().map(|t| t.invalid_checked).sum();
+    eprintln!("{checked} valid and {invalid} invalid instances checked");
+    // Not vacuous: noson draws most schemas (renovate's recursion is deeper than it goes, and it
+    // cannot satisfy most of citation_file_format's patterns).
+    let covered = tallies.values().filter(|t| t.checked >= 5).count();
+    assert!(
+        covered >= 22,
+        "only {covered} schemas had 5 valid instances checked"
+    );
+    assert!(
+        checked >= 400 && invalid >= 300,
+        "{checked} valid, {invalid} invalid"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The macro front door makes from each corpus schema what the build script compiled above.
+#[test]
+fn the_macro_and_the_build_script_make_the_same_code_of_every_schema() {
+    let root = corpus_dir().join("..");
+    for name in NAMES {
+        let expanded = agents_codegen::expand::expand(name, "::agents_runtime", None, &root)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The macro adds `const _: &[u8] = include_bytes!(…);` so that editing the file rebuilds.
+        let cut = expanded
+            .rfind("const _ : & [u8] = include_bytes !")
+            .unwrap();
+        let from_macro = agents_codegen::format(expanded[..cut].parse().unwrap()).unwrap();
+        let built = agents_codegen::Builder::new()
+            .schema_dir(corpus_dir())
+            .agents([*name])
+            .cargo_directives(false)
+            .generate()
+            .unwrap();
+        assert_eq!(from_macro, built, "{name}");
+    }
+}
