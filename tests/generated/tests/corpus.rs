@@ -181,20 +181,31 @@ fn first_difference(a: &Value, b: &Value, at: &str) -> String {
     }
 }
 
+/// The path of key `k` of the object at `at` (`""` for the root): `jobs`, `jobs.build`,
+/// `["runs-on"]`.
+fn key_path(at: &str, k: &str) -> String {
+    if at.is_empty() {
+        agents_schema::join_path("$", k)
+            .trim_start_matches("$.")
+            .trim_start_matches('$')
+            .to_owned()
+    } else {
+        agents_schema::join_path(at, k)
+    }
+}
+
+/// Decodes `v`, or says why it did not.
+fn decode<T: DeserializeOwned>(v: &Value, what: &str) -> Result<T, String> {
+    serde_json::from_value(v.clone()).map_err(|e| format!("{what} failed to decode: {e}"))
+}
+
 /// Every path under `v` below the root, in the mismatch paths' spelling
 /// (`jobs.build["runs-on"][0]`), with its value.
 fn paths<'a>(v: &'a Value, at: &str, out: &mut Vec<(String, &'a Value)>) {
     match v {
         Value::Object(m) => {
             for (k, child) in m {
-                let p = if at.is_empty() {
-                    agents_schema::join_path("$", k)
-                        .trim_start_matches("$.")
-                        .trim_start_matches('$')
-                        .to_owned()
-                } else {
-                    agents_schema::join_path(at, k)
-                };
+                let p = key_path(at, k);
                 out.push((p.clone(), child));
                 paths(child, &p, out);
             }
@@ -229,14 +240,7 @@ fn pointer_of(v: &Value, path: &str) -> Option<String> {
     fn walk(v: &Value, at: &str, ptr: &str, want: &str) -> Option<String> {
         match v {
             Value::Object(m) => m.iter().find_map(|(k, child)| {
-                let p = if at.is_empty() {
-                    agents_schema::join_path("$", k)
-                        .trim_start_matches("$.")
-                        .trim_start_matches('$')
-                        .to_owned()
-                } else {
-                    agents_schema::join_path(at, k)
-                };
+                let p = key_path(at, k);
                 let ptr = format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1"));
                 if p == want {
                     Some(ptr)
@@ -301,12 +305,10 @@ fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
             t.not_drawn += 1;
             continue;
         }
-        let decoded: T = match serde_json::from_value(instance.clone()) {
+        let decoded: T = match decode(&instance, "a valid instance") {
             Ok(d) => d,
             Err(e) => {
-                t.failures.push(format!(
-                    "{name} seed {seed}: a valid instance failed to decode: {e}"
-                ));
+                t.failures.push(format!("{name} seed {seed}: {e}"));
                 continue;
             }
         };
@@ -340,12 +342,10 @@ fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
         if validator.is_none() || !set(&mut broken, &path, wrong.clone()) || valid(&broken) {
             continue;
         }
-        let decoded: T = match serde_json::from_value(broken.clone()) {
+        let decoded: T = match decode(&broken, &format!("an invalid instance ({path})")) {
             Ok(d) => d,
             Err(e) => {
-                t.failures.push(format!(
-                    "{name} seed {seed}: an invalid instance failed to decode ({path}): {e}"
-                ));
+                t.failures.push(format!("{name} seed {seed}: {e}"));
                 continue;
             }
         };
