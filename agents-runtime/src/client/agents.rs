@@ -208,6 +208,8 @@ impl Client {
         while let Some(v) = versions.next().await {
             let v = v?;
             if v.version_number == number {
+                // The list finds the id; the record is the version's own answer, whose status and
+                // task id a decode error then carries.
                 let (v, info) = self
                     .get::<TemplateVersion>(&endpoint::TEMPLATE_VERSION, &[name, &v.id], &[])
                     .await?;
