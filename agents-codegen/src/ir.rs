@@ -210,13 +210,11 @@ pub fn lower(
             warnings: &mut warnings,
         };
         lowerer.named.insert("#".to_owned(), Ty::Struct(0));
-        lowerer.object(
-            root.clone(),
-            docs::record(record, &root, &params.ident),
-            &doc,
-            "#",
-            true,
-        );
+        let record_docs = docs::record(record, &root, &params.ident);
+        match lowerer.root() {
+            Some((schema, at)) => lowerer.object(root.clone(), record_docs, &schema, &at, true),
+            None => lowerer.object(root.clone(), record_docs, &doc, "#", true),
+        };
         let names = structs
             .iter()
             .map(|s| ("type", s.ident.clone()))
@@ -364,6 +362,68 @@ impl Lowerer<'_> {
                 );
             }
         }
+    }
+
+    /// The object schema the agent's record is generated from, and its pointer, when it is not
+    /// the document itself: a document without properties of its own leads to its record through
+    /// its `$ref` (references back to that definition then mean the record), its merged `allOf`,
+    /// its one non-null `anyOf`/`oneOf` branch, or a union of object schemas
+    /// ([`types::union_object`]). A root that leads to no object is a warning; the record then
+    /// keeps every key in its unknown fields.
+    fn root(&mut self) -> Option<(FieldSchema, String)> {
+        let doc = self.doc;
+        let mut current: Option<(FieldSchema, String)> = None;
+        // Chains are followed a bounded number of times (a cycle of references ends here).
+        for _ in 0..32 {
+            let (schema, at) = match &current {
+                Some((schema, at)) => (schema, at.as_str()),
+                None => (doc, ""),
+            };
+            if schema.properties.as_ref().is_some_and(|p| !p.is_empty()) && schema.all_of.is_none()
+            {
+                return current;
+            }
+            let next = match types::classify(schema, doc).0 {
+                Shape::Object(_) => return current,
+                Shape::Ref(r) => match doc.resolve(r) {
+                    Some(target) => {
+                        self.named.insert(r.to_owned(), Ty::Struct(0));
+                        self.open.push(r.to_owned());
+                        (target.clone(), r.strip_prefix('#').unwrap_or(r).to_owned())
+                    }
+                    None => {
+                        self.warn(
+                            &pointer(at, "$ref"),
+                            format!(
+                                "the record's reference {r:?} points nowhere in this document; \
+                                 the record keeps every key it is sent in its unknown fields"
+                            ),
+                        );
+                        return current;
+                    }
+                },
+                Shape::Merged(merged) => (*merged, at.to_owned()),
+                Shape::Branch(keyword, i, branch) => (
+                    branch.clone(),
+                    pointer(&pointer(at, keyword), &i.to_string()),
+                ),
+                Shape::MapOf(_) | Shape::Leaf(Ty::Map) => return current,
+                _ => match types::union_object(schema, doc) {
+                    Some(object) => (object, at.to_owned()),
+                    None => {
+                        self.warn(
+                            at,
+                            "the record's schema describes no object with properties; the \
+                             record keeps every key it is sent in its unknown fields"
+                                .to_owned(),
+                        );
+                        return current;
+                    }
+                },
+            };
+            current = Some(next);
+        }
+        current
     }
 
     /// Adds a struct for an object schema (at pointer `at`); returns its index.

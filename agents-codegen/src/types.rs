@@ -24,6 +24,11 @@
 //! | missing, `null`, unknown or a union of types | `serde_json::Value` (noted in docs) |
 //! | `anyOf`/`oneOf` of several non-null schemas, tuples (`prefixItems`), `false` | `serde_json::Value` (noted in docs) |
 //!
+//! The agent's record is always a struct. When the document's root declares no properties of
+//! its own, the record is generated from what the root leads to: its `$ref`, its merged `allOf`,
+//! its one non-null `anyOf`/`oneOf` branch, or for a union of object schemas every branch's
+//! properties together ([`union_object`]), each optional unless every branch requires it.
+//!
 //! Types are the ones a person would write: `Vec<Review>`, not `Vec<Box<Review>>`. A record
 //! type is boxed only where recursion needs it: at the field that refers back to a type being
 //! defined, also inside a `Vec` there, since the box is also where Arrow columns stop nesting
@@ -113,7 +118,10 @@ pub fn classify<'a>(schema: &'a FieldSchema, doc: &FieldSchema) -> (Shape<'a>, O
         };
     }
     for (keyword, branches) in [("anyOf", &schema.any_of), ("oneOf", &schema.one_of)] {
-        let Some(branches) = branches.as_ref().filter(|b| !b.is_empty()) else {
+        let Some(branches) = branches
+            .as_ref()
+            .filter(|b| !b.is_empty() && !constraints_only(b))
+        else {
             continue;
         };
         let real: Vec<(usize, &FieldSchema)> = branches
@@ -250,6 +258,26 @@ fn is_null(schema: &FieldSchema) -> bool {
             .is_some_and(serde_json::Value::is_null)
 }
 
+/// Whether the branches of an `anyOf`/`oneOf` only constrain a value the rest of the schema
+/// types (`{"required": ["tasks"]}` and the like: no type, properties, items, values or
+/// references of their own), so that they do not make the value a union.
+fn constraints_only(branches: &[FieldSchema]) -> bool {
+    branches.iter().all(|b| {
+        b.ty.is_none()
+            && b.reference.is_none()
+            && b.properties.is_none()
+            && b.items.is_none()
+            && b.prefix_items.is_none()
+            && b.additional_properties.is_none()
+            && b.pattern_properties.is_none()
+            && b.enum_values.is_none()
+            && b.const_value.is_none()
+            && b.any_of.is_none()
+            && b.one_of.is_none()
+            && b.all_of.is_none()
+    })
+}
+
 /// The strings of schemas that are each an `enum` of strings or a string `const` (`null`
 /// aside), in order and without repeats; `None` when one of them is anything else.
 fn strings<'a>(schemas: impl IntoIterator<Item = &'a FieldSchema>) -> Option<Vec<&'a str>> {
@@ -320,7 +348,11 @@ fn merge(schema: &FieldSchema, all: &[FieldSchema], doc: &FieldSchema) -> Option
                 None => break,
             }
         }
-        if b.reference.is_some() || b.all_of.is_some() || b.any_of.is_some() || b.one_of.is_some() {
+        let alternatives = [&b.any_of, &b.one_of]
+            .into_iter()
+            .flatten()
+            .any(|branches| !constraints_only(branches));
+        if b.reference.is_some() || b.all_of.is_some() || alternatives {
             return None;
         }
         let object = b.properties.is_some()
@@ -345,6 +377,144 @@ fn merge(schema: &FieldSchema, all: &[FieldSchema], doc: &FieldSchema) -> Option
         }
     }
     Some(out)
+}
+
+/// The object a union (`anyOf` / `oneOf`) of object schemas describes, as one object: every
+/// object branch's properties (references, nested unions and `allOf` followed), a name's schema
+/// taken from the first branch that declares it when every branch declaring it agrees on the kind
+/// of value, and `{}` (raw JSON) where they do not. A name is required only when every object
+/// branch requires it. `None` when no branch is an object with properties.
+pub fn union_object(schema: &FieldSchema, doc: &FieldSchema) -> Option<FieldSchema> {
+    let mut objects = Vec::new();
+    for branches in [&schema.any_of, &schema.one_of].into_iter().flatten() {
+        for branch in branches {
+            objects_of(branch, doc, &mut objects, 0);
+        }
+    }
+    let first = objects.first()?;
+    let mut out = FieldSchema {
+        ty: Some(agents_schema::SchemaType::One("object".to_owned())),
+        description: schema.description.clone(),
+        ..FieldSchema::default()
+    };
+    let mut required: Vec<String> = first.required.clone().unwrap_or_default();
+    let props = out.properties.get_or_insert_with(Default::default);
+    let mut conflicting: Vec<String> = Vec::new();
+    for object in &objects {
+        let own = object.required.as_deref().unwrap_or_default();
+        required.retain(|r| own.contains(r));
+        for (name, field) in object.properties.iter().flatten() {
+            let Some(kept) = props.get_mut(name) else {
+                props.insert(name.clone(), field.clone());
+                continue;
+            };
+            if kept == field {
+                continue;
+            }
+            let same_kind = kind(kept, doc).is_some() && kind(kept, doc) == kind(field, doc);
+            if !same_kind {
+                conflicting.push(name.clone());
+            } else if kind(kept, doc) == Some(kind_text(&Ty::String)) {
+                // Branches that each allow other strings (`"type": "app"` in one, `"base"` in
+                // another) allow all of them: their values listed together, or any string.
+                let values = [&*kept, field]
+                    .into_iter()
+                    .map(|s| string_values(s, doc))
+                    .collect::<Option<Vec<_>>>();
+                *kept = FieldSchema {
+                    ty: Some(agents_schema::SchemaType::One("string".to_owned())),
+                    description: kept.description.take(),
+                    enum_values: values.map(|lists| {
+                        let mut all: Vec<serde_json::Value> = Vec::new();
+                        for v in lists.into_iter().flatten() {
+                            if !all.contains(&v) {
+                                all.push(v);
+                            }
+                        }
+                        all
+                    }),
+                    ..FieldSchema::default()
+                };
+            }
+        }
+    }
+    for name in conflicting {
+        if let Some(field) = props.get_mut(&name) {
+            *field = FieldSchema {
+                description: field.description.take(),
+                ..FieldSchema::default()
+            };
+        }
+    }
+    out.required = Some(required);
+    Some(out)
+}
+
+/// Collects the object schemas `schema` may be (itself, what it refers to, its union's
+/// branches, its `allOf` merged), at most 16 levels deep.
+fn objects_of(schema: &FieldSchema, doc: &FieldSchema, out: &mut Vec<FieldSchema>, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    if let Some(r) = &schema.reference {
+        if let Some(target) = doc.resolve(r) {
+            objects_of(target, doc, out, depth + 1);
+        }
+        return;
+    }
+    if schema.properties.as_ref().is_some_and(|p| !p.is_empty()) && schema.all_of.is_none() {
+        out.push(schema.clone());
+        return;
+    }
+    match classify(schema, doc).0 {
+        Shape::Object(object) => out.push(object.clone()),
+        Shape::Merged(merged) => objects_of(&merged, doc, out, depth + 1),
+        Shape::Branch(_, _, branch) => objects_of(branch, doc, out, depth + 1),
+        _ => {
+            for branches in [&schema.any_of, &schema.one_of].into_iter().flatten() {
+                for branch in branches {
+                    objects_of(branch, doc, out, depth + 1);
+                }
+            }
+        }
+    }
+}
+
+/// The strings a schema lists (references and its one non-null branch followed); `None` when
+/// it allows any string.
+fn string_values(schema: &FieldSchema, doc: &FieldSchema) -> Option<Vec<serde_json::Value>> {
+    let mut s = schema;
+    for _ in 0..16 {
+        match classify(s, doc).0 {
+            Shape::Ref(r) => s = doc.resolve(r)?,
+            Shape::Branch(_, _, branch) => s = branch,
+            Shape::Enum(values) => {
+                return Some(values.into_iter().map(serde_json::Value::from).collect());
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The kind of JSON value a schema describes (`None`: any), references followed a bounded
+/// number of times.
+fn kind(schema: &FieldSchema, doc: &FieldSchema) -> Option<&'static str> {
+    let mut s = schema;
+    for _ in 0..16 {
+        match classify(s, doc).0 {
+            Shape::Ref(r) => s = doc.resolve(r)?,
+            Shape::Branch(_, _, branch) => s = branch,
+            Shape::Leaf(Ty::Any) => return None,
+            Shape::Leaf(Ty::Map) | Shape::Object(_) | Shape::MapOf(_) | Shape::Merged(_) => {
+                return Some("object");
+            }
+            Shape::Leaf(ty) => return Some(kind_text(&ty)),
+            Shape::Array(_) => return Some("array"),
+            Shape::Enum(_) => return Some(kind_text(&Ty::String)),
+        }
+    }
+    None
 }
 
 pub use agents_schema::inputs::{ParamTy, param_type};
