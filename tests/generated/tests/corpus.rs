@@ -6,9 +6,9 @@
 //! or kept as sent.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use agents_runtime::Record;
+use agents_test_support::instances::{Drawer, corpus_dir, corpus_schema};
 use agents_tests_generated::corpus;
 use rand::rngs::StdRng;
 use rand::{RngExt as _, SeedableRng};
@@ -18,10 +18,6 @@ use serde_json::Value;
 
 /// Instances drawn per schema.
 const SEEDS: u64 = 24;
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../json-schema/corpus/schemas")
-}
 
 /// What one schema's instances showed.
 #[derive(Default, Debug)]
@@ -54,91 +50,6 @@ fn same(a: &Value, b: &Value) -> bool {
                     .all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
         _ => a == b,
-    }
-}
-
-/// The schema as the generator reads it, for drawing instances: a schema with object keywords
-/// (`properties`, `additionalProperties`, `patternProperties`) and no `type` is an object, one with
-/// `items` or `prefixItems` an array (the documented inference; JSON Schema itself would allow
-/// any value there, and the generated struct records such a value as a mismatch). Arrays are
-/// drawn short, and annotations are left out.
-fn as_read(schema: &mut Value) {
-    let Some(m) = schema.as_object_mut() else {
-        return;
-    };
-    // Annotations say nothing about validity, and noson refuses to merge two that differ.
-    for key in [
-        "title",
-        "description",
-        "markdownDescription",
-        "examples",
-        "example",
-        "default",
-        "$comment",
-        "deprecationMessage",
-        "enumDescriptions",
-        "markdownEnumDescriptions",
-    ] {
-        m.remove(key);
-    }
-    // Arrays of at most two items (or the least the schema allows): recursive schemas drawn to
-    // noson's depth of 16 with longer arrays make instances of tens of megabytes.
-    if m.contains_key("items")
-        || m.contains_key("prefixItems")
-        || m.get("type") == Some(&Value::String("array".into()))
-    {
-        let least = m.get("minItems").and_then(Value::as_u64).unwrap_or(0);
-        let most = m
-            .get("maxItems")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX);
-        m.insert("maxItems".into(), Value::from(most.min(least.max(2))));
-    }
-    let combined = ["$ref", "anyOf", "oneOf", "allOf", "enum", "const", "type"]
-        .iter()
-        .any(|k| m.contains_key(*k));
-    if !combined {
-        if ["properties", "additionalProperties", "patternProperties"]
-            .iter()
-            .any(|k| m.get(*k).is_some_and(Value::is_object))
-        {
-            m.insert("type".into(), Value::String("object".into()));
-        } else if m.contains_key("items") || m.contains_key("prefixItems") {
-            m.insert("type".into(), Value::String("array".into()));
-        }
-    }
-    for key in [
-        "additionalProperties",
-        "items",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-        "propertyNames",
-        "unevaluatedProperties",
-        "unevaluatedItems",
-        "additionalItems",
-    ] {
-        if let Some(sub) = m.get_mut(key) {
-            as_read(sub);
-        }
-    }
-    for key in [
-        "properties",
-        "patternProperties",
-        "$defs",
-        "definitions",
-        "dependentSchemas",
-    ] {
-        if let Some(Value::Object(subs)) = m.get_mut(key) {
-            subs.values_mut().for_each(as_read);
-        }
-    }
-    for key in ["allOf", "anyOf", "oneOf", "prefixItems", "items"] {
-        if let Some(Value::Array(subs)) = m.get_mut(key) {
-            subs.iter_mut().for_each(as_read);
-        }
     }
 }
 
@@ -263,48 +174,15 @@ fn pointer_of(v: &Value, path: &str) -> Option<String> {
     walk(v, "", "", path)
 }
 
-/// Nothing leaves loopback: a schema that refers to another document on the web gets the schema
-/// that allows anything in its place (noson cannot follow it either, and says so).
-struct Offline;
-
-impl jsonschema::Retrieve for Offline {
-    fn retrieve(
-        &self,
-        _uri: &jsonschema::Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(Value::Bool(true))
-    }
-}
-
 fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
-    let file = corpus_dir().join(format!("{name}.output.schema.json"));
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    // A schema that points into another document (drone_ci into Kubernetes' definitions) has no
-    // validator offline; its instances are noson's alone, and none is made invalid.
-    let validator = jsonschema::options()
-        .with_retriever(Offline)
-        .build(&doc)
-        .ok();
-    let valid = |v: &Value| validator.as_ref().is_none_or(|val| val.is_valid(v));
-    let mut drawn_from = doc.clone();
-    as_read(&mut drawn_from);
+    let drawer = Drawer::new(&corpus_schema(name));
     let mut t = Tally::default();
     for seed in 0..SEEDS {
         let mut rng = StdRng::seed_from_u64(seed);
-        let Ok(instance) = noson::generate(&drawn_from, &mut rng) else {
+        let Some(instance) = drawer.draw(&mut rng) else {
             t.not_drawn += 1;
             continue;
         };
-        if !valid(&instance) {
-            t.not_drawn += 1;
-            continue;
-        }
-        // The generated types are records: a schema whose root allows other JSON is drawn as
-        // such now and then, and those are not records.
-        if !instance.is_object() {
-            t.not_drawn += 1;
-            continue;
-        }
         let decoded: T = match decode(&instance, "a valid instance") {
             Ok(d) => d,
             Err(e) => {
@@ -339,7 +217,12 @@ fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
             Value::String("unexpected".into())
         };
         let mut broken = instance.clone();
-        if validator.is_none() || !set(&mut broken, &path, wrong.clone()) || valid(&broken) {
+        // A schema without a validator offline has its instances from noson alone, and none is
+        // made invalid.
+        if !drawer.validates()
+            || !set(&mut broken, &path, wrong.clone())
+            || drawer.is_valid(&broken)
+        {
             continue;
         }
         let decoded: T = match decode(&broken, &format!("an invalid instance ({path})")) {
