@@ -8,8 +8,7 @@ use std::hint::black_box;
 use agents_codegen::{Options, generate};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 
-#[path = "../src/typify_baseline.rs"]
-mod typify_baseline;
+use agents_bench::typify_baseline;
 
 fn codegen(c: &mut Criterion) {
     let records: Vec<_> = match agents_codegen::load_dir(&agents_test_support::schemas_dir()) {

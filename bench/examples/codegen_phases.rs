@@ -7,8 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-#[path = "../src/typify_baseline.rs"]
-mod typify_baseline;
+use agents_bench::typify_baseline;
 
 fn main() {
     let which = std::env::args()

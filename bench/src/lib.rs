@@ -6,7 +6,10 @@
 pub mod codegen;
 pub mod columnar;
 pub mod decoding;
+pub mod json_schema;
 pub mod measure;
+pub mod typify_baseline;
+pub mod typify_input;
 
 use agents_schema::AgentRecord;
 
@@ -24,12 +27,45 @@ pub fn child_main(suffix: &str) {
     if measure::selected("decode") {
         decoding::bench(&mut rows, &format!("decode{suffix}"));
     }
+    if measure::selected("jsonschema") {
+        json_schema::bench(&mut rows, &format!("jsonschema{suffix}"));
+    }
     if measure::selected("columnar") {
         columnar::bench(&mut rows, &format!("columnar{suffix}"));
     }
     for r in &rows {
         println!("{}", r.to_line());
     }
+}
+
+/// typify's types (written by build.rs) for the JSON Schema comparison: retailer_a_pdp's output
+/// schema as JSON Schema, and the corpus schemas of [`typify_input::TYPIFY_CORPUS`]; each
+/// module's `Root` is its root type.
+#[allow(missing_docs, dead_code, clippy::all, clippy::unwrap_used)]
+pub mod typified {
+    pub mod retailer_a_pdp {
+        include!(concat!(env!("OUT_DIR"), "/typify_retailer_a_pdp.rs"));
+    }
+    pub mod changie {
+        include!(concat!(env!("OUT_DIR"), "/typify_changie.rs"));
+    }
+    pub mod cloudbuild {
+        include!(concat!(env!("OUT_DIR"), "/typify_cloudbuild.rs"));
+    }
+    pub mod github_discussion {
+        include!(concat!(env!("OUT_DIR"), "/typify_github_discussion.rs"));
+    }
+    pub mod github_issue_config {
+        include!(concat!(env!("OUT_DIR"), "/typify_github_issue_config.rs"));
+    }
+    pub mod snapcraft {
+        include!(concat!(env!("OUT_DIR"), "/typify_snapcraft.rs"));
+    }
+}
+
+/// Our types for the same corpus schemas, as the build-script front door makes them.
+pub mod ours {
+    include!(concat!(env!("OUT_DIR"), "/ours_corpus.rs"));
 }
 
 /// The strict baseline for decoding: plain `#[derive(Deserialize)]` structs with `Option` fields

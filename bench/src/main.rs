@@ -18,10 +18,10 @@ use serde_json::{Value, json};
 
 mod compile;
 mod loadgen;
-mod typify_baseline;
 mod user_build;
 
 use agents_bench::measure::{Row, interleaved, median, median_of, median_ratio, ms, row};
+use agents_bench::typify_baseline;
 
 fn catalog() -> Vec<AgentRecord> {
     let dir = agents_test_support::schemas_dir();
@@ -561,6 +561,10 @@ fn main() {
     if run("decode") {
         eprintln!("decode (child processes)…");
         in_children(&mut rows, "decode");
+    }
+    if run("jsonschema") {
+        eprintln!("JSON Schema against typify (child processes)…");
+        in_children(&mut rows, "jsonschema");
     }
     if run("columnar") {
         eprintln!("columnar (child processes)…");

@@ -106,7 +106,8 @@ pub fn ms(d: Duration) -> String {
 }
 
 /// Whether `group` runs: every group unless `--only GROUP[,GROUP]` is among the process's
-/// arguments (groups: memory, codegen, decode, client, batch, compile).
+/// arguments (groups: memory, codegen, decode, jsonschema, columnar, parquet, client, batch,
+/// fleet, compile, user-build).
 pub fn selected(group: &str) -> bool {
     std::env::args()
         .skip_while(|a| a != "--only")

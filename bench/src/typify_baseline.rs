@@ -3,20 +3,13 @@
 
 use agents_schema::AgentRecord;
 use schemars::schema::RootSchema;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-/// The record's output schema as an equivalent draft-07 JSON Schema. The service's field schemas
-/// already use JSON Schema keywords (`type`, `description`, `format`, `minimum`, `maximum`,
-/// `items`, `properties`) and no field is required, so the output schema becomes the root's
-/// `properties` as is, taken from the record's JSON rather than re-written by hand.
+/// The record's output schema as an equivalent draft-07 JSON Schema (see
+/// [`crate::typify_input::record_schema`]).
 pub fn json_schema(record: &AgentRecord, title: &str) -> Value {
     let properties = serde_json::to_value(&record.output_schema).unwrap_or(Value::Null);
-    json!({
-        "$schema": "http://json-schema.org/draft-07/schema#",
-        "title": title,
-        "type": "object",
-        "properties": properties,
-    })
+    crate::typify_input::record_schema(properties, title)
 }
 
 /// Parses the JSON Schema into typify's input type.
