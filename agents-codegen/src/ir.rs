@@ -327,10 +327,13 @@ const TYPED_KEYWORDS: &[&str] = &[
 ];
 
 impl Lowerer<'_> {
+    /// A warning at JSON pointer `at` of the output document, spelled `output_schema#/…`
+    /// whether `at` came with its `#` (a field's) or without (a reference target's).
     fn warn(&mut self, at: &str, message: String) {
+        let at = at.strip_prefix('#').unwrap_or(at);
         self.warnings.push(Diagnostic::new(
             self.agent,
-            &format!("output_schema{at}"),
+            &format!("output_schema#{at}"),
             &message,
         ));
     }

@@ -386,9 +386,10 @@ fn merge(schema: &FieldSchema, all: &[FieldSchema], doc: &FieldSchema) -> Option
 /// branch requires it. `None` when no branch is an object with properties.
 pub fn union_object(schema: &FieldSchema, doc: &FieldSchema) -> Option<FieldSchema> {
     let mut objects = Vec::new();
+    let mut followed = Vec::new();
     for branches in [&schema.any_of, &schema.one_of].into_iter().flatten() {
         for branch in branches {
-            objects_of(branch, doc, &mut objects, 0);
+            objects_of(branch, doc, &mut objects, &mut followed, 0);
         }
     }
     let first = objects.first()?;
@@ -451,14 +452,25 @@ pub fn union_object(schema: &FieldSchema, doc: &FieldSchema) -> Option<FieldSche
 }
 
 /// Collects the object schemas `schema` may be (itself, what it refers to, its union's
-/// branches, its `allOf` merged), at most 16 levels deep.
-fn objects_of(schema: &FieldSchema, doc: &FieldSchema, out: &mut Vec<FieldSchema>, depth: usize) {
+/// branches, its `allOf` merged), at most 16 levels deep and following each reference once (a
+/// union whose branches refer back to it is not walked again for every branch).
+fn objects_of(
+    schema: &FieldSchema,
+    doc: &FieldSchema,
+    out: &mut Vec<FieldSchema>,
+    followed: &mut Vec<String>,
+    depth: usize,
+) {
     if depth > 16 {
         return;
     }
     if let Some(r) = &schema.reference {
+        if followed.contains(r) {
+            return;
+        }
+        followed.push(r.clone());
         if let Some(target) = doc.resolve(r) {
-            objects_of(target, doc, out, depth + 1);
+            objects_of(target, doc, out, followed, depth + 1);
         }
         return;
     }
@@ -468,12 +480,12 @@ fn objects_of(schema: &FieldSchema, doc: &FieldSchema, out: &mut Vec<FieldSchema
     }
     match classify(schema, doc).0 {
         Shape::Object(object) => out.push(object.clone()),
-        Shape::Merged(merged) => objects_of(&merged, doc, out, depth + 1),
-        Shape::Branch(_, _, branch) => objects_of(branch, doc, out, depth + 1),
+        Shape::Merged(merged) => objects_of(&merged, doc, out, followed, depth + 1),
+        Shape::Branch(_, _, branch) => objects_of(branch, doc, out, followed, depth + 1),
         _ => {
             for branches in [&schema.any_of, &schema.one_of].into_iter().flatten() {
                 for branch in branches {
-                    objects_of(branch, doc, out, depth + 1);
+                    objects_of(branch, doc, out, followed, depth + 1);
                 }
             }
         }

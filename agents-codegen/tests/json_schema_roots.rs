@@ -155,7 +155,7 @@ fn a_root_that_is_no_object_is_a_warning_naming_where() {
     let (_, warnings) = generated(json!({"$ref": "#/$defs/missing"}));
     assert_eq!(warnings.len(), 1, "{warnings:#?}");
     assert!(
-        warnings[0].contains("output_schema/$ref") && warnings[0].contains("points nowhere"),
+        warnings[0].contains("output_schema#/$ref") && warnings[0].contains("points nowhere"),
         "{warnings:#?}"
     );
 }
