@@ -207,6 +207,7 @@ pub fn lower(
             enums: &mut enums,
             named: HashMap::new(),
             open: vec!["#".to_owned()],
+            depth: 0,
             warnings: &mut warnings,
         };
         lowerer.named.insert("#".to_owned(), Ty::Struct(0));
@@ -281,8 +282,15 @@ struct Lowerer<'a> {
     named: HashMap<String, Ty>,
     /// References being lowered (a reference to one of them closes a recursion).
     open: Vec<String>,
+    /// How many structs enclose the one being lowered.
+    depth: usize,
     warnings: &'a mut Vec<Diagnostic>,
 }
+
+/// How many structs deep generated types nest; deeper values are kept as raw JSON. Each level
+/// is two or three types deep for the compiler (`Option<Vec<Item>>`), whose trait checks stop at
+/// 128.
+const MAX_NESTING: usize = 32;
 
 /// JSON Schema keywords that change what a value may be and that the generated types do not
 /// express; a schema using one gets a warning, and its value is typed by the rest.
@@ -429,6 +437,22 @@ impl Lowerer<'_> {
         current
     }
 
+    /// Whether a struct at pointer `at` would nest deeper than [`MAX_NESTING`]; warns if so.
+    fn too_deep(&mut self, at: &str) -> bool {
+        if self.depth < MAX_NESTING {
+            return false;
+        }
+        self.warn(
+            at,
+            format!(
+                "objects nested more than {MAX_NESTING} deep are kept as raw JSON (the compiler's \
+                 trait checks stop at 128 levels of types, and serde_json's decoding at 128 \
+                 levels of JSON)"
+            ),
+        );
+        true
+    }
+
     /// Adds a struct for an object schema (at pointer `at`); returns its index.
     fn object(
         &mut self,
@@ -445,7 +469,9 @@ impl Lowerer<'_> {
             fields: Vec::new(),
             root,
         });
+        self.depth += 1;
         let fields = self.fields(&ident, schema, at);
+        self.depth -= 1;
         if let Some(s) = self.structs.get_mut(index) {
             s.fields = fields;
         }
@@ -491,13 +517,20 @@ impl Lowerer<'_> {
     ) -> (Ty, Option<String>) {
         self.check_keywords(schema, at);
         let (shape, note) = types::classify(schema, self.doc);
+        if matches!(shape, Shape::Object(_)) && self.too_deep(at) {
+            return (Ty::Any, Some(docs::too_deep(MAX_NESTING)));
+        }
         let ty = match shape {
             Shape::Leaf(ty) => ty,
             Shape::Array(None) => Ty::Array(Box::new(Ty::Any)),
             Shape::Array(Some(items)) => {
                 let here = pointer(at, "items");
                 let (shape, _) = types::classify(items, self.doc);
-                if let Shape::Object(object) = shape {
+                if let Shape::Object(_) = shape
+                    && self.too_deep(&here)
+                {
+                    Ty::Array(Box::new(Ty::Any))
+                } else if let Shape::Object(object) = shape {
                     self.check_keywords(items, &here);
                     let ident = self
                         .types
@@ -612,6 +645,7 @@ impl Lowerer<'_> {
         let target_at = r.strip_prefix('#').unwrap_or(r).to_owned();
         self.open.push(r.to_owned());
         let ty = match types::classify(target, doc) {
+            (Shape::Object(_), _) if self.too_deep(&target_at) => Ty::Any,
             (Shape::Object(object), _) => {
                 let ident = self.types.claim(&base);
                 let index = self.structs.len();

@@ -23,6 +23,7 @@
 //! | a `$ref` back to a type being defined        | `Box<that type>` (recursion)       |
 //! | missing, `null`, unknown or a union of types | `serde_json::Value` (noted in docs) |
 //! | `anyOf`/`oneOf` of several non-null schemas, tuples (`prefixItems`), `false` | `serde_json::Value` (noted in docs) |
+//! | an object nested more than 32 structs deep  | `serde_json::Value` (a warning, noted in docs) |
 //!
 //! The agent's record is always a struct. When the document's root declares no properties of
 //! its own, the record is generated from what the root leads to: its `$ref`, its merged `allOf`,

@@ -36,8 +36,14 @@ fn reference_cycles_end_in_raw_json_with_a_warning() {
             "merged": {"allOf": [{"$ref": "#/$defs/merged"}]},
         },
     }));
-    assert!(source.contains("pub ping: Option<::agents_runtime::Value>"), "{source}");
-    assert!(source.contains("pub merged: Option<::agents_runtime::Value>"), "{source}");
+    assert!(
+        source.contains("pub ping: Option<::agents_runtime::Value>"),
+        "{source}"
+    );
+    assert!(
+        source.contains("pub merged: Option<::agents_runtime::Value>"),
+        "{source}"
+    );
     // A reference to the whole document is the record itself.
     assert!(source.contains("pub me: Option<Box<Hostile>>"), "{source}");
     assert!(
@@ -84,9 +90,10 @@ fn references_to_nowhere_are_raw_json_with_their_pointer() {
             "{field}: {source}"
         );
         assert!(
-            warnings.iter().any(|w| w
-                .contains(&format!("output_schema#/properties/{field}/$ref"))
-                && w.contains("points nowhere")),
+            warnings.iter().any(
+                |w| w.contains(&format!("output_schema#/properties/{field}/$ref"))
+                    && w.contains("points nowhere")
+            ),
             "{field}: {warnings:#?}"
         );
     }
@@ -106,19 +113,34 @@ fn ten_thousand_properties_give_ten_thousand_fields() {
 }
 
 #[test]
-fn nesting_five_hundred_deep_generates_every_level() {
+fn nesting_five_hundred_deep_is_typed_to_thirty_two_levels_then_raw() {
     let mut schema = json!({"type": "string"});
     for _ in 0..500 {
         schema = json!({"type": "object", "properties": {"inner": schema}});
     }
-    // The test runs on a thread with the stack a proc macro gets at the least (rustc runs macros
-    // on a thread of its own with a large stack; a build script's main thread has 8 MiB).
+    // On a thread with the stack a build script's main thread has (rustc runs proc macros on a
+    // thread with a larger one).
     let (source, warnings) = std::thread::Builder::new()
         .stack_size(8 << 20)
         .spawn(move || generated(schema))
         .unwrap()
         .join()
         .unwrap();
-    assert_eq!(source.matches("pub inner: Option<").count(), 500);
-    assert!(warnings.is_empty(), "{warnings:#?}");
+    assert_eq!(
+        source.matches("pub struct Hostile").count(),
+        33,
+        "the record and 32 levels"
+    );
+    assert_eq!(
+        source
+            .matches("pub inner: Option<::agents_runtime::Value>")
+            .count(),
+        1
+    );
+    let deepest = "output_schema#".to_owned() + &"/properties/inner".repeat(32);
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].contains(&format!("{deepest}: objects nested more than 32 deep")),
+        "{warnings:#?}"
+    );
 }

@@ -1,12 +1,12 @@
 //! Generates bindings for the hostile corpus (`tests/corpus/`, plus a 2,000-field record), for
-//! the agents written as JSON Schema (`tests/json-schema/`), for a corpus of real-world JSON
-//! Schemas (`tests/json-schema/corpus/`),
+//! the agents written as JSON Schema (`tests/json-schema/`), for hostile JSON Schemas (names that
+//! collide, nesting 500 deep), for a corpus of real-world JSON Schemas (`tests/json-schema/corpus/`),
 //! and for a fixed-seed sample of random records, each as one unit, into OUT_DIR.
 
 use std::path::PathBuf;
 
 use agents_codegen::{Builder, Options, generate, generate_refs, load_dir, write_if_changed};
-use agents_test_support::{corpus_dir, fixed_sample, wide_record};
+use agents_test_support::{corpus_dir, fixed_sample, hostile_json_schemas, wide_record};
 
 /// How many random records the compiled sample draws.
 const SAMPLE: usize = 60;
@@ -36,6 +36,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let json_schema = generate(&records, &options)?.to_source()?;
     write_if_changed(&out.join("json_schema.rs"), &json_schema)?;
+
+    // Hostile JSON Schemas: names that collide, and objects nested 500 deep.
+    let hostile = generate(&hostile_json_schemas(500), &options)?.to_source()?;
+    write_if_changed(&out.join("hostile_json_schema.rs"), &hostile)?;
 
     // Real-world JSON Schemas (`tests/json-schema/corpus/`), through the build-script front door.
     let corpus_schemas = corpus.join("../json-schema/corpus/schemas");

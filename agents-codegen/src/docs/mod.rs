@@ -335,6 +335,12 @@ pub fn page_param() -> Vec<String> {
     ]
 }
 
+/// The note of a field whose value is kept as raw JSON because it nests more than `max` objects
+/// deep.
+pub fn too_deep(max: usize) -> String {
+    format!("The value is nested more than {max} objects deep; it is kept as raw JSON.")
+}
+
 /// The note on an input the record declares more than once.
 pub fn repeated_input(times: usize) -> String {
     format!("The agent record declares this input {times} times; this is the first declaration.")

@@ -14,6 +14,13 @@ pub mod json_schema {
     include!(concat!(env!("OUT_DIR"), "/json_schema.rs"));
 }
 
+/// Bindings of hostile JSON Schemas: `hostile_names` (keywords, names that differ only in case
+/// or punctuation, definitions and enum values that collide) and `deep_nest` (objects nested 500
+/// deep).
+pub mod hostile_json_schema {
+    include!(concat!(env!("OUT_DIR"), "/hostile_json_schema.rs"));
+}
+
 /// Bindings of real-world JSON Schemas (`tests/json-schema/corpus/`), one agent per schema.
 pub mod corpus {
     include!(concat!(env!("OUT_DIR"), "/corpus.rs"));

@@ -311,3 +311,97 @@ pub fn numbers_as_f64(value: &Value) -> Value {
         other => other.clone(),
     }
 }
+
+/// Agents written as hostile JSON Schema, for the compile test (`tests/generated`):
+/// `hostile_names`, whose properties, definitions and enum values are keywords, differ only in
+/// case or punctuation, or collide with the generated members; and `deep_nest`, objects nested
+/// `depth` deep.
+///
+/// # Panics
+/// Never for these fixed documents (a failure to read one is a bug in this function).
+pub fn hostile_json_schemas(depth: usize) -> Vec<AgentRecord> {
+    let names: serde_json::Map<String, Value> = [
+        "type",
+        "self",
+        "Self",
+        "crate",
+        "super",
+        "async",
+        "gen",
+        "match",
+        "Name",
+        "name",
+        "NAME",
+        "a-b",
+        "a_b",
+        "a.b",
+        "a b",
+        "",
+        "1st",
+        "café",
+        "unknown_fields",
+        "mismatches",
+        "$ref",
+    ]
+    .iter()
+    .map(|n| ((*n).to_owned(), serde_json::json!({"type": "string"})))
+    .chain([
+        (
+            "item".to_owned(),
+            serde_json::json!({"$ref": "#/$defs/item"}),
+        ),
+        (
+            "Item".to_owned(),
+            serde_json::json!({"$ref": "#/$defs/Item"}),
+        ),
+        (
+            "my_def".to_owned(),
+            serde_json::json!({"$ref": "#/$defs/my_def"}),
+        ),
+        (
+            "my-def".to_owned(),
+            serde_json::json!({"$ref": "#/$defs/my-def"}),
+        ),
+        (
+            "self_def".to_owned(),
+            serde_json::json!({"$ref": "#/$defs/Self"}),
+        ),
+        (
+            "values".to_owned(),
+            serde_json::json!({"enum": ["a-b", "a_b", "A B", "", "Unknown", "self", "1", "Self"]}),
+        ),
+    ])
+    .collect();
+    let object =
+        |key: &str| serde_json::json!({"type": "object", "properties": {key: {"type": "integer"}}});
+    let names = serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": names,
+        "$defs": {
+            "item": object("lower"),
+            "Item": object("upper"),
+            "my_def": object("snake"),
+            "my-def": object("kebab"),
+            "Self": object("me"),
+        },
+    });
+    let mut deep = serde_json::json!({"type": "string"});
+    for _ in 0..depth {
+        deep = serde_json::json!({"type": "object", "properties": {"inner": deep}});
+    }
+    [("hostile_names", names), ("deep_nest", deep)]
+        .into_iter()
+        .map(|(name, output)| {
+            let version = serde_json::json!({
+                "name": name,
+                "input_schema": {"type": "object", "properties": {}},
+                "output_schema": output,
+            });
+            match AgentRecord::from_value(&version) {
+                Ok(record) => record,
+                Err(e) => panic!("{name}: {e}"),
+            }
+        })
+        .collect()
+}

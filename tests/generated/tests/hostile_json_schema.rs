@@ -1,0 +1,82 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! Bindings of hostile JSON Schemas (compiled under `deny(warnings)` by this crate): names that
+//! are keywords or differ only in case or punctuation each keep their value, and objects nested
+//! 500 deep decode typed to 32 levels and as raw JSON below, or fail with serde_json's own
+//! recursion limit, never a stack overflow.
+
+use agents_runtime::Record;
+use agents_tests_generated::hostile_json_schema::*;
+use serde_json::{Value, json};
+
+#[test]
+fn colliding_names_each_keep_their_own_value() {
+    let sent = json!({
+        "": "empty", "$ref": "r", "1st": "first", "NAME": "N", "Name": "Nn", "name": "n",
+        "Self": "S", "self": "s", "a b": "space", "a-b": "dash", "a.b": "dot", "a_b": "under",
+        "async": "as", "café": "c", "crate": "cr", "gen": "g", "match": "m", "super": "su",
+        "type": "t", "unknown_fields": "uf", "mismatches": "mm",
+        "Item": {"upper": 1}, "item": {"lower": 2}, "my-def": {"kebab": 3},
+        "my_def": {"snake": 4}, "self_def": {"me": 5},
+        "values": "A B", "not_declared": [1],
+    });
+    let record: HostileNames = serde_json::from_value(sent.clone()).unwrap();
+    assert!(record.mismatches().is_empty(), "{:?}", record.mismatches());
+    assert_eq!(record.field.as_deref(), Some("empty"));
+    assert_eq!(record.r#ref.as_deref(), Some("r"));
+    assert_eq!(record._1st.as_deref(), Some("first"));
+    assert_eq!(
+        [&record.name, &record.name_2, &record.name_3].map(|n| n.as_deref()),
+        [Some("N"), Some("Nn"), Some("n")]
+    );
+    assert_eq!(
+        [&record.a_b, &record.a_b_2, &record.a_b_3, &record.a_b_4].map(|n| n.as_deref()),
+        [Some("space"), Some("dash"), Some("dot"), Some("under")]
+    );
+    assert_eq!(record.self_.as_deref(), Some("S"));
+    assert_eq!(record.self_2.as_deref(), Some("s"));
+    assert_eq!(record.unknown_fields_2.as_deref(), Some("uf"));
+    assert_eq!(record.mismatches_2.as_deref(), Some("mm"));
+    // Definitions whose names differ only in case or punctuation are distinct types.
+    assert_eq!(record.item.as_ref().unwrap().upper, Some(1));
+    assert_eq!(record.item_2.as_ref().unwrap().lower, Some(2));
+    assert_eq!(record.my_def.as_ref().unwrap().kebab, Some(3));
+    assert_eq!(record.my_def_2.as_ref().unwrap().snake, Some(4));
+    assert_eq!(record.self_def.as_ref().unwrap().me, Some(5));
+    assert_eq!(record.values, Some(HostileNamesValues::AB3));
+    assert_eq!(record.unknown_fields()["not_declared"], json!([1]));
+    assert_eq!(serde_json::to_value(&record).unwrap(), sent);
+
+    // Enum values that collide once made identifiers are distinct variants.
+    let variants: Vec<HostileNamesValues> =
+        ["a-b", "a_b", "A B", "", "Unknown", "self", "1", "Self"]
+            .into_iter()
+            .map(|v| serde_json::from_value(json!(v)).unwrap())
+            .collect();
+    for (i, a) in variants.iter().enumerate() {
+        assert!(!matches!(a, HostileNamesValues::Unknown(_)), "{a:?}");
+        assert!(variants[i + 1..].iter().all(|b| b != a), "{a:?} repeated");
+    }
+}
+
+fn nested(depth: usize) -> Value {
+    let mut v = json!("bottom");
+    for _ in 0..depth {
+        v = json!({"inner": v});
+    }
+    v
+}
+
+#[test]
+fn deep_values_decode_typed_then_raw_and_too_deep_ones_fail_cleanly() {
+    let sent = nested(60);
+    let record: DeepNest = serde_json::from_value(sent.clone()).unwrap();
+    assert!(record.mismatches().is_empty(), "{:?}", record.mismatches());
+    assert_eq!(serde_json::to_value(&record).unwrap(), sent);
+    // The levels below the 32 typed ones are raw JSON, which `agents-codegen`'s hostile test
+    // checks in the generated source.
+
+    // serde_json refuses JSON nested deeper than 128 levels, with an error, on any type.
+    let text = serde_json::to_string(&nested(500)).unwrap();
+    let err = serde_json::from_str::<DeepNest>(&text).unwrap_err();
+    assert!(err.to_string().contains("recursion limit"), "{err}");
+}
