@@ -76,6 +76,7 @@ impl Emitter {
         self.emit(a, &mut |piece| match piece {
             emit::Piece::Record(item) => out.extend(quote::quote!(#rt::record! { #item })),
             emit::Piece::Enum(item) => out.extend(quote::quote!(#rt::string_enum! { #item })),
+            emit::Piece::Union(item) => out.extend(quote::quote!(#rt::union_enum! { #item })),
             emit::Piece::Tree(item) => quote::ToTokens::to_tokens(&item, out),
             emit::Piece::Quoted(tokens) => out.extend(tokens),
         })
@@ -93,6 +94,9 @@ impl Emitter {
             }
             emit::Piece::Enum(item) => {
                 printer.wrapped(&rt_text, "string_enum", syn::Item::Enum(item))
+            }
+            emit::Piece::Union(item) => {
+                printer.wrapped(&rt_text, "union_enum", syn::Item::Enum(item))
             }
             emit::Piece::Tree(item) => printer.item(item),
             emit::Piece::Quoted(tokens) => match syn::parse2::<syn::File>(tokens) {

@@ -57,12 +57,12 @@ impl Printer {
         text
     }
 
-    /// Prints an item; a `record!` or `string_enum!` call whose body is an item is printed as
+    /// Prints an item; a `record!`, `string_enum!` or `union_enum!` call whose body is an item is printed as
     /// [`Printer::wrapped`] prints it.
     pub(crate) fn item(&mut self, item: syn::Item) {
         if let syn::Item::Macro(m) = &item
             && let Some(last) = m.mac.path.segments.last()
-            && let Some(name) = ["record", "string_enum"]
+            && let Some(name) = ["record", "string_enum", "union_enum"]
                 .into_iter()
                 .find(|n| last.ident == n)
             && let Ok(body) = syn::parse2::<syn::Item>(m.mac.tokens.clone())

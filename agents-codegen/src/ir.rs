@@ -35,6 +35,8 @@ pub struct AgentIr {
     pub structs: Vec<StructIr>,
     /// String enums of the output, in schema order.
     pub enums: Vec<EnumIr>,
+    /// Enums of kinds of value (the output's unions), in schema order.
+    pub unions: Vec<UnionIr>,
     /// The template version the record describes (records of `/v2` templates).
     pub version: Option<agents_schema::TemplateVersion>,
     /// The parameters type.
@@ -67,6 +69,17 @@ pub struct EnumIr {
     pub docs: Vec<String>,
     /// The listed values, in order.
     pub variants: Vec<VariantIr>,
+}
+
+/// A generated enum with one variant per kind of value a union allows.
+#[derive(Debug, Clone)]
+pub struct UnionIr {
+    /// Type name.
+    pub ident: String,
+    /// Doc lines.
+    pub docs: Vec<String>,
+    /// The variants: name (the kind), type, doc line.
+    pub variants: Vec<(String, Ty, String)>,
 }
 
 /// One listed value of an enum.
@@ -191,6 +204,7 @@ pub fn lower(
         let params = lower_params(record, params, &root, &mut warnings);
         let mut structs = Vec::new();
         let mut enums = Vec::new();
+        let mut unions = Vec::new();
         // The document references resolve in: a JSON Schema record's own, or for a `/v1`
         // record an object of its descriptors.
         let mut doc = record
@@ -205,6 +219,7 @@ pub fn lower(
             types: &mut types,
             structs: &mut structs,
             enums: &mut enums,
+            unions: &mut unions,
             named: HashMap::new(),
             open: vec!["#".to_owned()],
             depth: 0,
@@ -220,6 +235,7 @@ pub fn lower(
             .iter()
             .map(|s| ("type", s.ident.clone()))
             .chain(enums.iter().map(|e| ("type", e.ident.clone())))
+            .chain(unions.iter().map(|u| ("type", u.ident.clone())))
             .chain([("type", params.ident.clone()), ("module", module.clone())]);
         // The names this agent shares with each agent lowered before it.
         let mut clashes: BTreeMap<&str, Vec<String>> = BTreeMap::new();
@@ -246,6 +262,7 @@ pub fn lower(
             module,
             structs,
             enums,
+            unions,
             version: record.template_version.clone(),
             params,
             localized: record.supports_localization(),
@@ -278,6 +295,7 @@ struct Lowerer<'a> {
     types: &'a mut Namespace,
     structs: &'a mut Vec<StructIr>,
     enums: &'a mut Vec<EnumIr>,
+    unions: &'a mut Vec<UnionIr>,
     /// The type each reference was lowered to, so a definition is generated once.
     named: HashMap<String, Ty>,
     /// References being lowered (a reference to one of them closes a recursion).
@@ -569,9 +587,57 @@ impl Lowerer<'_> {
                 return self.ty(parent, json, branch, &here);
             }
             Shape::Merged(merged) => return self.ty(parent, json, &merged, at),
+            Shape::Union(keyword, branches) => {
+                return self.union(parent, json, schema, keyword, &branches, at);
+            }
             Shape::Ref(r) => return self.reference(r, at),
         };
         (ty, note)
+    }
+
+    /// The type of a union of kinds of value (the field `json` of `parent`, at pointer `at`):
+    /// an enum with a variant per kind, named after the field unless a variant's own type took
+    /// that name (then `…Union`).
+    fn union(
+        &mut self,
+        parent: &str,
+        json: &str,
+        schema: &FieldSchema,
+        keyword: &'static str,
+        branches: &[(usize, &FieldSchema)],
+        at: &str,
+    ) -> (Ty, Option<String>) {
+        let kinds = match types::union_plan(keyword, branches, self.doc) {
+            types::UnionPlan::Raw(note) => return (Ty::Any, Some(note)),
+            types::UnionPlan::One(one) => return self.ty(parent, json, &one, at),
+            types::UnionPlan::Kinds(kinds) => kinds,
+        };
+        let mut variants = Vec::with_capacity(kinds.len());
+        for (kind, branch, below) in kinds {
+            let (ty, _) = self.ty(parent, json, &branch, &format!("{at}{below}"));
+            if ty == Ty::Any {
+                // A variant that takes any value would take every kind: the union is raw JSON.
+                return (Ty::Any, Some(docs::untyped_union(keyword, branches.len())));
+            }
+            variants.push((
+                kind.variant().to_owned(),
+                ty,
+                docs::union_variant(kind.variant()),
+            ));
+        }
+        let base = naming::nested_type_base(parent, &[json]);
+        let ident = if self.types.is_free(&base) {
+            self.types.claim(&base)
+        } else {
+            self.types
+                .claim(&naming::nested_type_base(parent, &[json, "Union"]))
+        };
+        self.unions.push(UnionIr {
+            ident,
+            docs: docs::nested_union(parent, json, schema),
+            variants,
+        });
+        (Ty::Union(self.unions.len() - 1), None)
     }
 
     fn string_enum(&mut self, ident: String, docs: Vec<String>, values: &[&str]) -> Ty {

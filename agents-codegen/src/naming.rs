@@ -211,6 +211,11 @@ impl Namespace {
         }
     }
 
+    /// Whether `name` is not claimed yet.
+    pub fn is_free(&self, name: &str) -> bool {
+        !self.taken.contains(name)
+    }
+
     /// Claims `base`, or `base` with the smallest free numeric suffix (`_2` for snake_case
     /// names, `2` for type names).
     pub fn claim(&mut self, base: &str) -> String {

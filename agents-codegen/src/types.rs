@@ -22,7 +22,8 @@
 //! | `$ref` to a definition                       | the definition's type, generated once and named after it |
 //! | a `$ref` back to a type being defined        | `Box<that type>` (recursion)       |
 //! | missing, `null`, unknown or a union of types | `serde_json::Value` (noted in docs) |
-//! | `anyOf`/`oneOf` of several non-null schemas, tuples (`prefixItems`), `false` | `serde_json::Value` (noted in docs) |
+//! | `anyOf`/`oneOf` of schemas of different kinds (a string or a list, …) | a generated enum with a variant per kind (`String(String)`, `List(Vec<…>)`, `Object(…)`, …), branches of one kind merged ([`union_plan`]) |
+//! | a union with a branch of no single kind, tuples (`prefixItems`), `false` | `serde_json::Value` (noted in docs) |
 //! | an object nested more than 32 structs deep  | `serde_json::Value` (a warning, noted in docs) |
 //!
 //! The agent's record is always a struct. When the document's root declares no properties of
@@ -72,6 +73,8 @@ pub enum Ty {
     Struct(usize),
     /// A generated string enum, by index into the agent's enum list.
     Enum(usize),
+    /// A generated enum of kinds of value, by index into the agent's union list.
+    Union(usize),
 }
 
 /// How a schema is to be represented, before nested types are created.
@@ -93,6 +96,8 @@ pub enum Shape<'a> {
     Branch(&'static str, usize, &'a FieldSchema),
     /// The branches of an `allOf` merged into one schema.
     Merged(Box<FieldSchema>),
+    /// The non-null branches (index, schema) of an `anyOf`/`oneOf` (keyword) with several.
+    Union(&'static str, Vec<(usize, &'a FieldSchema)>),
 }
 
 /// Classifies a schema; the second value is a note for the docs when the schema's type could
@@ -135,13 +140,7 @@ pub fn classify<'a>(schema: &'a FieldSchema, doc: &FieldSchema) -> (Shape<'a>, O
             [(i, only)] => (Shape::Branch(keyword, *i, only), None),
             many => match strings(many.iter().map(|(_, b)| *b)) {
                 Some(values) => (Shape::Enum(values), None),
-                None => (
-                    Shape::Leaf(Ty::Any),
-                    Some(format!(
-                        "The value is one of {} schemas (`{keyword}`); it is kept as raw JSON.",
-                        many.len()
-                    )),
-                ),
+                None => (Shape::Union(keyword, many.to_vec()), None),
             },
         };
     }
@@ -243,6 +242,7 @@ pub fn kind_text(ty: &Ty) -> &'static str {
         Ty::Map | Ty::Struct(_) | Ty::Boxed(_) => "an object",
         Ty::MapOf(_) => "an object of named values",
         Ty::Enum(_) => "one of the listed values",
+        Ty::Union(_) => "one of several kinds of value",
         Ty::Any => "any JSON value",
     }
 }
@@ -493,6 +493,161 @@ fn objects_of(
     }
 }
 
+/// A kind of JSON value, as a variant of a union's enum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A string (or one of listed strings).
+    String,
+    /// A number.
+    Number,
+    /// A whole number.
+    Integer,
+    /// `true` or `false`.
+    Boolean,
+    /// An array.
+    List,
+    /// An object.
+    Object,
+}
+
+impl Kind {
+    /// The variant's name.
+    pub fn variant(self) -> &'static str {
+        match self {
+            Kind::String => "String",
+            Kind::Number => "Number",
+            Kind::Integer => "Integer",
+            Kind::Boolean => "Boolean",
+            Kind::List => "List",
+            Kind::Object => "Object",
+        }
+    }
+}
+
+/// What a union (`anyOf`/`oneOf` whose non-null branches are not all strings) becomes.
+#[derive(Debug)]
+pub enum UnionPlan {
+    /// Raw JSON, with the docs' note: a branch whose kind of value cannot be told.
+    Raw(String),
+    /// One schema after all (several objects merged into one, integers taken by a number, ...).
+    One(Box<FieldSchema>),
+    /// An enum with one variant per kind of value, in the order the schema first names each;
+    /// each with its schema and its pointer below the union's (`/oneOf/1`, or `/oneOf` where
+    /// several branches were merged).
+    Kinds(Vec<(Kind, FieldSchema, String)>),
+}
+
+/// The plan of a union: its branches grouped by the kind of value each allows, so that decoding
+/// can pick a variant by the kind of value sent. Branches of one kind are merged (objects into
+/// one object with every branch's fields as [`union_object`] does, strings into one list of
+/// values or any string, arrays of different items into a list of raw JSON); integers go to
+/// the number variant when there is one.
+pub fn union_plan(
+    keyword: &'static str,
+    branches: &[(usize, &FieldSchema)],
+    doc: &FieldSchema,
+) -> UnionPlan {
+    let mut groups: Vec<(Kind, Vec<(usize, &FieldSchema)>)> = Vec::new();
+    for &(i, branch) in branches {
+        let Some(kind) = kind_of(branch, doc) else {
+            return UnionPlan::Raw(format!(
+                "The value is one of {} schemas (`{keyword}`), and the kind of value of branch {i} \
+                 cannot be told; it is kept as raw JSON.",
+                branches.len()
+            ));
+        };
+        match groups.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, members)) => members.push((i, branch)),
+            None => groups.push((kind, vec![(i, branch)])),
+        }
+    }
+    if groups.iter().any(|(k, _)| *k == Kind::Number)
+        && let Some(at) = groups.iter().position(|(k, _)| *k == Kind::Integer)
+    {
+        groups.remove(at);
+    }
+    let mut kinds: Vec<(Kind, FieldSchema, String)> = groups
+        .into_iter()
+        .map(|(kind, members)| match members.as_slice() {
+            [(i, only)] => (kind, (*only).clone(), format!("/{keyword}/{i}")),
+            _ => (kind, merge_kind(kind, &members, doc), format!("/{keyword}")),
+        })
+        .collect();
+    if kinds.len() == 1
+        && let Some((_, schema, _)) = kinds.pop()
+    {
+        return UnionPlan::One(Box::new(schema));
+    }
+    UnionPlan::Kinds(kinds)
+}
+
+/// The kind of value a union's branch allows (references and single branches followed);
+/// `None` when it allows any value or several kinds.
+fn kind_of(schema: &FieldSchema, doc: &FieldSchema) -> Option<Kind> {
+    let mut s = schema;
+    for _ in 0..16 {
+        match classify(s, doc).0 {
+            Shape::Ref(r) => s = doc.resolve(r)?,
+            Shape::Branch(_, _, branch) => s = branch,
+            Shape::Leaf(Ty::String) | Shape::Enum(_) => return Some(Kind::String),
+            Shape::Leaf(Ty::Number) => return Some(Kind::Number),
+            Shape::Leaf(Ty::Integer) => return Some(Kind::Integer),
+            Shape::Leaf(Ty::Boolean) => return Some(Kind::Boolean),
+            Shape::Array(_) => return Some(Kind::List),
+            Shape::Object(_) | Shape::MapOf(_) | Shape::Merged(_) | Shape::Leaf(Ty::Map) => {
+                return Some(Kind::Object);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Several branches of one kind as one schema.
+fn merge_kind(kind: Kind, members: &[(usize, &FieldSchema)], doc: &FieldSchema) -> FieldSchema {
+    let typed = |name: &str| FieldSchema {
+        ty: Some(agents_schema::SchemaType::One(name.to_owned())),
+        ..FieldSchema::default()
+    };
+    let first = members
+        .first()
+        .map(|(_, s)| (*s).clone())
+        .unwrap_or_default();
+    match kind {
+        Kind::Object => {
+            let union = FieldSchema {
+                any_of: Some(members.iter().map(|(_, s)| (*s).clone()).collect()),
+                ..FieldSchema::default()
+            };
+            union_object(&union, doc).unwrap_or_else(|| typed("object"))
+        }
+        Kind::String => {
+            let lists = members
+                .iter()
+                .map(|(_, s)| string_values(s, doc))
+                .collect::<Option<Vec<_>>>();
+            match lists {
+                Some(lists) => {
+                    let mut all: Vec<serde_json::Value> = Vec::new();
+                    for v in lists.into_iter().flatten() {
+                        if !all.contains(&v) {
+                            all.push(v);
+                        }
+                    }
+                    FieldSchema {
+                        enum_values: Some(all),
+                        ..typed("string")
+                    }
+                }
+                None => typed("string"),
+            }
+        }
+        Kind::List if members.iter().all(|(_, s)| **s == first) => first,
+        Kind::List => typed("array"),
+        Kind::Number | Kind::Integer | Kind::Boolean => first,
+    }
+}
+
 /// The strings a schema lists (references and its one non-null branch followed); `None` when
 /// it allows any string.
 fn string_values(schema: &FieldSchema, doc: &FieldSchema) -> Option<Vec<serde_json::Value>> {
@@ -525,6 +680,7 @@ fn kind(schema: &FieldSchema, doc: &FieldSchema) -> Option<&'static str> {
             Shape::Leaf(ty) => return Some(kind_text(&ty)),
             Shape::Array(_) => return Some("array"),
             Shape::Enum(_) => return Some(kind_text(&Ty::String)),
+            Shape::Union(..) => return None,
         }
     }
     None

@@ -116,6 +116,7 @@ pub mod endpoint;
 mod record;
 pub mod research;
 mod string_enum;
+mod union_enum;
 pub mod validate;
 
 #[cfg(feature = "catalog")]

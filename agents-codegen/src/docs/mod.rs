@@ -122,6 +122,46 @@ pub fn nested_enum(parent: &str, json: &str, schema: &FieldSchema) -> Vec<String
     d
 }
 
+/// The docs of a union's enum made for the field `json` of `parent`.
+pub fn nested_union(parent: &str, json: &str, schema: &FieldSchema) -> Vec<String> {
+    let mut d = described(schema);
+    if !d.is_empty() {
+        d.push(String::new());
+    }
+    d.push(format!(
+        "The value of the field {} of [`{parent}`]: one of several kinds of value.",
+        code(json)
+    ));
+    d.push(String::new());
+    d.push(
+        "The variant is chosen by the kind of value sent; a value of a kind the schema does \
+         not allow leaves the field empty and is recorded in the record's `mismatches`."
+            .to_owned(),
+    );
+    d
+}
+
+/// The doc of a union's variant named after its kind.
+pub fn union_variant(kind: &str) -> String {
+    let what = match kind {
+        "String" => "a string",
+        "Number" => "a number",
+        "Integer" => "a whole number",
+        "Boolean" => "`true` or `false`",
+        "List" => "a list",
+        _ => "an object",
+    };
+    format!(" When the value is {what}.")
+}
+
+/// The note of a union kept as raw JSON because one of its branches takes any value.
+pub fn untyped_union(keyword: &str, branches: usize) -> String {
+    format!(
+        "The value is one of {branches} schemas (`{keyword}`), one of which allows any value; it \
+         is kept as raw JSON."
+    )
+}
+
 const UNLISTED: &str = "A value the schema does not list decodes as `Unknown`, keeping its text, \
      and is recorded in the record's `mismatches`.";
 

@@ -2,7 +2,7 @@
 //! from [`crate::naming`] through the IR, types from [`crate::types`], doc prose from
 //! [`crate::docs`].
 //!
-//! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums), `params.rs` (the params struct and
+//! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums and unions), `params.rs` (the params struct and
 //! its impl), `traits.rs` (the agent's trait impls). Type spellings are in `tokens.rs`, the
 //! syntax-tree templates the builders clone in `tree.rs`. An agent's code comes out as
 //! [`Piece`]s, in order, and consumers print each piece and drop it.
@@ -32,6 +32,8 @@ pub enum Piece {
     Record(ItemStruct),
     /// A string enum, which printers wrap in the runtime's `string_enum!`.
     Enum(ItemEnum),
+    /// A union of kinds of value, which printers wrap in the runtime's `union_enum!`.
+    Union(ItemEnum),
     /// An item cloned from the templates, with its names, docs and types set.
     Tree(Item),
     /// Quoted one-off items, parsed only by printers that need trees.
@@ -53,6 +55,9 @@ pub fn agent(
     }
     for e in &agent.enums {
         sink(Piece::Enum(enums::string_enum(e, t)?));
+    }
+    for u in &agent.unions {
+        sink(Piece::Union(enums::union_enum(u, agent, p, t)?));
     }
     let (params, methods) = params::params(&agent.params, agent, p, t)?;
     sink(Piece::Tree(params));

@@ -63,6 +63,13 @@ pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
             }
             None => quote!(#rt::Value),
         },
+        Ty::Union(i) => match agent.unions.get(*i) {
+            Some(u) => {
+                let id = ident(&u.ident);
+                quote!(#id)
+            }
+            None => quote!(#rt::Value),
+        },
         Ty::Struct(i) => match agent.structs.get(*i) {
             Some(s) => {
                 let id = ident(&s.ident);

@@ -121,6 +121,12 @@ fn json_column<'a, T: serde::Serialize + ?Sized + 'a>(
     Arc::new(texts)
 }
 
+/// The column of values as JSON text: what [`union_enum!`](crate::union_enum) types write.
+#[doc(hidden)]
+pub fn json_text_column<T: serde::Serialize>(values: &[Option<&T>]) -> ArrayRef {
+    json_column(values.iter().copied())
+}
+
 /// Untyped values (the schema gave no usable type) as JSON text.
 impl Columnar for Value {
     const JSON_TEXT: bool = true;

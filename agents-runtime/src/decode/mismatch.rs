@@ -27,6 +27,8 @@ pub enum Expected {
     Any,
     /// One of the values the schema lists (an `enum`).
     Listed,
+    /// One of several kinds of value (a schema's `anyOf` / `oneOf`).
+    Union,
 }
 
 impl fmt::Display for Expected {
@@ -40,6 +42,7 @@ impl fmt::Display for Expected {
             Expected::Object => "object",
             Expected::Any => "any value",
             Expected::Listed => "one of the listed values",
+            Expected::Union => "one of the kinds of value the schema allows",
         })
     }
 }

@@ -49,6 +49,16 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
         }
     }
 
+    /// A seed for a value at `path` (a union decoded on its own, outside a record).
+    #[inline]
+    pub fn value(sink: &'s mut Vec<Mismatch>, path: Path<'p>) -> Self {
+        Seed {
+            ctx: Ctx { sink, path },
+            in_array: false,
+            _type: PhantomData,
+        }
+    }
+
     /// A seed for the value of the map key `key` under `parent`.
     #[inline]
     pub fn entry(sink: &'s mut Vec<Mismatch>, parent: &'p Path<'p>, key: &'p str) -> Self {

@@ -80,3 +80,60 @@ fn deep_values_decode_typed_then_raw_and_too_deep_ones_fail_cleanly() {
     let err = serde_json::from_str::<DeepNest>(&text).unwrap_err();
     assert!(err.to_string().contains("recursion limit"), "{err}");
 }
+
+#[test]
+fn unions_pick_their_variant_by_the_kind_of_value_and_record_the_rest() {
+    let sent = json!({
+        "runs_on": {"group": "big", "size": "12"},
+        "amount": 3,
+        "either": {"a": "x", "b": 2},
+    });
+    let record: Unions = serde_json::from_value(sent).unwrap();
+    // An object goes to the object variant; a numeric string inside it is coerced and recorded
+    // at its path.
+    let Some(UnionsRunsOnUnion::Object(object)) = &record.runs_on else {
+        panic!("{:?}", record.runs_on);
+    };
+    assert_eq!(object.group.as_deref(), Some("big"));
+    assert_eq!(object.size, Some(12.0));
+    assert_eq!(record.mismatches().len(), 1, "{:?}", record.mismatches());
+    assert_eq!(record.mismatches()[0].path, "runs_on.size");
+    // Integers are numbers; two object branches are one struct with both fields.
+    assert_eq!(record.amount, Some(UnionsAmount::Number(3.0)));
+    let either = record.either.as_ref().unwrap();
+    assert_eq!((either.a.as_deref(), either.b), (Some("x"), Some(2)));
+
+    for (runs_on, expected) in [
+        (
+            json!("ubuntu"),
+            Some(UnionsRunsOnUnion::String("ubuntu".into())),
+        ),
+        (
+            json!(["a", "b"]),
+            Some(UnionsRunsOnUnion::List(vec!["a".into(), "b".into()])),
+        ),
+        (json!(null), None),
+    ] {
+        let record: Unions = serde_json::from_value(json!({"runs_on": runs_on})).unwrap();
+        assert_eq!(record.runs_on, expected);
+        assert!(record.mismatches().is_empty(), "{:?}", record.mismatches());
+    }
+    // A number where the union allows a string, a list or an object: text is the lossless
+    // reading (as for any string field), recorded as coerced. Text where it allows a number or
+    // a boolean fits neither: left empty, recorded with the value sent (`json!` sorts keys, so
+    // `amount` is read first).
+    let record: Unions = serde_json::from_value(json!({"runs_on": 5, "amount": "seven"})).unwrap();
+    assert_eq!(record.runs_on, Some(UnionsRunsOnUnion::String("5".into())));
+    assert_eq!(record.amount, None);
+    let found: Vec<(&str, bool)> = record
+        .mismatches()
+        .iter()
+        .map(|m| (m.path.as_str(), m.coerced))
+        .collect();
+    assert_eq!(found, [("amount", false), ("runs_on", true)]);
+    assert_eq!(record.mismatches()[0].found, json!("seven"));
+    assert_eq!(
+        serde_json::to_value(&record).unwrap(),
+        json!({"runs_on": "5"})
+    );
+}

@@ -314,8 +314,8 @@ pub fn numbers_as_f64(value: &Value) -> Value {
 
 /// Agents written as hostile JSON Schema, for the compile test (`tests/generated`):
 /// `hostile_names`, whose properties, definitions and enum values are keywords, differ only in
-/// case or punctuation, or collide with the generated members; and `deep_nest`, objects nested
-/// `depth` deep.
+/// case or punctuation, or collide with the generated members; `deep_nest`, objects nested
+/// `depth` deep; and `unions`, fields that are one of several kinds of value.
 ///
 /// # Panics
 /// Never for these fixed documents (a failure to read one is a bug in this function).
@@ -390,18 +390,38 @@ pub fn hostile_json_schemas(depth: usize) -> Vec<AgentRecord> {
     for _ in 0..depth {
         deep = serde_json::json!({"type": "object", "properties": {"inner": deep}});
     }
-    [("hostile_names", names), ("deep_nest", deep)]
-        .into_iter()
-        .map(|(name, output)| {
-            let version = serde_json::json!({
-                "name": name,
-                "input_schema": {"type": "object", "properties": {}},
-                "output_schema": output,
-            });
-            match AgentRecord::from_value(&version) {
-                Ok(record) => record,
-                Err(e) => panic!("{name}: {e}"),
-            }
-        })
-        .collect()
+    let unions = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "runs_on": {"oneOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}},
+                {"type": "object", "properties": {"group": {"type": "string"}, "size": {"type": "number"}}},
+                {"type": "null"},
+            ]},
+            "amount": {"anyOf": [{"type": "integer"}, {"type": "number"}, {"type": "boolean"}]},
+            "either": {"oneOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"type": "object", "properties": {"b": {"type": "integer"}}},
+            ]},
+        },
+    });
+    [
+        ("hostile_names", names),
+        ("deep_nest", deep),
+        ("unions", unions),
+    ]
+    .into_iter()
+    .map(|(name, output)| {
+        let version = serde_json::json!({
+            "name": name,
+            "input_schema": {"type": "object", "properties": {}},
+            "output_schema": output,
+        });
+        match AgentRecord::from_value(&version) {
+            Ok(record) => record,
+            Err(e) => panic!("{name}: {e}"),
+        }
+    })
+    .collect()
 }
