@@ -131,10 +131,8 @@ enum Command {
         /// Path of the runtime crate in the generated code.
         #[arg(long, default_value = "::agents_runtime")]
         runtime: String,
-        /// Another type name for an agent's record, for two agents whose names give the same
-        /// types (repeatable).
-        #[arg(long, value_name = "AGENT=TYPE", value_parser = parse_rename)]
-        rename: Vec<(String, String)>,
+        #[command(flatten)]
+        overrides: Overrides,
     },
     /// Compare cached schemas with the live API, field by field; exit 1 on drift.
     Check {
@@ -302,8 +300,8 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
         Command::Generate {
             out,
             runtime,
-            rename,
-        } => generate(cli, out.as_deref(), runtime, rename),
+            overrides,
+        } => generate(cli, out.as_deref(), runtime, overrides),
         Command::Check { names } => check(cli, names).await,
         Command::Jobs(command) => jobs::jobs(cli, command).await,
         Command::Research(args) => research::research(cli, args).await,
@@ -495,6 +493,49 @@ fn parse_header(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// What `generate` is told about agents beyond their records.
+#[derive(Debug, Clone, Default, clap::Args)]
+struct Overrides {
+    /// Another type name for an agent's record, for two agents whose names give the same
+    /// types (repeatable).
+    #[arg(long, value_name = "AGENT=TYPE", value_parser = parse_rename)]
+    rename: Vec<(String, String)>,
+    /// The inputs that localize an agent's requests, instead of those its record flags or those
+    /// named zip_code or store_id; `AGENT=` for none (repeatable).
+    #[arg(long, value_name = "AGENT=INPUT[,INPUT]", value_parser = parse_localized)]
+    localized: Vec<(String, Vec<String>)>,
+    /// The input that is an agent's page number, instead of the one its record flags or a
+    /// numeric one named page; `AGENT=` for none (repeatable).
+    #[arg(long, value_name = "AGENT=INPUT", value_parser = parse_paginated)]
+    paginated: Vec<(String, Option<String>)>,
+}
+
+/// `AGENT=REST` with a non-empty agent name.
+fn agent_and(text: &str, form: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((agent, rest)) if !agent.trim().is_empty() => {
+            Ok((agent.trim().to_owned(), rest.trim().to_owned()))
+        }
+        _ => Err(format!("expected {form}, not {text:?}")),
+    }
+}
+
+fn parse_localized(text: &str) -> Result<(String, Vec<String>), String> {
+    let (agent, inputs) = agent_and(text, "AGENT=INPUT[,INPUT], like store_finder=postcode")?;
+    let inputs = inputs
+        .split(',')
+        .map(str::trim)
+        .filter(|i| !i.is_empty())
+        .map(str::to_owned)
+        .collect();
+    Ok((agent, inputs))
+}
+
+fn parse_paginated(text: &str) -> Result<(String, Option<String>), String> {
+    let (agent, input) = agent_and(text, "AGENT=INPUT, like store_finder=page_no")?;
+    Ok((agent, (!input.is_empty()).then_some(input)))
+}
+
 fn parse_rename(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((agent, ty)) if !agent.trim().is_empty() && !ty.trim().is_empty() => {
@@ -511,7 +552,7 @@ fn bindings(
     dir: &Path,
     agents: Option<&[String]>,
     runtime: &str,
-    renames: &[(String, String)],
+    overrides: &Overrides,
 ) -> Result<String, Failure> {
     let mut b = Builder::new()
         .schema_dir(dir)
@@ -520,8 +561,14 @@ fn bindings(
     if let Some(agents) = agents {
         b = b.agents(agents.iter().cloned());
     }
-    for (agent, ty) in renames {
+    for (agent, ty) in &overrides.rename {
         b = b.rename(agent.clone(), ty.clone());
+    }
+    for (agent, inputs) in &overrides.localized {
+        b = b.localized(agent.clone(), inputs.iter().cloned());
+    }
+    for (agent, input) in &overrides.paginated {
+        b = b.paginated(agent.clone(), input.as_deref());
     }
     let (source, warnings) = b
         .generate_with_warnings()
@@ -536,9 +583,9 @@ fn generate(
     cli: &Cli,
     out: Option<&Path>,
     runtime: &str,
-    renames: &[(String, String)],
+    overrides: &Overrides,
 ) -> Result<ExitCode, Failure> {
-    let source = bindings(&cli.dir, None, runtime, renames)?;
+    let source = bindings(&cli.dir, None, runtime, overrides)?;
     match out {
         Some(path) => {
             let changed = write_if_changed(path, &source)
@@ -718,7 +765,7 @@ async fn generate_agent(
             &cli.dir,
             Some(std::slice::from_ref(&agent)),
             "::agents_runtime",
-            &[],
+            &Overrides::default(),
         )?;
         if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)

@@ -345,3 +345,93 @@ async fn template_versions_are_cached_checked_and_pinned() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `generate --localized` / `--paginated` set what the inputs' names would not: the same switch
+/// as `Builder::localized` and `agent!(…, localized = […])`, and a wrong one is named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generate_takes_localization_and_pagination_by_hand() {
+    let e = emulator().await;
+    let dir = scratch("capabilities");
+    let schemas = dir.join("schemas");
+    std::fs::create_dir_all(&schemas).unwrap();
+    let modes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/modes/schemas");
+    for file in [
+        "store_finder.input.schema.json",
+        "store_finder.output.schema.json",
+    ] {
+        std::fs::copy(modes.join(file), schemas.join(file)).unwrap();
+    }
+    let plain = cargo_agents(&e, &dir, KEY, &["generate"]).await;
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
+    assert!(!plain.contains("Localized for"), "{plain}");
+    assert!(!plain.contains("Paginated for"), "{plain}");
+
+    let set = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "generate",
+            "--localized",
+            "store_finder=postcode",
+            "--paginated",
+            "store_finder=page_no",
+        ],
+    )
+    .await;
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let set = String::from_utf8_lossy(&set.stdout).into_owned();
+    assert!(
+        set.contains("impl ::agents_runtime::Localized for StoreFinder {}"),
+        "{set}"
+    );
+    assert!(
+        set.contains("const PAGE_PARAM: &'static str = \"page_no\";"),
+        "{set}"
+    );
+
+    let wrong = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "generate",
+            "--localized",
+            "store_finder=zip",
+            "--paginated",
+            "nope",
+        ],
+    )
+    .await;
+    assert!(!wrong.status.success());
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(err.contains("expected AGENT=INPUT"), "{err}");
+    let wrong = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &["generate", "--localized", "store_finder=zip"],
+    )
+    .await;
+    assert_eq!(
+        wrong.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&wrong.stderr)
+    );
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        err.contains("the record has no input `zip`; its inputs are: query, postcode, page_no"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

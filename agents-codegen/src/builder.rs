@@ -76,6 +76,28 @@ impl Builder {
         self
     }
 
+    /// Makes `inputs` the localization inputs of `agent` (none: not localized) instead of the
+    /// ones its record flags or, for JSON Schema records, the ones named `zip_code` or
+    /// `store_id` (see [`Options::localized`]).
+    #[must_use]
+    pub fn localized<I, S>(mut self, agent: impl Into<String>, inputs: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.options = self.options.localized(agent, inputs);
+        self
+    }
+
+    /// Makes `input` the page number of `agent` (`None`: it does not page) instead of the one
+    /// its record flags or, for JSON Schema records, a numeric input named `page` (see
+    /// [`Options::paginated`]).
+    #[must_use]
+    pub fn paginated(mut self, agent: impl Into<String>, input: Option<&str>) -> Self {
+        self.options = self.options.paginated(agent, input);
+        self
+    }
+
     /// The generated file's name (default `agents.rs`).
     #[must_use]
     pub fn file_name(mut self, name: impl Into<String>) -> Self {

@@ -14,7 +14,20 @@ use quote::quote;
 use crate::locate::locate;
 use crate::{Options, generate_refs};
 
-type Key = (PathBuf, u64, Option<SystemTime>, String, Option<String>);
+type Key = (PathBuf, u64, Option<SystemTime>, String, MacroOptions);
+
+/// What an `agent!` call says besides the agent and the runtime path: `rename = "TypeName"`,
+/// `localized = ["input", …]` and `paginated = "input"` or `paginated = false` (see
+/// [`Options::localized`] and [`Options::paginated`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct MacroOptions {
+    /// The record's type name instead of the one derived from the agent name.
+    pub rename: Option<String>,
+    /// The inputs that localize a request (empty: not localized), instead of the record's.
+    pub localized: Option<Vec<String>>,
+    /// The page-number input (`Some(None)`: the agent does not page), instead of the record's.
+    pub paginated: Option<Option<String>>,
+}
 
 fn cache() -> &'static Mutex<HashMap<Key, String>> {
     static CACHE: OnceLock<Mutex<HashMap<Key, String>>> = OnceLock::new();
@@ -42,7 +55,7 @@ pub fn times_generated(schema_file: &Path) -> usize {
 }
 
 /// The items for agent `name` of the package at `manifest_dir`, referring to the runtime at
-/// `runtime_path` (its record's type named `rename` when given), plus an `include_bytes!` of the
+/// `runtime_path` (with the call's `options`), plus an `include_bytes!` of the
 /// schema file so that editing it rebuilds the
 /// code that uses it, as token text: the proc macro hands it to the compiler in one
 /// `proc_macro::TokenStream::from_str`, so the engine runs on proc-macro2's own token types
@@ -51,7 +64,7 @@ pub fn times_generated(schema_file: &Path) -> usize {
 pub fn expand(
     name: &str,
     runtime_path: &str,
-    rename: Option<&str>,
+    options: &MacroOptions,
     manifest_dir: &Path,
 ) -> Result<String, String> {
     let loaded = locate(name, manifest_dir).map_err(|e| e.to_string())?;
@@ -65,7 +78,7 @@ pub fn expand(
         meta.as_ref().map_or(0, std::fs::Metadata::len),
         meta.and_then(|m| m.modified().ok()),
         runtime_path.to_owned(),
-        rename.map(str::to_owned),
+        options.clone(),
     );
     let cached = cache()
         .lock()
@@ -75,14 +88,21 @@ pub fn expand(
     if let Some(text) = cached {
         return Ok(text);
     }
-    let mut options = Options {
+    let agent = &loaded.record.name;
+    let mut generator = Options {
         runtime_path: runtime_path.to_owned(),
         ..Options::default()
     };
-    if let Some(r) = rename {
-        options = options.rename(&loaded.record.name, r);
+    if let Some(r) = &options.rename {
+        generator = generator.rename(agent, r);
     }
-    let output = generate_refs(&[&loaded.record], &options).map_err(|d| d.to_string())?;
+    if let Some(inputs) = &options.localized {
+        generator = generator.localized(agent, inputs);
+    }
+    if let Some(page) = &options.paginated {
+        generator = generator.paginated(agent, page.as_deref());
+    }
+    let output = generate_refs(&[&loaded.record], &generator).map_err(|d| d.to_string())?;
     let items = output.tokens().map_err(|d| d.to_string())?;
     let file = path.to_string_lossy().into_owned();
     let text = quote! {

@@ -62,9 +62,58 @@ pub struct Options {
     /// (`"foo__bar"` → `"FooBarDouble"`): the way out when two agents of one module would have the
     /// same type names. The params type and nested types follow (`FooBarDoubleParams`).
     pub renames: BTreeMap<String, String>,
+    /// Agents' localization and pagination set by hand instead of derived from their records
+    /// (see [`Options::localized`] and [`Options::paginated`]).
+    pub capabilities: BTreeMap<String, Capabilities>,
+}
+
+/// An agent's localization and pagination as [`Options`] set them; `None` leaves the record's.
+///
+/// A `/v2` record carries no flags, so the generator derives both from the inputs' names
+/// (`zip_code` and `store_id` localize, a numeric `page` pages); these override that, and a
+/// `/v1` record's flags, for one agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The inputs that localize a request; empty: the agent is not localized.
+    pub localization: Option<Vec<String>>,
+    /// The input that is the page number; `Some(None)`: the agent does not page.
+    pub pagination: Option<Option<String>>,
 }
 
 impl Options {
+    /// Makes `inputs` the localization inputs of agent `agent` (none: not localized), so its
+    /// params type implements `Localized` exactly when there is one.
+    ///
+    /// ```
+    /// let options = agents_codegen::Options::default()
+    ///     .localized("store_finder", ["postcode"])
+    ///     .paginated("store_finder", Some("page_no"));
+    /// # let _ = options;
+    /// ```
+    #[must_use]
+    pub fn localized<I, S>(mut self, agent: impl Into<String>, inputs: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.capabilities
+            .entry(agent.into())
+            .or_default()
+            .localization = Some(inputs.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Makes `input` the page number of agent `agent` (`None`: it does not page), so it
+    /// implements `Paginated` exactly when there is one.
+    #[must_use]
+    pub fn paginated(mut self, agent: impl Into<String>, input: Option<&str>) -> Self {
+        self.capabilities
+            .entry(agent.into())
+            .or_default()
+            .pagination = Some(input.map(str::to_owned));
+        self
+    }
+
     /// Adds a rename: agent `agent`'s record type is `type_name` (see [`Options::renames`]).
     #[must_use]
     pub fn rename(mut self, agent: impl Into<String>, type_name: impl Into<String>) -> Self {
@@ -78,8 +127,47 @@ impl Default for Options {
         Options {
             runtime_path: "::agents_runtime".to_owned(),
             renames: BTreeMap::new(),
+            capabilities: BTreeMap::new(),
         }
     }
+}
+
+/// `records` with the localization and pagination `capabilities` set (cloned only where one
+/// is); every override naming an agent or an input that is not there is reported, together.
+fn with_capabilities<'r>(
+    records: &[&'r AgentRecord],
+    capabilities: &BTreeMap<String, Capabilities>,
+) -> Result<Vec<std::borrow::Cow<'r, AgentRecord>>, Diagnostics> {
+    let mut found = Collector::default();
+    for agent in capabilities.keys() {
+        if !records.iter().any(|r| &r.name == agent) {
+            found.push(Diagnostic::new(
+                agent,
+                "capabilities",
+                "localization or pagination is set for this agent, which is not among the agents generated",
+            ));
+        }
+    }
+    let mut out = Vec::with_capacity(records.len());
+    for record in records {
+        let Some(c) = capabilities.get(&record.name) else {
+            out.push(std::borrow::Cow::Borrowed(*record));
+            continue;
+        };
+        let mut owned = (*record).clone();
+        if let Some(inputs) = &c.localization
+            && let Err(e) = owned.set_localization(inputs)
+        {
+            found.push(Diagnostic::new(&record.name, "localized", &e));
+        }
+        if let Some(page) = &c.pagination
+            && let Err(e) = owned.set_pagination(page.as_deref())
+        {
+            found.push(Diagnostic::new(&record.name, "paginated", &e));
+        }
+        out.push(std::borrow::Cow::Owned(owned));
+    }
+    found.finish(out)
 }
 
 /// The generated items of one agent: its resolved model, printed on demand as tokens
@@ -126,7 +214,9 @@ pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Outp
             format!("{rt_text:?} is not a Rust path: {e}"),
         )
     })?;
-    let unit = ir::lower(records, &options.renames)?;
+    let adjusted = with_capabilities(records, &options.capabilities)?;
+    let records: Vec<&AgentRecord> = adjusted.iter().map(|r| &**r).collect();
+    let unit = ir::lower(&records, &options.renames)?;
     let warnings = unit.warnings;
     let agents = unit
         .agents

@@ -252,15 +252,23 @@ fn front_doors_refuse_a_file_holding_another_agent_and_pass_warnings_and_renames
 
     // agent!("keywords") does not silently emit `KwAgent`.
     let err =
-        agents_codegen::expand::expand("keywords", "::agents_runtime", None, &dir).unwrap_err();
+        agents_codegen::expand::expand("keywords", "::agents_runtime", &Default::default(), &dir)
+            .unwrap_err();
     assert!(
         err.contains("keywords.json") && err.contains("holds the record of agent `kw_agent`"),
         "{err}"
     );
     // agent!("foo__bar", rename = "FooBarDouble")
-    let text =
-        agents_codegen::expand::expand("foo__bar", "::agents_runtime", Some("FooBarDouble"), &dir)
-            .unwrap();
+    let text = agents_codegen::expand::expand(
+        "foo__bar",
+        "::agents_runtime",
+        &agents_codegen::expand::MacroOptions {
+            rename: Some("FooBarDouble".into()),
+            ..Default::default()
+        },
+        &dir,
+    )
+    .unwrap();
     assert!(text.contains("pub struct FooBarDouble"), "{text}");
     assert!(text.contains("pub struct FooBarDoubleParams"), "{text}");
 

@@ -10,7 +10,13 @@
 //! agent!("retailer_a_pdp");
 //! agent!("my_custom_agent", runtime = "crate"); // inside a crate that re-exports the runtime
 //! agent!("foo__bar", rename = "FooBarDouble");  // FooBarDouble, FooBarDoubleParams, …
+//! agent!("store_finder", localized = ["postcode"], paginated = "page_no");
+//! agent!("price_check", localized = [], paginated = false); // neither, whatever the record says
 //! ```
+//!
+//! `localized` and `paginated` decide which inputs make the params `Localized` and `Paginated`
+//! when the record's flags (or, for JSON Schema records, the inputs named `zip_code`, `store_id`
+//! and `page`) do not say what you want.
 //!
 //! An agent's type names depend on its name alone. Two agents whose names give the same types
 //! (`foo_bar` and `foo__bar` are both `FooBar`) cannot share a module as they are: rename one.
@@ -22,14 +28,17 @@ use syn::{LitStr, Token};
 struct Input {
     name: LitStr,
     runtime: Option<LitStr>,
-    rename: Option<LitStr>,
+    options: agents_codegen::expand::MacroOptions,
 }
+
+const OPTIONS: &str = "the options are `runtime = \"path\"`, `rename = \"TypeName\"`, \
+                       `localized = [\"input\", …]` and `paginated = \"input\"` or `paginated = false`";
 
 impl Parse for Input {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let name: LitStr = input.parse()?;
         let mut runtime = None;
-        let mut rename = None;
+        let mut options = agents_codegen::expand::MacroOptions::default();
         while input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -37,25 +46,37 @@ impl Parse for Input {
             }
             let key: syn::Ident = input.parse()?;
             input.parse::<Token![=]>()?;
-            let value: LitStr = input.parse()?;
             if key == "runtime" {
-                runtime = Some(value);
+                runtime = Some(input.parse::<LitStr>()?);
             } else if key == "rename" {
-                rename = Some(value);
+                options.rename = Some(input.parse::<LitStr>()?.value());
+            } else if key == "localized" {
+                let list;
+                syn::bracketed!(list in input);
+                let inputs = list.parse_terminated(|i| i.parse::<LitStr>(), Token![,])?;
+                options.localized = Some(inputs.iter().map(LitStr::value).collect());
+            } else if key == "paginated" {
+                options.paginated = Some(match input.parse::<syn::Lit>()? {
+                    syn::Lit::Str(s) => Some(s.value()),
+                    syn::Lit::Bool(b) if !b.value => None,
+                    other => {
+                        return Err(syn::Error::new(
+                            other.span(),
+                            "`paginated` takes the name of the page-number input, or `false`",
+                        ));
+                    }
+                });
             } else {
                 return Err(syn::Error::new(
                     key.span(),
-                    format!(
-                        "unknown option `{key}`; the options are `runtime = \"path\"` and \
-                         `rename = \"TypeName\"`"
-                    ),
+                    format!("unknown option `{key}`; {OPTIONS}"),
                 ));
             }
         }
         Ok(Input {
             name,
             runtime,
-            rename,
+            options,
         })
     }
 }
@@ -78,9 +99,8 @@ pub fn agent(input: TokenStream) -> TokenStream {
     // Rust data instead of a compiler round trip per token, and the result reaches the compiler
     // as one string.
     proc_macro2::fallback::force();
-    let rename = input.rename.as_ref().map(LitStr::value);
     let expanded =
-        agents_codegen::expand::expand(&input.name.value(), &runtime, rename.as_deref(), &manifest);
+        agents_codegen::expand::expand(&input.name.value(), &runtime, &input.options, &manifest);
     proc_macro2::fallback::unforce();
     let error = |message: String| -> TokenStream {
         syn::Error::new(input.name.span(), message)

@@ -413,6 +413,67 @@ impl AgentRecord {
             })
     }
 
+    /// Makes exactly `inputs` the agent's localization inputs, whatever its record says (none:
+    /// the agent is not localized). `Err` names every input the record does not have, with the
+    /// ones it has.
+    pub fn set_localization(&mut self, inputs: &[String]) -> Result<(), String> {
+        self.check_inputs(inputs.iter().map(String::as_str))?;
+        for p in self.input_properties.iter_mut().flatten() {
+            p.is_localization_param = inputs.contains(&p.name);
+        }
+        if let Some(flags) = &mut self.feature_flags {
+            flags.is_localization_supported = !inputs.is_empty();
+        }
+        Ok(())
+    }
+
+    /// Makes `input` the agent's page number, whatever its record says (`None`: the agent does
+    /// not page). `Err` when the record has no such input, or when it does not take a number.
+    pub fn set_pagination(&mut self, input: Option<&str>) -> Result<(), String> {
+        if let Some(name) = input {
+            self.check_inputs([name])?;
+            let ty = self
+                .inputs()
+                .iter()
+                .find(|p| p.name == name)
+                .and_then(|p| p.ty.as_deref());
+            if !matches!(ty, None | Some("number" | "integer")) {
+                return Err(format!(
+                    "input `{name}` takes a {}, and a page number is a number",
+                    ty.unwrap_or("value")
+                ));
+            }
+        }
+        for p in self.input_properties.iter_mut().flatten() {
+            p.is_pagination_param = input == Some(p.name.as_str());
+        }
+        if let Some(flags) = &mut self.feature_flags {
+            flags.is_pagination_supported = input.is_some();
+        }
+        Ok(())
+    }
+
+    fn check_inputs<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Result<(), String> {
+        let missing: Vec<String> = names
+            .into_iter()
+            .filter(|n| !self.inputs().iter().any(|p| p.name == *n))
+            .map(|n| format!("`{n}`"))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let known: Vec<&str> = self.inputs().iter().map(|p| p.name.as_str()).collect();
+        Err(format!(
+            "the record has no input {}; its inputs are: {}",
+            missing.join(", "),
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        ))
+    }
+
     /// The input properties, empty when the record has none.
     pub fn inputs(&self) -> &[InputProperty] {
         self.input_properties.as_deref().unwrap_or_default()

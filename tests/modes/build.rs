@@ -7,7 +7,9 @@ fn main() {
         std::process::exit(1);
     };
     if let Err(e) = agents_codegen::Builder::new()
-        .agents(["retailer_a_pdp", "llm_a", "price_check"])
+        .agents(["retailer_a_pdp", "llm_a", "price_check", "store_finder"])
+        .localized("store_finder", ["postcode"])
+        .paginated("store_finder", Some("page_no"))
         .generate_to(out)
     {
         eprintln!("{e}");

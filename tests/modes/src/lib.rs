@@ -12,6 +12,12 @@ pub mod expanded {
     agents_runtime::agent!("llm_a");
     // A JSON Schema file a user wrote (`schemas/price_check.output.schema.json` of this package).
     agents_runtime::agent!("price_check");
+    // Inputs whose names the generator does not take for localization or paging, said by hand.
+    agents_runtime::agent!(
+        "store_finder",
+        localized = ["postcode"],
+        paginated = "page_no"
+    );
 }
 
 /// The macro again, ten times, in ten modules: the expansion is generated once per process.

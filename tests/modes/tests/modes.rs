@@ -16,7 +16,7 @@ fn macro_and_build_script_produce_identical_source() {
     let root = workspace_root().join("tests/modes");
     for agent in ["retailer_a_pdp", "llm_a"] {
         let macro_src = format(strip_include(
-            expand::expand(agent, "::agents_runtime", None, &root).unwrap(),
+            expand::expand(agent, "::agents_runtime", &Default::default(), &root).unwrap(),
         ))
         .unwrap();
         let built = Builder::new()
@@ -88,7 +88,13 @@ fn a_json_schema_file_gives_the_same_types_in_every_mode() {
     let root = workspace_root().join("tests/modes");
     let dir = root.join("schemas");
     let macro_src = format(strip_include(
-        expand::expand("price_check", "::agents_runtime", None, &root).unwrap(),
+        expand::expand(
+            "price_check",
+            "::agents_runtime",
+            &Default::default(),
+            &root,
+        )
+        .unwrap(),
     ))
     .unwrap();
     let built = Builder::new()
@@ -130,13 +136,85 @@ fn a_json_schema_file_gives_the_same_types_in_every_mode() {
     assert_eq!(<Built as Agent>::NAME, "price_check");
 }
 
+/// Localization and pagination set by hand in every front door: the same code, and params that
+/// are `Localized` and `Paginated` where the inputs' names alone would make neither.
+#[test]
+fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
+    use agents_runtime::{Localized, Paginated};
+    fn localized<A: Localized>() {}
+    fn page_param<A: Paginated>() -> &'static str {
+        A::PAGE_PARAM
+    }
+    localized::<agents_tests_modes::built::StoreFinder>();
+    localized::<agents_tests_modes::expanded::StoreFinder>();
+    assert_eq!(
+        page_param::<agents_tests_modes::built::StoreFinder>(),
+        "page_no"
+    );
+    assert_eq!(
+        page_param::<agents_tests_modes::expanded::StoreFinder>(),
+        "page_no"
+    );
+    let p = agents_tests_modes::built::StoreFinderParams::new("coffee").postcode("10115");
+    assert!(AgentParams::uses_localization(&p));
+
+    let root = workspace_root().join("tests/modes");
+    let options = expand::MacroOptions {
+        localized: Some(vec!["postcode".into()]),
+        paginated: Some(Some("page_no".into())),
+        ..Default::default()
+    };
+    let macro_src = format(strip_include(
+        expand::expand("store_finder", "::agents_runtime", &options, &root).unwrap(),
+    ))
+    .unwrap();
+    let dir = root.join("schemas");
+    let built = Builder::new()
+        .schema_dir(&dir)
+        .agents(["store_finder"])
+        .localized("store_finder", ["postcode"])
+        .paginated("store_finder", Some("page_no"))
+        .cargo_directives(false)
+        .generate()
+        .unwrap();
+    assert_eq!(macro_src, built);
+    let plain = Builder::new()
+        .schema_dir(&dir)
+        .agents(["store_finder"])
+        .cargo_directives(false)
+        .generate()
+        .unwrap();
+    assert!(!plain.contains("Localized for"), "{plain}");
+    assert!(!plain.contains("Paginated for"), "{plain}");
+    assert!(built.contains("Localized for StoreFinder {}"), "{built}");
+
+    // Overrides that name what is not there are reported together, each with what to do.
+    let err = Builder::new()
+        .schema_dir(&dir)
+        .agents(["store_finder"])
+        .localized("store_finder", ["zip", "postcode", "city"])
+        .paginated("store_finder", Some("query"))
+        .paginated("store_fnder", None)
+        .cargo_directives(false)
+        .generate()
+        .unwrap_err()
+        .to_string();
+    for expected in [
+        "agent `store_fnder`: capabilities: localization or pagination is set for this agent, which is not among the agents generated",
+        "agent `store_finder`: localized: the record has no input `zip`, `city`; its inputs are: query, postcode, page_no",
+        "agent `store_finder`: paginated: input `query` takes a string, and a page number is a number",
+    ] {
+        assert!(err.contains(expected), "{expected}\nin\n{err}");
+    }
+}
+
 #[test]
 fn ten_expansions_generate_once() {
     let root = workspace_root().join("tests/modes");
     let file = schemas_dir().join("llm_b.json");
     let before = expand::times_generated(&file);
     for _ in 0..10 {
-        expand::expand("llm_b", "::agents_runtime", None, &root).unwrap();
+        expand::expand("llm_b", "::agents_runtime", &Default::default(), &root).unwrap();
     }
     assert_eq!(expand::times_generated(&file) - before, 1);
 }
@@ -144,7 +222,13 @@ fn ten_expansions_generate_once() {
 #[test]
 fn macro_errors_name_the_agent_and_the_fix() {
     let root = workspace_root().join("tests/modes");
-    let err = expand::expand("retailer_a_pbp", "::agents_runtime", None, &root).unwrap_err();
+    let err = expand::expand(
+        "retailer_a_pbp",
+        "::agents_runtime",
+        &Default::default(),
+        &root,
+    )
+    .unwrap_err();
     assert!(
         err.contains("no cached schema for agent `retailer_a_pbp`"),
         "{err}"
