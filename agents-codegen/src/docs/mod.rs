@@ -109,35 +109,35 @@ pub fn nested(parent: &str, json: &str, schema: &FieldSchema, item: bool) -> Vec
 
 /// The docs of a string enum made for the field `json` of `parent`.
 pub fn nested_enum(parent: &str, json: &str, schema: &FieldSchema) -> Vec<String> {
-    let mut d = described(schema);
-    if !d.is_empty() {
-        d.push(String::new());
-    }
-    d.push(format!(
-        "The values of the field {} of [`{parent}`].",
-        code(json)
-    ));
-    d.push(String::new());
-    d.push(UNLISTED.to_owned());
-    d
+    described_with(
+        schema,
+        format!("The values of the field {} of [`{parent}`].", code(json)),
+        UNLISTED,
+    )
 }
 
 /// The docs of a union's enum made for the field `json` of `parent`.
 pub fn nested_union(parent: &str, json: &str, schema: &FieldSchema) -> Vec<String> {
+    described_with(
+        schema,
+        format!(
+            "The value of the field {} of [`{parent}`]: one of several kinds of value.",
+            code(json)
+        ),
+        "The variant is chosen by the kind of value sent; a value of a kind the schema does not \
+         allow leaves the field empty and is recorded in the record's `mismatches`.",
+    )
+}
+
+/// A schema's description (else title), then `place` and `rule` as paragraphs.
+fn described_with(schema: &FieldSchema, place: String, rule: &str) -> Vec<String> {
     let mut d = described(schema);
     if !d.is_empty() {
         d.push(String::new());
     }
-    d.push(format!(
-        "The value of the field {} of [`{parent}`]: one of several kinds of value.",
-        code(json)
-    ));
+    d.push(place);
     d.push(String::new());
-    d.push(
-        "The variant is chosen by the kind of value sent; a value of a kind the schema does \
-         not allow leaves the field empty and is recorded in the record's `mismatches`."
-            .to_owned(),
-    );
+    d.push(rule.to_owned());
     d
 }
 

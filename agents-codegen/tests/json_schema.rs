@@ -1,0 +1,401 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! JSON Schema documents the generator reads as an agent's output, through `generate`:
+//! a root that declares no properties of its own (its `$ref`, `allOf` or union of objects);
+//! unions of kinds of value (an enum with a variant per kind, branches of one kind merged);
+//! hostile documents (reference cycles, references to nowhere, 10,000 properties, nesting 500
+//! deep), each giving code that parses (the printer parses what it prints) or a diagnostic,
+//! quickly and without a panic, every problem naming its JSON pointer. The names and depths that
+//! must also compile are in `tests/generated` (built under `deny(warnings)`).
+
+use agents_codegen::{Options, generate};
+use agents_schema::AgentRecord;
+use serde_json::{Map, Value, json};
+
+/// The source and warnings generated for agent `name` whose output document is `output`.
+fn generated(name: &str, output: Value) -> (String, Vec<String>) {
+    let record = AgentRecord::from_value(&json!({
+        "name": name,
+        "input_schema": {"type": "object", "properties": {}},
+        "output_schema": output,
+    }))
+    .unwrap();
+    let out = generate(&[record], &Options::default()).unwrap();
+    let warnings = out.warnings.iter().map(ToString::to_string).collect();
+    (out.to_source().unwrap(), warnings)
+}
+
+/// The source generated for agent `u` whose output is an object with `properties`.
+fn source(properties: Value) -> String {
+    generated("u", json!({"type": "object", "properties": properties})).0
+}
+
+// ---- roots ----
+
+/// The lines of `source` declaring the schema's fields of struct `name` (`json!` sorts keys, so
+/// in name order).
+fn fields_of(source: &str, name: &str) -> Vec<String> {
+    let start = source
+        .find(&format!("pub struct {name} {{"))
+        .unwrap_or_else(|| panic!("no struct {name} in:\n{source}"));
+    source[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('}'))
+        .filter(|l| l.trim_start().starts_with("pub "))
+        .filter(|l| !l.contains("pub unknown_fields:") && !l.contains("pub mismatches:"))
+        .map(|l| l.trim().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_root_reference_is_the_record_and_references_back_box_it() {
+    let (source, warnings) = generated(
+        "doc",
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$ref": "#/definitions/pipeline",
+            "definitions": {
+                "pipeline": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "child": {"$ref": "#/definitions/pipeline"},
+                    },
+                },
+            },
+        }),
+    );
+    assert_eq!(
+        fields_of(&source, "Doc"),
+        ["pub child: Option<Box<Doc>>,", "pub name: Option<String>,",]
+    );
+    assert!(!source.contains("pub struct DocPipeline"), "{source}");
+    assert!(warnings.is_empty(), "{warnings:#?}");
+}
+
+#[test]
+fn a_root_all_of_is_merged_and_required_alternatives_do_not_make_a_union() {
+    let (source, warnings) = generated(
+        "doc",
+        json!({
+            "allOf": [{
+                "type": "object",
+                "required": ["version"],
+                "properties": {
+                    "version": {"type": "string"},
+                    "tasks": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "includes": {"type": "array", "items": {"type": "string"}},
+                },
+                "anyOf": [{"required": ["includes"]}, {"required": ["tasks"]}],
+            }],
+        }),
+    );
+    assert_eq!(
+        fields_of(&source, "Doc"),
+        [
+            "pub includes: Option<Vec<String>>,",
+            "pub tasks: Option<::std::collections::BTreeMap<String, String>>,",
+            "pub version: Option<String>,",
+        ]
+    );
+    assert!(warnings.is_empty(), "{warnings:#?}");
+}
+
+#[test]
+fn a_root_union_of_objects_holds_every_branchs_fields() {
+    let (source, warnings) = generated(
+        "doc",
+        json!({
+            "$defs": {
+                "app": {
+                    "type": "object",
+                    "required": ["type", "name"],
+                    "properties": {
+                        "type": {"enum": ["app"]},
+                        "name": {"type": "string"},
+                        "size": {"type": "integer"},
+                    },
+                },
+                "base": {
+                    "type": "object",
+                    "required": ["type"],
+                    "properties": {
+                        "type": {"enum": ["base", "kernel"]},
+                        "size": {"type": "string"},
+                        "base": {"type": "boolean"},
+                    },
+                },
+            },
+            "oneOf": [{"$ref": "#/$defs/app"}, {"$ref": "#/$defs/base"}, {"type": "string"}],
+        }),
+    );
+    assert_eq!(
+        fields_of(&source, "Doc"),
+        [
+            "pub name: Option<String>,",
+            "pub size: Option<::agents_runtime::Value>,",
+            "pub r#type: Option<DocType>,",
+            "pub base: Option<bool>,",
+        ]
+    );
+    // Every branch's values, and `type` is required because every branch requires it.
+    for variant in ["App = \"app\"", "Base = \"base\"", "Kernel = \"kernel\""] {
+        assert!(source.contains(variant), "{variant} in {source}");
+    }
+    let required = source.find("#[json(required = true)]").unwrap();
+    assert!(
+        source[required..]
+            .trim_start_matches("#[json(required = true)]")
+            .trim_start()
+            .starts_with("pub r#type"),
+        "{source}"
+    );
+    assert_eq!(
+        source.matches("#[json(required = true)]").count(),
+        1,
+        "{source}"
+    );
+    assert!(warnings.is_empty(), "{warnings:#?}");
+}
+
+#[test]
+fn a_root_that_is_no_object_is_a_warning_naming_where() {
+    let (source, warnings) = generated(
+        "doc",
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "array",
+            "items": {"type": "string"},
+        }),
+    );
+    assert!(fields_of(&source, "Doc").is_empty());
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].contains("output_schema")
+            && warnings[0].contains("describes no object with properties"),
+        "{warnings:#?}"
+    );
+    let (_, warnings) = generated("doc", json!({"$ref": "#/$defs/missing"}));
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].contains("output_schema#/$ref") && warnings[0].contains("points nowhere"),
+        "{warnings:#?}"
+    );
+}
+
+// ---- hostile documents ----
+
+#[test]
+fn reference_cycles_end_in_raw_json_with_a_warning() {
+    let (source, warnings) = generated(
+        "hostile",
+        json!({
+            "type": "object",
+            "properties": {
+                "ping": {"$ref": "#/$defs/ping"},
+                "merged": {"$ref": "#/$defs/merged"},
+                "me": {"$ref": "#"},
+            },
+            "$defs": {
+                "ping": {"$ref": "#/$defs/pong"},
+                "pong": {"$ref": "#/$defs/ping"},
+                "merged": {"allOf": [{"$ref": "#/$defs/merged"}]},
+            },
+        }),
+    );
+    assert!(
+        source.contains("pub ping: Option<::agents_runtime::Value>"),
+        "{source}"
+    );
+    assert!(
+        source.contains("pub merged: Option<::agents_runtime::Value>"),
+        "{source}"
+    );
+    // A reference to the whole document is the record itself.
+    assert!(source.contains("pub me: Option<Box<Hostile>>"), "{source}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("output_schema#/$defs/pong/$ref") && w.contains("recursion")),
+        "{warnings:#?}"
+    );
+}
+
+#[test]
+fn a_root_that_refers_to_itself_or_fans_out_into_a_cycle_ends() {
+    let (source, _) = generated("hostile", json!({"$ref": "#"}));
+    assert!(source.contains("pub struct Hostile"), "{source}");
+    // Ten branches that each lead back to the union: walked once, not 10^16 times.
+    let branches: Vec<Value> = (0..10).map(|_| json!({"$ref": "#/$defs/u"})).collect();
+    let (source, _) = generated(
+        "hostile",
+        json!({
+            "$ref": "#/$defs/u",
+            "$defs": {"u": {"oneOf": branches}},
+        }),
+    );
+    assert!(source.contains("pub struct Hostile"), "{source}");
+    let mut branches: Vec<Value> = (0..10).map(|_| json!({"$ref": "#/$defs/u"})).collect();
+    branches.push(json!({"type": "object", "properties": {"leaf": {"type": "string"}}}));
+    let (source, _) = generated(
+        "hostile",
+        json!({
+            "$ref": "#/$defs/u",
+            "$defs": {"u": {"anyOf": branches}},
+        }),
+    );
+    assert!(source.contains("pub leaf: Option<String>"), "{source}");
+}
+
+#[test]
+fn references_to_nowhere_are_raw_json_with_their_pointer() {
+    let (source, warnings) = generated(
+        "hostile",
+        json!({
+            "type": "object",
+            "properties": {
+                "missing": {"$ref": "#/$defs/missing"},
+                "remote": {"$ref": "https://example.com/other.json#/x"},
+                "bad_pointer": {"$ref": "#/properties/nothing/items"},
+            },
+        }),
+    );
+    for field in ["missing", "remote", "bad_pointer"] {
+        assert!(
+            source.contains(&format!("pub {field}: Option<::agents_runtime::Value>")),
+            "{field}: {source}"
+        );
+        assert!(
+            warnings.iter().any(
+                |w| w.contains(&format!("output_schema#/properties/{field}/$ref"))
+                    && w.contains("points nowhere")
+            ),
+            "{field}: {warnings:#?}"
+        );
+    }
+}
+
+#[test]
+fn ten_thousand_properties_give_ten_thousand_fields() {
+    let properties: Map<String, Value> = (0..10_000)
+        .map(|i| {
+            let ty = ["string", "number", "boolean", "integer"][i % 4];
+            (format!("field_{i}"), json!({"type": ty}))
+        })
+        .collect();
+    let (source, warnings) = generated(
+        "hostile",
+        json!({"type": "object", "properties": properties}),
+    );
+    assert_eq!(source.matches("pub field_").count(), 10_000);
+    assert!(warnings.is_empty(), "{warnings:#?}");
+}
+
+#[test]
+fn nesting_five_hundred_deep_is_typed_to_thirty_two_levels_then_raw() {
+    let mut schema = json!({"type": "string"});
+    for _ in 0..500 {
+        schema = json!({"type": "object", "properties": {"inner": schema}});
+    }
+    // On a thread with the stack a build script's main thread has (rustc runs proc macros on a
+    // thread with a larger one).
+    let (source, warnings) = std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(move || generated("hostile", schema))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(
+        source.matches("pub struct Hostile").count(),
+        33,
+        "the record and 32 levels"
+    );
+    assert_eq!(
+        source
+            .matches("pub inner: Option<::agents_runtime::Value>")
+            .count(),
+        1
+    );
+    let deepest = "output_schema#".to_owned() + &"/properties/inner".repeat(32);
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].contains(&format!("{deepest}: objects nested more than 32 deep")),
+        "{warnings:#?}"
+    );
+}
+
+// ---- unions ----
+
+/// The variant lines of enum `name` in `source`.
+fn variants(source: &str, name: &str) -> Vec<String> {
+    let start = source
+        .find(&format!("pub enum {name} {{"))
+        .unwrap_or_else(|| panic!("no enum {name} in:\n{source}"));
+    source[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.trim() != "}")
+        .filter(|l| !l.trim_start().starts_with("///"))
+        .map(|l| l.trim().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_union_of_kinds_is_an_enum_named_after_its_field() {
+    let src = source(json!({
+        "on": {"oneOf": [
+            {"type": "string", "enum": ["push", "pull"]},
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "null"},
+        ]},
+        "size": {"anyOf": [{"type": "integer"}, {"type": "boolean"}]},
+    }));
+    // The string variant's listed values took the field's name.
+    assert!(src.contains("pub on: Option<UOnUnion>,"), "{src}");
+    assert_eq!(
+        variants(&src, "UOnUnion"),
+        ["String(UOn),", "List(Vec<String>),"]
+    );
+    assert_eq!(variants(&src, "USize"), ["Integer(i64),", "Boolean(bool),"]);
+    assert!(src.contains("::agents_runtime::union_enum! {"), "{src}");
+    assert!(src.contains("/// When the value is a list."), "{src}");
+}
+
+#[test]
+fn an_object_variant_keeps_the_fields_name_and_the_union_is_named_union() {
+    let src = source(json!({
+        "runs-on": {"oneOf": [
+            {"type": "string"},
+            {"type": "object", "properties": {"group": {"type": "string"}}},
+            {"type": "object", "properties": {"labels": {"type": "array", "items": {"type": "string"}}}},
+        ]},
+    }));
+    assert!(src.contains("pub runs_on: Option<URunsOnUnion>,"), "{src}");
+    assert_eq!(
+        variants(&src, "URunsOnUnion"),
+        ["String(String),", "Object(URunsOn),"]
+    );
+    assert!(src.contains("pub group: Option<String>,"), "{src}");
+    assert!(src.contains("pub labels: Option<Vec<String>>,"), "{src}");
+}
+
+#[test]
+fn one_kind_after_merging_is_no_enum_and_an_untyped_branch_keeps_raw_json() {
+    let src = source(json!({
+        "count": {"anyOf": [{"type": "integer"}, {"type": "number"}]},
+        "name": {"oneOf": [{"type": "string"}, {"enum": ["a", "b"]}]},
+        "free": {"oneOf": [{"type": "string"}, {"description": "anything"}]},
+    }));
+    assert!(src.contains("pub count: Option<f64>,"), "{src}");
+    assert!(src.contains("pub name: Option<String>,"), "{src}");
+    assert!(
+        src.contains("pub free: Option<::agents_runtime::Value>,"),
+        "{src}"
+    );
+    assert!(
+        src.contains("the kind of value of branch 1 cannot be told"),
+        "{src}"
+    );
+    assert!(!src.contains("union_enum!"), "{src}");
+}
