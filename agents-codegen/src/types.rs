@@ -410,7 +410,8 @@ pub fn union_object(schema: &FieldSchema, doc: &FieldSchema) -> Option<FieldSche
                 props.insert(name.clone(), field.clone());
                 continue;
             };
-            if kept == field {
+            // The same schema, or the same definition described differently in each branch.
+            if kept == field || (kept.reference.is_some() && kept.reference == field.reference) {
                 continue;
             }
             let same_kind = kind(kept, doc).is_some() && kind(kept, doc) == kind(field, doc);
