@@ -1,5 +1,5 @@
-//! Emission on a thread: the runtime paths and parsed templates (kept per thread between calls),
-//! and printing an agent's pieces as tokens (the macro) or as prettyplease source.
+//! Emission: the runtime paths and parsed templates, and printing an agent's pieces as tokens
+//! (the macro) or as prettyplease source.
 
 use proc_macro2::TokenStream;
 
@@ -9,59 +9,27 @@ use crate::emit;
 use crate::format::{Printer, generator_bug};
 use crate::ir::AgentIr;
 
-/// The runtime paths and the parsed templates of one thread's emission (`syn` trees are not
-/// `Send`, so each thread that emits has its own).
+/// The runtime paths and the parsed templates of one emission (of one agent or of several).
 pub(crate) struct Emitter {
     rt_text: String,
     paths: emit::Paths,
     templates: emit::Templates,
 }
 
-thread_local! {
-    /// The emitter this thread used last, kept for its next emission with the same runtime path:
-    /// `agent!` emits one agent per call, and the templates need not be parsed again for each
-    /// call. Its tokens are proc-macro2's own (`agent!` forces the fallback around every
-    /// expansion, and outside a proc macro there is nothing else), so a kept emitter never meets
-    /// compiler tokens.
-    static KEPT: std::cell::RefCell<Option<Emitter>> = const { std::cell::RefCell::new(None) };
-}
-
 impl Emitter {
-    fn new(rt_text: &str) -> syn::Result<Self> {
-        let rt: syn::Path = syn::parse_str(rt_text)?;
-        let paths = emit::Paths::new(quote::quote!(#rt), rt_text);
-        let templates = emit::Templates::new(&paths)?;
-        Ok(Emitter {
-            rt_text: rt_text.to_owned(),
-            paths,
-            templates,
-        })
-    }
-
-    /// Runs `f` with this thread's kept emitter if it was made for runtime path `rt`, else with
-    /// a new one (a failure names `agent`); keeps the emitter afterwards.
-    pub(crate) fn with<R>(
-        rt: &str,
-        agent: &str,
-        f: impl FnOnce(&mut Emitter) -> Result<R, Diagnostics>,
-    ) -> Result<R, Diagnostics> {
-        let kept = KEPT
-            .try_with(|k| k.try_borrow_mut().ok().and_then(|mut k| k.take()))
-            .ok()
-            .flatten()
-            .filter(|e| e.rt_text == rt);
-        let mut emitter = match kept {
-            Some(e) => e,
-            None => Emitter::new(rt).map_err(|e| generator_bug(Some(agent), &e))?,
+    /// An emitter for runtime path `rt`; a failure names `agent`.
+    pub(crate) fn new(rt: &str, agent: &str) -> Result<Self, Diagnostics> {
+        let make = || -> syn::Result<Emitter> {
+            let path: syn::Path = syn::parse_str(rt)?;
+            let paths = emit::Paths::new(quote::quote!(#path), rt);
+            let templates = emit::Templates::new(&paths)?;
+            Ok(Emitter {
+                rt_text: rt.to_owned(),
+                paths,
+                templates,
+            })
         };
-        let result = f(&mut emitter);
-        // A thread being torn down or a nested call keeps nothing; the emitter is dropped.
-        let _ = KEPT.try_with(|k| {
-            if let Ok(mut k) = k.try_borrow_mut() {
-                *k = Some(emitter);
-            }
-        });
-        result
+        make().map_err(|e| generator_bug(Some(agent), &e))
     }
 
     /// Emits `a`, handing each piece to `sink`.

@@ -243,15 +243,13 @@ impl AgentOutput {
     /// The items as tokens (what `agent!` expands to).
     pub fn tokens(&self) -> Result<TokenStream, Diagnostics> {
         let mut tokens = TokenStream::new();
-        Emitter::with(&self.runtime_path, &self.name, |e| {
-            e.tokens(&self.ir, &mut tokens)
-        })?;
+        Emitter::new(&self.runtime_path, &self.name)?.tokens(&self.ir, &mut tokens)?;
         Ok(tokens)
     }
 
     /// The items as formatted source (prettyplease).
     pub fn to_source(&self) -> Result<String, Diagnostics> {
-        Emitter::with(&self.runtime_path, &self.name, |e| e.source(&self.ir))
+        Emitter::new(&self.runtime_path, &self.name)?.source(&self.ir)
     }
 }
 
@@ -262,11 +260,10 @@ impl Output {
             return Ok(TokenStream::new());
         };
         let mut tokens = TokenStream::new();
-        Emitter::with(&first.runtime_path, &first.name, |emitter| {
-            self.agents
-                .iter()
-                .try_for_each(|a| emitter.tokens(&a.ir, &mut tokens))
-        })?;
+        let mut emitter = Emitter::new(&first.runtime_path, &first.name)?;
+        for a in &self.agents {
+            emitter.tokens(&a.ir, &mut tokens)?;
+        }
         Ok(tokens)
     }
 
@@ -275,67 +272,13 @@ impl Output {
         Ok(self.sources()?.concat())
     }
 
-    /// Each agent's formatted source, in agent order, printed on up to `available_parallelism`
-    /// threads ([`Output::sources_on`]).
+    /// Each agent's formatted source, in agent order.
     pub fn sources(&self) -> Result<Vec<String>, Diagnostics> {
-        self.sources_on(std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
-    }
-
-    /// Each agent's formatted source, in agent order, printed on at most `threads` threads
-    /// (0 and 1 both mean the calling thread only), balanced by field count; each thread parses
-    /// its own templates. A single agent always stays on the calling thread.
-    pub fn sources_on(&self, threads: usize) -> Result<Vec<String>, Diagnostics> {
-        let threads = threads.min(self.agents.len());
         let Some(first) = self.agents.first() else {
             return Ok(Vec::new());
         };
-        if threads <= 1 {
-            return Emitter::with(&first.runtime_path, &first.name, |emitter| {
-                self.agents.iter().map(|a| emitter.source(&a.ir)).collect()
-            });
-        }
-        // Largest first onto the least loaded thread.
-        let mut order: Vec<usize> = (0..self.agents.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(self.agents[i].fields));
-        let mut shares: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); threads];
-        for i in order {
-            if let Some(share) = shares.iter_mut().min_by_key(|s| s.0) {
-                share.0 += self.agents[i].fields + 1;
-                share.1.push(i);
-            }
-        }
-        let results = std::thread::scope(|scope| {
-            let handles: Vec<_> = shares
-                .into_iter()
-                .map(|(_, share)| {
-                    scope.spawn(move || -> Result<Vec<(usize, String)>, Diagnostics> {
-                        Emitter::with(&first.runtime_path, &first.name, |emitter| {
-                            share
-                                .into_iter()
-                                .map(|i| Ok((i, emitter.source(&self.agents[i].ir)?)))
-                                .collect()
-                        })
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
-        });
-        let mut sources = vec![String::new(); self.agents.len()];
-        let mut found = Collector::default();
-        for result in results {
-            match result {
-                Ok(done) => {
-                    for (i, source) in found.take(done).into_iter().flatten() {
-                        sources[i] = source;
-                    }
-                }
-                Err(_) => found.push(Diagnostic::at(
-                    "$",
-                    "a code generation thread panicked (a generator bug)",
-                )),
-            }
-        }
-        found.finish(sources)
+        let mut emitter = Emitter::new(&first.runtime_path, &first.name)?;
+        self.agents.iter().map(|a| emitter.source(&a.ir)).collect()
     }
 
     /// Total generated types.

@@ -67,39 +67,3 @@ fn the_runtime_path_is_configurable() {
     assert!(source.contains("#[serde(crate = \"crate::rt::__private::serde\")]"));
     assert!(!source.contains("agents_runtime"));
 }
-
-#[test]
-fn a_thread_reusing_its_emitter_emits_what_a_fresh_thread_does() {
-    // Each thread keeps its last emitter (templates embed the runtime path); alternating runtime
-    // paths and agents on one thread must give what a new thread gives for each.
-    let loaded = load_dir(&schemas_dir()).unwrap();
-    let fresh = |rt: &'static str, i: usize| {
-        let record = loaded[i].record.clone();
-        std::thread::spawn(move || {
-            let options = Options {
-                runtime_path: rt.to_owned(),
-                ..Options::default()
-            };
-            generate(&[record], &options).unwrap().to_source().unwrap()
-        })
-        .join()
-        .unwrap()
-    };
-    for (i, rt) in [
-        (0, "crate"),
-        (1, "crate"),
-        (0, "::agents_runtime"),
-        (2, "crate"),
-    ] {
-        let options = Options {
-            runtime_path: rt.to_owned(),
-            ..Options::default()
-        };
-        let here = generate(&[loaded[i].record.clone()], &options)
-            .unwrap()
-            .to_source()
-            .unwrap();
-        assert!(here.contains(&format!("{rt}::")), "{rt}");
-        assert_eq!(here, fresh(rt, i), "agent {i} with runtime {rt}");
-    }
-}

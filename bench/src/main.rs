@@ -97,20 +97,7 @@ fn bench_codegen(rows: &mut Vec<Row>) {
         "codegen",
         format!("all {} catalog agents", records.len()),
         ms(t_all),
-        "target ≤ 20 ms; agents printed on the machine's threads",
-    ));
-    let t_serial = median(2, 9, || {
-        let out = match generate(&records, &Options::default()) {
-            Ok(out) => out,
-            Err(e) => panic!("{e}"),
-        };
-        black_box(out.sources_on(1).map(|s| s.len()).unwrap_or_default());
-    });
-    rows.push(row(
-        "codegen",
-        format!("all {} catalog agents, one thread", records.len()),
-        ms(t_serial),
-        "`Output::sources_on(1)`, for comparison",
+        "target ≤ 20 ms; one thread, one set of templates",
     ));
 }
 

@@ -1,6 +1,6 @@
 //! Syntax-tree templates: the repeated parts of generated items (doc lines, fields,
-//! record skeletons), parsed once per thread and runtime path and cloned with their names, docs
-//! and types set.
+//! record skeletons), parsed once per emission (an agent, or the agents generated together) and
+//! cloned with their names, docs and types set.
 //!
 //! Generated files are mostly repetition: one field per schema property with its docs, one
 //! setter per optional input. Quoting those into tokens and parsing them back for prettyplease
