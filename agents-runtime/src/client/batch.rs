@@ -91,6 +91,16 @@ pub struct BatchProgress {
     pub done: bool,
 }
 
+impl std::fmt::Display for BatchProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/{} done, {} failed",
+            self.completed, self.total, self.failed
+        )
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct ProgressRecord {
     #[serde(default)]
@@ -499,27 +509,33 @@ impl<R: TaskOutput> BatchHandle<R> {
         Ok(p)
     }
 
-    /// Progress as it changes, polled with growing intervals, ending when every batch has
-    /// completed (or after an error).
+    /// Progress as it changes, polled by the one poller the waits use (the handle's
+    /// [`WaitOptions`]: growing intervals, transient failures polled through), ending with the
+    /// report in which every batch has completed, or with an error: a failure that is not
+    /// transient, or the wait's time-out.
     pub fn progress_stream(&self) -> BoxStream<'static, Result<BatchProgress, Error>> {
         let this = self.clone();
-        stream::unfold(
-            (this, Some(self.wait.initial_interval), false),
-            |(this, interval, first)| async move {
-                let interval = interval?;
-                if first {
-                    tokio::time::sleep(interval).await;
-                }
-                match this.progress().await {
-                    Ok(p) => {
-                        let next = (!p.done)
-                            .then(|| (interval + interval / 2).min(this.wait.max_interval));
-                        Some((Ok(p), (this, next, true)))
-                    }
-                    Err(e) => Some((Err(e), (this, None, true))),
+        waiter::polls(
+            waiter::Tokio,
+            format!("batch progress of {}", self.ids.join(", ")),
+            self.wait,
+            move || {
+                let this = this.clone();
+                async move {
+                    let p = this.progress().await?;
+                    Ok(if p.done {
+                        Poll::Done(p)
+                    } else {
+                        Poll::Pending(p)
+                    })
                 }
             },
         )
+        .map(|step| {
+            step.map(|p| match p {
+                Poll::Done(p) | Poll::Pending(p) => p,
+            })
+        })
         .boxed()
     }
 

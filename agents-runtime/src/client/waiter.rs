@@ -1,8 +1,11 @@
 //! Waiters: poll a resource with growing intervals until it reaches an end state or a maximum
-//! wait passes (like aws-sdk-rust's waiters). Tasks and generations both wait through here.
+//! wait passes (like aws-sdk-rust's waiters). One poller ([`polls`]) yields each poll's outcome;
+//! every wait consumes it to its end, and a batch's progress stream hands it out.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
+
+use futures::StreamExt as _;
 
 /// How a waiter polls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,13 +48,14 @@ impl WaitOptions {
     }
 }
 
-/// One poll's outcome.
+/// One poll's outcome: `P` is what a poll of an unfinished resource saw (its state in words, or
+/// a typed progress report).
 #[derive(Debug)]
-pub(crate) enum Poll<T> {
+pub(crate) enum Poll<T, P = String> {
     /// Finished (successfully or not, as `T` says).
     Done(T),
-    /// Not finished; the state seen.
-    Pending(String),
+    /// Not finished; what was seen.
+    Pending(P),
 }
 
 /// What a waiter needs of the error its polls fail with: whether a failure is worth polling
@@ -72,7 +76,17 @@ pub(crate) trait Timer {
     fn sleep(&self, d: Duration) -> impl Future<Output = ()> + Send;
 }
 
+impl<T: Timer> Timer for &T {
+    fn now(&self) -> Instant {
+        (**self).now()
+    }
+    fn sleep(&self, d: Duration) -> impl Future<Output = ()> + Send {
+        (**self).sleep(d)
+    }
+}
+
 /// tokio's clock.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Tokio;
 
 impl Timer for Tokio {
@@ -95,38 +109,123 @@ where
     wait_on(&Tokio, what, options, poll).await
 }
 
-/// [`wait`] on the clock of `timer`.
-pub(crate) async fn wait_on<T, E, F, Fut>(
-    timer: &impl Timer,
+/// [`wait`] on the clock of `timer`: the last item of [`polls`].
+pub(crate) async fn wait_on<T, P, E, F, Fut>(
+    timer: impl Timer,
     what: String,
     options: WaitOptions,
-    mut poll: F,
+    poll: F,
 ) -> Result<T, E>
 where
+    P: std::fmt::Display,
     E: WaitError,
     F: FnMut() -> Fut,
-    Fut: Future<Output = Result<Poll<T>, E>>,
+    Fut: Future<Output = Result<Poll<T, P>, E>>,
 {
-    let start = timer.now();
-    let mut interval = options.initial_interval;
-    loop {
-        let state = match poll().await {
+    let mut polls = std::pin::pin!(polls(timer, what, options, poll));
+    while let Some(step) = polls.next().await {
+        match step {
             Ok(Poll::Done(t)) => return Ok(t),
-            Ok(Poll::Pending(state)) => state,
-            Err(e) if e.transient() => {
-                tracing::warn!(%what, error = %e, "poll failed; polling again");
-                format!("unknown ({e})")
-            }
+            Ok(Poll::Pending(_)) => {}
             Err(e) => return Err(e),
-        };
-        let waited = timer.now().saturating_duration_since(start);
-        if waited >= options.max_wait {
-            return Err(E::timed_out(what, waited, state));
         }
-        tracing::debug!(%what, %state, ?interval, "not finished; polling again");
-        timer.sleep(interval.min(options.max_wait - waited)).await;
-        interval = (interval + interval / 2).min(options.max_interval);
     }
+    ended_without_an_answer()
+}
+
+/// The one poller: polls `poll` on the clock of `timer`, the first poll at once and the next
+/// after intervals growing by half from `options.initial_interval` to `options.max_interval`,
+/// and yields each outcome: every `Pending`, then the `Done` that ends the stream. A transient
+/// failure is logged and polled through (it yields nothing); a fatal one is yielded and ends
+/// the stream; once `options.max_wait` has passed without `Done`, the stream ends with
+/// `E::timed_out` naming `what` and the last state seen, never having slept past it.
+pub(crate) fn polls<T, P, E, F, Fut>(
+    timer: impl Timer,
+    what: String,
+    options: WaitOptions,
+    poll: F,
+) -> impl futures::Stream<Item = Result<Poll<T, P>, E>>
+where
+    P: std::fmt::Display,
+    E: WaitError,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<Poll<T, P>, E>>,
+{
+    struct State<Tm, F> {
+        timer: Tm,
+        what: String,
+        poll: F,
+        start: Instant,
+        interval: std::time::Duration,
+        first: bool,
+        ended: bool,
+    }
+    let start = timer.now();
+    let state = State {
+        timer,
+        what,
+        poll,
+        start,
+        interval: options.initial_interval,
+        first: true,
+        ended: false,
+    };
+    futures::stream::unfold(state, move |mut s| async move {
+        if s.ended {
+            return None;
+        }
+        loop {
+            if !s.first {
+                let waited = s.timer.now().saturating_duration_since(s.start);
+                s.timer
+                    .sleep(s.interval.min(options.max_wait.saturating_sub(waited)))
+                    .await;
+                s.interval = (s.interval + s.interval / 2).min(options.max_interval);
+            }
+            s.first = false;
+            let state = match (s.poll)().await {
+                Ok(Poll::Done(t)) => {
+                    s.ended = true;
+                    return Some((Ok(Poll::Done(t)), s));
+                }
+                Ok(Poll::Pending(p)) => Ok(p),
+                Err(e) if e.transient() => {
+                    tracing::warn!(what = %s.what, error = %e, "poll failed; polling again");
+                    Err(format!("unknown ({e})"))
+                }
+                Err(e) => {
+                    s.ended = true;
+                    return Some((Err(e), s));
+                }
+            };
+            let waited = s.timer.now().saturating_duration_since(s.start);
+            if waited >= options.max_wait {
+                s.ended = true;
+                let last = match &state {
+                    Ok(p) => p.to_string(),
+                    Err(text) => text.clone(),
+                };
+                return Some((Err(E::timed_out(s.what.clone(), waited, last)), s));
+            }
+            match state {
+                Ok(p) => {
+                    tracing::debug!(what = %s.what, state = %p, interval = ?s.interval, "not finished; polling again");
+                    return Some((Ok(Poll::Pending(p)), s));
+                }
+                Err(_) => continue,
+            }
+        }
+    })
+}
+
+/// What `wait_on` returns if [`polls`] ended without a `Done`, a fatal error or the time-out,
+/// which it never does: an error rather than a panic.
+fn ended_without_an_answer<T, E: WaitError>() -> Result<T, E> {
+    Err(E::timed_out(
+        "a poll stream that ended early".to_owned(),
+        Duration::ZERO,
+        "unknown".to_owned(),
+    ))
 }
 
 #[cfg(test)]
@@ -262,5 +361,60 @@ mod tests {
         );
         let slept: Duration = timer.sleeps.borrow().iter().sum();
         assert_eq!(slept, Duration::from_secs(10));
+    }
+
+    #[test]
+    fn the_poll_stream_yields_each_report_skips_transient_failures_and_ends_with_done() {
+        let timer = FakeTimer::new();
+        let mut answers: Vec<Result<Poll<u8, u8>, TestError>> = vec![
+            Ok(Poll::Pending(1)),
+            Err(TestError::Transient),
+            Ok(Poll::Pending(2)),
+            Ok(Poll::Done(3)),
+            Ok(Poll::Pending(9)),
+        ];
+        answers.reverse();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a current-thread runtime");
+        let seen: Vec<Result<(bool, u8), TestError>> = runtime.block_on(
+            polls(&timer, "x".into(), OPTIONS, || {
+                std::future::ready(answers.pop().unwrap_or(Ok(Poll::Pending(0))))
+            })
+            .map(|step| {
+                step.map(|p| match p {
+                    Poll::Done(v) => (true, v),
+                    Poll::Pending(v) => (false, v),
+                })
+            })
+            .collect(),
+        );
+        assert_eq!(seen, [Ok((false, 1)), Ok((false, 2)), Ok((true, 3))]);
+        // Four polls, three sleeps on the growing intervals; nothing after `Done`.
+        let secs: Vec<f64> = timer
+            .sleeps
+            .borrow()
+            .iter()
+            .map(Duration::as_secs_f64)
+            .collect();
+        assert_eq!(secs, [1.0, 1.5, 2.25]);
+        assert_eq!(answers.len(), 1);
+
+        // Without an end, the stream stops at the maximum wait with the last report.
+        let timer = FakeTimer::new();
+        let seen: Vec<Result<Poll<u8, u8>, TestError>> = runtime.block_on(
+            polls(&timer, "x".into(), OPTIONS, || {
+                std::future::ready(Ok(Poll::Pending(4)))
+            })
+            .collect(),
+        );
+        assert!(matches!(
+            seen.last(),
+            Some(Err(TestError::TimedOut { last, .. })) if last == "4"
+        ));
+        assert_eq!(
+            timer.sleeps.borrow().iter().sum::<Duration>(),
+            Duration::from_secs(10)
+        );
     }
 }
