@@ -251,6 +251,17 @@ mod tests {
         }
     }
 
+    impl FakeTimer {
+        /// Each sleep so far, in seconds.
+        fn slept_secs(&self) -> Vec<f64> {
+            self.sleeps
+                .borrow()
+                .iter()
+                .map(Duration::as_secs_f64)
+                .collect()
+        }
+    }
+
     impl Timer for FakeTimer {
         fn now(&self) -> Instant {
             self.start + self.elapsed.get()
@@ -328,12 +339,7 @@ mod tests {
         );
         assert_eq!(result, Ok(7));
         assert_eq!(polls, 5);
-        let secs: Vec<f64> = timer
-            .sleeps
-            .borrow()
-            .iter()
-            .map(Duration::as_secs_f64)
-            .collect();
+        let secs = timer.slept_secs();
         assert_eq!(secs, [1.0, 1.5, 2.25, 3.0]);
     }
 
@@ -391,12 +397,7 @@ mod tests {
         );
         assert_eq!(seen, [Ok((false, 1)), Ok((false, 2)), Ok((true, 3))]);
         // Four polls, three sleeps on the growing intervals; nothing after `Done`.
-        let secs: Vec<f64> = timer
-            .sleeps
-            .borrow()
-            .iter()
-            .map(Duration::as_secs_f64)
-            .collect();
+        let secs = timer.slept_secs();
         assert_eq!(secs, [1.0, 1.5, 2.25]);
         assert_eq!(answers.len(), 1);
 
