@@ -89,10 +89,7 @@ pub fn expand(
         return Ok(text);
     }
     let agent = &loaded.record.name;
-    let mut generator = Options {
-        runtime_path: runtime_path.to_owned(),
-        ..Options::default()
-    };
+    let mut generator = Options::default().runtime_path(runtime_path);
     if let Some(r) = &options.rename {
         generator = generator.rename(agent, r);
     }

@@ -52,8 +52,17 @@ use emitter::Emitter;
 pub use format::{format, rustfmt};
 pub use source::write_if_changed;
 
-/// Generator settings.
+/// Generator settings: `Options::default()` and the methods below (more may come, so it is
+/// built that way rather than written out).
+///
+/// ```
+/// let options = agents_codegen::Options::default()
+///     .runtime_path("crate")
+///     .rename("foo__bar", "FooBarDouble");
+/// assert_eq!(options.runtime_path, "crate");
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// Path of the runtime crate in the generated code: `::agents_runtime` (the default) for
     /// code in users' crates, `crate` for the bindings inside the runtime itself.
@@ -81,6 +90,14 @@ pub struct Capabilities {
 }
 
 impl Options {
+    /// The path of the runtime crate in the generated code: `::agents_runtime` (the default) in
+    /// users' crates, `crate` inside the runtime itself.
+    #[must_use]
+    pub fn runtime_path(mut self, path: impl Into<String>) -> Self {
+        self.runtime_path = path.into();
+        self
+    }
+
     /// Makes `inputs` the localization inputs of agent `agent` (none: not localized), so its
     /// params type implements `Localized` exactly when there is one.
     ///

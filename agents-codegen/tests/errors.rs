@@ -225,10 +225,7 @@ fn unknown_and_missing_types_become_raw_json_with_a_note() {
 #[test]
 fn a_bad_runtime_path_is_an_error_not_a_panic() {
     let r = AgentRecord::from_json(r#"{"name": "x"}"#).unwrap();
-    let options = Options {
-        runtime_path: "not a path!".to_owned(),
-        ..Options::default()
-    };
+    let options = Options::default().runtime_path("not a path!");
     let err = generate(&[r], &options).unwrap_err();
     assert!(
         err.to_string()

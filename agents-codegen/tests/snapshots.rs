@@ -55,10 +55,7 @@ fn output_is_identical_across_runs_and_input_orders() {
 #[test]
 fn the_runtime_path_is_configurable() {
     let loaded = load_file(&schemas_dir().join("llm_b.json")).unwrap();
-    let options = Options {
-        runtime_path: "crate::rt".to_owned(),
-        ..Options::default()
-    };
+    let options = Options::default().runtime_path("crate::rt");
     let source = generate(&[loaded.record], &options)
         .unwrap()
         .to_source()

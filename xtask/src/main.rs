@@ -161,10 +161,7 @@ fn codegen(check: bool) -> ExitCode {
         }
     };
     let records: Vec<_> = loaded.iter().map(|l| &l.record).collect();
-    let options = Options {
-        runtime_path: "crate".to_owned(),
-        ..Options::default()
-    };
+    let options = Options::default().runtime_path("crate");
     let files = match generate_refs(&records, &options)
         .and_then(|out| Ok((out.module_files(HEADER, CATALOG_DOC)?, out)))
     {

@@ -34,10 +34,7 @@ fn checked_in_bindings_are_the_same_generator_with_the_crate_path() {
     let record = load_file(&schemas_dir().join("retailer_a_pdp.json"))
         .unwrap()
         .record;
-    let options = Options {
-        runtime_path: "crate".into(),
-        ..Options::default()
-    };
+    let options = Options::default().runtime_path("crate");
     let ours = generate_refs(&[&record], &options)
         .unwrap()
         .to_source()
