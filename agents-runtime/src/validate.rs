@@ -138,6 +138,47 @@ impl Violations {
         }
     }
 
+    /// The value is greater than `min`.
+    pub fn exclusive_minimum(&mut self, param: &str, rule: &str, value: f64, min: f64) {
+        if value.is_nan() || value <= min {
+            self.push(
+                param,
+                rule,
+                format!("is {value}, must be greater than {min}"),
+            );
+        }
+    }
+
+    /// The value is less than `max`.
+    pub fn exclusive_maximum(&mut self, param: &str, rule: &str, value: f64, max: f64) {
+        if value.is_nan() || value >= max {
+            self.push(param, rule, format!("is {value}, must be less than {max}"));
+        }
+    }
+
+    /// The value is a whole multiple of `step` (within floating-point rounding, so that
+    /// `0.3` is a multiple of `0.1`).
+    pub fn multiple_of(&mut self, param: &str, rule: &str, value: f64, step: f64) {
+        let q = value / step;
+        if !q.is_finite() || (q - q.round()).abs() > 1e-9 * q.abs().max(1.0) {
+            self.push(param, rule, format!("is {value}, not a multiple of {step}"));
+        }
+    }
+
+    /// The value, when it is a list, has at least `min` items.
+    pub fn min_items(&mut self, param: &str, rule: &str, value: &serde_json::Value, min: usize) {
+        if let Some(n) = value.as_array().map(Vec::len).filter(|n| *n < min) {
+            self.push(param, rule, format!("has {n} items, needs at least {min}"));
+        }
+    }
+
+    /// The value, when it is a list, has at most `max` items.
+    pub fn max_items(&mut self, param: &str, rule: &str, value: &serde_json::Value, max: usize) {
+        if let Some(n) = value.as_array().map(Vec::len).filter(|n| *n > max) {
+            self.push(param, rule, format!("has {n} items, takes at most {max}"));
+        }
+    }
+
     /// The value matches the pattern.
     pub fn pattern(&mut self, param: &str, rule: &str, value: &str, pattern: &Pattern) {
         match pattern.regex() {
@@ -202,6 +243,8 @@ pub struct WrongType {
 enum Typed<'a> {
     Text(&'a str),
     Number(f64),
+    /// An input the record does not type (lists among them).
+    Json(&'a serde_json::Value),
     Other,
 }
 
@@ -221,7 +264,8 @@ fn typed_value(ty: agents_schema::inputs::ParamTy, value: &serde_json::Value) ->
             .parse::<u32>()
             .ok()
             .map(|p| Typed::Number(p.into())),
-        (ParamTy::Boolean, Value::Bool(_)) | (ParamTy::Any, _) => Some(Typed::Other),
+        (ParamTy::Any, v) => Some(Typed::Json(v)),
+        (ParamTy::Boolean, Value::Bool(_)) => Some(Typed::Other),
         _ => None,
     }
 }
@@ -244,6 +288,11 @@ fn apply(
             let allowed: Vec<&str> = values.iter().map(String::as_str).collect();
             v.one_of(param, text, s, &allowed);
         }
+        (Rule::ExclusiveMinimum(m), Typed::Number(x)) => v.exclusive_minimum(param, text, *x, *m),
+        (Rule::ExclusiveMaximum(m), Typed::Number(x)) => v.exclusive_maximum(param, text, *x, *m),
+        (Rule::MultipleOf(m), Typed::Number(x)) => v.multiple_of(param, text, *x, *m),
+        (Rule::MinItems(n), Typed::Json(j)) => v.min_items(param, text, j, *n),
+        (Rule::MaxItems(n), Typed::Json(j)) => v.max_items(param, text, j, *n),
         _ => {}
     }
 }

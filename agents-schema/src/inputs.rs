@@ -71,7 +71,9 @@ pub const PAGINATION_PARAMS: [&str; 1] = ["page"];
 /// `NAME.input.schema.json`): one per property, in order.
 ///
 /// The keywords a generated `validate()` checks become rule text (`minLength: 3` →
-/// `minimum length 3`, `enum` → `one of …`, also `minimum`, `maximum`, `maxLength`, `pattern`);
+/// `minimum length 3`, `enum` → `one of …`, `exclusiveMinimum: 0` → `greater than 0`, also
+/// `minimum`, `maximum`, `maxLength`, `pattern`, `exclusiveMaximum`, `multipleOf`, `minItems`,
+/// `maxItems`);
 /// `x-rules` adds rules written as text. A property's type is its `type`, the one non-null type
 /// of a list or of an `anyOf`/`oneOf`, or `string` for an `enum` of strings; a `$ref` to the
 /// document's `$defs` is followed.
@@ -119,6 +121,28 @@ fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
     if let Some(n) = p.maximum {
         rules.push(format!("maximum {}", number(n)));
     }
+    if let Some(n) = p.exclusive_minimum {
+        rules.push(format!("greater than {}", number(n)));
+    }
+    if let Some(n) = p.exclusive_maximum {
+        rules.push(format!("less than {}", number(n)));
+    }
+    if let Some(n) = p.multiple_of {
+        rules.push(format!("multiple of {}", number(n)));
+    }
+    let items = |n: u64| {
+        if n == 1 {
+            "1 item".to_owned()
+        } else {
+            format!("{n} items")
+        }
+    };
+    if let Some(n) = p.min_items {
+        rules.push(format!("at least {}", items(n)));
+    }
+    if let Some(n) = p.max_items {
+        rules.push(format!("at most {}", items(n)));
+    }
     if let Some(re) = &p.pattern {
         rules.push(format!("pattern {re}"));
     }
@@ -154,6 +178,11 @@ fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
         "minimum",
         "maximum",
         "pattern",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
         "enum",
         "x-rules",
         "x-localization",

@@ -86,6 +86,11 @@ fn input_property(input: &InputProperty) -> Map<String, Value> {
                     Rule::Maximum(n) => ("maximum", json!(n)),
                     Rule::Pattern(re) => ("pattern", json!(re)),
                     Rule::OneOf(values) => ("enum", json!(values)),
+                    Rule::ExclusiveMinimum(n) => ("exclusiveMinimum", json!(n)),
+                    Rule::ExclusiveMaximum(n) => ("exclusiveMaximum", json!(n)),
+                    Rule::MultipleOf(n) => ("multipleOf", json!(n)),
+                    Rule::MinItems(n) => ("minItems", json!(n)),
+                    Rule::MaxItems(n) => ("maxItems", json!(n)),
                 };
                 p.insert(key.into(), value);
             }

@@ -26,6 +26,16 @@ pub enum Rule {
     Pattern(String),
     /// One of these values.
     OneOf(Vec<String>),
+    /// Greater than this value.
+    ExclusiveMinimum(f64),
+    /// Less than this value.
+    ExclusiveMaximum(f64),
+    /// A whole multiple of this value.
+    MultipleOf(f64),
+    /// A list of at least N items.
+    MinItems(usize),
+    /// A list of at most N items.
+    MaxItems(usize),
 }
 
 /// The outcome of reading one rule's text.
@@ -117,6 +127,42 @@ pub fn parse(text: &str, ty: ParamTy) -> Parsed {
             });
         }
     }
+    // Item counts apply to lists, which inputs take as raw JSON.
+    let items: [(&[&str], bool); 2] = [
+        (
+            &["at least", "minimum items", "min items", "minitems"],
+            true,
+        ),
+        (
+            &["at most", "maximum items", "max items", "maxitems"],
+            false,
+        ),
+    ];
+    for (prefixes, min) in items {
+        if let Some(rest) = strip_prefix_ci(t, prefixes)
+            && let Some(n) = count(rest)
+            && (rest.to_ascii_lowercase().ends_with("item")
+                || rest.to_ascii_lowercase().ends_with("items")
+                || rest.split_whitespace().count() == 1)
+            && !rest.to_ascii_lowercase().ends_with("characters")
+        {
+            return match (matches!(ty, ParamTy::Any), min) {
+                (true, true) => Parsed::Checked(Rule::MinItems(n)),
+                (true, false) => Parsed::Checked(Rule::MaxItems(n)),
+                (false, _) => not_for("lists"),
+            };
+        }
+    }
+    if let Some(rest) = strip_prefix_ci(t, &["multiple of", "multipleof"])
+        && rest.split_whitespace().count() == 1
+        && let Some(v) = number(rest).filter(|v| *v > 0.0)
+    {
+        return if is_number {
+            Parsed::Checked(Rule::MultipleOf(v))
+        } else {
+            not_for("numbers")
+        };
+    }
     let bounds: [(&[&str], bool); 2] = [
         (&["minimum value", "minimum", "min", ">="], true),
         (&["maximum value", "maximum", "max", "<="], false),
@@ -129,6 +175,24 @@ pub fn parse(text: &str, ty: ParamTy) -> Parsed {
             return match (is_number, min) {
                 (true, true) => Parsed::Checked(Rule::Minimum(v)),
                 (true, false) => Parsed::Checked(Rule::Maximum(v)),
+                (false, _) => not_for("numbers"),
+            };
+        }
+    }
+    // After the inclusive bounds, so that `>=` stays one.
+    let exclusive: [(&[&str], bool); 2] = [
+        (&["exclusive minimum", "greater than", ">"], true),
+        (&["exclusive maximum", "less than", "<"], false),
+    ];
+    for (prefixes, min) in exclusive {
+        if let Some(rest) = strip_prefix_ci(t, prefixes)
+            && !rest.starts_with('=')
+            && rest.split_whitespace().count() == 1
+            && let Some(v) = number(rest)
+        {
+            return match (is_number, min) {
+                (true, true) => Parsed::Checked(Rule::ExclusiveMinimum(v)),
+                (true, false) => Parsed::Checked(Rule::ExclusiveMaximum(v)),
                 (false, _) => not_for("numbers"),
             };
         }
@@ -199,6 +263,25 @@ mod tests {
             parse("one of: a, b", s),
             Checked(Rule::OneOf(vec!["a".into(), "b".into()]))
         );
+        let any = ParamTy::Any;
+        assert_eq!(
+            parse("greater than 0", n),
+            Checked(Rule::ExclusiveMinimum(0.0))
+        );
+        assert_eq!(parse("< 10.5", n), Checked(Rule::ExclusiveMaximum(10.5)));
+        assert_eq!(
+            parse("multiple of 0.25", n),
+            Checked(Rule::MultipleOf(0.25))
+        );
+        assert_eq!(parse("at least 2 items", any), Checked(Rule::MinItems(2)));
+        assert_eq!(parse("maxItems: 5", any), Checked(Rule::MaxItems(5)));
+        assert_eq!(parse("at least 1 item", any), Checked(Rule::MinItems(1)));
+        // `>=` stays an inclusive bound, and characters stay a length.
+        assert_eq!(parse(">= 3", n), Checked(Rule::Minimum(3.0)));
+        assert_eq!(
+            parse("at least 3 characters", s),
+            Checked(Rule::MinLength(3))
+        );
     }
 
     #[test]
@@ -209,6 +292,9 @@ mod tests {
             ("minimum 5", ParamTy::String),
             ("pattern: ([a-z", ParamTy::String),
             ("minimum five", ParamTy::Number),
+            ("multiple of 0", ParamTy::Number),
+            ("at least 2 items", ParamTy::String),
+            ("greater than 3", ParamTy::String),
             ("", ParamTy::String),
         ] {
             assert!(matches!(parse(text, ty), Parsed::DocOnly(_)), "{text:?}");

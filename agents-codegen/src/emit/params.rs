@@ -144,18 +144,34 @@ fn validate_body(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
                     let n = Literal::usize_unsuffixed(*n);
                     quote!(v.max_length(#json, #text, value, #n);)
                 }
-                Rule::Minimum(x) | Rule::Maximum(x) => {
+                Rule::Minimum(x)
+                | Rule::Maximum(x)
+                | Rule::ExclusiveMinimum(x)
+                | Rule::ExclusiveMaximum(x)
+                | Rule::MultipleOf(x) => {
                     let x = Literal::f64_suffixed(*x);
                     let number = match f.ty {
                         ParamTy::Page => quote!(f64::from(*value)),
                         ParamTy::Integer => quote!(*value as f64),
                         _ => quote!(*value),
                     };
-                    if matches!(rule, Rule::Minimum(_)) {
-                        quote!(v.minimum(#json, #text, #number, #x);)
+                    let check = match rule {
+                        Rule::Minimum(_) => quote!(minimum),
+                        Rule::Maximum(_) => quote!(maximum),
+                        Rule::ExclusiveMinimum(_) => quote!(exclusive_minimum),
+                        Rule::ExclusiveMaximum(_) => quote!(exclusive_maximum),
+                        _ => quote!(multiple_of),
+                    };
+                    quote!(v.#check(#json, #text, #number, #x);)
+                }
+                Rule::MinItems(n) | Rule::MaxItems(n) => {
+                    let n = Literal::usize_unsuffixed(*n);
+                    let check = if matches!(rule, Rule::MinItems(_)) {
+                        quote!(min_items)
                     } else {
-                        quote!(v.maximum(#json, #text, #number, #x);)
-                    }
+                        quote!(max_items)
+                    };
+                    quote!(v.#check(#json, #text, value, #n);)
                 }
                 Rule::Pattern(re) => {
                     let s = format_ident!("PATTERN_{}", statics.len());

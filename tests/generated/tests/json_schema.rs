@@ -129,6 +129,66 @@ fn inputs_from_json_schema_are_checked_before_sending() {
             .validate()
             .is_ok()
     );
+
+    // Exclusive bounds, steps and item counts, every broken one reported.
+    let err = ReviewParams::new("https://shop.example/r/1")
+        .min_rating(0.0)
+        .tags(json!([]))
+        .validate()
+        .unwrap_err();
+    let rules: Vec<(&str, &str)> = err
+        .violations
+        .iter()
+        .map(|v| (v.param.as_str(), v.rule.as_str()))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("min_rating", "greater than 0"),
+            ("tags", "at least 1 item")
+        ]
+    );
+    let err = ReviewParams::new("https://shop.example/r/1")
+        .min_rating(2.25)
+        .tags(json!(["a", "b", "c", "d"]))
+        .validate()
+        .unwrap_err();
+    let rules: Vec<&str> = err.violations.iter().map(|v| v.rule.as_str()).collect();
+    assert_eq!(rules, ["multiple of 0.5", "at most 3 items"]);
+    assert!(
+        ReviewParams::new("https://shop.example/r/1")
+            .min_rating(4.5)
+            .tags(json!(["a"]))
+            .validate()
+            .is_ok()
+    );
+    // The request check the CLI and the emulator use says the same of raw JSON.
+    let record = agents_codegen::load_file(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../json-schema/review.output.schema.json"),
+    )
+    .unwrap()
+    .record;
+    let problems = agents_runtime::validate::check_request(
+        &record,
+        &json!({"url": "https://shop.example/r/1", "min_rating": 5.25, "tags": []}),
+        agents_runtime::validate::Localization::Derived,
+    )
+    .unwrap_err();
+    let rules: Vec<Option<&str>> = problems
+        .problems
+        .iter()
+        .map(|p| p.rule.as_deref())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            Some("maximum 5"),
+            Some("multiple of 0.5"),
+            Some("at least 1 item")
+        ]
+    );
+    assert_eq!(problems.status(), 422);
 }
 
 #[test]
