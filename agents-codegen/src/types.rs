@@ -420,23 +420,10 @@ pub fn union_object(schema: &FieldSchema, doc: &FieldSchema) -> Option<FieldSche
             } else if kind(kept, doc) == Some(kind_text(&Ty::String)) {
                 // Branches that each allow other strings (`"type": "app"` in one, `"base"` in
                 // another) allow all of them: their values listed together, or any string.
-                let values = [&*kept, field]
-                    .into_iter()
-                    .map(|s| string_values(s, doc))
-                    .collect::<Option<Vec<_>>>();
+                let merged = strings_of([&*kept, field], doc);
                 *kept = FieldSchema {
-                    ty: Some(agents_schema::SchemaType::One("string".to_owned())),
                     description: kept.description.take(),
-                    enum_values: values.map(|lists| {
-                        let mut all: Vec<serde_json::Value> = Vec::new();
-                        for v in lists.into_iter().flatten() {
-                            if !all.contains(&v) {
-                                all.push(v);
-                            }
-                        }
-                        all
-                    }),
-                    ..FieldSchema::default()
+                    ..merged
                 };
             }
         }
@@ -622,30 +609,35 @@ fn merge_kind(kind: Kind, members: &[(usize, &FieldSchema)], doc: &FieldSchema) 
             };
             union_object(&union, doc).unwrap_or_else(|| typed("object"))
         }
-        Kind::String => {
-            let lists = members
-                .iter()
-                .map(|(_, s)| string_values(s, doc))
-                .collect::<Option<Vec<_>>>();
-            match lists {
-                Some(lists) => {
-                    let mut all: Vec<serde_json::Value> = Vec::new();
-                    for v in lists.into_iter().flatten() {
-                        if !all.contains(&v) {
-                            all.push(v);
-                        }
-                    }
-                    FieldSchema {
-                        enum_values: Some(all),
-                        ..typed("string")
-                    }
-                }
-                None => typed("string"),
-            }
-        }
+        Kind::String => strings_of(members.iter().map(|(_, s)| *s), doc),
         Kind::List if members.iter().all(|(_, s)| **s == first) => first,
         Kind::List => typed("array"),
         Kind::Number | Kind::Integer | Kind::Boolean => first,
+    }
+}
+
+/// One string schema allowing every string `schemas` allow: their listed values together, in
+/// order and without repeats, or any string when one of them lists none.
+fn strings_of<'s>(
+    schemas: impl IntoIterator<Item = &'s FieldSchema>,
+    doc: &FieldSchema,
+) -> FieldSchema {
+    let lists = schemas
+        .into_iter()
+        .map(|s| string_values(s, doc))
+        .collect::<Option<Vec<_>>>();
+    FieldSchema {
+        ty: Some(agents_schema::SchemaType::One("string".to_owned())),
+        enum_values: lists.map(|lists| {
+            let mut all: Vec<serde_json::Value> = Vec::new();
+            for v in lists.into_iter().flatten() {
+                if !all.contains(&v) {
+                    all.push(v);
+                }
+            }
+            all
+        }),
+        ..FieldSchema::default()
     }
 }
 
