@@ -41,7 +41,7 @@ pub(crate) async fn create(
     state.settle(Instant::now());
     let (inputs, mut shared) = batch_parts(&body)?;
     if !body.get("shared_inputs").is_some_and(Value::is_object) {
-        return Err(ApiError::bad_request(
+        return Err(ApiError::missing(
             "shared_inputs",
             format!("missing required field `shared_inputs` (its `{field}` names the agent)"),
         ));
@@ -56,7 +56,7 @@ pub(crate) async fn create(
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m.clone(),
         Some(_) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::malformed(
                 "shared_inputs.params",
                 "shared_inputs.params must be an object",
             ));
@@ -68,13 +68,10 @@ pub(crate) async fn create(
     for (i, item) in inputs.iter().enumerate() {
         let at = format!("inputs[{i}]");
         let Some(item) = item.as_object() else {
-            return Err(ApiError::bad_request(
-                &at,
-                format!("{at} must be an object"),
-            ));
+            return Err(ApiError::malformed(&at, format!("{at} must be an object")));
         };
         if item.contains_key(field) {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 format!("{at}.{field}"),
                 format!("{field} is set only in shared_inputs and applies to every item"),
             ));
@@ -85,7 +82,7 @@ pub(crate) async fn create(
             None | Some(Value::Null) => {}
             Some(Value::Object(p)) => merged.extend(p.clone()),
             Some(_) => {
-                return Err(ApiError::bad_request(
+                return Err(ApiError::malformed(
                     format!("{at}.params"),
                     format!("{at}.params must be an object"),
                 ));
@@ -205,18 +202,18 @@ fn batch_parts(body: &Map<String, Value>) -> Result<(&Vec<Value>, Map<String, Va
     let inputs = match body.get("inputs") {
         Some(Value::Array(items)) => items,
         None | Some(Value::Null) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::missing(
                 "inputs",
                 "missing required field `inputs`",
             ));
         }
-        Some(_) => return Err(ApiError::bad_request("inputs", "inputs must be an array")),
+        Some(_) => return Err(ApiError::malformed("inputs", "inputs must be an array")),
     };
     if inputs.is_empty() {
-        return Err(ApiError::bad_request("inputs", "inputs is empty"));
+        return Err(ApiError::malformed("inputs", "inputs is empty"));
     }
     if inputs.len() > MAX_ITEMS {
-        return Err(ApiError::bad_request(
+        return Err(ApiError::malformed(
             "inputs",
             format!(
                 "a batch has at most {MAX_ITEMS} items, this one has {}",
@@ -228,7 +225,7 @@ fn batch_parts(body: &Map<String, Value>) -> Result<(&Vec<Value>, Map<String, Va
         Some(Value::Object(m)) => m.clone(),
         None | Some(Value::Null) => Map::new(),
         Some(_) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::malformed(
                 "shared_inputs",
                 "shared_inputs must be an object",
             ));
@@ -299,10 +296,7 @@ where
     for (i, item) in inputs.iter().enumerate() {
         let at = format!("inputs[{i}]");
         let Some(item) = item.as_object() else {
-            errors.push(ApiError::bad_request(
-                &at,
-                format!("{at} must be an object"),
-            ));
+            errors.push(ApiError::malformed(&at, format!("{at} must be an object")));
             continue;
         };
         let mut merged = shared.clone();

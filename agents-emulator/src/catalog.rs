@@ -253,17 +253,12 @@ impl Catalog {
     /// naming the nearest agent names.
     pub(crate) fn unknown(&self, account: &str, name: &str, status: StatusCode) -> ApiError {
         let near = nearest_names(name, self.names(account));
-        let code = if status == StatusCode::NOT_FOUND {
-            "NOT_FOUND"
+        let message = format!("unknown agent `{name}`; nearest: {}", near.join(", "));
+        if status == StatusCode::NOT_FOUND {
+            ApiError::not_found(message).at("agent")
         } else {
-            "VALIDATION_ERROR"
-        };
-        ApiError::new(
-            status,
-            code,
-            format!("unknown agent `{name}`; nearest: {}", near.join(", ")),
-        )
-        .at("agent")
+            ApiError::refused("agent", message)
+        }
     }
 
     /// The agents visible to `account`, in name order.
@@ -277,7 +272,7 @@ impl Catalog {
     pub fn list(&self, account: &str, q: &ListQuery) -> Result<Vec<Value>, ApiError> {
         let privacy = q.privacy.as_deref().unwrap_or("all");
         if !matches!(privacy, "all" | "public" | "private") {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 "privacy",
                 format!("privacy must be all, public or private, not {privacy:?}"),
             ));
@@ -321,7 +316,7 @@ pub(crate) fn parse_count(
     match value {
         None => Ok(default),
         Some(v) => v.parse().map_err(|_| {
-            ApiError::invalid(
+            ApiError::wrong_type(
                 name,
                 format!("{name} must be a non-negative integer, not {v:?}"),
             )

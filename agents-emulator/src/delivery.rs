@@ -250,19 +250,19 @@ pub(crate) fn check(body: &mut Map<String, Value>) -> Result<(), ApiError> {
     match (storage_type, storage_url) {
         (None, None) => {}
         (Some(t), _) if t != "s3" && t != "gs" => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 "storage_type",
                 format!("storage_type must be s3 or gs, not {t:?}"),
             ));
         }
         (Some(_), None) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::malformed(
                 "storage_url",
                 "storage_url is required with storage_type",
             ));
         }
         (None, Some(_)) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::malformed(
                 "storage_type",
                 "storage_type is required with storage_url",
             ));
@@ -273,7 +273,7 @@ pub(crate) fn check(body: &mut Map<String, Value>) -> Result<(), ApiError> {
                 .and_then(|r| r.split('/').next())
                 .unwrap_or("");
             if bucket.is_empty() || !u.ends_with('/') {
-                return Err(ApiError::bad_request(
+                return Err(ApiError::malformed(
                     "storage_url",
                     format!("invalid storage_url {u:?}: expected {t}://<bucket>/<path_prefix>/"),
                 ));
@@ -284,7 +284,7 @@ pub(crate) fn check(body: &mut Map<String, Value>) -> Result<(), ApiError> {
         .get("storage_compress")
         .filter(|v| !v.is_null() && !v.is_boolean())
     {
-        return Err(ApiError::invalid(
+        return Err(ApiError::wrong_type(
             "storage_compress",
             format!("storage_compress must be a boolean, not {}", kind(v)),
         ));
@@ -293,12 +293,12 @@ pub(crate) fn check(body: &mut Map<String, Value>) -> Result<(), ApiError> {
     if let Some(url) = storage_url {
         // The task id stands in for a missing object name; any id is a valid segment.
         object_path(url, object.unwrap_or("task"))
-            .map_err(|(field, why)| ApiError::bad_request(field, why))?;
+            .map_err(|(field, why)| ApiError::malformed(field, why))?;
     }
     if let Some(u) = optional_str(body, "callback_url")?
         && !http_url(u)
     {
-        return Err(ApiError::bad_request(
+        return Err(ApiError::malformed(
             "callback_url",
             format!("invalid callback_url {u:?}: expected an http(s) URL"),
         ));

@@ -73,7 +73,7 @@ pub(crate) async fn driver_for(
                 .and_then(|u| u.host_str().map(str::to_owned))
                 .unwrap_or_else(|| trimmed.trim_start_matches("www.").to_owned());
             if host.is_empty() || host.contains(['/', ' ']) {
-                return Err(ApiError::bad_request(
+                return Err(ApiError::malformed(
                     "url",
                     format!("{url:?} is neither a URL nor a domain"),
                 ));
@@ -100,11 +100,11 @@ pub(crate) async fn driver_for(
             out["agent"] = json!(agent);
             Ok(Json(out))
         }
-        (Some(_), Some(_)) => Err(ApiError::bad_request(
+        (Some(_), Some(_)) => Err(ApiError::malformed(
             "agent",
             "give either url or agent, not both",
         )),
-        (None, None) => Err(ApiError::bad_request(
+        (None, None) => Err(ApiError::missing(
             "url",
             "missing query parameter: url (a domain) or agent (an agent name)",
         )),

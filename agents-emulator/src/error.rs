@@ -2,6 +2,7 @@
 //! `{"error": {"code": "...", "message": "...", "field": "params.asin"}}` (the documentation shows only the
 //! 429 shapes; this one extends the nested 429 shape).
 
+use agents_runtime::validate::ProblemKind;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -33,19 +34,49 @@ impl ApiError {
         }
     }
 
-    /// 400: malformed request or missing required field.
-    pub fn bad_request(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", message).at(field)
+    /// An answer to a request with this problem. Its kind decides the status, in
+    /// [`ProblemKind::status`], the one place that does for the client's checks and every
+    /// endpoint here; the call site only says what is wrong.
+    pub fn problem(
+        kind: ProblemKind,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self::with_status(kind.status(), field, message)
     }
 
-    /// 422: the request is well-formed but a parameter is invalid.
-    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "VALIDATION_ERROR",
-            message,
-        )
-        .at(field)
+    /// An answer with the status [`ProblemKind::status`] chose (400 or 422), and its code.
+    pub fn with_status(status: u16, field: impl Into<String>, message: impl Into<String>) -> Self {
+        if status == 422 {
+            Self::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "VALIDATION_ERROR",
+                message,
+            )
+            .at(field)
+        } else {
+            Self::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", message).at(field)
+        }
+    }
+
+    /// A required field is missing.
+    pub fn missing(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::problem(ProblemKind::Missing, field, message)
+    }
+
+    /// The body or a field is not the shape the endpoint reads (see [`ProblemKind::Malformed`]).
+    pub fn malformed(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::problem(ProblemKind::Malformed, field, message)
+    }
+
+    /// A value is not of the kind its field takes.
+    pub fn wrong_type(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::problem(ProblemKind::WrongType, field, message)
+    }
+
+    /// A value of the right kind is refused (out of range, unknown, conflicting).
+    pub fn refused(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::problem(ProblemKind::Rule, field, message)
     }
 
     /// 404: no such resource (for this account).

@@ -34,7 +34,7 @@ pub(crate) async fn create(
     state.settle(Instant::now());
     let prompt = required_str(&body, "prompt")?;
     if prompt.trim().is_empty() {
-        return Err(ApiError::bad_request("prompt", "prompt must not be empty"));
+        return Err(ApiError::malformed("prompt", "prompt must not be empty"));
     }
     let account = ctx.account.name.clone();
     let lifecycle = state.config.lifecycle;
@@ -47,9 +47,9 @@ pub(crate) async fn create(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let entry = catalog
             .get(&account, from)
-            .ok_or_else(|| ApiError::invalid(from_field, format!("unknown agent `{from}`")))?;
+            .ok_or_else(|| ApiError::refused(from_field, format!("unknown agent `{from}`")))?;
         if entry.owner.is_none() {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 from_field,
                 format!("`{from}` is a public agent; only your own agents can be refined"),
             ));
@@ -67,7 +67,7 @@ pub(crate) async fn create(
     } else {
         let url = required_str(&body, "url")?;
         if !http_url(url) {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::malformed(
                 "url",
                 format!("invalid url {url:?}: expected an http(s) URL of a sample page"),
             ));
@@ -81,7 +81,7 @@ pub(crate) async fn create(
         }
         let (field, name) = given.unwrap_or_else(|| ("url", generate::name_from_url(url)));
         if !generate::valid_name(&name) {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 field,
                 format!("agent name {name:?} must be lowercase letters, digits and underscores"),
             ));
@@ -95,7 +95,7 @@ pub(crate) async fn create(
                 .values()
                 .any(|g| g.agent_name == name && !g.published && g.source_version_id.is_none());
         if taken {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 field,
                 format!(
                     "an agent named `{name}` already exists; refine it with {from_field} or choose another name"

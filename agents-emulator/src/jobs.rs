@@ -53,7 +53,7 @@ fn object<'a>(
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(m)) => Ok(Some(m)),
-        Some(other) => Err(ApiError::invalid(
+        Some(other) => Err(ApiError::wrong_type(
             field,
             format!("{field} must be an object, not {}", kind(other)),
         )),
@@ -69,7 +69,7 @@ fn one_of_at(
     match m.get(field) {
         None | Some(Value::Null) => Ok(()),
         Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(()),
-        Some(other) => Err(ApiError::invalid(
+        Some(other) => Err(ApiError::refused(
             format!("{at}.{field}"),
             format!(
                 "{at}.{field} must be one of {}, not {other}",
@@ -89,7 +89,7 @@ fn destination(body: &Map<String, Value>) -> Result<Option<Map<String, Value>>, 
     if d.get("format").and_then(Value::as_str) == Some("parquet")
         && !crate::artifact::FORMATS.contains(&"parquet")
     {
-        return Err(ApiError::invalid(
+        return Err(ApiError::refused(
             "destination.format",
             "this emulator was built without Parquet artifacts (its `parquet` feature)",
         ));
@@ -108,7 +108,7 @@ fn inputs(body: &Map<String, Value>) -> Result<Option<Map<String, Value>>, ApiEr
         None | Some(Value::Null) => {}
         Some(Value::Array(rows)) => {
             if rows.len() > MAX_INPUTS {
-                return Err(ApiError::invalid(
+                return Err(ApiError::refused(
                     "inputs.data",
                     format!(
                         "a job holds at most {MAX_INPUTS} inline inputs, not {}",
@@ -117,14 +117,14 @@ fn inputs(body: &Map<String, Value>) -> Result<Option<Map<String, Value>>, ApiEr
                 ));
             }
             if let Some(bad) = rows.iter().position(|r| !r.is_object()) {
-                return Err(ApiError::invalid(
+                return Err(ApiError::refused(
                     format!("inputs.data[{bad}]"),
                     "each inline input is an object of params",
                 ));
             }
         }
         Some(other) => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 "inputs.data",
                 format!("inputs.data must be a list of objects, not {}", kind(other)),
             ));
@@ -141,20 +141,20 @@ fn schedule(body: &Map<String, Value>, now: DateTime<Utc>) -> Result<Option<Sche
     let enabled = match s.get("enabled") {
         Some(Value::Bool(b)) => *b,
         None | Some(Value::Null) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::missing(
                 "schedule.enabled",
                 "missing required field `schedule.enabled`",
             ));
         }
         Some(other) => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 "schedule.enabled",
                 format!("schedule.enabled must be a boolean, not {}", kind(other)),
             ));
         }
     };
     let cron = croner::Cron::from_str(text).map_err(|e| {
-        ApiError::invalid(
+        ApiError::refused(
             "schedule.cron",
             format!("{text:?} is not a cron expression: {e}"),
         )
@@ -372,7 +372,7 @@ pub(crate) async fn create(
     state.settle(now);
     let name = required_str(&body, "name")?;
     if name.trim().is_empty() {
-        return Err(ApiError::bad_request("name", "name must not be empty"));
+        return Err(ApiError::malformed("name", "name must not be empty"));
     }
     let key = template_key(version);
     let template = required_str(&body, key)?;
@@ -505,16 +505,13 @@ pub(crate) async fn trigger(
         match serde_json::from_slice::<Value>(&body) {
             Ok(Value::Object(b)) => inputs(&b)?,
             Ok(other) => {
-                return Err(ApiError::bad_request(
+                return Err(ApiError::malformed(
                     "body",
                     format!("the body must be a JSON object, not {}", kind(&other)),
                 ));
             }
             Err(e) => {
-                return Err(ApiError::bad_request(
-                    "body",
-                    format!("malformed JSON: {e}"),
-                ));
+                return Err(ApiError::malformed("body", format!("malformed JSON: {e}")));
             }
         }
     };

@@ -54,7 +54,7 @@ fn matches(pattern: &str, mime: &str) -> bool {
 fn media_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
     let url = required_str(body, "url")?;
     if !http_url(url) {
-        return Err(ApiError::bad_request(
+        return Err(ApiError::malformed(
             "url",
             format!("invalid url {url:?}: expected an http(s) URL of a media file"),
         ));
@@ -69,7 +69,7 @@ fn media_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiEr
                 match item.as_str() {
                     Some(t) if t.contains('/') => out.push(t),
                     _ => {
-                        return Err(ApiError::invalid(
+                        return Err(ApiError::refused(
                             format!("expected_mime_types[{i}]"),
                             format!("expected a MIME type such as image/png, not {item}"),
                         ));
@@ -79,7 +79,7 @@ fn media_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiEr
             out
         }
         Some(other) => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 "expected_mime_types",
                 format!(
                     "expected_mime_types must be a list of strings, not {}",
@@ -97,7 +97,7 @@ fn media_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiEr
                 .map_err(|e| e.at(at("type")))?
                 .unwrap_or("s3");
             if !STORAGE_TYPES.contains(&ty) {
-                return Err(ApiError::invalid(
+                return Err(ApiError::refused(
                     at("type"),
                     format!(
                         "unknown storage type {ty:?}; allowed: {}",
@@ -109,7 +109,7 @@ fn media_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiEr
             Some(json!({ "type": ty, "url": dest, "object_name": object }))
         }
         Some(other) => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 "storage",
                 format!("storage must be an object, not {}", kind(other)),
             ));

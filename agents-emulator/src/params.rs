@@ -70,12 +70,7 @@ fn answer(
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("; ");
-    let error = if found.status() == 400 {
-        ApiError::bad_request(first, message)
-    } else {
-        ApiError::invalid(first, message)
-    };
-    Err(error.details(Value::Array(details)))
+    Err(ApiError::with_status(found.status(), first, message).details(Value::Array(details)))
 }
 
 /// The JSON kind of a value, for messages.

@@ -115,7 +115,7 @@ pub(crate) async fn json_object(
 ) -> Result<Map<String, Value>, ApiError> {
     match json_value(headers, body).await? {
         Value::Object(m) => Ok(m),
-        other => Err(ApiError::bad_request(
+        other => Err(ApiError::malformed(
             "body",
             format!("the body must be a JSON object, not {}", kind(&other)),
         )),
@@ -127,7 +127,7 @@ pub(crate) async fn json_value(headers: &HeaderMap, body: Body) -> Result<Value,
     if let Some(ct) = headers.get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("");
         if !agents_runtime::endpoint::is_json_content_type(ct) {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::malformed(
                 "Content-Type",
                 format!("request bodies are JSON; Content-Type {ct:?} is not application/json"),
             ));
@@ -141,7 +141,7 @@ pub(crate) async fn json_value(headers: &HeaderMap, body: Body) -> Result<Value,
         )
     })?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        ApiError::bad_request(
+        ApiError::malformed(
             "body",
             format!(
                 "malformed JSON at line {} column {}: {e}",
@@ -159,12 +159,12 @@ pub(crate) fn required_str<'a>(
     field: &str,
 ) -> Result<&'a str, ApiError> {
     match body.get(field) {
-        None | Some(Value::Null) => Err(ApiError::bad_request(
+        None | Some(Value::Null) => Err(ApiError::missing(
             field,
             format!("missing required field `{field}`"),
         )),
         Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(ApiError::invalid(
+        Some(other) => Err(ApiError::wrong_type(
             field,
             format!("`{field}` must be a string, not {}", kind(other)),
         )),
@@ -218,7 +218,7 @@ pub(crate) fn one_of<'a>(
     if allowed.contains(&value) {
         Ok(value)
     } else {
-        Err(ApiError::invalid(
+        Err(ApiError::refused(
             field,
             format!("unknown {field} {value:?}; allowed: {}", allowed.join(", ")),
         ))
@@ -235,7 +235,7 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         match Path::<T>::from_request_parts(parts, state).await {
             Ok(Path(v)) => Ok(ApiPath(v)),
-            Err(e) => Err(ApiError::bad_request(
+            Err(e) => Err(ApiError::malformed(
                 "path",
                 format!("invalid path {:?}: {}", parts.uri.path(), e.body_text()),
             )),
@@ -253,7 +253,7 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuer
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         match Query::<T>::from_request_parts(parts, state).await {
             Ok(Query(v)) => Ok(ApiQuery(v)),
-            Err(e) => Err(ApiError::bad_request(
+            Err(e) => Err(ApiError::malformed(
                 "query",
                 format!(
                     "invalid query {:?}: {}",
@@ -292,14 +292,17 @@ pub(crate) fn formats(body: &Map<String, Value>, at: &str) -> Result<Vec<String>
         return Ok(Vec::new());
     };
     let Some(items) = v.as_array() else {
-        return Err(ApiError::invalid(at, "formats must be an array of strings"));
+        return Err(ApiError::wrong_type(
+            at,
+            "formats must be an array of strings",
+        ));
     };
     items
         .iter()
         .enumerate()
         .map(|(i, f)| match f.as_str() {
             Some(s) if synth::FORMATS.contains(&s) => Ok(s.to_owned()),
-            _ => Err(ApiError::invalid(
+            _ => Err(ApiError::refused(
                 format!("{at}[{i}]"),
                 format!("unknown format {f}; allowed: html, markdown, headers, links"),
             )),

@@ -317,7 +317,7 @@ pub(crate) async fn update_agent(
     body: axum::body::Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let patch: json_patch::Patch = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::bad_request(
+        ApiError::malformed(
             "body",
             format!("the body must be a JSON Patch document (a list of operations): {e}"),
         )
@@ -326,9 +326,9 @@ pub(crate) async fn update_agent(
     let agent = research.agent(&ctx, &id)?;
     let mut doc = agent_json(agent, version);
     json_patch::patch(&mut doc, &patch)
-        .map_err(|e| ApiError::invalid("body", format!("the patch does not apply: {e}")))?;
+        .map_err(|e| ApiError::refused("body", format!("the patch does not apply: {e}")))?;
     let Value::Object(mut record) = doc else {
-        return Err(ApiError::invalid("body", "the patch must leave an object"));
+        return Err(ApiError::refused("body", "the patch must leave an object"));
     };
     if version == ApiVersion::V1
         && let Some(d) = record.remove("domain_expertise")
@@ -337,7 +337,7 @@ pub(crate) async fn update_agent(
     }
     for fixed in ["id", "created_at"] {
         if record.get(fixed) != agent.record.get(fixed) {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 format!("/{fixed}"),
                 format!("{fixed} cannot change"),
             ));
@@ -562,7 +562,7 @@ pub(crate) async fn events(
 ) -> Result<Response, ApiError> {
     let run = lock(&state.research).run(&ctx, &agent_id, &run_id)?.clone();
     if !run.events {
-        return Err(ApiError::invalid(
+        return Err(ApiError::refused(
             "enable_events",
             format!("run {run_id} was started without enable_events: it publishes no events"),
         ));

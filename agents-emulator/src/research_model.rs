@@ -134,7 +134,7 @@ pub(crate) fn refuse(found: Vec<Broken>) -> Result<(), ApiError> {
     ApiError::items(
         found
             .into_iter()
-            .map(|b| ApiError::invalid(b.field, b.message))
+            .map(|b| ApiError::refused(b.field, b.message))
             .collect(),
     )
     .map_or(Ok(()), Err)
@@ -148,12 +148,12 @@ pub(crate) fn read_schema(schema: &Value, field: &str) -> Result<FieldSchema, Ap
                 .into_iter()
                 .map(|e| {
                     let at = format!("{field}{}", e.path.trim_start_matches('$'));
-                    ApiError::invalid(&at, format!("{at}: {}", e.message))
+                    ApiError::refused(&at, format!("{at}: {}", e.message))
                 })
                 .collect(),
         )
-        .unwrap_or_else(|| ApiError::invalid(field, "not a JSON Schema document")),
-        other => ApiError::invalid(field, other.to_string()),
+        .unwrap_or_else(|| ApiError::refused(field, "not a JSON Schema document")),
+        other => ApiError::refused(field, other.to_string()),
     })
 }
 
@@ -313,7 +313,7 @@ impl Research {
         refuse(check_agent(&body, ApiVersion::V2))?;
         if let Some(name) = body.get("template").and_then(Value::as_str) {
             let Some(t) = templates().into_iter().find(|t| t["template_name"] == name) else {
-                return Err(ApiError::invalid(
+                return Err(ApiError::refused(
                     "template",
                     format!("no research agent template {name:?}"),
                 ));
@@ -350,7 +350,7 @@ impl Research {
         if let Some(name) = body.get("agent_name").and_then(Value::as_str)
             && self.by_name(ctx, name).is_some()
         {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 "agent_name",
                 format!(
                     "a research agent named {name:?} exists; run it by name, or pick another name"
@@ -363,7 +363,7 @@ impl Research {
             .filter(|a| a.account == ctx.account.name)
             .count();
         if mine >= MAX_AGENTS {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 "agent_name",
                 format!("an account keeps at most {MAX_AGENTS} research agents"),
             ));
@@ -390,7 +390,7 @@ impl Research {
             "updated_at": timestamp(now),
         });
         let Value::Object(record) = record else {
-            return Err(ApiError::invalid("", "internal: record is an object"));
+            return Err(ApiError::refused("", "internal: record is an object"));
         };
         self.agents.insert(
             agent_id.clone(),
@@ -414,7 +414,7 @@ impl Research {
     ) -> Result<Value, ApiError> {
         let agent = self.agent(ctx, agent_id)?;
         if agent.record.get("is_active") != Some(&Value::Bool(true)) {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 "agent_id",
                 format!("research agent {agent_id} is deactivated: no run can start"),
             ));
@@ -422,7 +422,7 @@ impl Research {
         if let Some(use_case) = body.get("use_case").and_then(Value::as_str)
             && agent.record.get("use_case").and_then(Value::as_str) != Some(use_case)
         {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 "use_case",
                 format!(
                     "use_case {use_case:?} differs from the agent's {}; it is set only when a run creates its agent",
@@ -445,7 +445,7 @@ impl Research {
         }
         let input_data = body.get("input_data").filter(|v| !v.is_null()).cloned();
         if input_data.is_some() && output_schema.is_none() {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 "input_data",
                 "input_data needs an output_schema, on the run or on the agent, that its rows follow",
             ));

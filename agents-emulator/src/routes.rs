@@ -326,7 +326,7 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
             v.split(',')
                 .map(|part| {
                     Fault::parse(part).ok_or_else(|| {
-                        ApiError::bad_request("x-emulator-fault", format!("unknown fault {part:?}"))
+                        ApiError::malformed("x-emulator-fault", format!("unknown fault {part:?}"))
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()

@@ -49,7 +49,7 @@ fn count(body: &Map<String, Value>, field: &str, default: u64) -> Result<u64, Ap
     match body.get(field) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v.as_u64().filter(|n| *n >= 1).ok_or_else(|| {
-            ApiError::invalid(
+            ApiError::wrong_type(
                 field,
                 format!("{field} must be a positive integer, not {}", kind(v)),
             )
@@ -62,7 +62,7 @@ fn flag(body: &Map<String, Value>, field: &str) -> Result<Option<bool>, ApiError
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(v) => Err(ApiError::invalid(
+        Some(v) => Err(ApiError::wrong_type(
             field,
             format!("{field} must be a boolean, not {}", kind(v)),
         )),
@@ -75,7 +75,7 @@ fn flag(body: &Map<String, Value>, field: &str) -> Result<Option<bool>, ApiError
 pub(crate) fn serp_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
     let engine = required_str(body, "search_engine")?;
     if !ENGINES.contains(&engine) {
-        return Err(ApiError::invalid(
+        return Err(ApiError::refused(
             "search_engine",
             format!(
                 "unknown search_engine {engine:?}; allowed: {}",
@@ -86,7 +86,7 @@ pub(crate) fn serp_result(body: &Map<String, Value>, task_id: &str) -> Result<Va
     let query = optional_str(body, "query")?.unwrap_or("");
     let location = optional_str(body, "location")?;
     if query.trim().is_empty() && location.is_none() {
-        return Err(ApiError::bad_request(
+        return Err(ApiError::missing(
             "query",
             format!("{engine} needs a query (or, for places, a location)"),
         ));

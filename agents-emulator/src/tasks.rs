@@ -41,7 +41,7 @@ pub(crate) async fn list(
     let offset = match query.cursor.as_deref().filter(|c| !c.is_empty()) {
         None => 0,
         Some(c) => c.parse::<usize>().map_err(|_| {
-            ApiError::invalid(
+            ApiError::refused(
                 "cursor",
                 format!("unknown cursor {c:?}: pass a next_cursor back"),
             )

@@ -177,7 +177,7 @@ pub(crate) async fn update(
     ApiJsonValue(body): ApiJsonValue,
 ) -> Result<Json<Value>, ApiError> {
     let patch: json_patch::Patch = serde_json::from_value(body).map_err(|e| {
-        ApiError::bad_request(
+        ApiError::malformed(
             "body",
             format!("the body must be a JSON Patch document (RFC 6902): {e}"),
         )
@@ -198,7 +198,7 @@ pub(crate) async fn update(
     let before = entry.template_json();
     let mut doc = before.clone();
     json_patch::patch(&mut doc, &patch).map_err(|e| {
-        ApiError::invalid(
+        ApiError::refused(
             format!("body[{}]", e.operation),
             format!("operation {} ({}) failed: {}", e.operation, e.path, e.kind),
         )
@@ -207,7 +207,7 @@ pub(crate) async fn update(
         .iter()
         .find(|p| doc.pointer(p) != before.pointer(p))
     {
-        return Err(ApiError::invalid(
+        return Err(ApiError::refused(
             format!("body{}", ptr.replace('/', ".")),
             format!("{ptr} is set by the service and cannot be changed"),
         ));
@@ -219,7 +219,7 @@ pub(crate) async fn update(
         &part("output_schema"),
         &part("metadata"),
     )
-    .map_err(|e| ApiError::invalid("body", format!("the patched template is not valid: {e}")))?;
+    .map_err(|e| ApiError::refused("body", format!("the patched template is not valid: {e}")))?;
     match part("samples") {
         Value::Null => {}
         Value::Array(samples) => {
@@ -227,7 +227,7 @@ pub(crate) async fn update(
                 .iter()
                 .position(|x| !x.get("input").is_none_or(Value::is_object))
             {
-                return Err(ApiError::invalid(
+                return Err(ApiError::refused(
                     format!("body.published_version.samples[{bad}].input"),
                     "a sample's input is an object of params",
                 ));
@@ -235,7 +235,7 @@ pub(crate) async fn update(
             record.extra.insert("samples".into(), Value::Array(samples));
         }
         other => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 "body.published_version.samples",
                 format!(
                     "samples must be a list, not {}",
@@ -310,7 +310,7 @@ fn check_run(
     let field = version.template_field();
     let agent = required_str(&body, field)?;
     if body.get("params").is_none_or(Value::is_null) {
-        return Err(ApiError::bad_request(
+        return Err(ApiError::missing(
             "params",
             "missing required field `params`",
         ));

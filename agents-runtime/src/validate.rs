@@ -320,6 +320,9 @@ pub use agents_schema::inputs::{COMMON_PARAMS, LOCALIZATION_PARAMS};
 pub enum ProblemKind {
     /// `params` is not a JSON object.
     NotAnObject,
+    /// Not the shape the service reads, outside an agent's params: a body that is not JSON, a
+    /// list where an object belongs, a list that is empty or too long, a URL that does not parse.
+    Malformed,
     /// A required input is missing.
     Missing,
     /// A value is not of its input's (or common param's) type.
@@ -336,12 +339,14 @@ pub enum ProblemKind {
 
 impl ProblemKind {
     /// The status the service answers a request with this problem: 400 when the request is
-    /// malformed or incomplete, 422 when a value is refused. The one place that decides.
+    /// malformed or incomplete, 422 when a value is refused. The one place that decides, for
+    /// agent params and (in the emulator) every other field of every endpoint.
     pub fn status(self) -> u16 {
         match self {
-            ProblemKind::NotAnObject | ProblemKind::Missing | ProblemKind::LocalizationRequired => {
-                400
-            }
+            ProblemKind::NotAnObject
+            | ProblemKind::Malformed
+            | ProblemKind::Missing
+            | ProblemKind::LocalizationRequired => 400,
             ProblemKind::WrongType
             | ProblemKind::Rule
             | ProblemKind::NotLocalized

@@ -56,7 +56,7 @@ pub(super) fn duration(v: &Value) -> Option<Duration> {
 /// Checks `browser_actions`: a list of one-key objects naming known actions with valid values.
 pub(super) fn check_actions(v: &Value) -> Result<Vec<(String, Value)>, ApiError> {
     let Some(list) = v.as_array() else {
-        return Err(ApiError::invalid(
+        return Err(ApiError::wrong_type(
             "browser_actions",
             "browser_actions must be an array",
         ));
@@ -65,7 +65,7 @@ pub(super) fn check_actions(v: &Value) -> Result<Vec<(String, Value)>, ApiError>
     for (i, a) in list.iter().enumerate() {
         let at = format!("browser_actions[{i}]");
         let Some(obj) = a.as_object().filter(|o| o.len() == 1) else {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 &at,
                 format!("{at} must be an object with exactly one action"),
             ));
@@ -74,7 +74,7 @@ pub(super) fn check_actions(v: &Value) -> Result<Vec<(String, Value)>, ApiError>
             continue;
         };
         if !ACTIONS.contains(&name.as_str()) {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 format!("{at}.{name}"),
                 format!(
                     "unknown browser action `{name}`; known: {}",
@@ -82,7 +82,7 @@ pub(super) fn check_actions(v: &Value) -> Result<Vec<(String, Value)>, ApiError>
                 ),
             ));
         }
-        let bad = |why: &str| ApiError::invalid(format!("{at}.{name}"), why.to_owned());
+        let bad = |why: &str| ApiError::refused(format!("{at}.{name}"), why.to_owned());
         match name.as_str() {
             "goto" => {
                 let url = value
@@ -112,7 +112,7 @@ pub(super) fn check_actions(v: &Value) -> Result<Vec<(String, Value)>, ApiError>
             if let Some(f) = value.get(flag)
                 && !(f.is_boolean() || matches!(f.as_str(), Some("true" | "false")))
             {
-                return Err(ApiError::invalid(
+                return Err(ApiError::wrong_type(
                     format!("{at}.{name}.{flag}"),
                     format!(
                         "{flag} must be a boolean or \"true\"/\"false\", not {}",

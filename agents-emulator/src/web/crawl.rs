@@ -160,7 +160,7 @@ pub(super) fn crawl_callback(body: &Map<String, Value>) -> Result<Option<Callbac
             let url = match o.get("url") {
                 Some(Value::String(u)) => url_of(u, "callback.url")?,
                 _ => {
-                    return Err(ApiError::bad_request(
+                    return Err(ApiError::missing(
                         "callback.url",
                         "callback needs a url (a string)",
                     ));
@@ -170,7 +170,7 @@ pub(super) fn crawl_callback(body: &Map<String, Value>) -> Result<Option<Callbac
                 None | Some(Value::Null) => Map::new(),
                 Some(Value::Object(h)) if h.values().all(Value::is_string) => h.clone(),
                 Some(_) => {
-                    return Err(ApiError::invalid(
+                    return Err(ApiError::wrong_type(
                         "callback.headers",
                         "callback.headers must map header names to strings",
                     ));
@@ -183,14 +183,14 @@ pub(super) fn crawl_callback(body: &Map<String, Value>) -> Result<Option<Callbac
                     .enumerate()
                     .map(|(i, e)| match e.as_str() {
                         Some(e) if CRAWL_EVENTS.contains(&e) => Ok(e.to_owned()),
-                        _ => Err(ApiError::invalid(
+                        _ => Err(ApiError::refused(
                             format!("callback.events[{i}]"),
                             format!("unknown event {e}; known: {}", CRAWL_EVENTS.join(", ")),
                         )),
                     })
                     .collect::<Result<_, _>>()?,
                 Some(_) => {
-                    return Err(ApiError::invalid(
+                    return Err(ApiError::wrong_type(
                         "callback.events",
                         "callback.events must be a list",
                     ));
@@ -203,7 +203,7 @@ pub(super) fn crawl_callback(body: &Map<String, Value>) -> Result<Option<Callbac
                 events,
             }))
         }
-        Some(other) => Err(ApiError::invalid(
+        Some(other) => Err(ApiError::wrong_type(
             "callback",
             format!("callback must be a URL or an object, not {}", kind(other)),
         )),
@@ -295,7 +295,7 @@ pub(crate) async fn crawl(
         .get("extract_options")
         .filter(|v| !v.is_null() && !v.is_object())
     {
-        return Err(ApiError::invalid(
+        return Err(ApiError::wrong_type(
             "extract_options",
             format!("extract_options must be an object, not {}", kind(o)),
         ));

@@ -42,12 +42,12 @@ pub(super) fn string_list(body: &Map<String, Value>, field: &str) -> Result<Vec<
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                v.as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| ApiError::invalid(format!("{field}[{i}]"), "must be a string"))
+                v.as_str().map(str::to_owned).ok_or_else(|| {
+                    ApiError::wrong_type(format!("{field}[{i}]"), "must be a string")
+                })
             })
             .collect(),
-        Some(_) => Err(ApiError::invalid(
+        Some(_) => Err(ApiError::wrong_type(
             field,
             format!("{field} must be an array of strings"),
         )),
@@ -75,14 +75,14 @@ pub(super) fn discover_options(
             .as_u64()
             .filter(|n| *n >= 1)
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
-            .ok_or_else(|| ApiError::invalid("limit", "limit must be a positive integer"))?,
+            .ok_or_else(|| ApiError::wrong_type("limit", "limit must be a positive integer"))?,
     }
     .min(max_limit);
     let max_depth = match body.get("max_discovery_depth") {
         None | Some(Value::Null) => 10,
         Some(v) => v.as_u64().map_or_else(
             || {
-                Err(ApiError::invalid(
+                Err(ApiError::wrong_type(
                     "max_discovery_depth",
                     "max_discovery_depth must be a non-negative integer",
                 ))
@@ -93,7 +93,7 @@ pub(super) fn discover_options(
     let flag = |name: &str| match body.get(name) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(ApiError::invalid(
+        Some(other) => Err(ApiError::wrong_type(
             name,
             format!("{name} must be a boolean, not {}", kind(other)),
         )),

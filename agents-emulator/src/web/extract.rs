@@ -27,7 +27,7 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
     let mut formats = Vec::new();
     if let Some(v) = body.get("formats").filter(|v| !v.is_null()) {
         let Some(list) = v.as_array() else {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 "formats",
                 "formats must be an array of strings",
             ));
@@ -36,7 +36,7 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
             match f.as_str() {
                 Some(s) if EXTRACT_FORMATS.contains(&s) => formats.push(s.to_owned()),
                 _ => {
-                    return Err(ApiError::invalid(
+                    return Err(ApiError::refused(
                         format!("formats[{i}]"),
                         format!(
                             "unknown format {f}; allowed: {}",
@@ -51,7 +51,7 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
         None | Some(Value::Null | Value::Bool(_)) => {}
         Some(Value::String(s)) if s == "auto" => {}
         Some(other) => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 "render",
                 format!("render must be a boolean or \"auto\", not {other}"),
             ));
@@ -60,7 +60,7 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
     if let Some(c) = optional_str(body, "country")?
         && (c.len() != 2 || !c.bytes().all(|b| b.is_ascii_alphabetic()))
     {
-        return Err(ApiError::invalid(
+        return Err(ApiError::refused(
             "country",
             format!("{c:?} is not a two-letter country code"),
         ));
@@ -75,7 +75,7 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
                         .and_then(|c| u16::try_from(c).ok())
                         .filter(|c| (100..=599).contains(c))
                         .ok_or_else(|| {
-                            ApiError::invalid(
+                            ApiError::wrong_type(
                                 format!("expected_status_codes[{i}]"),
                                 "must be an HTTP status",
                             )
@@ -84,7 +84,7 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
                 .collect::<Result<_, _>>()?,
         ),
         Some(_) => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 "expected_status_codes",
                 "must be an array of statuses",
             ));

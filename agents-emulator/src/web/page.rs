@@ -24,9 +24,9 @@ pub(super) const PLACEHOLDER_PNG: &str =
 
 pub(super) fn parse_url(text: &str, field: &str) -> Result<Url, ApiError> {
     let url = Url::parse(text.trim())
-        .map_err(|e| ApiError::bad_request(field, format!("invalid URL {text:?}: {e}")))?;
+        .map_err(|e| ApiError::malformed(field, format!("invalid URL {text:?}: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
-        return Err(ApiError::bad_request(
+        return Err(ApiError::malformed(
             field,
             format!("invalid URL {text:?}: expected http(s) with a host"),
         ));

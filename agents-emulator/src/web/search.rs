@@ -31,7 +31,7 @@ fn flag(body: &Map<String, Value>, field: &str) -> Result<bool, ApiError> {
     match body.get(field) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(ApiError::invalid(
+        Some(other) => Err(ApiError::wrong_type(
             field,
             format!("{field} must be a boolean, not {}", kind(other)),
         )),
@@ -48,7 +48,7 @@ pub(super) fn search_result(
 ) -> Result<Value, ApiError> {
     let query = required_str(body, "query")?;
     if query.trim().is_empty() {
-        return Err(ApiError::bad_request("query", "query must not be empty"));
+        return Err(ApiError::malformed("query", "query must not be empty"));
     }
     let focus: Vec<String> = match body.get("focus") {
         None | Some(Value::Null) => vec!["general".into()],
@@ -58,7 +58,7 @@ pub(super) fn search_result(
             .map(|v| v.as_str().unwrap_or("").to_owned())
             .collect(),
         Some(other) => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::wrong_type(
                 "focus",
                 format!("focus must be a string or a list, not {}", kind(other)),
             ));
@@ -66,7 +66,7 @@ pub(super) fn search_result(
     };
     for f in &focus {
         if !FOCUS.contains(&f.as_str()) {
-            return Err(ApiError::invalid(
+            return Err(ApiError::refused(
                 "focus",
                 format!("unknown focus {f:?}; allowed: {}", FOCUS.join(", ")),
             ));
@@ -81,7 +81,7 @@ pub(super) fn search_result(
     let max = match body.get("max_results") {
         None | Some(Value::Null) => 10,
         Some(v) => v.as_u64().filter(|n| *n >= 1).ok_or_else(|| {
-            ApiError::invalid("max_results", "max_results must be a positive integer")
+            ApiError::wrong_type("max_results", "max_results must be a positive integer")
         })?,
     }
     .min(MAX_SEARCH_RESULTS);
