@@ -132,7 +132,8 @@ pub use agents_macro::agent;
 
 #[cfg(feature = "client")]
 pub use client::{
-    Client, ClientBuilder, Error, ErrorKind, LimiterState, RetryPolicy, WaitOptions,
+    Client, ClientBuilder, Clock, Error, ErrorKind, LimiterState, ManualClock, RetryPolicy,
+    TokioClock, WaitOptions,
     batch::{BatchHandle, BatchItemError},
     generation::GenerationRequest,
     run::{Delivery, Format, RunOptions, RunResult, RunStatus, StorageType},

@@ -516,7 +516,7 @@ impl<R: TaskOutput> BatchHandle<R> {
     pub fn progress_stream(&self) -> BoxStream<'static, Result<BatchProgress, Error>> {
         let this = self.clone();
         waiter::polls(
-            waiter::Tokio,
+            self.client.clock(),
             format!("batch progress of {}", self.ids.join(", ")),
             self.wait,
             move || {
@@ -542,17 +542,22 @@ impl<R: TaskOutput> BatchHandle<R> {
     /// Waits (polling `/progress`) until batch `id` completes, then lists its tasks. Both the
     /// polls and the listing go through the waiter, so transient failures are polled through.
     async fn finished_tasks(&self, id: &str) -> Result<Vec<Option<TaskRecord>>, Error> {
-        waiter::wait(format!("batch {id}"), self.wait, || async {
-            let p = self.progress_of(id).await?;
-            if !p.completed {
-                return Ok(Poll::Pending(format!(
-                    "{}/{} done",
-                    p.completed_count,
-                    p.total.unwrap_or(0)
-                )));
-            }
-            Ok(Poll::Done(self.client.batch_details(id).await?.tasks))
-        })
+        waiter::wait(
+            self.client.clock(),
+            format!("batch {id}"),
+            self.wait,
+            || async {
+                let p = self.progress_of(id).await?;
+                if !p.completed {
+                    return Ok(Poll::Pending(format!(
+                        "{}/{} done",
+                        p.completed_count,
+                        p.total.unwrap_or(0)
+                    )));
+                }
+                Ok(Poll::Done(self.client.batch_details(id).await?.tasks))
+            },
+        )
         .await
     }
 

@@ -190,7 +190,8 @@ impl GenerationHandle {
     /// Polls until `success` (the record, with `generated_version_id` and `summary`) or
     /// `failed` ([`Error::GenerationFailed`]).
     pub async fn wait(&self) -> Result<Generation, Error> {
-        let g = waiter::wait::<_, Error, _, _>(
+        let g = waiter::wait::<_, _, Error, _, _>(
+            self.client.clock(),
             format!("generation {}", self.id),
             self.wait,
             || async {

@@ -436,14 +436,19 @@ impl JobRunHandle {
     /// Polls until the run ends, and answers it whatever its status (`SUCCESS`, `WARNING` with
     /// some inputs failed, `FAILED`, `CANCELLED`, `TIMEOUT`): check [`JobRun::status`].
     pub async fn wait(&self) -> Result<JobRun, Error> {
-        waiter::wait(format!("job run {}", self.id), self.wait, || async {
-            let run = self.client.job_run(&self.id).await?;
-            Ok(if run.status.is_finished() || run.finished_at.is_some() {
-                Poll::Done(run)
-            } else {
-                Poll::Pending(run.status.as_str().to_owned())
-            })
-        })
+        waiter::wait(
+            self.client.clock(),
+            format!("job run {}", self.id),
+            self.wait,
+            || async {
+                let run = self.client.job_run(&self.id).await?;
+                Ok(if run.status.is_finished() || run.finished_at.is_some() {
+                    Poll::Done(run)
+                } else {
+                    Poll::Pending(run.status.as_str().to_owned())
+                })
+            },
+        )
         .await
     }
 }

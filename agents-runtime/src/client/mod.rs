@@ -7,6 +7,7 @@
 mod open;
 pub mod agents;
 pub mod batch;
+mod clock;
 #[cfg(feature = "delivery")]
 pub mod delivery;
 pub mod error;
@@ -43,6 +44,7 @@ use tracing::Instrument;
 
 use crate::endpoint::{self, ApiVersion, Endpoint};
 
+pub use clock::{Clock, ManualClock, Sleep, TokioClock};
 pub use error::{
     ApiError, DecodeError, Error, ErrorKind, RateLimit, ResponseInfo, TooLargeError, TransportError,
 };
@@ -75,6 +77,7 @@ struct Inner {
     headers: HeaderMap,
     throttle: throttle::Throttle,
     retry: RetryPolicy,
+    clock: Arc<dyn Clock>,
     timeout: Duration,
     max_response_bytes: u64,
 }
@@ -111,6 +114,7 @@ pub struct ClientBuilder {
     headers: Vec<(String, String)>,
     max_response_bytes: u64,
     shared_limit: Option<String>,
+    clock: Arc<dyn Clock>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -140,6 +144,7 @@ impl Default for ClientBuilder {
             headers: Vec::new(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             shared_limit: None,
+            clock: Arc::new(TokioClock),
         }
     }
 }
@@ -305,6 +310,28 @@ impl ClientBuilder {
         Ok(b)
     }
 
+    /// The clock the client reads the time from and sleeps on between retries, through a pause
+    /// after a 429 and between polls (default [`TokioClock`]). A [`ManualClock`] makes those
+    /// waits instant and records them, for tests.
+    ///
+    /// ```
+    /// use agents_runtime::{Client, ManualClock};
+    ///
+    /// let clock = ManualClock::new();
+    /// let client = Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .api_key("test-key")
+    ///     .clock(clock.clone())
+    ///     .build()?;
+    /// // ... calls that retry or wait ...
+    /// assert!(clock.sleeps().is_empty());
+    /// # Ok::<(), agents_runtime::Error>(())
+    /// ```
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
     /// Builds the client; fails when the key or base URL is missing or malformed.
     pub fn build(self) -> Result<Client, Error> {
         let base = self.base_url.ok_or_else(|| {
@@ -354,7 +381,7 @@ impl ClientBuilder {
                 .build()
                 .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?,
         };
-        let throttle = throttle::Throttle::new(self.rate_limit, self.burst);
+        let throttle = throttle::Throttle::new(self.rate_limit, self.burst, self.clock.clone());
         let throttle = match (&self.shared_limit, self.rate_limit) {
             (None, _) => throttle,
             (Some(_), None) => {
@@ -385,6 +412,7 @@ impl ClientBuilder {
                 headers,
                 throttle,
                 retry: self.retry,
+                clock: self.clock,
                 timeout: self.timeout,
                 max_response_bytes: self.max_response_bytes,
             }),
@@ -537,7 +565,8 @@ impl Client {
             .map_err(|e| Error::Config(format!("cannot form a URL for {path}: {e}")))?;
         let policy = &self.inner.retry;
         let mut schedule = policy.schedule();
-        let start = Instant::now();
+        let clock = &*self.inner.clock;
+        let start = clock.now();
         // A call never waits on the client's pause past this (see `throttle`).
         let deadline = start + policy.max_elapsed.min(self.inner.timeout);
         let mut attempt = 1u32;
@@ -587,7 +616,7 @@ impl Client {
                 return Err(err);
             };
             let delay = hint.map_or(backoff, |h| h.max(backoff.min(h + policy.min_delay)));
-            if start.elapsed() + delay > policy.max_elapsed {
+            if clock.now().saturating_duration_since(start) + delay > policy.max_elapsed {
                 return Err(err);
             }
             // A 429 is expected under load and the throttle already warns about it (once a
@@ -597,7 +626,7 @@ impl Client {
             } else {
                 tracing::warn!(parent: &span, error = %err, ?delay, "retrying");
             }
-            tokio::time::sleep(delay).await;
+            clock.sleep(delay).await;
             attempt += 1;
         }
     }
@@ -693,12 +722,17 @@ impl Client {
             .request(Method::GET, url, &[], None)
             .headers(headers)
             .timeout(Duration::from_secs(365 * 24 * 3600));
-        let deadline = Instant::now() + self.inner.timeout;
+        let deadline = self.inner.clock.now() + self.inner.timeout;
         let (mut resp, info) = self.open(req, deadline).await?;
         if !(200..300).contains(&info.status) {
             read_answer(&mut resp, &info, MAX_ERROR_BODY).await?;
         }
         Ok(resp)
+    }
+
+    /// The clock the client waits on ([`ClientBuilder::clock`]).
+    pub(crate) fn clock(&self) -> Arc<dyn Clock> {
+        self.inner.clock.clone()
     }
 
     /// Most bytes the client accepts in one answer ([`ClientBuilder::max_response_bytes`]).

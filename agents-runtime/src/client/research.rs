@@ -728,6 +728,7 @@ impl ResearchRunHandle {
     /// Polls until the run ends, and answers it whatever its status.
     pub async fn wait(&self) -> Result<ResearchRun, Error> {
         waiter::wait(
+            self.client.clock(),
             format!("research run {}", self.run.id),
             self.wait,
             || async {
@@ -988,7 +989,9 @@ fn events(
                     }
                     if self.reconnects > 0 {
                         tracing::debug!(run = %self.run_id, last_event_id = ?self.last_id, "resuming a research run's event stream");
-                        tokio::time::sleep(Duration::from_millis(100 * u64::from(self.reconnects)))
+                        self.client
+                            .clock()
+                            .sleep(Duration::from_millis(100 * u64::from(self.reconnects)))
                             .await;
                     }
                     let opened = self

@@ -71,15 +71,19 @@ impl<R: TaskOutput> TaskHandle<R> {
     /// Polls until the task ends, then fetches its result. A task in state `error` is
     /// [`Error::TaskFailed`]; unknown states keep the waiter polling.
     pub async fn wait(&self) -> Result<R, Error> {
-        let record =
-            waiter::wait::<_, Error, _, _>(format!("task {}", self.id), self.wait, || async {
+        let record = waiter::wait::<_, _, Error, _, _>(
+            self.client.clock(),
+            format!("task {}", self.id),
+            self.wait,
+            || async {
                 let record = self.client.task(&self.id).await?;
                 Ok(match record.state {
                     TaskState::Success | TaskState::Error => Poll::Done(record),
                     ref other => Poll::Pending(other.as_str().to_owned()),
                 })
-            })
-            .await?;
+            },
+        )
+        .await?;
         if record.state == TaskState::Error {
             return Err(Error::TaskFailed(Box::new(record)));
         }

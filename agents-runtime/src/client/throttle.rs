@@ -20,6 +20,7 @@ use governor::clock::DefaultClock;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
 
+use super::clock::{Clock, sleep_until};
 use super::error::{ApiError, RateLimit, seconds};
 
 type Direct = RateLimiter<NotKeyed, InMemoryState, DefaultClock>;
@@ -71,6 +72,9 @@ pub enum LimiterState {
 /// The client's throttle.
 #[derive(Debug)]
 pub struct Throttle {
+    /// The client's clock, which pauses are timed and slept on (governor refills the limiter
+    /// on its own clock).
+    clock: std::sync::Arc<dyn Clock>,
     limiter: Option<Direct>,
     per_second: Option<u32>,
     pause: Mutex<Pause>,
@@ -87,12 +91,13 @@ pub struct Throttle {
 
 impl Throttle {
     /// `per_second` requests per second with bursts of `burst`; `None` for no client-side limit.
-    pub fn new(per_second: Option<u32>, burst: u32) -> Throttle {
+    pub fn new(per_second: Option<u32>, burst: u32, clock: std::sync::Arc<dyn Clock>) -> Throttle {
         let limiter = per_second.and_then(NonZeroU32::new).map(|rate| {
             let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
             RateLimiter::direct(Quota::per_second(rate).allow_burst(burst))
         });
         Throttle {
+            clock,
             limiter,
             per_second,
             pause: Mutex::default(),
@@ -173,7 +178,7 @@ impl Throttle {
             loop {
                 match shared.acquire().await {
                     super::shared::Permit::Reserved(wait) => {
-                        let at = Instant::now() + wait;
+                        let at = self.clock.now() + wait;
                         {
                             let mut until = self
                                 .reserved_until
@@ -184,7 +189,7 @@ impl Throttle {
                             }
                         }
                         if !wait.is_zero() {
-                            tokio::time::sleep_until(at.into()).await;
+                            sleep_until(&*self.clock, at).await;
                         }
                         return Ok(());
                     }
@@ -199,8 +204,8 @@ impl Throttle {
                             .reserved_until
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner);
-                        if let Some(until) = reserved.filter(|u| *u > Instant::now()) {
-                            tokio::time::sleep_until(until.into()).await;
+                        if let Some(until) = reserved.filter(|u| *u > self.clock.now()) {
+                            sleep_until(&*self.clock, until).await;
                         }
                         self.fallback(shared.fleet()).until_ready().await;
                         return Ok(());
@@ -219,7 +224,7 @@ impl Throttle {
         loop {
             let until = {
                 let pause = self.pause();
-                let now = Instant::now();
+                let now = self.clock.now();
                 match pause.until {
                     Some(until) if until > now => {
                         if until > deadline
@@ -241,7 +246,7 @@ impl Throttle {
                     _ => return Ok(()),
                 }
             };
-            tokio::time::sleep_until(until.into()).await;
+            sleep_until(&*self.clock, until).await;
         }
     }
 
@@ -276,7 +281,7 @@ impl Throttle {
     /// Pauses this client for `wait` (at most [`MAX_PAUSE`]) because of `api`; `log` says whether
     /// this is news worth a warning.
     fn hold(&self, api: &ApiError, wait: Duration, log: bool) {
-        let now = Instant::now();
+        let now = self.clock.now();
         let until = now + wait.min(MAX_PAUSE);
         let mut pause = self.pause();
         if log {
@@ -316,7 +321,7 @@ impl Throttle {
                 .filter(|l| *l > 0)
                 .map_or(wait, |l| Duration::from_secs_f64(1.0 / l as f64));
             let wait = wait.min(slot).min(MAX_HEADER_PAUSE);
-            let until = Instant::now() + wait;
+            let until = self.clock.now() + wait;
             let mut pause = self.pause();
             if pause.until.is_none_or(|cur| cur < until) {
                 tracing::debug!(wait = %seconds(wait), "rate-limit headers: nothing left");

@@ -3,9 +3,12 @@
 //! every wait consumes it to its end, and a batch's progress stream hands it out.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt as _;
+
+use super::clock::Clock;
 
 /// How a waiter polls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,51 +70,11 @@ pub(crate) trait WaitError: std::fmt::Display {
     fn timed_out(what: String, waited: Duration, last_state: String) -> Self;
 }
 
-/// Where a waiter gets the time and how it sleeps: tokio's clock in the client, a fake one in
-/// tests.
-pub(crate) trait Timer {
-    /// The current instant.
-    fn now(&self) -> Instant;
-    /// Sleeps for `d`.
-    fn sleep(&self, d: Duration) -> impl Future<Output = ()> + Send;
-}
-
-impl<T: Timer> Timer for &T {
-    fn now(&self) -> Instant {
-        (**self).now()
-    }
-    fn sleep(&self, d: Duration) -> impl Future<Output = ()> + Send {
-        (**self).sleep(d)
-    }
-}
-
-/// tokio's clock.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Tokio;
-
-impl Timer for Tokio {
-    fn now(&self) -> Instant {
-        Instant::now()
-    }
-    fn sleep(&self, d: Duration) -> impl Future<Output = ()> + Send {
-        tokio::time::sleep(d)
-    }
-}
-
-/// Polls `poll` until it is done or `options.max_wait` has passed, on tokio's clock. `what` names
-/// the resource in the timeout error. Transient failures of a poll count as "not finished yet".
-pub(crate) async fn wait<T, E, F, Fut>(what: String, options: WaitOptions, poll: F) -> Result<T, E>
-where
-    E: WaitError,
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<Poll<T>, E>>,
-{
-    wait_on(&Tokio, what, options, poll).await
-}
-
-/// [`wait`] on the clock of `timer`: the last item of [`polls`].
-pub(crate) async fn wait_on<T, P, E, F, Fut>(
-    timer: impl Timer,
+/// Polls `poll` until it is done or `options.max_wait` has passed on `clock`: the last item of
+/// [`polls`]. `what` names the resource in the timeout error. Transient failures of a poll count
+/// as "not finished yet".
+pub(crate) async fn wait<T, P, E, F, Fut>(
+    clock: Arc<dyn Clock>,
     what: String,
     options: WaitOptions,
     poll: F,
@@ -122,7 +85,7 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<Poll<T, P>, E>>,
 {
-    let mut polls = std::pin::pin!(polls(timer, what, options, poll));
+    let mut polls = std::pin::pin!(polls(clock, what, options, poll));
     while let Some(step) = polls.next().await {
         match step {
             Ok(Poll::Done(t)) => return Ok(t),
@@ -133,14 +96,14 @@ where
     ended_without_an_answer()
 }
 
-/// The one poller: polls `poll` on the clock of `timer`, the first poll at once and the next
+/// The one poller: polls `poll` on `clock`, the first poll at once and the next
 /// after intervals growing by half from `options.initial_interval` to `options.max_interval`,
 /// and yields each outcome: every `Pending`, then the `Done` that ends the stream. A transient
 /// failure is logged and polled through (it yields nothing); a fatal one is yielded and ends
 /// the stream; once `options.max_wait` has passed without `Done`, the stream ends with
 /// `E::timed_out` naming `what` and the last state seen, never having slept past it.
 pub(crate) fn polls<T, P, E, F, Fut>(
-    timer: impl Timer,
+    clock: Arc<dyn Clock>,
     what: String,
     options: WaitOptions,
     poll: F,
@@ -151,8 +114,8 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<Poll<T, P>, E>>,
 {
-    struct State<Tm, F> {
-        timer: Tm,
+    struct State<F> {
+        clock: Arc<dyn Clock>,
         what: String,
         poll: F,
         start: Instant,
@@ -160,9 +123,9 @@ where
         first: bool,
         ended: bool,
     }
-    let start = timer.now();
+    let start = clock.now();
     let state = State {
-        timer,
+        clock,
         what,
         poll,
         start,
@@ -176,8 +139,8 @@ where
         }
         loop {
             if !s.first {
-                let waited = s.timer.now().saturating_duration_since(s.start);
-                s.timer
+                let waited = s.clock.now().saturating_duration_since(s.start);
+                s.clock
                     .sleep(s.interval.min(options.max_wait.saturating_sub(waited)))
                     .await;
                 s.interval = (s.interval + s.interval / 2).min(options.max_interval);
@@ -198,7 +161,7 @@ where
                     return Some((Err(e), s));
                 }
             };
-            let waited = s.timer.now().saturating_duration_since(s.start);
+            let waited = s.clock.now().saturating_duration_since(s.start);
             if waited >= options.max_wait {
                 s.ended = true;
                 let last = match &state {
@@ -218,7 +181,7 @@ where
     })
 }
 
-/// What `wait_on` returns if [`polls`] ended without a `Done`, a fatal error or the time-out,
+/// What [`wait`] returns if [`polls`] ended without a `Done`, a fatal error or the time-out,
 /// which it never does: an error rather than a panic.
 fn ended_without_an_answer<T, E: WaitError>() -> Result<T, E> {
     Err(E::timed_out(
@@ -230,47 +193,12 @@ fn ended_without_an_answer<T, E: WaitError>() -> Result<T, E> {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::{Cell, RefCell};
-
     use super::*;
+    use crate::client::ManualClock;
 
-    /// A clock that moves only when slept on, recording each sleep.
-    struct FakeTimer {
-        start: Instant,
-        elapsed: Cell<Duration>,
-        sleeps: RefCell<Vec<Duration>>,
-    }
-
-    impl FakeTimer {
-        fn new() -> Self {
-            FakeTimer {
-                start: Instant::now(),
-                elapsed: Cell::new(Duration::ZERO),
-                sleeps: RefCell::new(Vec::new()),
-            }
-        }
-    }
-
-    impl FakeTimer {
-        /// Each sleep so far, in seconds.
-        fn slept_secs(&self) -> Vec<f64> {
-            self.sleeps
-                .borrow()
-                .iter()
-                .map(Duration::as_secs_f64)
-                .collect()
-        }
-    }
-
-    impl Timer for FakeTimer {
-        fn now(&self) -> Instant {
-            self.start + self.elapsed.get()
-        }
-        fn sleep(&self, d: Duration) -> impl Future<Output = ()> + Send {
-            self.elapsed.set(self.elapsed.get() + d);
-            self.sleeps.borrow_mut().push(d);
-            std::future::ready(())
-        }
+    /// Each sleep of `clock` so far, in seconds.
+    fn slept_secs(clock: &ManualClock) -> Vec<f64> {
+        clock.sleeps().iter().map(Duration::as_secs_f64).collect()
     }
 
     #[derive(Debug, PartialEq)]
@@ -305,7 +233,7 @@ mod tests {
     };
 
     fn run<T>(
-        timer: &FakeTimer,
+        clock: &ManualClock,
         mut answers: Vec<Result<Poll<T>, TestError>>,
     ) -> (Result<T, TestError>, usize) {
         answers.reverse();
@@ -313,7 +241,7 @@ mod tests {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .expect("a current-thread runtime");
-        let result = runtime.block_on(wait_on(timer, "x".into(), OPTIONS, || {
+        let result = runtime.block_on(wait(Arc::new(clock.clone()), "x".into(), OPTIONS, || {
             polls += 1;
             let next = answers
                 .pop()
@@ -325,10 +253,10 @@ mod tests {
 
     #[test]
     fn intervals_grow_by_half_up_to_the_maximum() {
-        let timer = FakeTimer::new();
+        let clock = ManualClock::new();
         let pending = || Ok(Poll::Pending("queued".into()));
         let (result, polls) = run(
-            &timer,
+            &clock,
             vec![
                 pending(),
                 pending(),
@@ -339,25 +267,25 @@ mod tests {
         );
         assert_eq!(result, Ok(7));
         assert_eq!(polls, 5);
-        let secs = timer.slept_secs();
+        let secs = slept_secs(&clock);
         assert_eq!(secs, [1.0, 1.5, 2.25, 3.0]);
     }
 
     #[test]
     fn transient_failures_poll_again_and_fatal_ones_end_the_wait() {
-        let timer = FakeTimer::new();
-        let (result, polls) = run(&timer, vec![Err(TestError::Transient), Ok(Poll::Done(1))]);
+        let clock = ManualClock::new();
+        let (result, polls) = run(&clock, vec![Err(TestError::Transient), Ok(Poll::Done(1))]);
         assert_eq!((result, polls), (Ok(1), 2));
-        let timer = FakeTimer::new();
-        let (result, polls) = run::<u8>(&timer, vec![Err(TestError::Fatal), Ok(Poll::Done(1))]);
+        let clock = ManualClock::new();
+        let (result, polls) = run::<u8>(&clock, vec![Err(TestError::Fatal), Ok(Poll::Done(1))]);
         assert_eq!((result, polls), (Err(TestError::Fatal), 1));
-        assert!(timer.sleeps.borrow().is_empty());
+        assert!(clock.sleeps().is_empty());
     }
 
     #[test]
     fn the_wait_ends_at_max_wait_with_the_last_state_and_never_sleeps_past_it() {
-        let timer = FakeTimer::new();
-        let (result, _) = run::<u8>(&timer, vec![Ok(Poll::Pending("in_progress".into()))]);
+        let clock = ManualClock::new();
+        let (result, _) = run::<u8>(&clock, vec![Ok(Poll::Pending("in_progress".into()))]);
         assert_eq!(
             result,
             Err(TestError::TimedOut {
@@ -365,13 +293,13 @@ mod tests {
                 last: "queued".into()
             })
         );
-        let slept: Duration = timer.sleeps.borrow().iter().sum();
+        let slept: Duration = clock.sleeps().iter().sum();
         assert_eq!(slept, Duration::from_secs(10));
     }
 
     #[test]
     fn the_poll_stream_yields_each_report_skips_transient_failures_and_ends_with_done() {
-        let timer = FakeTimer::new();
+        let clock = ManualClock::new();
         let mut answers: Vec<Result<Poll<u8, u8>, TestError>> = vec![
             Ok(Poll::Pending(1)),
             Err(TestError::Transient),
@@ -384,7 +312,7 @@ mod tests {
             .build()
             .expect("a current-thread runtime");
         let seen: Vec<Result<(bool, u8), TestError>> = runtime.block_on(
-            polls(&timer, "x".into(), OPTIONS, || {
+            polls(Arc::new(clock.clone()), "x".into(), OPTIONS, || {
                 std::future::ready(answers.pop().unwrap_or(Ok(Poll::Pending(0))))
             })
             .map(|step| {
@@ -397,14 +325,14 @@ mod tests {
         );
         assert_eq!(seen, [Ok((false, 1)), Ok((false, 2)), Ok((true, 3))]);
         // Four polls, three sleeps on the growing intervals; nothing after `Done`.
-        let secs = timer.slept_secs();
+        let secs = slept_secs(&clock);
         assert_eq!(secs, [1.0, 1.5, 2.25]);
         assert_eq!(answers.len(), 1);
 
         // Without an end, the stream stops at the maximum wait with the last report.
-        let timer = FakeTimer::new();
+        let clock = ManualClock::new();
         let seen: Vec<Result<Poll<u8, u8>, TestError>> = runtime.block_on(
-            polls(&timer, "x".into(), OPTIONS, || {
+            polls(Arc::new(clock.clone()), "x".into(), OPTIONS, || {
                 std::future::ready(Ok(Poll::Pending(4)))
             })
             .collect(),
@@ -414,7 +342,7 @@ mod tests {
             Some(Err(TestError::TimedOut { last, .. })) if last == "4"
         ));
         assert_eq!(
-            timer.sleeps.borrow().iter().sum::<Duration>(),
+            clock.sleeps().iter().sum::<Duration>(),
             Duration::from_secs(10)
         );
     }

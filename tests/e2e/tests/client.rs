@@ -9,7 +9,8 @@ use agents_runtime::client::agents::Privacy;
 use agents_runtime::client::generation::GenerationRequest;
 use agents_runtime::client::tasks::TaskHandle;
 use agents_runtime::{
-    Delivery, Error, Format, Record, RetryPolicy, RunOptions, RunResult, StorageType, WaitOptions,
+    Delivery, Error, Format, ManualClock, Record, RetryPolicy, RunOptions, RunResult, StorageType,
+    WaitOptions,
 };
 use agents_tests_e2e::{KEY, client, client_for, emulator, start};
 use futures::StreamExt;
@@ -191,23 +192,148 @@ fn variant(e: &Error) -> &'static str {
     }
 }
 
+/// Every sleep a client took, in seconds.
+fn slept(clock: &ManualClock) -> Vec<f64> {
+    clock.sleeps().iter().map(Duration::as_secs_f64).collect()
+}
+
 #[tokio::test]
 async fn both_429_shapes_are_retried_honouring_retry_after() {
     for shape in [RateLimitShape::Nested, RateLimitShape::Flat] {
         let e = start(Emulator::builder().rate_limit(None).rate_limit_shape(shape)).await;
-        let c = client(&e);
+        let clock = ManualClock::new();
+        let c = client_for(&e).clock(clock.clone()).build().unwrap();
         e.inject(KEY, Fault::RateLimited, Some(1));
-        let t = Instant::now();
         let r = c.run(LlmAParams::new("hello")).await.unwrap();
         assert!(r.record().is_some());
-        // The injected 429 asks for one second.
-        assert!(
-            t.elapsed() >= Duration::from_millis(950),
-            "{shape:?} {:?}",
-            t.elapsed()
-        );
         assert_eq!(e.requests_seen(KEY), 2, "{shape:?}");
+        // The injected 429 asks for one second: the one sleep is the hint, raised by at most
+        // the policy's first backoff (200 ms), and the pause it set is over by the retry.
+        let sleeps = slept(&clock);
+        assert!(
+            matches!(sleeps[..], [d] if (1.0..=1.2).contains(&d)),
+            "{shape:?} {sleeps:?}"
+        );
     }
+}
+
+#[tokio::test]
+async fn retries_back_off_on_the_clients_clock_within_max_elapsed() {
+    let e = emulator().await;
+    let clock = ManualClock::new();
+    let policy = RetryPolicy {
+        max_attempts: 4,
+        min_delay: Duration::from_secs(1),
+        max_delay: Duration::from_secs(8),
+        max_elapsed: Duration::from_secs(60),
+        retry_server_errors: true,
+        ..RetryPolicy::default()
+    };
+    let c = client_for(&e)
+        .retry_policy(policy.clone())
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    // Three 500s on a read, then an answer: three sleeps, each its exponential step (1, 2, 4 s)
+    // plus a jitter below the step.
+    e.inject(KEY, Fault::Status(500), Some(3));
+    let agent = c.agent("llm_a").await.unwrap();
+    assert_eq!(agent.name, "llm_a");
+    assert_eq!(e.requests_seen(KEY), 4);
+    let sleeps = slept(&clock);
+    assert_eq!(sleeps.len(), 3, "{sleeps:?}");
+    for (d, step) in sleeps.iter().zip([1.0, 2.0, 4.0]) {
+        assert!((step..2.0 * step).contains(d), "{sleeps:?}");
+    }
+
+    // A service that keeps failing: the client stops before its sleeps would pass max_elapsed
+    // (20 s on its clock), having sent one request more than it slept.
+    let clock = ManualClock::new();
+    let c = client_for(&e)
+        .retry_policy(RetryPolicy {
+            max_attempts: 100,
+            max_elapsed: Duration::from_secs(20),
+            ..policy
+        })
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    e.clear_faults(KEY);
+    e.inject(KEY, Fault::Status(500), None);
+    let before = e.requests_seen(KEY);
+    let err = c.agent("llm_a").await.unwrap_err();
+    assert!(matches!(err, Error::Internal(_)), "{err}");
+    let sleeps = slept(&clock);
+    let total: f64 = sleeps.iter().sum();
+    assert!(total <= 20.0 && total >= 20.0 - 16.0, "{sleeps:?}");
+    assert_eq!(e.requests_seen(KEY) - before, sleeps.len() as u64 + 1);
+    assert_eq!(err.attempts(), Some(sleeps.len() as u32 + 1));
+    e.clear_faults(KEY);
+}
+
+#[tokio::test]
+async fn a_429_pauses_the_next_call_on_the_clients_clock() {
+    let e = emulator().await;
+    let clock = ManualClock::new();
+    let c = client_for(&e)
+        .retry_policy(RetryPolicy::none())
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    e.inject(KEY, Fault::RateLimited, Some(1));
+    let err = c.run(LlmAParams::new("hi")).await.unwrap_err();
+    assert!(matches!(err, Error::RateLimited(_)), "{err}");
+    assert!(clock.sleeps().is_empty());
+    // The next call, on a clone, waits out the second the 429 asked for, and no longer.
+    let other = c.clone();
+    other.agent("llm_a").await.unwrap();
+    assert_eq!(clock.sleeps(), [Duration::from_secs(1)]);
+    // Once that second has passed, nothing waits.
+    other.agent("llm_a").await.unwrap();
+    assert_eq!(clock.sleeps().len(), 1);
+}
+
+#[tokio::test]
+async fn a_wait_times_out_after_max_wait_on_the_clients_clock() {
+    let e = emulator().await;
+    let clock = ManualClock::new();
+    // The task takes a minute of real time; the default wait (10 minutes, 250 ms growing by
+    // half to 5 s) gives up on the client's clock without sleeping for real.
+    let c = client_for(&e)
+        .header("x-emulator-task-ms", "60000")
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let err = c
+        .run_async_raw(
+            "llm_b",
+            json!({"prompt": "x"}),
+            &RunOptions::new(),
+            &Delivery::new(),
+        )
+        .await
+        .unwrap()
+        .wait()
+        .await
+        .unwrap_err();
+    match err {
+        Error::WaitTimeout {
+            waited,
+            ref last_state,
+            ..
+        } => {
+            assert_eq!(waited, WaitOptions::TASK.max_wait);
+            assert_eq!(last_state, "pending");
+        }
+        other => panic!("{other:?}"),
+    }
+    let sleeps = clock.sleeps();
+    assert_eq!(sleeps.iter().sum::<Duration>(), WaitOptions::TASK.max_wait);
+    assert_eq!(
+        sleeps[..4],
+        [250_000, 375_000, 562_500, 843_750].map(Duration::from_micros)
+    );
+    assert!(sleeps.iter().all(|d| *d <= Duration::from_secs(5)));
 }
 
 #[tokio::test]

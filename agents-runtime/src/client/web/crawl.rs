@@ -258,14 +258,19 @@ impl CrawlHandle {
 
     /// Polls until the crawl has ended (succeeded, failed or canceled).
     pub async fn wait(&self) -> Result<CrawlRecord, Error> {
-        waiter::wait(format!("crawl {}", self.id), self.wait, || async {
-            let r = self.record().await?;
-            Ok(if r.is_finished() {
-                Poll::Done(r)
-            } else {
-                Poll::Pending(r.status.as_str().to_owned())
-            })
-        })
+        waiter::wait(
+            self.client.clock(),
+            format!("crawl {}", self.id),
+            self.wait,
+            || async {
+                let r = self.record().await?;
+                Ok(if r.is_finished() {
+                    Poll::Done(r)
+                } else {
+                    Poll::Pending(r.status.as_str().to_owned())
+                })
+            },
+        )
         .await
     }
 
