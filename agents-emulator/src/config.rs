@@ -1,6 +1,7 @@
 //! What an emulator instance is configured with: accounts, rate limit, lifecycle clock, faults.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -60,7 +61,7 @@ impl Account {
     }
 }
 
-/// Which of the two 429 body shapes of spec section 7 the emulator sends.
+/// Which of the service's two 429 body shapes the emulator sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RateLimitShape {
     /// `{"error": {"code": "RATE_LIMIT_EXCEEDED", "message": …, "retry_after": seconds}}`.
@@ -94,29 +95,80 @@ pub enum Fault {
 }
 
 impl Fault {
-    /// Reads the wire form used by the `x-emulator-fault` header and the `--fault` flag:
-    /// `500`, `501`, `555` (any status 400-599), `rate-limit`, `reset`, `truncate`, `malformed`,
-    /// `drift`, `panic`, `latency=MS`.
-    pub fn parse(text: &str) -> Option<Fault> {
+    /// Every fault by its wire form (the `x-emulator-fault` header, the `--fault` flag), with what
+    /// it does: the one list `--help`, [`Fault::parse`]'s errors and the README follow. `STATUS`
+    /// and `MS` stand for numbers.
+    pub const TABLE: [(&'static str, &'static str); 8] = [
+        (
+            "STATUS",
+            "answer this status (400-599) with a JSON error body; 500, 501 and 555 carry the \
+             service's codes",
+        ),
+        (
+            "rate-limit",
+            "answer 429 as if the rate limit were exceeded, asking for a second",
+        ),
+        (
+            "reset",
+            "send the head and half the body, then reset the connection",
+        ),
+        ("truncate", "answer 200 with the JSON body cut in half"),
+        ("malformed", "answer 200 with a body that is not JSON"),
+        (
+            "drift",
+            "serve agent data with some fields of the wrong type",
+        ),
+        (
+            "panic",
+            "panic while answering, as a bug would (a JSON 500; the emulator goes on serving)",
+        ),
+        ("latency=MS", "wait MS milliseconds before answering"),
+    ];
+
+    /// The faults without a number, each spelled by its [`Display`](fmt::Display).
+    const NAMED: [Fault; 6] = [
+        Fault::RateLimited,
+        Fault::Reset,
+        Fault::Truncate,
+        Fault::Malformed,
+        Fault::Drift,
+        Fault::Panic,
+    ];
+
+    /// Reads a fault's wire form ([`Fault::TABLE`]); the error names the fault and lists the
+    /// forms.
+    pub fn parse(text: &str) -> Result<Fault, String> {
         let t = text.trim();
-        if let Some(ms) = t.strip_prefix("latency=") {
-            return ms
-                .parse()
+        let found = if let Some(ms) = t.strip_prefix("latency=") {
+            ms.parse()
                 .ok()
-                .map(|ms| Fault::Latency(Duration::from_millis(ms)));
-        }
-        Some(match t {
-            "rate-limit" => Fault::RateLimited,
-            "reset" => Fault::Reset,
-            "truncate" => Fault::Truncate,
-            "malformed" => Fault::Malformed,
-            "drift" => Fault::Drift,
-            "panic" => Fault::Panic,
-            _ => match t.parse::<u16>() {
-                Ok(s) if (400..=599).contains(&s) => Fault::Status(s),
-                _ => return None,
-            },
+                .map(|ms| Fault::Latency(Duration::from_millis(ms)))
+        } else if let Ok(status) = t.parse::<u16>() {
+            (400..=599)
+                .contains(&status)
+                .then_some(Fault::Status(status))
+        } else {
+            Fault::NAMED.into_iter().find(|f| f.to_string() == t)
+        };
+        found.ok_or_else(|| {
+            let forms: Vec<&str> = Fault::TABLE.iter().map(|(form, _)| *form).collect();
+            format!("unknown fault {t:?}: one of {}", forms.join(", "))
         })
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::Status(status) => write!(f, "{status}"),
+            Fault::RateLimited => f.write_str("rate-limit"),
+            Fault::Reset => f.write_str("reset"),
+            Fault::Truncate => f.write_str("truncate"),
+            Fault::Malformed => f.write_str("malformed"),
+            Fault::Drift => f.write_str("drift"),
+            Fault::Latency(d) => write!(f, "latency={}", d.as_millis()),
+            Fault::Panic => f.write_str("panic"),
+        }
     }
 }
 
@@ -217,5 +269,30 @@ impl Default for Config {
             bucket_dir: None,
             proxy_password: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fault_in_the_table_parses_and_prints_back_and_every_named_fault_is_listed() {
+        for (form, what) in Fault::TABLE {
+            assert!(!what.is_empty());
+            let example = form.replace("STATUS", "503").replace("MS", "25");
+            let fault = Fault::parse(&example).expect(&example);
+            assert_eq!(fault.to_string(), example);
+        }
+        for fault in Fault::NAMED {
+            let name = fault.to_string();
+            assert!(Fault::TABLE.iter().any(|(form, _)| *form == name), "{name}");
+        }
+        let err = Fault::parse("teapot").unwrap_err();
+        assert!(
+            err.contains("\"teapot\"") && err.contains("rate-limit"),
+            "{err}"
+        );
+        assert!(Fault::parse("600").is_err() && Fault::parse("latency=x").is_err());
     }
 }

@@ -7,11 +7,17 @@ use std::process::ExitCode;
 use agents_emulator::{Account, AccountStatus, Emulator, Fault, Lifecycle, RateLimitShape};
 use clap::{Parser, ValueEnum};
 
-/// The task faults a request can ask for by header, from the emulator's one table of them, and
-/// the endpoints of the service it does not serve, from the endpoint table.
+/// The faults a request can ask for, from the emulator's tables of them, and the endpoints of the
+/// service it does not serve, from the endpoint table.
 fn after_help() -> String {
     let mut help = String::from(
-        "Task faults, per request (async runs, batches, async extract, search, map):\n",
+        "Faults, per request (x-emulator-fault: FAULT[,FAULT]) or for every request (--fault):\n",
+    );
+    for (form, what) in Fault::TABLE {
+        help.push_str(&format!("  {form}: {what}\n"));
+    }
+    help.push_str(
+        "\nTask faults, per request (async runs, batches, async extract, search, map):\n",
     );
     for (header, what) in agents_emulator::lifecycle::TASK_FAULTS {
         help.push_str(&format!("  {header}: {what}\n"));
@@ -84,8 +90,7 @@ struct Args {
     /// Finish tasks and generations in a fraction of a second instead of minutes.
     #[arg(long)]
     fast: bool,
-    /// Faults for every request of every key: 500, 501, 555, rate-limit, reset, truncate,
-    /// malformed, drift, panic, latency=MS (repeatable).
+    /// A fault for every request of every key (repeatable; the faults are listed below).
     #[arg(long = "fault", value_name = "FAULT", value_parser = parse_fault)]
     faults: Vec<Fault>,
 }
@@ -98,7 +103,7 @@ enum Shape {
 }
 
 fn parse_fault(s: &str) -> Result<Fault, String> {
-    Fault::parse(s).ok_or_else(|| format!("unknown fault {s:?}"))
+    Fault::parse(s)
 }
 
 #[tokio::main]

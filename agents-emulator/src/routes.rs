@@ -325,9 +325,8 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
         .map_or(Ok(Vec::new()), |v| {
             v.split(',')
                 .map(|part| {
-                    Fault::parse(part).ok_or_else(|| {
-                        ApiError::malformed("x-emulator-fault", format!("unknown fault {part:?}"))
-                    })
+                    Fault::parse(part)
+                        .map_err(|message| ApiError::malformed("x-emulator-fault", message))
                 })
                 .collect::<Result<Vec<_>, _>>()
         });
