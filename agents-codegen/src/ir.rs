@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::docs;
 use crate::naming::{self, Namespace};
 use crate::rules::{self, Parsed, Rule};
-use crate::types::{self, ParamTy, Shape, Ty};
+use crate::types::{self, Shape, Ty};
 use agents_schema::diag::{Collector, Diagnostic, Diagnostics};
 
 /// Every agent of one generated module.
@@ -127,7 +127,7 @@ pub struct ParamIr {
     /// Field and setter name.
     pub ident: String,
     /// Rust type (without `Option`).
-    pub ty: ParamTy,
+    pub ty: Ty,
     /// Required inputs are constructor arguments and not optional.
     pub required: bool,
     /// Rules checked by `validate()`, with their text.
@@ -256,7 +256,7 @@ pub fn lower(
         let page = params
             .fields
             .iter()
-            .position(|p| p.ty == ParamTy::Page && record.supports_pagination());
+            .position(|p| p.ty == Ty::Page && record.supports_pagination());
         agents.push(AgentIr {
             name: record.name.clone(),
             module,
@@ -789,12 +789,12 @@ fn lower_params(
     let mut fields = Vec::new();
     for input in &inputs {
         let is_page = page_name.as_deref() == Some(input.name.as_str());
-        let (ty, note) = types::param_type(input, is_page);
+        let (kind, note) = agents_schema::inputs::param_type(input, is_page);
         let param_ident = names.claim(&naming::field_base(&input.name));
         let mut checked = Vec::new();
         let mut unchecked = Vec::new();
         for rule in &input.rules {
-            match rules::parse(rule, ty) {
+            match rules::parse(rule, kind) {
                 Parsed::Checked(r) => checked.push((rule.clone(), r)),
                 Parsed::DocOnly(why) => unchecked.push((rule.clone(), why)),
             }
@@ -807,7 +807,7 @@ fn lower_params(
         fields.push(ParamIr {
             json: input.name.clone(),
             ident: param_ident,
-            ty,
+            ty: types::param_ty(kind),
             required: input.required && !is_page,
             rules: checked,
             country: false,
@@ -819,7 +819,7 @@ fn lower_params(
         fields.push(ParamIr {
             json: "page".to_owned(),
             ident: names.claim("page"),
-            ty: ParamTy::Page,
+            ty: Ty::Page,
             required: false,
             rules: vec![("minimum 1".to_owned(), Rule::Minimum(1.0))],
             country: false,
@@ -834,7 +834,7 @@ fn lower_params(
         fields.push(ParamIr {
             json: (*json).to_owned(),
             ident: names.claim(json),
-            ty: *ty,
+            ty: types::param_ty(*ty),
             required: false,
             rules: Vec::new(),
             country: *json == "country",

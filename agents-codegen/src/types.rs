@@ -59,6 +59,8 @@ pub enum Ty {
     Integer,
     /// `bool`.
     Boolean,
+    /// `u32`: a page number (the pagination parameter).
+    Page,
     /// `serde_json::Value`.
     Any,
     /// `serde_json::Map<String, Value>`.
@@ -238,6 +240,7 @@ pub fn kind_text(ty: &Ty) -> &'static str {
         Ty::Number => "a number",
         Ty::Integer => "an integer",
         Ty::Boolean => "a boolean",
+        Ty::Page => "a page number",
         Ty::Array(_) => "a list",
         Ty::Map | Ty::Struct(_) | Ty::Boxed(_) => "an object",
         Ty::MapOf(_) => "an object of named values",
@@ -679,4 +682,17 @@ fn kind(schema: &FieldSchema, doc: &FieldSchema) -> Option<&'static str> {
     None
 }
 
-pub use agents_schema::inputs::{ParamTy, param_type};
+pub use agents_schema::inputs::ParamTy;
+
+/// The Rust type of an input parameter of wire kind `kind`. The kind itself is decided in
+/// `agents_schema::inputs::param_type`, where the CLI and the request check read it too.
+pub fn param_ty(kind: ParamTy) -> Ty {
+    match kind {
+        ParamTy::String => Ty::String,
+        ParamTy::Number => Ty::Number,
+        ParamTy::Integer => Ty::Integer,
+        ParamTy::Page => Ty::Page,
+        ParamTy::Boolean => Ty::Boolean,
+        ParamTy::Any => Ty::Any,
+    }
+}

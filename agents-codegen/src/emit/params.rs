@@ -11,7 +11,7 @@ use super::tree::{Templates, shape};
 use crate::ir::{AgentIr, ParamIr, ParamsIr};
 use crate::naming::ident;
 use crate::rules::Rule;
-use crate::types::ParamTy;
+use crate::types::Ty;
 
 /// The params struct (a tree) and its inherent impl (quoted: `new` and `validate` are one-off
 /// items, and the setters are few).
@@ -27,13 +27,13 @@ pub(super) fn params(
     let mut setters = Vec::new();
     for f in &params.fields {
         let id = ident(&f.ident);
-        let ty = t.param_type(f.ty, !f.required, p)?;
+        let ty = t.param_type(&f.ty, !f.required, agent, p)?;
         let mut attrs = t.docs(&f.docs);
         attrs.extend(t.param_serde(&f.json, &f.ident, !f.required)?);
         fields.push(t.field(attrs, id.clone(), ty));
         if !f.required {
             let doc = crate::docs::setter(&f.json);
-            let (arg, conv) = param_arg(f.ty, p);
+            let (arg, conv) = param_arg(&f.ty, agent, p);
             setters.push(quote! {
                 #[doc = #doc]
                 #[must_use]
@@ -55,7 +55,7 @@ pub(super) fn params(
     };
     fields.extend(std::mem::take(&mut named.named));
     named.named = fields;
-    let new = constructor(params, p);
+    let new = constructor(params, agent, p);
     let validate = validate(params, agent, p);
     let methods = quote! {
         impl #name {
@@ -74,18 +74,18 @@ pub(super) fn params(
 }
 
 /// `new`, taking the required inputs.
-fn constructor(params: &ParamsIr, p: &Paths) -> TokenStream {
+fn constructor(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
     let rt = &p.rt;
     let required: Vec<&ParamIr> = params.fields.iter().filter(|f| f.required).collect();
     let args = required.iter().map(|f| {
         let id = ident(&f.ident);
-        let (arg, _) = param_arg(f.ty, p);
+        let (arg, _) = param_arg(&f.ty, agent, p);
         quote!(#id: #arg)
     });
     let inits = params.fields.iter().map(|f| {
         let id = ident(&f.ident);
         if f.required {
-            let (_, conv) = param_arg(f.ty, p);
+            let (_, conv) = param_arg(&f.ty, agent, p);
             if conv.is_empty() {
                 quote!(#id,)
             } else {
@@ -151,8 +151,8 @@ fn validate_body(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
                 | Rule::MultipleOf(x) => {
                     let x = Literal::f64_suffixed(*x);
                     let number = match f.ty {
-                        ParamTy::Page => quote!(f64::from(*value)),
-                        ParamTy::Integer => quote!(*value as f64),
+                        Ty::Page => quote!(f64::from(*value)),
+                        Ty::Integer => quote!(*value as f64),
                         _ => quote!(*value),
                     };
                     let check = match rule {
@@ -187,13 +187,13 @@ fn validate_body(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
         }
         if f.required {
             let bind = match f.ty {
-                ParamTy::String => quote!(let value = self.#id.as_str();),
+                Ty::String => quote!(let value = self.#id.as_str();),
                 _ => quote!(let value = &self.#id;),
             };
             checks.push(quote!({ #bind #(#these)* }));
         } else {
             let bind = match f.ty {
-                ParamTy::String => quote!(self.#id.as_deref()),
+                Ty::String => quote!(self.#id.as_deref()),
                 _ => quote!(self.#id.as_ref()),
             };
             checks.push(quote!(if let Some(value) = #bind { #(#these)* }));

@@ -7,7 +7,7 @@ use quote::quote;
 
 use crate::ir::AgentIr;
 use crate::naming::ident;
-use crate::types::{ParamTy, Ty};
+use crate::types::Ty;
 
 /// Paths the generated code refers to.
 pub struct Paths {
@@ -40,6 +40,7 @@ pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
         Ty::Number => quote!(f64),
         Ty::Integer => quote!(i64),
         Ty::Boolean => quote!(bool),
+        Ty::Page => quote!(u32),
         Ty::Any => quote!(#rt::Value),
         Ty::Map => quote!(
             #rt::JsonMap
@@ -80,25 +81,13 @@ pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
     }
 }
 
-/// The tokens of a param type (without the `Option`).
-pub(super) fn param_ty(ty: ParamTy, p: &Paths) -> TokenStream {
+/// The argument type of a param's setter or constructor argument, and the conversion into the
+/// field's type.
+pub(super) fn param_arg(ty: &Ty, agent: &AgentIr, p: &Paths) -> (TokenStream, TokenStream) {
     let rt = &p.rt;
     match ty {
-        ParamTy::String => quote!(String),
-        ParamTy::Number => quote!(f64),
-        ParamTy::Integer => quote!(i64),
-        ParamTy::Page => quote!(u32),
-        ParamTy::Boolean => quote!(bool),
-        ParamTy::Any => quote!(#rt::Value),
-    }
-}
-
-/// The argument type of a setter or constructor, and the conversion into the field type.
-pub(super) fn param_arg(ty: ParamTy, p: &Paths) -> (TokenStream, TokenStream) {
-    let rt = &p.rt;
-    match ty {
-        ParamTy::String => (quote!(impl Into<String>), quote!(.into())),
-        ParamTy::Any => (quote!(impl Into<#rt::Value>), quote!(.into())),
-        other => (param_ty(other, p), quote!()),
+        Ty::String => (quote!(impl Into<String>), quote!(.into())),
+        Ty::Any => (quote!(impl Into<#rt::Value>), quote!(.into())),
+        other => (ty_tokens(other, agent, p), quote!()),
     }
 }

@@ -16,9 +16,9 @@ use quote::quote;
 use syn::parse::Parser as _;
 use syn::{Attribute, Expr, Field, ItemStruct, Lit, LitStr, Meta, Type};
 
-use super::tokens::{Paths, param_ty, ty_tokens};
+use super::tokens::{Paths, ty_tokens};
 use crate::ir::AgentIr;
-use crate::types::{ParamTy, Ty};
+use crate::types::Ty;
 
 /// The templates of one run (they embed the runtime path).
 pub struct Templates {
@@ -38,7 +38,7 @@ pub struct Templates {
     /// agent's own structs.
     outputs: HashMap<Ty, Type>,
     /// Param field types by (type, optional).
-    params: HashMap<(ParamTy, bool), Type>,
+    params: HashMap<(Ty, bool), Type>,
 }
 
 /// A template that does not have the expected shape: a bug of this module.
@@ -176,20 +176,21 @@ impl Templates {
     /// The type of a param field: `T`, or `Option<T>` when the input is optional.
     pub(super) fn param_type(
         &mut self,
-        ty: ParamTy,
+        ty: &Ty,
         optional: bool,
+        agent: &AgentIr,
         p: &Paths,
     ) -> syn::Result<Type> {
-        if let Some(t) = self.params.get(&(ty, optional)) {
+        if let Some(t) = self.params.get(&(ty.clone(), optional)) {
             return Ok(t.clone());
         }
-        let inner = param_ty(ty, p);
+        let inner = ty_tokens(ty, agent, p);
         let t: Type = if optional {
             syn::parse2(quote!(Option<#inner>))?
         } else {
             syn::parse2(inner)?
         };
-        self.params.insert((ty, optional), t.clone());
+        self.params.insert((ty.clone(), optional), t.clone());
         Ok(t)
     }
 
