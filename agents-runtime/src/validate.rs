@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 /// One rule an input parameter broke.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -208,7 +208,9 @@ pub fn parse(text: &str, ty: ParamTy) -> Parsed {
         if !is_text {
             return not_for("text");
         }
-        return match regex_syntax::Parser::new().parse(pattern) {
+        // What the runtime compiles (regex-lite: JSON Schema's ASCII `\d` and `\w`, no `\p{..}`
+        // classes) is what the generator accepts as a check; any other pattern stays in the docs.
+        return match regex_lite::Regex::new(pattern) {
             Ok(_) => Parsed::Checked(Rule::Pattern(pattern.to_owned())),
             Err(e) => Parsed::DocOnly(format!(
                 "the pattern does not parse: {}",
@@ -232,6 +234,23 @@ pub fn parse(text: &str, ty: ParamTy) -> Parsed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pattern_is_checked_only_when_the_runtime_compiles_it() {
+        let s = ParamTy::String;
+        assert_eq!(
+            parse(r"pattern ^\d{3}-\w+$", s),
+            Parsed::Checked(Rule::Pattern(r"^\d{3}-\w+$".into()))
+        );
+        for unsupported in [r"pattern ^\p{L}+$", "pattern ^(a"] {
+            match parse(unsupported, s) {
+                Parsed::DocOnly(why) => {
+                    assert!(why.starts_with("the pattern does not parse"), "{why}")
+                }
+                other => panic!("{unsupported}: {other:?}"),
+            }
+        }
+    }
 
     #[test]
     fn understood_forms() {
