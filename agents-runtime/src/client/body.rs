@@ -1,0 +1,105 @@
+//! Bodies: a request's JSON serialized once, an answer read up to a limit, and the one place
+//! bytes become a typed value.
+
+use serde::de::DeserializeOwned;
+
+use super::error::{self, ApiError, Error, ResponseInfo, TooLargeError};
+
+/// Most bytes of an error answer's body the client reads; the rest is dropped.
+pub(crate) const MAX_ERROR_BODY: u64 = 64 * 1024;
+
+/// A request body serialized once: every attempt of a call sends the same bytes.
+#[derive(Debug, Clone)]
+pub(crate) struct JsonBody(pub(crate) bytes::Bytes);
+
+impl JsonBody {
+    /// Serializes `body`; a failure (a map with non-string keys in raw params, say) is an
+    /// [`Error::InvalidOption`] naming `what`.
+    pub(crate) fn new(body: &impl serde::Serialize, what: &'static str) -> Result<Self, Error> {
+        serde_json::to_vec(body)
+            .map(|v| JsonBody(v.into()))
+            .map_err(|e| Error::InvalidOption {
+                option: what,
+                message: e.to_string(),
+            })
+    }
+}
+
+/// Reads an answer: a non-2xx status becomes its [`Error`] (the body read up to 64 KiB), a 2xx
+/// body larger than `limit` is [`Error::TooLarge`] without being buffered.
+pub(crate) async fn read_answer(
+    resp: &mut reqwest::Response,
+    info: &ResponseInfo,
+    limit: u64,
+) -> Result<Vec<u8>, Error> {
+    if !(200..300).contains(&info.status) {
+        let headers = resp.headers().clone();
+        let bytes = match read_body(resp, MAX_ERROR_BODY).await? {
+            Body::Whole(b) | Body::Cut(b) => b,
+        };
+        return Err(Error::from_status(ApiError::from_parts(
+            info.status,
+            &headers,
+            &bytes,
+        )));
+    }
+    match read_body(resp, limit).await? {
+        Body::Whole(b) => Ok(b),
+        Body::Cut(b) => Err(Error::TooLarge(Box::new(TooLargeError {
+            limit,
+            declared: resp.content_length(),
+            read: b.len() as u64,
+            info: info.clone(),
+        }))),
+    }
+}
+
+/// An answer's body read up to a limit.
+enum Body {
+    /// All of it.
+    Whole(Vec<u8>),
+    /// The first part: the body is larger than the limit (or says so in `Content-Length`, in
+    /// which case nothing is read).
+    Cut(Vec<u8>),
+}
+
+/// Reads a body chunk by chunk, stopping once it is larger than `limit` bytes.
+async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Error> {
+    if resp.content_length().is_some_and(|n| n > limit) {
+        return Ok(Body::Cut(Vec::new()));
+    }
+    let mut out = Vec::with_capacity(
+        resp.content_length()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0),
+    );
+    while let Some(chunk) = resp.chunk().await? {
+        let room = usize::try_from(limit)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(out.len());
+        if chunk.len() > room {
+            out.extend_from_slice(&chunk[..room]);
+            return Ok(Body::Cut(out));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(Body::Whole(out))
+}
+
+/// Decodes a JSON body (an answer, a webhook, a delivered object): the one place the client turns
+/// bytes into a typed value. Bodies that decode go through [`crate::decode::from_slice`] alone
+/// (UTF-8 checked once per body); only a failure is decoded again with serde_path_to_error,
+/// which tracks every field it visits and so costs too much to run on every body, so the error
+/// still names the JSON path at fault. A leading UTF-8 byte order mark is skipped. Errs with (path, message);
+/// trailing data after the value is an error.
+pub(crate) fn decode_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, (String, String)> {
+    let bytes = error::strip_bom(bytes);
+    if let Ok(v) = crate::decode::from_slice::<T>(bytes) {
+        return Ok(v);
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize::<_, T>(&mut de)
+        .map_err(|e| (e.path().to_string(), e.inner().to_string()))?;
+    de.end().map_err(|e| (".".to_owned(), e.to_string()))?;
+    Ok(value)
+}
