@@ -12,9 +12,10 @@ use futures::StreamExt as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
+use crate::cache::agent_record;
 use crate::inputs::{self, Item};
 use crate::output::{self, Sink};
-use crate::{Cli, Failure, agent_record, client};
+use crate::{Cli, Failure, client};
 
 /// How often progress is printed when standard error is not a terminal.
 const PLAIN_EVERY: Duration = Duration::from_secs(5);

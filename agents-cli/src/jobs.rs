@@ -10,7 +10,8 @@ use agents_runtime::client::jobs::{
 use futures::TryStreamExt;
 use serde_json::{Value, json};
 
-use crate::{Cli, Failure, agent_record, client, inputs};
+use crate::cache::agent_record;
+use crate::{Cli, Failure, client, inputs};
 
 /// What `cargo agents jobs` does.
 #[derive(Debug, clap::Subcommand)]

@@ -6,16 +6,11 @@
 //! the other processes on the key; feature `redis`) like the runtime. `--json` prints one JSON
 //! document for scripts. Exit codes: 0 success, 1 failure or drift found, 2 usage.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use agents_codegen::{Builder, write_if_changed};
-use agents_runtime::client::agents::Privacy;
-use agents_runtime::client::generation::{GenerationRequest, GenerationStatus};
 use agents_runtime::{ApiVersion, Client, Error};
-use agents_schema::AgentRecord;
-use agents_schema::diff::diff;
 use clap::{Parser, Subcommand};
 
 /// `println!` that ends the command quietly when standard output is closed (`cargo agents run
@@ -34,15 +29,15 @@ macro_rules! out {
 }
 
 mod batch;
+mod cache;
+mod generate;
 mod inputs;
 mod jobs;
 mod output;
 #[cfg(feature = "parquet")]
 mod parquet;
 mod research;
-use futures::StreamExt;
-use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Cargo invokes `cargo-agents agents ARGS`; run directly, `cargo-agents ARGS`.
 #[derive(Debug, Parser)]
@@ -132,7 +127,7 @@ enum Command {
         #[arg(long, default_value = "::agents_runtime")]
         runtime: String,
         #[command(flatten)]
-        overrides: Overrides,
+        overrides: generate::Overrides,
     },
     /// Compare cached schemas with the live API, field by field; exit 1 on drift.
     Check {
@@ -294,15 +289,15 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
             all,
             version,
         } => match version {
-            Some(n) => fetch_version(cli, names, *n).await,
-            None => fetch(cli, names, *private, *all).await,
+            Some(n) => cache::fetch_version(cli, names, *n).await,
+            None => cache::fetch(cli, names, *private, *all).await,
         },
         Command::Generate {
             out,
             runtime,
             overrides,
-        } => generate(cli, out.as_deref(), runtime, overrides),
-        Command::Check { names } => check(cli, names).await,
+        } => generate::generate(cli, out.as_deref(), runtime, overrides),
+        Command::Check { names } => cache::check(cli, names).await,
         Command::Jobs(command) => jobs::jobs(cli, command).await,
         Command::Research(args) => research::research(cli, args).await,
         Command::GenerateAgent {
@@ -313,7 +308,7 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
             out,
             timeout,
         } => {
-            generate_agent(
+            generate::generate_agent(
                 cli,
                 prompt,
                 url.as_deref(),
@@ -327,20 +322,9 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     }
 }
 
-/// The record of `agent`: the cached schema in `--dir` when there is one (`NAME.json`, or a
-/// user's `NAME.output.schema.json`), else the service's.
-async fn agent_record(cli: &Cli, c: &Client, agent: &str) -> Result<AgentRecord, Failure> {
-    if let Some(cached) = agents_schema::files::schema_file(&cli.dir, agent) {
-        return agents_schema::files::load_file(&cached)
-            .map(|l| l.record)
-            .map_err(|e| Failure(e.to_string()));
-    }
-    Ok(c.agent(agent).await?)
-}
-
 async fn run_agent(cli: &Cli, agent: &str, pairs: &[String]) -> Result<ExitCode, Failure> {
     let c = client(cli)?;
-    let record = agent_record(cli, &c, agent).await?;
+    let record = cache::agent_record(cli, &c, agent).await?;
     let params = inputs::from_pairs(&record, pairs)?;
     if let Some(problems) = inputs::problems(&record, &params) {
         return Err(Failure(format!("nothing was sent: {problems}")));
@@ -378,109 +362,6 @@ async fn run_agent(cli: &Cli, agent: &str, pairs: &[String]) -> Result<ExitCode,
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf, bool), Failure> {
-    // The name comes from the service: it names a file in `dir` and nothing else.
-    let plain = !record.name.is_empty()
-        && !record.name.starts_with('.')
-        && !record.name.contains(['/', '\\', '\0']);
-    if !plain {
-        return Err(Failure(format!(
-            "the service sent an agent named {:?}, which cannot name a file in {}",
-            record.name,
-            dir.display()
-        )));
-    }
-    let path = dir.join(format!("{}.json", record.name));
-    let text = serde_json::to_string_pretty(record)
-        .map_err(|e| format!("cannot serialize {}: {e}", record.name))?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let changed = write_if_changed(&path, &format!("{text}\n"))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok((path, changed))
-}
-
-async fn fetch(cli: &Cli, names: &[String], private: bool, all: bool) -> Result<ExitCode, Failure> {
-    let c = client(cli)?;
-    let mut names = names.to_vec();
-    if private || all {
-        let q = c.agents().privacy(if private {
-            Privacy::Private
-        } else {
-            Privacy::All
-        });
-        let mut stream = std::pin::pin!(q.stream());
-        while let Some(item) = stream.next().await {
-            names.push(item?.name);
-        }
-    }
-    if names.is_empty() {
-        return Err(Failure(
-            "name agents to fetch, or pass --private or --all".into(),
-        ));
-    }
-    let bar = if cli.json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(names.len() as u64)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let mut written = Vec::new();
-    for name in &names {
-        bar.set_message(name.clone());
-        let record = c.agent(name).await?;
-        let (path, changed) = write_record(&cli.dir, &record)?;
-        written.push(json!({ "agent": name, "file": path, "changed": changed }));
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    if cli.json {
-        outln!("{}", json!({ "fetched": written }));
-    } else {
-        for w in &written {
-            outln!(
-                "{} {}",
-                if w["changed"] == true {
-                    "wrote"
-                } else {
-                    "unchanged"
-                },
-                w["file"].as_str().unwrap_or("")
-            );
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `fetch NAME --version N`: one version of a `/v2` template, cached as `NAME.json` (its id and
-/// number in the record, so bindings say which version they are and `check` compares).
-async fn fetch_version(cli: &Cli, names: &[String], number: u64) -> Result<ExitCode, Failure> {
-    let [name] = names else {
-        return Err(Failure(format!(
-            "--version fetches one template's version; name one template, not {}",
-            names.len()
-        )));
-    };
-    let c = client_v2(cli, "template versions")?;
-    let record = c.agent_version(name, number).await?;
-    let (path, changed) = write_record(&cli.dir, &record)?;
-    if cli.json {
-        outln!(
-            "{}",
-            json!({ "fetched": [{ "agent": name, "version": number, "file": path, "changed": changed }] })
-        );
-    } else {
-        outln!(
-            "{} {} (version {number})",
-            if changed { "wrote" } else { "unchanged" },
-            path.display()
-        );
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 /// `NAME: VALUE`, as curl takes it; the client checks that both can be sent as a header.
 fn parse_header(text: &str) -> Result<(String, String), String> {
     match text.split_once(':') {
@@ -491,319 +372,4 @@ fn parse_header(text: &str) -> Result<(String, String), String> {
             "expected NAME: VALUE, like 'x-request-source: nightly', not {text:?}"
         )),
     }
-}
-
-/// What `generate` is told about agents beyond their records.
-#[derive(Debug, Clone, Default, clap::Args)]
-struct Overrides {
-    /// Another type name for an agent's record, for two agents whose names give the same
-    /// types (repeatable).
-    #[arg(long, value_name = "AGENT=TYPE", value_parser = parse_rename)]
-    rename: Vec<(String, String)>,
-    /// The inputs that localize an agent's requests, instead of those its record flags or those
-    /// named zip_code or store_id; `AGENT=` for none (repeatable).
-    #[arg(long, value_name = "AGENT=INPUT[,INPUT]", value_parser = parse_localized)]
-    localized: Vec<(String, Vec<String>)>,
-    /// The input that is an agent's page number, instead of the one its record flags or a
-    /// numeric one named page; `AGENT=` for none (repeatable).
-    #[arg(long, value_name = "AGENT=INPUT", value_parser = parse_paginated)]
-    paginated: Vec<(String, Option<String>)>,
-}
-
-/// `AGENT=REST` with a non-empty agent name.
-fn agent_and(text: &str, form: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((agent, rest)) if !agent.trim().is_empty() => {
-            Ok((agent.trim().to_owned(), rest.trim().to_owned()))
-        }
-        _ => Err(format!("expected {form}, not {text:?}")),
-    }
-}
-
-fn parse_localized(text: &str) -> Result<(String, Vec<String>), String> {
-    let (agent, inputs) = agent_and(text, "AGENT=INPUT[,INPUT], like store_finder=postcode")?;
-    let inputs = inputs
-        .split(',')
-        .map(str::trim)
-        .filter(|i| !i.is_empty())
-        .map(str::to_owned)
-        .collect();
-    Ok((agent, inputs))
-}
-
-fn parse_paginated(text: &str) -> Result<(String, Option<String>), String> {
-    let (agent, input) = agent_and(text, "AGENT=INPUT, like store_finder=page_no")?;
-    Ok((agent, (!input.is_empty()).then_some(input)))
-}
-
-fn parse_rename(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((agent, ty)) if !agent.trim().is_empty() && !ty.trim().is_empty() => {
-            Ok((agent.trim().to_owned(), ty.trim().to_owned()))
-        }
-        _ => Err(format!(
-            "expected AGENT=TYPE, like foo__bar=FooBarDouble, not {text:?}"
-        )),
-    }
-}
-
-/// Generates bindings; warnings (record defects the generator handled) go to standard error.
-fn bindings(
-    dir: &Path,
-    agents: Option<&[String]>,
-    runtime: &str,
-    overrides: &Overrides,
-) -> Result<String, Failure> {
-    let mut b = Builder::new()
-        .schema_dir(dir)
-        .runtime_path(runtime)
-        .cargo_directives(false);
-    if let Some(agents) = agents {
-        b = b.agents(agents.iter().cloned());
-    }
-    for (agent, ty) in &overrides.rename {
-        b = b.rename(agent.clone(), ty.clone());
-    }
-    for (agent, inputs) in &overrides.localized {
-        b = b.localized(agent.clone(), inputs.iter().cloned());
-    }
-    for (agent, input) in &overrides.paginated {
-        b = b.paginated(agent.clone(), input.as_deref());
-    }
-    let (source, warnings) = b
-        .generate_with_warnings()
-        .map_err(|d| Failure(d.to_string()))?;
-    for w in warnings {
-        eprintln!("warning: {w}");
-    }
-    Ok(source)
-}
-
-fn generate(
-    cli: &Cli,
-    out: Option<&Path>,
-    runtime: &str,
-    overrides: &Overrides,
-) -> Result<ExitCode, Failure> {
-    let source = bindings(&cli.dir, None, runtime, overrides)?;
-    match out {
-        Some(path) => {
-            let changed = write_if_changed(path, &source)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            if cli.json {
-                outln!(
-                    "{}",
-                    json!({ "file": path, "changed": changed, "bytes": source.len() })
-                );
-            } else {
-                outln!(
-                    "{} {}",
-                    if changed { "wrote" } else { "unchanged" },
-                    path.display()
-                );
-            }
-        }
-        None => out!("{source}"),
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-async fn check(cli: &Cli, names: &[String]) -> Result<ExitCode, Failure> {
-    let files = agents_codegen::schema_files(&cli.dir).map_err(|d| Failure(d.to_string()))?;
-    let c = client(cli)?;
-    // A record cached from a `/v2` template is compared with the template's published version,
-    // whatever the command's default interface.
-    let mut v2: Option<Client> = None;
-    let mut report = Vec::new();
-    let mut drifted = 0;
-    for file in files {
-        let cached = agents_codegen::load_file(&file)
-            .map_err(|d| Failure(d.to_string()))?
-            .record;
-        if !names.is_empty() && !names.contains(&cached.name) {
-            continue;
-        }
-        let source = if cached.template_version.is_some() && c.api_version() == ApiVersion::V1 {
-            if v2.is_none() {
-                v2 = Some(client_v2(cli, "template versions")?);
-            }
-            v2.as_ref().unwrap_or(&c)
-        } else {
-            &c
-        };
-        let live = match source.agent(&cached.name).await {
-            Ok(r) => r,
-            Err(Error::NotFound(_)) => {
-                drifted += 1;
-                report.push((cached.name, None));
-                continue;
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let changes = diff(&cached, &live);
-        if !changes.is_empty() {
-            drifted += 1;
-        }
-        report.push((cached.name, Some(changes)));
-    }
-    if cli.json {
-        let agents: Vec<Value> = report
-            .iter()
-            .map(|(name, changes)| {
-                json!({
-                    "agent": name,
-                    "missing": changes.is_none(),
-                    "changes": changes.as_deref().unwrap_or_default(),
-                })
-            })
-            .collect();
-        outln!("{}", json!({ "drifted": drifted, "agents": agents }));
-    } else {
-        for (name, changes) in &report {
-            match changes.as_deref() {
-                None => outln!("{name}: not found on the live API"),
-                Some([]) => outln!("{name}: up to date"),
-                Some(changes) => {
-                    outln!("{name}: {} change(s)", changes.len());
-                    for ch in changes {
-                        outln!("  {ch}");
-                    }
-                }
-            }
-        }
-        if drifted > 0 {
-            outln!(
-                "{drifted} agent(s) drifted; refresh with `cargo agents fetch NAME` (a template: \
-                 `--api-version v2`, or `--version N` to pin one), then regenerate the bindings"
-            );
-        }
-    }
-    Ok(if drifted > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-async fn generate_agent(
-    cli: &Cli,
-    prompt: &str,
-    url: Option<&str>,
-    name: Option<&str>,
-    refine: Option<&str>,
-    out: Option<&Path>,
-    timeout: Duration,
-) -> Result<ExitCode, Failure> {
-    let c = client(cli)?;
-    let request = match (refine, url) {
-        (Some(agent), _) => GenerationRequest::refine(agent, prompt),
-        (None, Some(url)) => {
-            let r = GenerationRequest::new(prompt, url);
-            match name {
-                Some(n) => r.agent_name(n),
-                None => r,
-            }
-        }
-        (None, None) => return Err(Failure("--url is required for a new agent".into())),
-    };
-    let handle = c.generate_agent(request).await?;
-    let spinner = if cli.json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new_spinner()
-    };
-    spinner.enable_steady_tick(Duration::from_millis(120));
-    let start = Instant::now();
-    let mut interval = Duration::from_millis(250);
-    let done = loop {
-        let g = handle.status().await?;
-        spinner.set_message(format!(
-            "generation {} of `{}`: {} ({}s)",
-            g.id,
-            g.agent_name.as_deref().unwrap_or("?"),
-            g.status.as_str(),
-            start.elapsed().as_secs()
-        ));
-        match g.status {
-            GenerationStatus::Success => break g,
-            GenerationStatus::Failed => {
-                spinner.finish_and_clear();
-                return Err(Failure(format!(
-                    "generation {} failed: {}",
-                    g.id,
-                    g.error.as_deref().unwrap_or("no reason given")
-                )));
-            }
-            _ if start.elapsed() > timeout => {
-                spinner.finish_and_clear();
-                return Err(Failure(format!(
-                    "generation {} still {} after {}s; check later with its id",
-                    g.id,
-                    g.status.as_str(),
-                    timeout.as_secs()
-                )));
-            }
-            _ => {}
-        }
-        tokio::time::sleep(interval).await;
-        interval = (interval * 3 / 2).min(Duration::from_secs(10));
-    };
-    spinner.finish_and_clear();
-    let agent = done
-        .agent_name
-        .clone()
-        .or_else(|| handle.agent_name().map(str::to_owned))
-        .ok_or_else(|| Failure("the generation record names no agent".into()))?;
-    // The version this generation produced, not whichever is published by the time it is read.
-    let record = match (&done.generated_version_id, c.api_version()) {
-        (Some(id), ApiVersion::V2) => c.agent_version_by_id(&agent, id).await?,
-        _ => c.agent(&agent).await?,
-    };
-    let (schema_file, _) = write_record(&cli.dir, &record)?;
-    if let Some(out) = out {
-        let source = bindings(
-            &cli.dir,
-            Some(std::slice::from_ref(&agent)),
-            "::agents_runtime",
-            &Overrides::default(),
-        )?;
-        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
-        write_if_changed(out, &source)
-            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    }
-    let usage = format!("agents_runtime::agent!({agent:?});");
-    let fields = record.output_schema.as_ref().map_or(0, |s| s.len());
-    if cli.json {
-        outln!(
-            "{}",
-            json!({
-                "agent": agent,
-                "generation_id": done.id,
-                "generated_version_id": done.generated_version_id,
-                "summary": done.summary,
-                "schema": schema_file,
-                "bindings": out,
-                "fields": fields,
-                "use": usage,
-            })
-        );
-    } else {
-        outln!(
-            "agent `{agent}` version {} ({fields} fields): {}",
-            done.generated_version_id.as_deref().unwrap_or("?"),
-            done.summary.as_deref().unwrap_or("")
-        );
-        outln!("schema   {}", schema_file.display());
-        if let Some(out) = out {
-            outln!("bindings {}", out.display());
-        }
-        outln!(
-            "use it with `{usage}` in any module (agents-runtime feature \"macros\"), or \
-             `cargo agents run {agent} -p NAME=VALUE`"
-        );
-    }
-    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,220 @@
+//! The schema cache in `--dir`: `fetch` writes agents' records there (`NAME.json`), `check`
+//! compares them with the live API, and commands that run an agent read it first.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use agents_codegen::write_if_changed;
+use agents_runtime::client::agents::Privacy;
+use agents_runtime::{ApiVersion, Client, Error};
+use agents_schema::AgentRecord;
+use agents_schema::diff::diff;
+use futures::StreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Value, json};
+
+use crate::{Cli, Failure, client, client_v2};
+
+/// The record of `agent`: the cached schema in `--dir` when there is one (`NAME.json`, or a
+/// user's `NAME.output.schema.json`), else the service's.
+pub(crate) async fn agent_record(
+    cli: &Cli,
+    c: &Client,
+    agent: &str,
+) -> Result<AgentRecord, Failure> {
+    if let Some(cached) = agents_schema::files::schema_file(&cli.dir, agent) {
+        return agents_schema::files::load_file(&cached)
+            .map(|l| l.record)
+            .map_err(|e| Failure(e.to_string()));
+    }
+    Ok(c.agent(agent).await?)
+}
+
+pub(crate) fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf, bool), Failure> {
+    // The name comes from the service: it names a file in `dir` and nothing else.
+    let plain = !record.name.is_empty()
+        && !record.name.starts_with('.')
+        && !record.name.contains(['/', '\\', '\0']);
+    if !plain {
+        return Err(Failure(format!(
+            "the service sent an agent named {:?}, which cannot name a file in {}",
+            record.name,
+            dir.display()
+        )));
+    }
+    let path = dir.join(format!("{}.json", record.name));
+    let text = serde_json::to_string_pretty(record)
+        .map_err(|e| format!("cannot serialize {}: {e}", record.name))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let changed = write_if_changed(&path, &format!("{text}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok((path, changed))
+}
+
+pub(crate) async fn fetch(
+    cli: &Cli,
+    names: &[String],
+    private: bool,
+    all: bool,
+) -> Result<ExitCode, Failure> {
+    let c = client(cli)?;
+    let mut names = names.to_vec();
+    if private || all {
+        let q = c.agents().privacy(if private {
+            Privacy::Private
+        } else {
+            Privacy::All
+        });
+        let mut stream = std::pin::pin!(q.stream());
+        while let Some(item) = stream.next().await {
+            names.push(item?.name);
+        }
+    }
+    if names.is_empty() {
+        return Err(Failure(
+            "name agents to fetch, or pass --private or --all".into(),
+        ));
+    }
+    let bar = if cli.json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(names.len() as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut written = Vec::new();
+    for name in &names {
+        bar.set_message(name.clone());
+        let record = c.agent(name).await?;
+        let (path, changed) = write_record(&cli.dir, &record)?;
+        written.push(json!({ "agent": name, "file": path, "changed": changed }));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if cli.json {
+        outln!("{}", json!({ "fetched": written }));
+    } else {
+        for w in &written {
+            outln!(
+                "{} {}",
+                if w["changed"] == true {
+                    "wrote"
+                } else {
+                    "unchanged"
+                },
+                w["file"].as_str().unwrap_or("")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `fetch NAME --version N`: one version of a `/v2` template, cached as `NAME.json` (its id and
+/// number in the record, so bindings say which version they are and `check` compares).
+pub(crate) async fn fetch_version(
+    cli: &Cli,
+    names: &[String],
+    number: u64,
+) -> Result<ExitCode, Failure> {
+    let [name] = names else {
+        return Err(Failure(format!(
+            "--version fetches one template's version; name one template, not {}",
+            names.len()
+        )));
+    };
+    let c = client_v2(cli, "template versions")?;
+    let record = c.agent_version(name, number).await?;
+    let (path, changed) = write_record(&cli.dir, &record)?;
+    if cli.json {
+        outln!(
+            "{}",
+            json!({ "fetched": [{ "agent": name, "version": number, "file": path, "changed": changed }] })
+        );
+    } else {
+        outln!(
+            "{} {} (version {number})",
+            if changed { "wrote" } else { "unchanged" },
+            path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn check(cli: &Cli, names: &[String]) -> Result<ExitCode, Failure> {
+    let files = agents_codegen::schema_files(&cli.dir).map_err(|d| Failure(d.to_string()))?;
+    let c = client(cli)?;
+    // A record cached from a `/v2` template is compared with the template's published version,
+    // whatever the command's default interface.
+    let mut v2: Option<Client> = None;
+    let mut report = Vec::new();
+    let mut drifted = 0;
+    for file in files {
+        let cached = agents_codegen::load_file(&file)
+            .map_err(|d| Failure(d.to_string()))?
+            .record;
+        if !names.is_empty() && !names.contains(&cached.name) {
+            continue;
+        }
+        let source = if cached.template_version.is_some() && c.api_version() == ApiVersion::V1 {
+            if v2.is_none() {
+                v2 = Some(client_v2(cli, "template versions")?);
+            }
+            v2.as_ref().unwrap_or(&c)
+        } else {
+            &c
+        };
+        let live = match source.agent(&cached.name).await {
+            Ok(r) => r,
+            Err(Error::NotFound(_)) => {
+                drifted += 1;
+                report.push((cached.name, None));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let changes = diff(&cached, &live);
+        if !changes.is_empty() {
+            drifted += 1;
+        }
+        report.push((cached.name, Some(changes)));
+    }
+    if cli.json {
+        let agents: Vec<Value> = report
+            .iter()
+            .map(|(name, changes)| {
+                json!({
+                    "agent": name,
+                    "missing": changes.is_none(),
+                    "changes": changes.as_deref().unwrap_or_default(),
+                })
+            })
+            .collect();
+        outln!("{}", json!({ "drifted": drifted, "agents": agents }));
+    } else {
+        for (name, changes) in &report {
+            match changes.as_deref() {
+                None => outln!("{name}: not found on the live API"),
+                Some([]) => outln!("{name}: up to date"),
+                Some(changes) => {
+                    outln!("{name}: {} change(s)", changes.len());
+                    for ch in changes {
+                        outln!("  {ch}");
+                    }
+                }
+            }
+        }
+        if drifted > 0 {
+            outln!(
+                "{drifted} agent(s) drifted; refresh with `cargo agents fetch NAME` (a template: \
+                 `--api-version v2`, or `--version N` to pin one), then regenerate the bindings"
+            );
+        }
+    }
+    Ok(if drifted > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

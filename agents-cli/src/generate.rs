@@ -1,0 +1,248 @@
+//! Bindings from the cache: `generate` writes them for every cached agent, `generate-agent`
+//! asks the service for a new agent (or a refinement) from a prompt, caches the version it
+//! produced and can write its bindings too.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agents_codegen::{Builder, write_if_changed};
+use agents_runtime::client::generation::GenerationRequest;
+use agents_runtime::{ApiVersion, Error, WaitOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::cache::write_record;
+use crate::{Cli, Failure, client};
+
+/// What `generate` is told about agents beyond their records.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct Overrides {
+    /// Another type name for an agent's record, for two agents whose names give the same
+    /// types (repeatable).
+    #[arg(long, value_name = "AGENT=TYPE", value_parser = parse_rename)]
+    pub(crate) rename: Vec<(String, String)>,
+    /// The inputs that localize an agent's requests, instead of those its record flags or those
+    /// named zip_code or store_id; `AGENT=` for none (repeatable).
+    #[arg(long, value_name = "AGENT=INPUT[,INPUT]", value_parser = parse_localized)]
+    pub(crate) localized: Vec<(String, Vec<String>)>,
+    /// The input that is an agent's page number, instead of the one its record flags or a
+    /// numeric one named page; `AGENT=` for none (repeatable).
+    #[arg(long, value_name = "AGENT=INPUT", value_parser = parse_paginated)]
+    pub(crate) paginated: Vec<(String, Option<String>)>,
+}
+
+/// `AGENT=REST` with a non-empty agent name.
+fn agent_and(text: &str, form: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((agent, rest)) if !agent.trim().is_empty() => {
+            Ok((agent.trim().to_owned(), rest.trim().to_owned()))
+        }
+        _ => Err(format!("expected {form}, not {text:?}")),
+    }
+}
+
+fn parse_localized(text: &str) -> Result<(String, Vec<String>), String> {
+    let (agent, inputs) = agent_and(text, "AGENT=INPUT[,INPUT], like store_finder=postcode")?;
+    let inputs = inputs
+        .split(',')
+        .map(str::trim)
+        .filter(|i| !i.is_empty())
+        .map(str::to_owned)
+        .collect();
+    Ok((agent, inputs))
+}
+
+fn parse_paginated(text: &str) -> Result<(String, Option<String>), String> {
+    let (agent, input) = agent_and(text, "AGENT=INPUT, like store_finder=page_no")?;
+    Ok((agent, (!input.is_empty()).then_some(input)))
+}
+
+fn parse_rename(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((agent, ty)) if !agent.trim().is_empty() && !ty.trim().is_empty() => {
+            Ok((agent.trim().to_owned(), ty.trim().to_owned()))
+        }
+        _ => Err(format!(
+            "expected AGENT=TYPE, like foo__bar=FooBarDouble, not {text:?}"
+        )),
+    }
+}
+
+/// Generates bindings; warnings (record defects the generator handled) go to standard error.
+fn bindings(
+    dir: &Path,
+    agents: Option<&[String]>,
+    runtime: &str,
+    overrides: &Overrides,
+) -> Result<String, Failure> {
+    let mut b = Builder::new()
+        .schema_dir(dir)
+        .runtime_path(runtime)
+        .cargo_directives(false);
+    if let Some(agents) = agents {
+        b = b.agents(agents.iter().cloned());
+    }
+    for (agent, ty) in &overrides.rename {
+        b = b.rename(agent.clone(), ty.clone());
+    }
+    for (agent, inputs) in &overrides.localized {
+        b = b.localized(agent.clone(), inputs.iter().cloned());
+    }
+    for (agent, input) in &overrides.paginated {
+        b = b.paginated(agent.clone(), input.as_deref());
+    }
+    let (source, warnings) = b
+        .generate_with_warnings()
+        .map_err(|d| Failure(d.to_string()))?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(source)
+}
+
+pub(crate) fn generate(
+    cli: &Cli,
+    out: Option<&Path>,
+    runtime: &str,
+    overrides: &Overrides,
+) -> Result<ExitCode, Failure> {
+    let source = bindings(&cli.dir, None, runtime, overrides)?;
+    match out {
+        Some(path) => {
+            let changed = write_if_changed(path, &source)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            if cli.json {
+                outln!(
+                    "{}",
+                    json!({ "file": path, "changed": changed, "bytes": source.len() })
+                );
+            } else {
+                outln!(
+                    "{} {}",
+                    if changed { "wrote" } else { "unchanged" },
+                    path.display()
+                );
+            }
+        }
+        None => out!("{source}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn generate_agent(
+    cli: &Cli,
+    prompt: &str,
+    url: Option<&str>,
+    name: Option<&str>,
+    refine: Option<&str>,
+    out: Option<&Path>,
+    timeout: Duration,
+) -> Result<ExitCode, Failure> {
+    let c = client(cli)?;
+    let request = match (refine, url) {
+        (Some(agent), _) => GenerationRequest::refine(agent, prompt),
+        (None, Some(url)) => {
+            let r = GenerationRequest::new(prompt, url);
+            match name {
+                Some(n) => r.agent_name(n),
+                None => r,
+            }
+        }
+        (None, None) => return Err(Failure("--url is required for a new agent".into())),
+    };
+    let handle = c.generate_agent(request).await?;
+    let spinner = if cli.json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    spinner.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    spinner.set_message(format!(
+        "generation {} of `{}`",
+        handle.id(),
+        handle.agent_name().unwrap_or("?")
+    ));
+    spinner.enable_steady_tick(Duration::from_millis(120));
+    // The runtime's poller: 250 ms growing to 10 s, transient failures polled through.
+    let waited = handle
+        .clone()
+        .with_wait(
+            WaitOptions::GENERATION
+                .intervals(Duration::from_millis(250), Duration::from_secs(10))
+                .max_wait(timeout),
+        )
+        .wait()
+        .await;
+    spinner.finish_and_clear();
+    let done = match waited {
+        Ok(done) => done,
+        Err(e @ Error::WaitTimeout { .. }) => {
+            return Err(Failure(format!(
+                "{e}; check later with the generation's id, {}",
+                handle.id()
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let agent = done
+        .agent_name
+        .clone()
+        .or_else(|| handle.agent_name().map(str::to_owned))
+        .ok_or_else(|| Failure("the generation record names no agent".into()))?;
+    // The version this generation produced, not whichever is published by the time it is read.
+    let record = match (&done.generated_version_id, c.api_version()) {
+        (Some(id), ApiVersion::V2) => c.agent_version_by_id(&agent, id).await?,
+        _ => c.agent(&agent).await?,
+    };
+    let (schema_file, _) = write_record(&cli.dir, &record)?;
+    if let Some(out) = out {
+        let source = bindings(
+            &cli.dir,
+            Some(std::slice::from_ref(&agent)),
+            "::agents_runtime",
+            &Overrides::default(),
+        )?;
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        write_if_changed(out, &source)
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    }
+    let usage = format!("agents_runtime::agent!({agent:?});");
+    let fields = record.output_schema.as_ref().map_or(0, |s| s.len());
+    if cli.json {
+        outln!(
+            "{}",
+            json!({
+                "agent": agent,
+                "generation_id": done.id,
+                "generated_version_id": done.generated_version_id,
+                "summary": done.summary,
+                "schema": schema_file,
+                "bindings": out,
+                "fields": fields,
+                "use": usage,
+            })
+        );
+    } else {
+        outln!(
+            "agent `{agent}` version {} ({fields} fields): {}",
+            done.generated_version_id.as_deref().unwrap_or("?"),
+            done.summary.as_deref().unwrap_or("")
+        );
+        outln!("schema   {}", schema_file.display());
+        if let Some(out) = out {
+            outln!("bindings {}", out.display());
+        }
+        outln!(
+            "use it with `{usage}` in any module (agents-runtime feature \"macros\"), or \
+             `cargo agents run {agent} -p NAME=VALUE`"
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
