@@ -274,12 +274,6 @@ impl FieldSchema {
         self.defs.iter().chain(&self.definitions).flatten()
     }
 
-    /// Reads a JSON Schema document (a research agent's `output_schema`, say); every problem
-    /// names its JSON path from `$`.
-    pub fn from_document(value: &Value) -> Result<FieldSchema, RecordError> {
-        load::document_from_value(value)
-    }
-
     /// The schema a local reference (`#`, `#/$defs/Name`, `#/definitions/Name`,
     /// `#/properties/a/items`, …) points to inside this document; `None` when it points nowhere
     /// or outside the document.
@@ -368,20 +362,6 @@ impl SchemaType {
 }
 
 impl AgentRecord {
-    /// Reads one record from JSON text, reporting every problem with its JSON path.
-    ///
-    /// Syntax errors carry line and column; shape errors (a missing `name`, a `type` that is not
-    /// a string, a descriptor that is not an object) are all collected before returning.
-    pub fn from_json(text: &str) -> Result<Self, RecordError> {
-        load::record_from_json(text)
-    }
-
-    /// Reads one record from an already parsed JSON value, with the same checks as
-    /// [`AgentRecord::from_json`].
-    pub fn from_value(value: &Value) -> Result<Self, RecordError> {
-        load::record_from_value(value)
-    }
-
     /// True when the agent accepts localization: the feature flag, or an input marked
     /// `is_localization_param`.
     pub fn supports_localization(&self) -> bool {

@@ -82,6 +82,30 @@ pub(crate) fn record_from_value(value: &Value) -> Result<AgentRecord, RecordErro
     }
 }
 
+impl AgentRecord {
+    /// Reads one record from JSON text, reporting every problem with its JSON path.
+    ///
+    /// Syntax errors carry line and column; shape errors (a missing `name`, a `type` that is not
+    /// a string, a descriptor that is not an object) are all collected before returning.
+    pub fn from_json(text: &str) -> Result<Self, RecordError> {
+        record_from_json(text)
+    }
+
+    /// Reads one record from an already parsed JSON value, with the same checks as
+    /// [`AgentRecord::from_json`].
+    pub fn from_value(value: &Value) -> Result<Self, RecordError> {
+        record_from_value(value)
+    }
+}
+
+impl FieldSchema {
+    /// Reads a JSON Schema document (a research agent's `output_schema`, say); every problem
+    /// names its JSON path from `$`.
+    pub fn from_document(value: &Value) -> Result<FieldSchema, RecordError> {
+        document_from_value(value)
+    }
+}
+
 pub(crate) fn document_from_value(value: &Value) -> Result<FieldSchema, RecordError> {
     let tree = Json::from(value);
     let mut reader = Reader::default();
