@@ -13,9 +13,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
 use crate::cache::agent_record;
+use crate::global::{Failure, Global, client};
 use crate::inputs::{self, Item};
 use crate::output::{self, Sink};
-use crate::{Cli, Failure, client};
 
 /// How often progress is printed when standard error is not a terminal.
 const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -96,7 +96,7 @@ struct Tally {
 }
 
 pub async fn batch(
-    cli: &Cli,
+    cli: &Global,
     agent: &str,
     input: &Path,
     out: &Path,
@@ -243,7 +243,7 @@ pub async fn batch(
 }
 
 /// Prints what became of the rows; fails when some are not finished.
-fn report(cli: &Cli, agent: &str, out: &Path, failures: &Path, t: &Tally) -> ExitCode {
+fn report(cli: &Global, agent: &str, out: &Path, failures: &Path, t: &Tally) -> ExitCode {
     if cli.json {
         outln!(
             "{}",

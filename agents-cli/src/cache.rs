@@ -13,12 +13,12 @@ use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
-use crate::{Cli, Failure, client, client_v2};
+use crate::global::{Failure, Global, client, client_v2};
 
 /// The record of `agent`: the cached schema in `--dir` when there is one (`NAME.json`, or a
 /// user's `NAME.output.schema.json`), else the service's.
 pub(crate) async fn agent_record(
-    cli: &Cli,
+    cli: &Global,
     c: &Client,
     agent: &str,
 ) -> Result<AgentRecord, Failure> {
@@ -52,7 +52,7 @@ pub(crate) fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf,
 }
 
 pub(crate) async fn fetch(
-    cli: &Cli,
+    cli: &Global,
     names: &[String],
     private: bool,
     all: bool,
@@ -114,7 +114,7 @@ pub(crate) async fn fetch(
 /// `fetch NAME --version N`: one version of a `/v2` template, cached as `NAME.json` (its id and
 /// number in the record, so bindings say which version they are and `check` compares).
 pub(crate) async fn fetch_version(
-    cli: &Cli,
+    cli: &Global,
     names: &[String],
     number: u64,
 ) -> Result<ExitCode, Failure> {
@@ -142,7 +142,7 @@ pub(crate) async fn fetch_version(
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) async fn check(cli: &Cli, names: &[String]) -> Result<ExitCode, Failure> {
+pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Failure> {
     let files = agents_codegen::schema_files(&cli.dir).map_err(|d| Failure(d.to_string()))?;
     let c = client(cli)?;
     // A record cached from a `/v2` template is compared with the template's published version,

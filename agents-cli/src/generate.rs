@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::cache::write_record;
-use crate::{Cli, Failure, client};
+use crate::global::{Failure, Global, client};
 
 /// What `generate` is told about agents beyond their records.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -102,7 +102,7 @@ fn bindings(
 }
 
 pub(crate) fn generate(
-    cli: &Cli,
+    cli: &Global,
     out: Option<&Path>,
     runtime: &str,
     overrides: &Overrides,
@@ -131,7 +131,7 @@ pub(crate) fn generate(
 }
 
 pub(crate) async fn generate_agent(
-    cli: &Cli,
+    cli: &Global,
     prompt: &str,
     url: Option<&str>,
     name: Option<&str>,

@@ -11,7 +11,8 @@ use futures::TryStreamExt;
 use serde_json::{Value, json};
 
 use crate::cache::agent_record;
-use crate::{Cli, Failure, client, inputs};
+use crate::global::{Failure, Global, client};
+use crate::inputs;
 
 /// What `cargo agents jobs` does.
 #[derive(Debug, clap::Subcommand)]
@@ -60,7 +61,7 @@ pub enum JobsCommand {
     },
 }
 
-pub async fn jobs(cli: &Cli, command: &JobsCommand) -> Result<ExitCode, Failure> {
+pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failure> {
     let c = client(cli)?;
     match command {
         JobsCommand::Create {

@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agents_runtime::{ApiVersion, Client, Error};
 use clap::{Parser, Subcommand};
 
 /// `println!` that ends the command quietly when standard output is closed (`cargo agents run
@@ -31,6 +30,7 @@ macro_rules! out {
 mod batch;
 mod cache;
 mod generate;
+mod global;
 mod inputs;
 mod jobs;
 mod output;
@@ -39,32 +39,14 @@ mod parquet;
 mod research;
 use serde_json::json;
 
+use global::{Failure, Global, client};
+
 /// Cargo invokes `cargo-agents agents ARGS`; run directly, `cargo-agents ARGS`.
 #[derive(Debug, Parser)]
 #[command(name = "cargo agents", bin_name = "cargo agents", version)]
 struct Cli {
-    /// Print one JSON document instead of text.
-    #[arg(long, global = true)]
-    json: bool,
-    /// The schema cache.
-    #[arg(long, global = true, default_value = "schemas")]
-    dir: PathBuf,
-    /// The service's base URL (default: AGENTS_BASE_URL).
-    #[arg(long, global = true, env = "AGENTS_BASE_URL", hide_env_values = true)]
-    base_url: Option<String>,
-    /// Which version of the service's interface to speak: v1 (agents) or v2 (extract
-    /// templates); runs, batches and generations work the same on both (default:
-    /// AGENTS_API_VERSION, else v1).
-    #[arg(long, global = true, value_name = "v1|v2")]
-    api_version: Option<agents_runtime::ApiVersion>,
-    /// Requests per second this command may send (default: the client's, the service's plan
-    /// limit; 0: no limit, for a local emulator).
-    #[arg(long, global = true, value_name = "PER_SECOND")]
-    rate_limit: Option<u32>,
-    /// A header sent with every request, as `NAME: VALUE` (repeatable): a proxy's or a
-    /// tracer's, or a local emulator's fault switches (`agents-emulator --help` lists them).
-    #[arg(long = "header", short = 'H', global = true, value_name = "NAME: VALUE", value_parser = parse_header)]
-    headers: Vec<(String, String)>,
+    #[command(flatten)]
+    global: Global,
     #[command(subcommand)]
     command: Command,
 }
@@ -165,30 +147,6 @@ enum Command {
     Research(research::ResearchArgs),
 }
 
-/// A failure with what to do about it.
-struct Failure(String);
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Self {
-        let hint = match &e {
-            Error::Unauthorized(_) => "; check AGENTS_API_KEY",
-            Error::PaymentRequired(_) => "; the account has no budget or reached a limit",
-            Error::Forbidden(_) => "; the account is blocked or not activated",
-            Error::NotFound(_) => "; check the agent name with `cargo agents fetch --all`",
-            Error::Config(_) => "; set AGENTS_API_KEY and AGENTS_BASE_URL (or --base-url)",
-            Error::Transport(_) | Error::Timeout(_) => "; check AGENTS_BASE_URL and the network",
-            _ => "",
-        };
-        Failure(format!("{e}{hint}"))
-    }
-}
-
-impl From<String> for Failure {
-    fn from(s: String) -> Self {
-        Failure(s)
-    }
-}
-
 /// Writes to standard output; a reader that went away ends the process with success (nothing is
 /// left to say to anyone), any other failure with an error.
 fn write_out(args: std::fmt::Arguments<'_>) {
@@ -211,10 +169,10 @@ fn main() -> ExitCode {
     }
     let mut cli = Cli::parse_from(args);
     // Relative to where the command runs (not to any CARGO_MANIFEST_DIR in the environment).
-    if cli.dir.is_relative()
+    if cli.global.dir.is_relative()
         && let Ok(cwd) = std::env::current_dir()
     {
-        cli.dir = cwd.join(&cli.dir);
+        cli.global.dir = cwd.join(&cli.global.dir);
     }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -226,10 +184,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match rt.block_on(run(&cli)) {
+    match rt.block_on(run(&cli.global, &cli.command)) {
         Ok(code) => code,
         Err(Failure(message)) => {
-            if cli.json {
+            if cli.global.json {
                 outln!("{}", json!({ "error": message }));
             } else {
                 eprintln!("error: {message}");
@@ -239,43 +197,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// The client of a command: the environment's settings (`AGENTS_API_KEY`, `AGENTS_BASE_URL`,
-/// `AGENTS_API_VERSION`, `AGENTS_REDIS_URL` for a limit shared with other processes on the key),
-/// then the flags.
-fn client(cli: &Cli) -> Result<Client, Failure> {
-    client_at(cli, cli.api_version)
-}
-
-/// The client of a command that needs `/v2` (template versions): refused when `--api-version v1`
-/// says otherwise.
-fn client_v2(cli: &Cli, why: &str) -> Result<Client, Failure> {
-    if cli.api_version == Some(ApiVersion::V1) {
-        return Err(Failure(format!(
-            "{why} exist only in /v2; drop --api-version v1"
-        )));
-    }
-    client_at(cli, Some(ApiVersion::V2))
-}
-
-fn client_at(cli: &Cli, version: Option<ApiVersion>) -> Result<Client, Failure> {
-    let mut b = agents_runtime::ClientBuilder::from_env()?;
-    if let Some(url) = &cli.base_url {
-        b = b.base_url(url.clone());
-    }
-    if let Some(version) = version {
-        b = b.api_version(version);
-    }
-    if let Some(per_second) = cli.rate_limit {
-        b = b.rate_limit((per_second > 0).then_some(per_second));
-    }
-    for (name, value) in &cli.headers {
-        b = b.header(name.clone(), value.clone());
-    }
-    Ok(b.build()?)
-}
-
-async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
-    match &cli.command {
+async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
+    match command {
         Command::Run { agent, params } => run_agent(cli, agent, params).await,
         Command::Batch {
             agent,
@@ -322,7 +245,7 @@ async fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     }
 }
 
-async fn run_agent(cli: &Cli, agent: &str, pairs: &[String]) -> Result<ExitCode, Failure> {
+async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCode, Failure> {
     let c = client(cli)?;
     let record = cache::agent_record(cli, &c, agent).await?;
     let params = inputs::from_pairs(&record, pairs)?;
@@ -360,16 +283,4 @@ async fn run_agent(cli: &Cli, agent: &str, pairs: &[String]) -> Result<ExitCode,
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `NAME: VALUE`, as curl takes it; the client checks that both can be sent as a header.
-fn parse_header(text: &str) -> Result<(String, String), String> {
-    match text.split_once(':') {
-        Some((name, value)) if !name.trim().is_empty() => {
-            Ok((name.trim().to_owned(), value.trim().to_owned()))
-        }
-        _ => Err(format!(
-            "expected NAME: VALUE, like 'x-request-source: nightly', not {text:?}"
-        )),
-    }
 }

@@ -248,6 +248,7 @@ fn csv_line(cells: &[String]) -> Result<Vec<u8>, String> {
 
 /// The rows of a JSONL file of `_row` lines (a failures file) that are complete; none when the
 /// file does not exist.
+#[cfg(feature = "parquet")]
 pub fn done_rows(path: &Path) -> Result<HashSet<usize>, String> {
     let mut done = HashSet::new();
     match File::open(path) {

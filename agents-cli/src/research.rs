@@ -13,7 +13,7 @@ use agents_runtime::{ApiVersion, Client, Error};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use crate::{Cli, Failure};
+use crate::global::{Failure, Global};
 
 /// The arguments of `cargo agents research`.
 #[derive(Debug, clap::Args)]
@@ -42,7 +42,7 @@ pub struct ResearchArgs {
     timeout: u64,
 }
 
-pub async fn research(cli: &Cli, args: &ResearchArgs) -> Result<ExitCode, Failure> {
+pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Failure> {
     let schema = args.schema.as_deref().map(read_schema).transpose()?;
     let name = match (&args.agent, &args.schema) {
         (Some(agent), _) => agent.clone(),
@@ -63,7 +63,7 @@ pub async fn research(cli: &Cli, args: &ResearchArgs) -> Result<ExitCode, Failur
     if let Some(path) = &args.input_data {
         request = request.input_data(read_json(path)?);
     }
-    let c = crate::client(cli)?;
+    let c = crate::global::client(cli)?;
     // Before the agent is looked up, so a request the service would refuse costs nothing.
     request.check(c.api_version())?;
     let timeout = Duration::from_secs(args.timeout);

@@ -1,7 +1,8 @@
 //! `cargo xtask circles`: import circles between the files of each crate, which CI refuses.
 //!
-//! A file depends on another when it names an item through a `crate::`, `super::` or `self::`
-//! path (in a `use` or inline) that resolves into the other file's module. A path that goes
+//! A file depends on another when it names an item through a path (in a `use` or inline, from
+//! `crate::`, `super::`, `self::` or a child module's name) that resolves into the other file's
+//! module. A path that goes
 //! through a `pub use` re-export (`super::RetryPolicy` re-exported by `client/mod.rs` from
 //! `client/retry.rs`) depends on the file that defines the item, not on the re-exporting one,
 //! and a `pub use` itself is no dependency. `mod` declarations are not dependencies either.
@@ -106,8 +107,8 @@ fn collect_files(
     Ok(())
 }
 
-/// Walks a token list (and its groups): `pub use` trees go to `reexports`, every other
-/// `crate::`/`super::`/`self::` path to `uses`.
+/// Walks a token list (and its groups): `pub use` trees go to `reexports`, every other path
+/// (`crate::`, `super::`, `self::` or a child module's name first) to `uses`.
 fn scan(
     tokens: &[TokenTree],
     module: &Module,
@@ -174,6 +175,17 @@ fn scan(
                 if path.len() > 1
                     && let Some(p) = absolute(module, &path)
                 {
+                    uses.push(p);
+                }
+                i = next.max(i + 1);
+            }
+            // `child::item` naming a module declared in this file (`batch::batch(…)`); a path
+            // into another crate (`std::fmt::Display`) reaches no file below `module`.
+            TokenTree::Ident(_)
+                if is_punct(tokens.get(i + 1), ':') && is_punct(tokens.get(i + 2), ':') =>
+            {
+                let (path, next) = inline_path(tokens, i);
+                if let Some(p) = absolute(module, &path) {
                     uses.push(p);
                 }
                 i = next.max(i + 1);
@@ -482,6 +494,21 @@ mod tests {
             ],
         );
         assert_eq!(found, [["client/error.rs", "client/retry.rs"]]);
+    }
+
+    #[test]
+    fn a_call_through_a_child_modules_name_is_a_dependency() {
+        let found = circles_of(
+            "child",
+            &[
+                (
+                    "main.rs",
+                    "mod cache;\npub struct Cli;\nfn run() { cache::fetch(); std::process::exit(0); }",
+                ),
+                ("cache.rs", "use crate::Cli;\npub fn fetch() {}"),
+            ],
+        );
+        assert_eq!(found, [["cache.rs", "main.rs"]]);
     }
 
     #[test]

@@ -1,0 +1,104 @@
+//! What every command shares: the global options, the failure a command ends with, and the
+//! client those options make. Commands import from here; nothing here imports a command.
+
+use std::path::PathBuf;
+
+use agents_runtime::{ApiVersion, Client, Error};
+
+/// The options every command takes.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Global {
+    /// Print one JSON document instead of text.
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+    /// The schema cache.
+    #[arg(long, global = true, default_value = "schemas")]
+    pub(crate) dir: PathBuf,
+    /// The service's base URL (default: AGENTS_BASE_URL).
+    #[arg(long, global = true, env = "AGENTS_BASE_URL", hide_env_values = true)]
+    pub(crate) base_url: Option<String>,
+    /// Which version of the service's interface to speak: v1 (agents) or v2 (extract
+    /// templates); runs, batches and generations work the same on both (default:
+    /// AGENTS_API_VERSION, else v1).
+    #[arg(long, global = true, value_name = "v1|v2")]
+    pub(crate) api_version: Option<ApiVersion>,
+    /// Requests per second this command may send (default: the client's, the service's plan
+    /// limit; 0: no limit, for a local emulator).
+    #[arg(long, global = true, value_name = "PER_SECOND")]
+    pub(crate) rate_limit: Option<u32>,
+    /// A header sent with every request, as `NAME: VALUE` (repeatable): a proxy's or a
+    /// tracer's, or a local emulator's fault switches (`agents-emulator --help` lists them).
+    #[arg(long = "header", short = 'H', global = true, value_name = "NAME: VALUE", value_parser = parse_header)]
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+/// A failure with what to do about it.
+pub(crate) struct Failure(pub(crate) String);
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        let hint = match &e {
+            Error::Unauthorized(_) => "; check AGENTS_API_KEY",
+            Error::PaymentRequired(_) => "; the account has no budget or reached a limit",
+            Error::Forbidden(_) => "; the account is blocked or not activated",
+            Error::NotFound(_) => "; check the agent name with `cargo agents fetch --all`",
+            Error::Config(_) => "; set AGENTS_API_KEY and AGENTS_BASE_URL (or --base-url)",
+            Error::Transport(_) | Error::Timeout(_) => "; check AGENTS_BASE_URL and the network",
+            _ => "",
+        };
+        Failure(format!("{e}{hint}"))
+    }
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Self {
+        Failure(s)
+    }
+}
+
+/// The client of a command: the environment's settings (`AGENTS_API_KEY`, `AGENTS_BASE_URL`,
+/// `AGENTS_API_VERSION`, `AGENTS_REDIS_URL` for a limit shared with other processes on the key),
+/// then the flags.
+pub(crate) fn client(cli: &Global) -> Result<Client, Failure> {
+    client_at(cli, cli.api_version)
+}
+
+/// The client of a command that needs `/v2` (template versions): refused when `--api-version v1`
+/// says otherwise.
+pub(crate) fn client_v2(cli: &Global, why: &str) -> Result<Client, Failure> {
+    if cli.api_version == Some(ApiVersion::V1) {
+        return Err(Failure(format!(
+            "{why} exist only in /v2; drop --api-version v1"
+        )));
+    }
+    client_at(cli, Some(ApiVersion::V2))
+}
+
+fn client_at(cli: &Global, version: Option<ApiVersion>) -> Result<Client, Failure> {
+    let mut b = agents_runtime::ClientBuilder::from_env()?;
+    if let Some(url) = &cli.base_url {
+        b = b.base_url(url.clone());
+    }
+    if let Some(version) = version {
+        b = b.api_version(version);
+    }
+    if let Some(per_second) = cli.rate_limit {
+        b = b.rate_limit((per_second > 0).then_some(per_second));
+    }
+    for (name, value) in &cli.headers {
+        b = b.header(name.clone(), value.clone());
+    }
+    Ok(b.build()?)
+}
+
+/// `NAME: VALUE`, as curl takes it; the client checks that both can be sent as a header.
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_owned(), value.trim().to_owned()))
+        }
+        _ => Err(format!(
+            "expected NAME: VALUE, like 'x-request-source: nightly', not {text:?}"
+        )),
+    }
+}
