@@ -265,7 +265,7 @@ async fn retries_back_off_on_the_clients_clock_within_max_elapsed() {
     assert!(matches!(err, Error::Internal(_)), "{err}");
     let sleeps = slept(&clock);
     let total: f64 = sleeps.iter().sum();
-    assert!(total <= 20.0 && total >= 20.0 - 16.0, "{sleeps:?}");
+    assert!((20.0 - 16.0..=20.0).contains(&total), "{sleeps:?}");
     assert_eq!(e.requests_seen(KEY) - before, sleeps.len() as u64 + 1);
     assert_eq!(err.attempts(), Some(sleeps.len() as u32 + 1));
     e.clear_faults(KEY);
