@@ -137,7 +137,7 @@ impl ClientBuilder {
 
     /// Time allowed for a whole request (default 180 s; agent runs can be slow). A call also
     /// fails at once, rather than wait longer than this, when the service's 429 has paused the
-    /// client for longer (a pause is capped at [`MAX_PAUSE`]).
+    /// client for longer (a pause is capped at [`MAX_PAUSE`](super::MAX_PAUSE)).
     pub fn timeout(mut self, t: Duration) -> Self {
         self.timeout = t;
         self
@@ -255,7 +255,7 @@ impl ClientBuilder {
     }
 
     /// The clock the client reads the time from and sleeps on between retries, through a pause
-    /// after a 429 and between polls (default [`TokioClock`]). A [`ManualClock`] makes those
+    /// after a 429 and between polls (default [`TokioClock`]). A [`ManualClock`](super::ManualClock) makes those
     /// waits instant and records them, for tests.
     ///
     /// ```
