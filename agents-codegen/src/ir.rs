@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::docs;
 use crate::naming::{self, Namespace};
-use crate::rules::{self, Parsed, Rule};
+use crate::rules::Rule;
 use crate::types::{self, Shape, Ty};
 use agents_schema::diag::{Collector, Diagnostic, Diagnostics};
 
@@ -794,9 +794,9 @@ fn lower_params(
         let mut checked = Vec::new();
         let mut unchecked = Vec::new();
         for rule in &input.rules {
-            match rules::parse(rule, kind) {
-                Parsed::Checked(r) => checked.push((rule.clone(), r)),
-                Parsed::DocOnly(why) => unchecked.push((rule.clone(), why)),
+            match rule.check(kind) {
+                Ok(r) => checked.push((rule.text.clone(), r.clone())),
+                Err(why) => unchecked.push((rule.text.clone(), why)),
             }
         }
         let mut docs = docs::param(input, &param_ident, &checked, &unchecked, note.as_deref());
@@ -821,7 +821,7 @@ fn lower_params(
             ident: names.claim("page"),
             ty: Ty::Page,
             required: false,
-            rules: vec![("minimum 1".to_owned(), Rule::Minimum(1.0))],
+            rules: vec![(Rule::Minimum(1.0).to_string(), Rule::Minimum(1.0))],
             country: false,
             localization: false,
             docs: docs::page_param(),

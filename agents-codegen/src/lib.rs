@@ -6,8 +6,9 @@
 //! 1. **parse**: [`agents_schema::AgentRecord`] reads each record, reporting every shape error
 //!    with its JSON path ([`load_dir`] and [`load_file`] attach the file);
 //! 2. **check / lower** ([`ir`]): every Rust name is claimed ([`naming`]), every type resolved
-//!    ([`types`]), rule text parsed ([`rules`]) and doc text made safe ([`docs`]); problems of all
-//!    agents are collected into one [`Diagnostics`];
+//!    ([`types`]), each input's rules (read once, with the record: [`rules`]) fitted to its
+//!    type, and doc text made safe ([`docs`]); problems of all agents are collected into one
+//!    [`Diagnostics`];
 //! 3. **emit** ([`emit`]): repeated parts (fields, setters, doc lines) as `syn` trees cloned from
 //!    parsed templates, one-off items as quoted tokens;
 //! 4. **format**: `prettyplease` over the trees and the parsed quoted items, deterministic byte

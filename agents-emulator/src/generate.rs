@@ -228,7 +228,7 @@ fn url_input() -> InputProperty {
         required: true,
         default: None,
         examples: None,
-        rules: vec!["minimum length 1".into()],
+        rules: vec![agents_schema::rules::Rule::MinLength(1).into()],
         is_localization_param: false,
         is_pagination_param: false,
         extra: Map::new(),

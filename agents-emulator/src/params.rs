@@ -1,7 +1,8 @@
 //! Checks an agent request against the agent's record, as the service does, with the runtime's
 //! one request check (`agents_runtime::validate::check_request`), which also decides 400 versus
-//! 422. Input rules are read by the generator's own rule parser (`agents_schema::rules`), so the
-//! emulator, the CLI and generated `validate()` agree on every rule.
+//! 422. Input rules are the typed rules read once with the record (`agents_schema::rules`), the
+//! same values the generator writes `validate()` from, so the emulator, the CLI and generated
+//! code agree on every rule.
 
 use agents_runtime::validate::{Localization, Problem, check_request};
 use agents_schema::AgentRecord;

@@ -1,8 +1,7 @@
 //! Checking agent parameters against the rules of their input properties before anything is
-//! sent. Generated `validate()` methods call [`Violations`]; the rule text was parsed by the
-//! generator.
+//! sent. Generated `validate()` methods call [`Violations`]; [`check_request`] takes the typed
+//! rules read with the record ([`agents_schema::rules`]), patterns already compiled.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -46,32 +45,24 @@ fn list(v: &[Violation]) -> String {
         .join("; ")
 }
 
-/// A regular expression from an input rule, compiled once on first use.
+/// A regular expression of a generated `validate()`, compiled once on first use.
 pub struct Pattern {
-    source: Cow<'static, str>,
+    source: &'static str,
     compiled: OnceLock<Option<Regex>>,
 }
 
 impl Pattern {
-    /// A pattern from rule text; compiled lazily.
+    /// A pattern as the generator wrote it; compiled lazily.
     pub const fn new(source: &'static str) -> Self {
         Pattern {
-            source: Cow::Borrowed(source),
-            compiled: OnceLock::new(),
-        }
-    }
-
-    /// A pattern from rule text known only at run time (the emulator reads rules from records).
-    pub fn owned(source: String) -> Self {
-        Pattern {
-            source: Cow::Owned(source),
+            source,
             compiled: OnceLock::new(),
         }
     }
 
     fn regex(&self) -> Option<&Regex> {
         self.compiled
-            .get_or_init(|| Regex::new(&self.source).ok())
+            .get_or_init(|| Regex::new(self.source).ok())
             .as_ref()
     }
 }
@@ -182,17 +173,24 @@ impl Violations {
     /// The value matches the pattern.
     pub fn pattern(&mut self, param: &str, rule: &str, value: &str, pattern: &Pattern) {
         match pattern.regex() {
-            Some(re) if re.is_match(value) => {}
-            Some(_) => self.push(
-                param,
-                rule,
-                format!("{value:?} does not match /{}/", pattern.source),
-            ),
+            Some(re) => self.matches(param, rule, value, re),
             None => self.push(
                 param,
                 rule,
                 format!("the pattern /{}/ does not compile", pattern.source),
             ),
+        }
+    }
+
+    /// The value matches a compiled pattern (the request check's, compiled when the record was
+    /// read).
+    fn matches(&mut self, param: &str, rule: &str, value: &str, re: &Regex) {
+        if !re.is_match(value) {
+            self.push(
+                param,
+                rule,
+                format!("{value:?} does not match /{}/", re.as_str()),
+            );
         }
     }
 
@@ -283,7 +281,7 @@ fn apply(
         (Rule::MaxLength(n), Typed::Text(s)) => v.max_length(param, text, s, *n),
         (Rule::Minimum(m), Typed::Number(x)) => v.minimum(param, text, *x, *m),
         (Rule::Maximum(m), Typed::Number(x)) => v.maximum(param, text, *x, *m),
-        (Rule::Pattern(p), Typed::Text(s)) => v.pattern(param, text, s, &Pattern::owned(p.clone())),
+        (Rule::Pattern(p), Typed::Text(s)) => v.matches(param, text, s, p.regex()),
         (Rule::OneOf(values), Typed::Text(s)) => {
             let allowed: Vec<&str> = values.iter().map(String::as_str).collect();
             v.one_of(param, text, s, &allowed);
@@ -468,7 +466,6 @@ pub fn check_request(
     let mut violations = Violations::new(record.name.clone());
     {
         use agents_schema::inputs::param_type;
-        use agents_schema::rules::{self, Parsed};
         for input in record.inputs() {
             let Some(value) = map.get(&input.name).filter(|v| !v.is_null()) else {
                 continue;
@@ -488,9 +485,9 @@ pub fn check_request(
                 );
                 continue;
             };
-            for text in &input.rules {
-                if let Parsed::Checked(rule) = rules::parse(text, ty) {
-                    apply(&mut violations, &input.name, text, &rule, &typed);
+            for rule in &input.rules {
+                if let Ok(checked) = rule.check(ty) {
+                    apply(&mut violations, &input.name, &rule.text, checked, &typed);
                 }
             }
         }

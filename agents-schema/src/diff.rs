@@ -196,8 +196,11 @@ fn inputs(old: &[InputProperty], new: &[InputProperty], out: &mut Vec<Change>) {
                 if o.required != n.required {
                     what.push(format!("required {} → {}", o.required, n.required));
                 }
-                if o.rules != n.rules {
-                    what.push(format!("rules {:?} → {:?}", o.rules, n.rules));
+                let texts = |i: &InputProperty| -> Vec<String> {
+                    i.rules.iter().map(|r| r.text.clone()).collect()
+                };
+                if texts(o) != texts(n) {
+                    what.push(format!("rules {:?} → {:?}", texts(o), texts(n)));
                 }
                 if o.is_localization_param != n.is_localization_param
                     || o.is_pagination_param != n.is_pagination_param

@@ -3,6 +3,7 @@
 //! `validate()`; the emulator judges requests by the same reading.
 
 use crate::InputProperty;
+use crate::rules::{InputRule, Pattern, Rule};
 
 /// The kind of value an input parameter takes (generated as the Rust type in parentheses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,11 +71,10 @@ pub const PAGINATION_PARAMS: [&str; 1] = ["page"];
 /// The inputs of a JSON Schema input document (a `/v2` template's `input_schema`, or a user's
 /// `NAME.input.schema.json`): one per property, in order.
 ///
-/// The keywords a generated `validate()` checks become rule text (`minLength: 3` →
-/// `minimum length 3`, `enum` → `one of …`, `exclusiveMinimum: 0` → `greater than 0`, also
-/// `minimum`, `maximum`, `maxLength`, `pattern`, `exclusiveMaximum`, `multipleOf`, `minItems`,
-/// `maxItems`);
-/// `x-rules` adds rules written as text. A property's type is its `type`, the one non-null type
+/// The keywords a generated `validate()` checks become typed [`Rule`]s (`minLength: 3` is
+/// [`Rule::MinLength`]`(3)`, `enum` of strings [`Rule::OneOf`]; also `minimum`, `maximum`,
+/// `maxLength`, `pattern`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minItems`,
+/// `maxItems`), stated in words for the docs; `x-rules` adds rules written as text. A property's type is its `type`, the one non-null type
 /// of a list or of an `anyOf`/`oneOf`, or `string` for an `enum` of strings; a `$ref` to the
 /// document's `$defs` is followed.
 ///
@@ -101,57 +101,66 @@ fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
     use serde_json::Value;
 
     let ty = single_type(p);
-    let mut rules = Vec::new();
-    let number = |n: f64| {
-        if n.fract() == 0.0 && n.abs() < 1e15 {
-            format!("{}", n as i64)
-        } else {
-            Value::from(n).to_string()
-        }
-    };
+    let mut rules: Vec<InputRule> = Vec::new();
+    let mut rule = |r: Rule| rules.push(r.into());
+    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     if let Some(n) = p.min_length {
-        rules.push(format!("minimum length {n}"));
+        rule(Rule::MinLength(count(n)));
     }
     if let Some(n) = p.max_length {
-        rules.push(format!("maximum length {n}"));
+        rule(Rule::MaxLength(count(n)));
     }
     if let Some(n) = p.minimum {
-        rules.push(format!("minimum {}", number(n)));
+        rule(Rule::Minimum(n));
     }
     if let Some(n) = p.maximum {
-        rules.push(format!("maximum {}", number(n)));
+        rule(Rule::Maximum(n));
     }
     if let Some(n) = p.exclusive_minimum {
-        rules.push(format!("greater than {}", number(n)));
+        rule(Rule::ExclusiveMinimum(n));
     }
     if let Some(n) = p.exclusive_maximum {
-        rules.push(format!("less than {}", number(n)));
+        rule(Rule::ExclusiveMaximum(n));
     }
-    if let Some(n) = p.multiple_of {
-        rules.push(format!("multiple of {}", number(n)));
+    if let Some(n) = p.multiple_of.filter(|n| *n > 0.0) {
+        rule(Rule::MultipleOf(n));
     }
-    let items = |n: u64| {
-        if n == 1 {
-            "1 item".to_owned()
-        } else {
-            format!("{n} items")
-        }
-    };
     if let Some(n) = p.min_items {
-        rules.push(format!("at least {}", items(n)));
+        rule(Rule::MinItems(count(n)));
     }
     if let Some(n) = p.max_items {
-        rules.push(format!("at most {}", items(n)));
+        rule(Rule::MaxItems(count(n)));
+    }
+    if let Some(n) = p.multiple_of.filter(|n| *n <= 0.0) {
+        rules.push(InputRule::doc_only(
+            format!("multiple of {n}"),
+            "multipleOf must be greater than 0",
+        ));
     }
     if let Some(re) = &p.pattern {
-        rules.push(format!("pattern {re}"));
+        rules.push(match Pattern::new(re) {
+            Ok(pattern) => Rule::Pattern(pattern).into(),
+            Err(why) => InputRule::doc_only(format!("pattern {re}"), why),
+        });
     }
     if let Some(values) = &p.enum_values {
-        let words: Vec<String> = values
+        let strings: Option<Vec<String>> = values
             .iter()
-            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .map(|v| v.as_str().map(str::to_owned))
             .collect();
-        rules.push(format!("one of {}", words.join(", ")));
+        rules.push(match strings {
+            Some(strings) if !strings.is_empty() => Rule::OneOf(strings).into(),
+            _ => {
+                let words: Vec<String> = values
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                    .collect();
+                InputRule::doc_only(
+                    format!("one of {}", words.join(", ")),
+                    "only a list of strings is checked",
+                )
+            }
+        });
     }
     let flag = |key: &str| p.extra.get(key).and_then(Value::as_bool);
     rules.extend(
@@ -161,7 +170,7 @@ fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
-            .map(str::to_owned),
+            .map(InputRule::read),
     );
     let numeric = matches!(ty.as_deref(), Some("integer" | "number"));
     let mut extra = match serde_json::to_value(p) {

@@ -8,7 +8,6 @@
 use serde_json::{Map, Value, json};
 
 use crate::inputs::{ParamTy, param_type};
-use crate::rules::{self, Parsed, Rule};
 use crate::{AgentRecord, InputProperty};
 
 /// The JSON Schema dialect both documents declare.
@@ -76,25 +75,13 @@ fn input_property(input: &InputProperty) -> Map<String, Value> {
         p.insert("examples".into(), Value::Array(e.clone()));
     }
     let mut unread = Vec::new();
-    for text in &input.rules {
-        match rules::parse(text, ty) {
-            Parsed::Checked(rule) => {
-                let (key, value) = match rule {
-                    Rule::MinLength(n) => ("minLength", json!(n)),
-                    Rule::MaxLength(n) => ("maxLength", json!(n)),
-                    Rule::Minimum(n) => ("minimum", json!(n)),
-                    Rule::Maximum(n) => ("maximum", json!(n)),
-                    Rule::Pattern(re) => ("pattern", json!(re)),
-                    Rule::OneOf(values) => ("enum", json!(values)),
-                    Rule::ExclusiveMinimum(n) => ("exclusiveMinimum", json!(n)),
-                    Rule::ExclusiveMaximum(n) => ("exclusiveMaximum", json!(n)),
-                    Rule::MultipleOf(n) => ("multipleOf", json!(n)),
-                    Rule::MinItems(n) => ("minItems", json!(n)),
-                    Rule::MaxItems(n) => ("maxItems", json!(n)),
-                };
+    for rule in &input.rules {
+        match rule.check(ty) {
+            Ok(rule) => {
+                let (key, value) = rule.keyword();
                 p.insert(key.into(), value);
             }
-            Parsed::DocOnly(_) => unread.push(Value::String(text.clone())),
+            Err(_) => unread.push(Value::String(rule.text.clone())),
         }
     }
     if !unread.is_empty() {
@@ -226,13 +213,10 @@ mod tests {
             for a in original.inputs() {
                 let b = back.inputs().iter().find(|b| b.name == a.name).unwrap();
                 let ty = param_type(a, a.is_pagination_param).0;
-                let checked = |r: &InputProperty| -> Vec<Rule> {
+                let checked = |r: &InputProperty| -> Vec<crate::rules::Rule> {
                     r.rules
                         .iter()
-                        .filter_map(|t| match rules::parse(t, ty) {
-                            Parsed::Checked(rule) => Some(rule),
-                            Parsed::DocOnly(_) => None,
-                        })
+                        .filter_map(|rule| rule.check(ty).ok().cloned())
                         .collect()
                 };
                 if std::ptr::eq(

@@ -109,8 +109,9 @@ pub struct InputProperty {
     /// Example values.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub examples: Option<Vec<Value>>,
-    /// Validation rules, written as text (for example `minimum length 1`).
-    pub rules: Vec<String>,
+    /// Validation rules: as stated (a `/v1` record writes them as text, for example `minimum
+    /// length 1`) and as read, once, when the record was read.
+    pub rules: Vec<rules::InputRule>,
     /// True when the parameter controls localization.
     pub is_localization_param: bool,
     /// True when the parameter controls pagination.

@@ -604,7 +604,7 @@ impl Reader {
                     .iter()
                     .enumerate()
                     .filter_map(|(i, rule)| match rule {
-                        Json::String(s) => Some(s.clone()),
+                        Json::String(s) => Some(crate::rules::InputRule::read(s.as_str())),
                         other => {
                             self.error(
                                 format!("{base}[{i}]"),

@@ -174,6 +174,7 @@ fn validate_body(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
                     quote!(v.#check(#json, #text, value, #n);)
                 }
                 Rule::Pattern(re) => {
+                    let re = re.as_str();
                     let s = format_ident!("PATTERN_{}", statics.len());
                     statics.push(quote!(static #s: #rt::validate::Pattern = #rt::validate::Pattern::new(#re);));
                     quote!(v.pattern(#json, #text, value, &#s);)

@@ -87,7 +87,7 @@ pub fn wide_record(name: &str, n: usize) -> AgentRecord {
             required: true,
             default: None,
             examples: None,
-            rules: vec!["minimum length 1".to_owned()],
+            rules: vec![agents_schema::rules::Rule::MinLength(1).into()],
             is_localization_param: false,
             is_pagination_param: false,
             extra: serde_json::Map::new(),
@@ -236,7 +236,10 @@ fn arb_input() -> impl Strategy<Value = InputProperty> {
                 required,
                 default: None,
                 examples: Some(vec![Value::from("ex`ample")]),
-                rules: rules.into_iter().map(str::to_owned).collect(),
+                rules: rules
+                    .into_iter()
+                    .map(agents_schema::rules::InputRule::read)
+                    .collect(),
                 is_localization_param: loc,
                 is_pagination_param: page,
                 extra: serde_json::Map::new(),
