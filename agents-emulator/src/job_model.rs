@@ -46,8 +46,56 @@ pub(crate) struct Schedule {
     pub(crate) text: String,
     pub(crate) enabled: bool,
     pub(crate) cron: croner::Cron,
-    /// How far on the schedule clock this job's runs are made.
-    pub(crate) until: DateTime<Utc>,
+    /// When the next run is due on the schedule clock (none while disabled, or once the
+    /// expression has no run left within [`HORIZON_DAYS`]). Computed when the schedule is set
+    /// and when a run is made, never while others wait for a look at the jobs.
+    pub(crate) next: Option<DateTime<Utc>>,
+}
+
+/// How far ahead a next run is looked for: eight years, so that `0 0 29 2 *` (every leap day,
+/// eight years apart across 2100) is found. An expression with no run in that span is refused
+/// when it is set: croner's own search walks to the year 5000 (seconds of work) for one that
+/// never fires.
+pub(crate) const HORIZON_DAYS: i64 = 8 * 366;
+
+/// The first run of `cron` after `after`, looked for within [`HORIZON_DAYS`] only: the days
+/// are walked here (a few microseconds each), and croner is asked for the time only once a
+/// day is known to have one, so its search ends on that day.
+pub(crate) fn next_run(cron: &croner::Cron, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    use chrono::{Datelike as _, Timelike as _};
+
+    let p = &cron.pattern;
+    let latest = |c: &croner::CronComponent| c.values().into_iter().max();
+    // The last time of day the expression fires at; none when a time field allows nothing.
+    let last_of_day = (latest(&p.hours)?, latest(&p.minutes)?, latest(&p.seconds)?);
+    let after_time = (after.hour(), after.minute(), after.second());
+    let today = after.date_naive();
+    for offset in 0..=HORIZON_DAYS {
+        let day = today.checked_add_signed(chrono::Duration::days(offset))?;
+        if offset == 0
+            && (
+                u32::from(last_of_day.0),
+                u32::from(last_of_day.1),
+                u32::from(last_of_day.2),
+            ) <= after_time
+        {
+            continue;
+        }
+        let weekday = croner::Weekday::from_days_from_sunday(day.weekday().num_days_from_sunday());
+        let fires = p.year_match(day.year()).unwrap_or(false)
+            && p.month_match(day.month()).unwrap_or(false)
+            && p.day_match(day.year(), day.month(), day.day(), weekday)
+                .unwrap_or(false);
+        if fires {
+            let from = if offset == 0 {
+                after
+            } else {
+                day.and_hms_opt(0, 0, 0)?.and_utc() - chrono::Duration::seconds(1)
+            };
+            return cron.find_next_occurrence(&from, false).ok();
+        }
+    }
+    None
 }
 
 #[derive(Debug, Clone)]
@@ -279,5 +327,67 @@ impl Job {
             "last_run_at": last.map(|r| timestamp(r.created)),
             "last_run_status": last.map(|r| r.status(now)),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr as _;
+
+    fn at(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    fn next(cron: &str, after: &str) -> Option<String> {
+        let cron = croner::Cron::from_str(cron).unwrap();
+        next_run(&cron, at(after)).map(|t| t.to_rfc3339())
+    }
+
+    #[test]
+    fn the_next_run_is_croners_answer_when_there_is_one() {
+        let cases = [
+            (
+                "*/5 * * * *",
+                "2026-11-25T10:03:07Z",
+                "2026-11-25T10:05:00+00:00",
+            ),
+            (
+                "0 9 * * 1",
+                "2026-11-25T10:00:00Z",
+                "2026-11-30T09:00:00+00:00",
+            ),
+            // The last run of the day has passed: tomorrow.
+            (
+                "30 23 * * *",
+                "2026-11-25T23:30:00Z",
+                "2026-11-26T23:30:00+00:00",
+            ),
+            (
+                "0 0 29 2 *",
+                "2026-11-25T00:00:00Z",
+                "2028-02-29T00:00:00+00:00",
+            ),
+            (
+                "0 12 L * *",
+                "2026-11-30T12:00:01Z",
+                "2026-12-31T12:00:00+00:00",
+            ),
+        ];
+        for (cron, after, want) in cases {
+            assert_eq!(next(cron, after).as_deref(), Some(want), "{cron}");
+            let c = croner::Cron::from_str(cron).unwrap();
+            let croner = c.find_next_occurrence(&at(after), false).unwrap();
+            assert_eq!(croner.to_rfc3339(), want, "{cron}");
+        }
+    }
+
+    #[test]
+    fn an_expression_that_never_fires_has_no_next_run() {
+        for cron in [",,, * * * *", "0 0 30 2 *", "0 0 31 4,6,9,11 *"] {
+            assert_eq!(next(cron, "2026-11-25T10:00:00Z"), None, "{cron}");
+        }
     }
 }

@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 use crate::catalog::parse_count;
 use crate::error::ApiError;
 pub(crate) use crate::job_model::Jobs;
-use crate::job_model::{ERRORS_ARTIFACT, Job, Run, Schedule, template_key};
+use crate::job_model::{ERRORS_ARTIFACT, HORIZON_DAYS, Job, Run, Schedule, next_run, template_key};
 use crate::params::kind;
 use crate::request::{ApiJson, ApiPath, ApiQuery, Ctx, optional_str, required_str};
 use crate::state::{State, lock};
@@ -159,11 +159,20 @@ fn schedule(body: &Map<String, Value>, now: DateTime<Utc>) -> Result<Option<Sche
             format!("{text:?} is not a cron expression: {e}"),
         )
     })?;
+    let Some(first) = next_run(&cron, now) else {
+        return Err(ApiError::refused(
+            "schedule.cron",
+            format!(
+                "{text:?} never fires: it has no run in the next {} years",
+                HORIZON_DAYS / 366
+            ),
+        ));
+    };
     Ok(Some(Schedule {
         text: text.to_owned(),
         enabled,
         cron,
-        until: now,
+        next: enabled.then_some(first),
     }))
 }
 
@@ -201,7 +210,9 @@ impl State {
     }
 
     /// Makes the runs every enabled schedule owes up to now (at most [`MAX_CATCH_UP`] per job
-    /// per look).
+    /// per look; the rest of a long pause is skipped). Each schedule knows its next run, so a
+    /// look costs one comparison per job, and a new next run is computed (bounded, in
+    /// [`next_run`]) only when a run is made.
     fn settle_jobs(&self, jobs: &mut Jobs, now: Instant) {
         let sched_now = self.schedule_now(now);
         let due: Vec<(String, Vec<DateTime<Utc>>)> = jobs
@@ -209,23 +220,16 @@ impl State {
             .values_mut()
             .filter_map(|job| {
                 let s = job.schedule.as_mut()?;
-                if !s.enabled {
-                    s.until = sched_now;
-                    return None;
-                }
                 let mut times = Vec::new();
-                let mut from = s.until;
-                while times.len() < MAX_CATCH_UP {
-                    match s.cron.find_next_occurrence(&from, false) {
-                        Ok(next) if next <= sched_now => {
-                            times.push(next);
-                            from = next;
-                        }
-                        _ => break,
+                while let Some(at) = s.next.filter(|at| *at <= sched_now) {
+                    if times.len() == MAX_CATCH_UP {
+                        s.next = next_run(&s.cron, sched_now);
+                        break;
                     }
+                    times.push(at);
+                    s.next = next_run(&s.cron, at);
                 }
-                s.until = sched_now;
-                Some((job.id.clone(), times))
+                (!times.is_empty()).then(|| (job.id.clone(), times))
             })
             .collect();
         for (job_id, times) in due {

@@ -183,6 +183,22 @@ async fn schedules_run_jobs_and_runs_can_be_cancelled() {
             .unwrap_err();
         assert!(matches!(err, Error::Unprocessable(_)), "{err}");
         assert!(err.to_string().contains("schedule.cron"), "{err}");
+        // So is one that parses but never fires (once, it made every later look at the jobs
+        // search to the year 5000 under the jobs lock).
+        for never in [",,, * * * *", "0 0 30 2 *", "0 0 31 4,6,9,11 *"] {
+            let err = c
+                .update_job(
+                    &job.id,
+                    JobUpdate::new().schedule(JobSchedule {
+                        cron: never.into(),
+                        enabled: true,
+                    }),
+                )
+                .await
+                .unwrap_err();
+            assert!(matches!(err, Error::Unprocessable(_)), "{never}: {err}");
+            assert!(err.to_string().contains("never fires"), "{never}: {err}");
+        }
 
         // A run cancelled before it ends stays cancelled; cancelling an ended one is refused.
         let handle = c.trigger_job(&job.id, None).await.unwrap();
