@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::OnceLock;
 use std::time::{Instant, SystemTime};
 
 use agents_runtime::endpoint::ApiVersion;
@@ -35,7 +36,8 @@ pub(crate) struct Job {
     pub(crate) description: Option<String>,
     pub(crate) template: String,
     pub(crate) destination: Option<Map<String, Value>>,
-    pub(crate) inputs: Option<Map<String, Value>>,
+    /// The `inputs` object as sent, shared with the runs that read it.
+    pub(crate) inputs: Option<Arc<Map<String, Value>>>,
     pub(crate) schedule: Option<Schedule>,
     pub(crate) created: SystemTime,
     pub(crate) updated: SystemTime,
@@ -112,9 +114,52 @@ pub(crate) struct Run {
     /// The template as it was when the run was made.
     pub(crate) record: Option<Arc<AgentRecord>>,
     pub(crate) format: String,
-    pub(crate) inputs: Vec<Map<String, Value>>,
+    /// The inline inputs it reads: the job's own object (or the trigger's), referenced, never
+    /// copied, so a run costs the same whatever its job holds.
+    pub(crate) inputs: RunInputs,
     /// Why the run cannot produce anything, decided when it was made.
     pub(crate) failure: Option<(String, String)>,
+    /// How many inputs fail and how many records the run makes: counted once, when first
+    /// asked (a status, a page of runs), not on every look.
+    pub(crate) counts: Arc<OnceLock<Counts>>,
+}
+
+/// Runs kept per job: a new run past this forgets the job's oldest (as the service keeps a
+/// bounded history), so a schedule under `--fast` cannot grow the emulator without bound.
+pub const MAX_RUNS_PER_JOB: usize = 100;
+
+/// The inline inputs of a run.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RunInputs(pub(crate) Option<Arc<Map<String, Value>>>);
+
+impl RunInputs {
+    /// Each input object, in order (`inputs.data`, checked to hold objects when it was set).
+    pub(crate) fn rows(&self) -> impl Iterator<Item = &Map<String, Value>> {
+        self.0
+            .as_deref()
+            .and_then(|i| i.get("data"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.rows().count()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rows().next().is_none()
+    }
+}
+
+/// What a run's inputs come to, counted once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counts {
+    /// Inputs the template refuses.
+    pub(crate) failed: usize,
+    /// Records the run makes.
+    pub(crate) records: usize,
 }
 
 /// What one run produced: records (each with its input's position) and failed inputs.
@@ -137,7 +182,7 @@ impl Run {
         } else if self.failure.is_some() {
             "FAILED"
         } else {
-            match self.failed_inputs() {
+            match self.counts().failed {
                 0 => "SUCCESS",
                 n if n < self.inputs.len() => "WARNING",
                 _ => "FAILED",
@@ -145,19 +190,19 @@ impl Run {
         }
     }
 
-    /// Inputs the template refuses: checked only, nothing synthesized, so a status costs a
-    /// rule check per input rather than a run.
-    fn failed_inputs(&self) -> usize {
-        let Some(record) = &self.record else {
-            return self.inputs.len();
-        };
-        self.inputs
-            .iter()
-            .filter(|i| {
-                crate::params::check_derived(record, &Value::Object((*i).clone()), "params")
-                    .is_err()
-            })
-            .count()
+    /// The run's counts, made once from its output.
+    pub(crate) fn counts(&self) -> Counts {
+        *self.counts.get_or_init(|| {
+            let out = self.output();
+            Counts {
+                failed: if self.record.is_some() {
+                    out.errors.len()
+                } else {
+                    self.inputs.len()
+                },
+                records: out.rows.len(),
+            }
+        })
     }
 
     pub(crate) fn wall(&self, at: Instant) -> String {
@@ -180,7 +225,7 @@ impl Run {
         let Some(record) = &self.record else {
             return out;
         };
-        for (i, input) in self.inputs.iter().enumerate() {
+        for (i, input) in self.inputs.rows().enumerate() {
             let params = Value::Object(input.clone());
             if let Err(e) = crate::params::check_derived(record, &params, "params") {
                 out.errors
@@ -218,7 +263,7 @@ impl Run {
             && self.cancelled_at.is_none_or(|c| c >= self.starts_at))
         .then(|| self.wall(self.starts_at));
         let done = self.finished(now).map(|at| self.wall(at));
-        let counts = (now >= self.ends_at && self.failure.is_none()).then(|| self.output());
+        let ended = now >= self.ends_at && self.failure.is_none();
         let mut out = json!({
             "id": self.id,
             "job_id": self.job_id,
@@ -228,7 +273,7 @@ impl Run {
             "started_at": started,
             "finished_at": done,
             "input_count": self.inputs.len(),
-            "result_count": counts.as_ref().map(|o| o.rows.len()),
+            "result_count": ended.then(|| self.counts().records),
         });
         if let Some((job, version)) = full {
             out["job"] = json!({
@@ -238,8 +283,8 @@ impl Run {
                 template_key(version): job.template,
                 "schedule": job.schedule.as_ref().map(|s| json!({"cron": s.text, "enabled": s.enabled})),
             });
-            out["inputs_sample"] = json!(self.inputs.iter().take(5).collect::<Vec<_>>());
-            if let Some(o) = &counts {
+            out["inputs_sample"] = json!(self.inputs.rows().take(5).collect::<Vec<_>>());
+            if let Some(o) = ended.then(|| self.output()) {
                 let rate = if self.inputs.is_empty() {
                     0.0
                 } else {
@@ -320,7 +365,7 @@ impl Job {
             "description": self.description,
             template_key(version): self.template,
             "destination": self.destination,
-            "inputs": self.inputs,
+            "inputs": self.inputs.as_deref(),
             "schedule": self.schedule.as_ref().map(|s| json!({"cron": s.text, "enabled": s.enabled})),
             "created_at": timestamp(self.created),
             "updated_at": timestamp(self.updated),

@@ -24,7 +24,10 @@ use serde_json::{Map, Value, json};
 use crate::catalog::parse_count;
 use crate::error::ApiError;
 pub(crate) use crate::job_model::Jobs;
-use crate::job_model::{ERRORS_ARTIFACT, HORIZON_DAYS, Job, Run, Schedule, next_run, template_key};
+use crate::job_model::{
+    ERRORS_ARTIFACT, HORIZON_DAYS, Job, MAX_RUNS_PER_JOB, Run, RunInputs, Schedule, next_run,
+    template_key,
+};
 use crate::params::kind;
 use crate::request::{ApiJson, ApiPath, ApiQuery, Ctx, optional_str, required_str};
 use crate::state::{State, lock};
@@ -249,48 +252,8 @@ impl State {
         inputs_override: Option<Map<String, Value>>,
         created_at: Instant,
     ) -> Option<String> {
-        let job = jobs.jobs.get(job_id)?.clone();
-        let record = self
-            .catalog
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&job.account, &job.template)
-            .map(|e| e.record.clone());
-        let source = inputs_override.or(job.inputs.clone());
-        let mut failure = None;
-        let rows: Vec<Map<String, Value>> = match &source {
-            None => {
-                failure = Some(("inputs".to_owned(), "the job has no inputs".to_owned()));
-                Vec::new()
-            }
-            Some(i) if i.get("type").and_then(Value::as_str) != Some("inline") => {
-                failure = Some((
-                    "inputs".to_owned(),
-                    "the emulator reads inline inputs only; s3 and file inputs are not fetched"
-                        .to_owned(),
-                ));
-                Vec::new()
-            }
-            Some(i) => i
-                .get("data")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|v| v.as_object().cloned())
-                .collect(),
-        };
-        if record.is_none() {
-            failure = Some((
-                "template".to_owned(),
-                format!("template `{}` no longer exists", job.template),
-            ));
-        }
-        let lifecycle = self.config.lifecycle;
-        let starts_at = created_at + lifecycle.task / 2;
-        let ends_at = starts_at + lifecycle.task + lifecycle.task * (rows.len() as u32 / 100);
-        let id = uuid::Uuid::new_v4().to_string();
-        let now = Instant::now();
-        let created = SystemTime::now() - now.saturating_duration_since(created_at);
+        let job = jobs.jobs.get(job_id)?;
+        let (account, template) = (job.account.clone(), job.template.clone());
         let format = job
             .destination
             .as_ref()
@@ -298,12 +261,56 @@ impl State {
             .and_then(Value::as_str)
             .unwrap_or("jsonl")
             .to_owned();
+        let source = inputs_override.map(Arc::new).or_else(|| job.inputs.clone());
+        let record = self
+            .catalog
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&account, &template)
+            .map(|e| e.record.clone());
+        let mut failure = match source.as_deref() {
+            None => Some(("inputs".to_owned(), "the job has no inputs".to_owned())),
+            Some(i) if i.get("type").and_then(Value::as_str) != Some("inline") => Some((
+                "inputs".to_owned(),
+                "the emulator reads inline inputs only; s3 and file inputs are not fetched"
+                    .to_owned(),
+            )),
+            Some(_) => None,
+        };
+        let inputs = RunInputs(source.filter(|_| failure.is_none()));
+        if record.is_none() {
+            failure = Some((
+                "template".to_owned(),
+                format!("template `{template}` no longer exists"),
+            ));
+        }
+        let lifecycle = self.config.lifecycle;
+        let starts_at = created_at + lifecycle.task / 2;
+        let ends_at = starts_at + lifecycle.task + lifecycle.task * (inputs.len() as u32 / 100);
+        let id = uuid::Uuid::new_v4().to_string();
+        let now = Instant::now();
+        let created = SystemTime::now() - now.saturating_duration_since(created_at);
+        // The oldest runs past the job's allowance are forgotten (with their download URLs).
+        let mut mine: Vec<(Instant, String)> = jobs
+            .runs
+            .values()
+            .filter(|r| r.job_id == job_id)
+            .map(|r| (r.created_at, r.id.clone()))
+            .collect();
+        if mine.len() >= MAX_RUNS_PER_JOB {
+            mine.sort();
+            let drop = mine.len() + 1 - MAX_RUNS_PER_JOB;
+            for (_, old) in mine.into_iter().take(drop) {
+                jobs.runs.remove(&old);
+                jobs.urls.retain(|_, (run, _, _)| *run != old);
+            }
+        }
         jobs.runs.insert(
             id.clone(),
             Run {
                 id: id.clone(),
-                job_id: job.id.clone(),
-                account: job.account.clone(),
+                job_id: job_id.to_owned(),
+                account,
                 scheduled,
                 created,
                 created_at,
@@ -312,8 +319,9 @@ impl State {
                 cancelled_at: None,
                 record,
                 format,
-                inputs: rows,
+                inputs,
                 failure,
+                counts: Default::default(),
             },
         );
         Some(id)
@@ -325,9 +333,19 @@ impl State {
 
 /// A `/v2` page (`limit`/`offset`) or a `/v1` page (`page`/`per_page`) of `items`.
 fn page(version: ApiVersion, q: &PageQuery, items: Vec<Value>) -> Result<Value, ApiError> {
+    page_with(version, q, items, |v| v)
+}
+
+/// A page of `items`, each described by `describe` only if it is on the page.
+fn page_with<T>(
+    version: ApiVersion,
+    q: &PageQuery,
+    items: Vec<T>,
+    describe: impl FnMut(T) -> Value,
+) -> Result<Value, ApiError> {
     let total = items.len();
     match version {
-        ApiVersion::V2 => offset_page(q, items),
+        ApiVersion::V2 => offset_page_with(q, items, describe),
         ApiVersion::V1 => {
             let page = parse_count("page", q.page.as_deref(), 1)?.max(1);
             let per_page = parse_count("per_page", q.per_page.as_deref(), 50)?.max(1);
@@ -335,6 +353,7 @@ fn page(version: ApiVersion, q: &PageQuery, items: Vec<Value>) -> Result<Value, 
                 .into_iter()
                 .skip((page - 1).saturating_mul(per_page))
                 .take(per_page)
+                .map(describe)
                 .collect();
             Ok(json!({ "items": items, "total": total, "page": page, "per_page": per_page }))
         }
@@ -344,10 +363,23 @@ fn page(version: ApiVersion, q: &PageQuery, items: Vec<Value>) -> Result<Value, 
 /// A page of `items` by `limit` and `offset` (the `/v2` words, and research lists' in both
 /// versions).
 pub(crate) fn offset_page(q: &PageQuery, items: Vec<Value>) -> Result<Value, ApiError> {
+    offset_page_with(q, items, |v| v)
+}
+
+fn offset_page_with<T>(
+    q: &PageQuery,
+    items: Vec<T>,
+    describe: impl FnMut(T) -> Value,
+) -> Result<Value, ApiError> {
     let total = items.len();
     let offset = parse_count("offset", q.offset.as_deref(), 0)?;
     let limit = parse_count("limit", q.limit.as_deref(), 50)?.max(1);
-    let items: Vec<Value> = items.into_iter().skip(offset).take(limit).collect();
+    let items: Vec<Value> = items
+        .into_iter()
+        .skip(offset)
+        .take(limit)
+        .map(describe)
+        .collect();
     Ok(json!({ "items": items, "limit": limit, "offset": offset, "total": total }))
 }
 
@@ -391,7 +423,7 @@ pub(crate) async fn create(
         description: optional_str(&body, "description")?.map(str::to_owned),
         template: template.to_owned(),
         destination: destination(&body)?,
-        inputs: inputs(&body)?,
+        inputs: inputs(&body)?.map(Arc::new),
         schedule: schedule(&body, state.schedule_now(now))?,
         created: SystemTime::now(),
         updated: SystemTime::now(),
@@ -466,7 +498,7 @@ pub(crate) async fn update(
         job.destination = destination;
     }
     if body.contains_key("inputs") {
-        job.inputs = inputs;
+        job.inputs = inputs.map(Arc::new);
     }
     if body.contains_key("schedule") {
         job.schedule = schedule;
@@ -543,8 +575,8 @@ pub(crate) async fn runs(
     mine(&jobs, &ctx, &id)?;
     let mut list: Vec<&Run> = jobs.runs.values().filter(|r| r.job_id == id).collect();
     list.sort_by_key(|r| std::cmp::Reverse(r.created_at));
-    let items = list.iter().map(|r| r.json(now, None)).collect();
-    page(version, &q, items).map(Json)
+    // Only the runs of the page asked are described (a run's counts are made on first sight).
+    page_with(version, &q, list, |r| r.json(now, None)).map(Json)
 }
 
 fn run_of<'a>(jobs: &'a Jobs, ctx: &Ctx, id: &str) -> Result<&'a Run, ApiError> {

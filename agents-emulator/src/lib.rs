@@ -59,6 +59,7 @@ use std::time::Duration;
 
 pub use config::{Account, AccountStatus, Config, Fault, Lifecycle, RateLimitShape};
 pub use error::ApiError;
+pub use job_model::MAX_RUNS_PER_JOB;
 
 use crate::catalog::Catalog;
 use crate::state::{State, lock};

@@ -472,3 +472,45 @@ async fn every_error_is_json_and_the_bearer_scheme_is_case_insensitive() {
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{bad}");
     }
 }
+
+async fn get(e: &EmulatorHandle, path: &str) -> (StatusCode, Value) {
+    let r = Client::new()
+        .get(format!("{}{path}", e.base_url()))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
+    let status = r.status();
+    let text = r.text().await.unwrap();
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{status} {text:?}: {e}"));
+    (status, v)
+}
+
+/// A job of 1,000 inline inputs triggered past its run allowance: the oldest runs are
+/// forgotten, and a page of one run describes that run only.
+#[tokio::test]
+async fn job_runs_are_bounded_and_paged_before_they_are_described() {
+    let e = emulator(Emulator::builder().rate_limit(None)).await;
+    let data: Vec<Value> = (0..1_000)
+        .map(|i| json!({"asin": format!("B{i:05}")}))
+        .collect();
+    let (status, job) = post(
+        &e,
+        "/v2/jobs",
+        &json!({"name": "big", "extract_template_name": "retailer_a_pdp",
+                "inputs": {"type": "inline", "data": data}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{job}");
+    let id = job["id"].as_str().unwrap();
+    let runs = agents_emulator::MAX_RUNS_PER_JOB + 20;
+    for _ in 0..runs {
+        let (status, run) = post(&e, &format!("/v2/jobs/{id}/runs"), &json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{run}");
+    }
+    let (status, page) = get(&e, &format!("/v2/jobs/{id}/runs?limit=1")).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert_eq!(page["total"], agents_emulator::MAX_RUNS_PER_JOB, "{page}");
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    assert_eq!(page["items"][0]["input_count"], 1_000);
+}
