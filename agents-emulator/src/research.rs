@@ -70,6 +70,10 @@ fn leaves(value: &Value, path: &str, out: &mut Vec<String>) {
 
 /// The answer content of a run, and the paths that came from `input_data` (not researched).
 fn content(run: &Run) -> (Value, Vec<String>) {
+    run.content.get_or_init(|| make_content(run)).clone()
+}
+
+fn make_content(run: &Run) -> (Value, Vec<String>) {
     let Some(schema) = &run.output_schema else {
         let text = format!(
             "Research on \u{201c}{}\u{201d}: the sources agree on the main point [1], \

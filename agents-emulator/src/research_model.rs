@@ -3,6 +3,7 @@
 //! `agents_runtime::research`). The handlers, events and answers are in `research.rs`.
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use agents_runtime::endpoint::ApiVersion;
@@ -48,6 +49,9 @@ pub(crate) struct Run {
     pub(crate) events: bool,
     pub(crate) output_schema: Option<Value>,
     pub(crate) input_data: Option<Value>,
+    /// The answer's content and the paths given in `input_data`: made once, when first asked
+    /// (by a result or an events request), not on every request.
+    pub(crate) content: Arc<OnceLock<(Value, Vec<String>)>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -477,6 +481,7 @@ impl Research {
             events: body.get("enable_events") == Some(&Value::Bool(true)),
             output_schema,
             input_data,
+            content: Default::default(),
         };
         let answer = run.json(now);
         let mut of_agent: Vec<(&String, Instant)> = self

@@ -41,37 +41,55 @@ pub fn record_with_arrays(
 /// A value for a whole JSON Schema document, deterministic in `seed`: local references
 /// (`$ref` to `#/$defs/…` and any other pointer inside `doc`) are followed, `allOf` branches
 /// merged, and a recursive reference stops after a few levels (an optional field left out, an
-/// array left empty).
+/// array left empty) or once [`MAX_REFS_FOLLOWED`] references have been followed, whichever
+/// comes first: the size of a sample grows with the document, never with the number of paths
+/// through it (16 properties that each refer back to the root would otherwise make 16⁴ objects).
 pub fn document(doc: &FieldSchema, seed: u64) -> Value {
-    value("answer", &inline(doc, doc, 0), seed)
+    let mut budget = MAX_REFS_FOLLOWED;
+    value("answer", &inline(doc, doc, 0, &mut budget), seed)
 }
 
 /// How deep references are followed before a recursive one stops.
 const MAX_REF_DEPTH: usize = 4;
 
+/// How many references one sample follows in all.
+pub const MAX_REFS_FOLLOWED: usize = 256;
+
 /// `schema` with its references replaced by what they point to in `root`, and `allOf` merged.
-fn inline(schema: &FieldSchema, root: &FieldSchema, depth: usize) -> FieldSchema {
+fn inline(
+    schema: &FieldSchema,
+    root: &FieldSchema,
+    depth: usize,
+    budget: &mut usize,
+) -> FieldSchema {
     let target = match schema.reference.as_deref().and_then(|r| root.resolve(r)) {
-        Some(_) if depth >= MAX_REF_DEPTH => return FieldSchema::default(),
-        Some(t) => return inline(t, root, depth + 1),
+        Some(_) if depth >= MAX_REF_DEPTH || *budget == 0 => return FieldSchema::default(),
+        Some(t) => {
+            *budget -= 1;
+            return inline(t, root, depth + 1, budget);
+        }
         None => schema,
     };
     let mut out = target.clone();
-    let each = |list: &Option<Vec<FieldSchema>>| {
-        list.as_ref()
-            .map(|l| l.iter().map(|s| inline(s, root, depth)).collect::<Vec<_>>())
+    let each = |list: &Option<Vec<FieldSchema>>, budget: &mut usize| {
+        list.as_ref().map(|l| {
+            l.iter()
+                .map(|s| inline(s, root, depth, budget))
+                .collect::<Vec<_>>()
+        })
     };
-    out.any_of = each(&target.any_of);
-    out.one_of = each(&target.one_of);
+    out.any_of = each(&target.any_of, budget);
+    out.one_of = each(&target.one_of, budget);
+    // Whether a reference here is cut, decided before following it spends the budget.
+    let cut = |s: &FieldSchema, budget: &usize| {
+        s.reference.is_some() && (depth >= MAX_REF_DEPTH || *budget == 0)
+    };
+    let items_cut = target.items.as_deref().is_some_and(|i| cut(i, budget));
     out.items = target
         .items
         .as_ref()
-        .map(|i| Box::new(inline(i, root, depth)));
-    if target
-        .items
-        .as_ref()
-        .is_some_and(|i| i.reference.is_some() && depth >= MAX_REF_DEPTH)
-    {
+        .map(|i| Box::new(inline(i, root, depth, budget)));
+    if items_cut {
         // A recursive list stops empty.
         out.max_items = Some(0);
     }
@@ -79,15 +97,15 @@ fn inline(schema: &FieldSchema, root: &FieldSchema, depth: usize) -> FieldSchema
         props
             .iter()
             .filter_map(|(k, v)| {
-                let field = inline(v, root, depth);
                 // A recursive optional field is left out rather than sampled as nothing.
-                let cut = v.reference.is_some() && depth >= MAX_REF_DEPTH;
+                let cut = cut(v, budget);
+                let field = inline(v, root, depth, budget);
                 let required = target.required.as_ref().is_some_and(|r| r.contains(k));
                 (!cut || required).then(|| (k.clone(), field))
             })
             .collect()
     });
-    if let Some(branches) = each(&target.all_of) {
+    if let Some(branches) = each(&target.all_of, budget) {
         out.all_of = None;
         for b in branches {
             if out.ty.is_none() {
@@ -446,5 +464,27 @@ mod tests {
         let short = record(&schema, 3);
         assert_eq!(short["reviews"][2]["photos"][2], reviews[2]["photos"][2]);
         assert_eq!(short["reviews"].as_array().unwrap().len(), ARRAY_LEN);
+    }
+
+    /// A stranger's schema whose every property refers back to the root: the sample grows with
+    /// the document, not with the paths through it (it was 44 MB at 16 properties).
+    #[test]
+    fn a_schema_that_refers_back_everywhere_makes_a_bounded_sample() {
+        for required in [false, true] {
+            let names: Vec<String> = (0..16).map(|i| format!("p{i}")).collect();
+            let properties: serde_json::Map<String, Value> = names
+                .iter()
+                .map(|n| (n.clone(), json!({"$ref": "#"})))
+                .collect();
+            let mut doc = json!({"type": "object", "properties": properties});
+            if required {
+                doc["required"] = json!(names);
+            }
+            let doc = FieldSchema::from_document(&doc).unwrap();
+            let sample = document(&doc, 1);
+            let size = sample.to_string().len();
+            assert!(size < 1_000_000, "required: {required}: {size} bytes");
+            assert!(sample["p0"].is_object(), "{required}");
+        }
     }
 }

@@ -411,3 +411,32 @@ async fn faults_end_in_typed_errors_within_bounded_time() {
         Some("enable_events")
     );
 }
+
+/// A stranger's schema whose 16 properties each refer back to the root once made a 44 MB
+/// answer and took the emulator to 2 GB; the answer is now bounded, still valid against the
+/// schema, and the same on every request.
+#[tokio::test]
+async fn a_schema_that_refers_back_everywhere_gets_a_bounded_valid_answer() {
+    let e = emulator().await;
+    let client = v2(&e);
+    let properties: serde_json::Map<String, Value> = (0..16)
+        .map(|i| (format!("p{i}"), json!({"$ref": "#"})))
+        .collect();
+    let schema = json!({"type": "object", "properties": properties});
+    let agent = client
+        .create_research_agent(ResearchAgentRequest::new().output_schema(schema.clone()))
+        .await
+        .unwrap();
+    let run = client
+        .start_research(&agent.id, ResearchRunRequest::new("everything"))
+        .await
+        .unwrap();
+    run.wait().await.unwrap();
+    let answer: Answer<Value> = run.answer().await.unwrap();
+    let size = answer.raw.to_string().len();
+    assert!(size < 1_000_000, "{size} bytes");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(validator.is_valid(&answer.raw));
+    let again: Answer<Value> = run.answer().await.unwrap();
+    assert_eq!(again.raw, answer.raw);
+}
