@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use agents_runtime::endpoint::ApiVersion;
-use agents_runtime::research::{check_agent, check_run};
+use agents_runtime::research::{Broken, check_agent, check_run};
 use agents_schema::FieldSchema;
 use axum::extract::State as AxState;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -347,12 +347,7 @@ pub(crate) async fn update_agent(
             ));
         }
     }
-    // The record's own lists hold objects; the rules check the rest as a request would.
-    let mut as_request = record.clone();
-    for list in ["goals", "suggested_questions", "sources"] {
-        as_request.remove(list);
-    }
-    refuse(check_agent(&as_request, ApiVersion::V2))?;
+    refuse(record_problems(&record))?;
     if let Some(s) = record.get("output_schema").filter(|v| !v.is_null()) {
         read_schema(s, "output_schema")?;
     }
@@ -362,6 +357,58 @@ pub(crate) async fn update_agent(
     };
     agent.record = record;
     Ok(Json(agent_json(agent, version)))
+}
+
+/// What a patch leaves must still be an agent record, or the account's list would hold one its
+/// readers cannot read: the record's lists hold objects (`{id, goal, order}`, `{id, question,
+/// order}`), its texts are text (not null), and the rest is checked as a request would be.
+fn record_problems(record: &Map<String, Value>) -> Vec<Broken> {
+    let mut out = Vec::new();
+    let mut as_request = record.clone();
+    for (list, key) in [("goals", "goal"), ("suggested_questions", "question")] {
+        match record.get(list) {
+            None => {}
+            Some(Value::Array(items)) => {
+                let mut texts = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    match item.get(key) {
+                        Some(Value::String(s)) => texts.push(Value::String(s.clone())),
+                        _ => out.push(Broken {
+                            field: format!("{list}[{i}].{key}"),
+                            message: format!(
+                                "each of {list} is an object with its `{key}` as text"
+                            ),
+                        }),
+                    }
+                }
+                as_request.insert(list.into(), Value::Array(texts));
+            }
+            Some(other) => {
+                out.push(Broken {
+                    field: list.to_owned(),
+                    message: format!("{list} must be a list, not {}", crate::params::kind(other)),
+                });
+                as_request.remove(list);
+            }
+        }
+    }
+    for field in [
+        "display_name",
+        "description",
+        "icon",
+        "skill",
+        "effort",
+        "use_case",
+    ] {
+        if record.get(field).is_some_and(Value::is_null) {
+            out.push(Broken {
+                field: field.to_owned(),
+                message: format!("{field} must be text, not null"),
+            });
+        }
+    }
+    out.extend(check_agent(&as_request, ApiVersion::V2));
+    out
 }
 
 /// Deactivates an agent: 204; it stays readable.

@@ -219,7 +219,18 @@ pub(crate) async fn update(
         &part("output_schema"),
         &part("metadata"),
     )
-    .map_err(|e| ApiError::refused("body", format!("the patched template is not valid: {e}")))?;
+    .map_err(|e| {
+        // The first path at fault, in the template record's words (the version is its
+        // `published_version`); the message lists every one.
+        let field = match &e {
+            agents_schema::RecordError::Invalid(errors) => errors.first().map_or_else(
+                || "body".to_owned(),
+                |f| format!("body.published_version{}", f.path.trim_start_matches('$')),
+            ),
+            agents_schema::RecordError::Syntax { .. } => "body".to_owned(),
+        };
+        ApiError::refused(field, format!("the patched template is not valid: {e}"))
+    })?;
     match part("samples") {
         Value::Null => {}
         Value::Array(samples) => {

@@ -463,6 +463,7 @@ impl Reader {
             let p = f.path("metadata");
             if let Some(m) = self.object(meta, &p, "template metadata") {
                 facts = m.extra();
+                self.metadata_types(&facts, &p);
             }
         }
         let fact = |key: &str| facts.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -508,6 +509,47 @@ impl Reader {
             }),
             extra,
         })
+    }
+
+    /// The facts of a template's metadata are text (or null), and its tags a list of text, as
+    /// the service's own model types them: a record that breaks them is not one.
+    fn metadata_types(&mut self, facts: &Map<String, Value>, path: &str) {
+        const TEXTS: [&str; 6] = [
+            "display_name",
+            "description",
+            "domain",
+            "entity_type",
+            "vertical",
+            "data_source",
+        ];
+        for key in TEXTS {
+            if let Some(v) = facts.get(key).filter(|v| !v.is_null() && !v.is_string()) {
+                let found = crate::diag::json_kind(v);
+                self.error(
+                    join_path(path, key),
+                    format!("expected a string, found {found}"),
+                );
+            }
+        }
+        match facts.get("tags") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(tags)) => {
+                for (i, tag) in tags.iter().enumerate().filter(|(_, t)| !t.is_string()) {
+                    let found = crate::diag::json_kind(tag);
+                    self.error(
+                        format!("{}[{i}]", join_path(path, "tags")),
+                        format!("expected a tag as text, found {found}"),
+                    );
+                }
+            }
+            Some(other) => {
+                let found = crate::diag::json_kind(other);
+                self.error(
+                    join_path(path, "tags"),
+                    format!("expected a list of tags, found {found}"),
+                );
+            }
+        }
     }
 
     fn name(&mut self, f: &mut Fields<'_>, what: &str) -> Option<String> {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::Client;
-use super::error::Error;
+use super::error::{DecodeError, Error, ResponseInfo};
 use crate::endpoint::{ApiVersion, Endpoint};
 
 /// One page of a list answer.
@@ -79,7 +79,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Listing<T> {
 
 /// Every item of an offset-paged list (`limit` and `offset` in the query), one page request
 /// at a time as the stream is read; ends after the page that reaches `total` (or a short page
-/// when the answer gives none). An error ends the stream after it is yielded.
+/// when the answer gives none). A failed request ends the stream after it is yielded; an item
+/// that does not decode is yielded as an error naming its position and path, and the stream
+/// goes on with the rest (one bad record never hides the others).
 pub(crate) fn offset_stream<T: DeserializeOwned + Send + 'static>(
     client: Client,
     endpoint: &'static Endpoint,
@@ -126,12 +128,20 @@ pub(crate) fn paged_stream<T: DeserializeOwned + Send + 'static>(
                     ("page", (offset / limit + 1).to_string()),
                 ],
             };
-            match client.get::<Listing<T>>(endpoint, &segments, &query).await {
-                Ok((page, _)) => {
+            match client
+                .get::<Listing<Value>>(endpoint, &segments, &query)
+                .await
+            {
+                Ok((page, info)) => {
                     let n = page.items.len() as u64;
                     let next = offset + n;
                     let more = n > 0 && page.total.map_or(n >= limit, |t| next < t);
-                    let items: Vec<Result<T, Error>> = page.items.into_iter().map(Ok).collect();
+                    let items: Vec<Result<T, Error>> = page
+                        .items
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, item)| item_of(item, offset + i as u64, &info))
+                        .collect();
                     Some((futures::stream::iter(items), (next, more)))
                 }
                 Err(e) => Some((futures::stream::iter(vec![Err(e)]), (offset, false))),
@@ -140,6 +150,25 @@ pub(crate) fn paged_stream<T: DeserializeOwned + Send + 'static>(
     })
     .flatten()
     .boxed()
+}
+
+/// One item of a list, decoded alone: an error names the item's position in the whole list
+/// and the path inside it.
+fn item_of<T: DeserializeOwned>(item: Value, at: u64, info: &ResponseInfo) -> Result<T, Error> {
+    serde_path_to_error::deserialize::<_, T>(&item).map_err(|e| {
+        let inner = e.path().to_string();
+        let path = if inner == "." {
+            format!("items[{at}]")
+        } else {
+            format!("items[{at}].{inner}")
+        };
+        Error::Decode(Box::new(DecodeError {
+            path,
+            message: e.into_inner().to_string(),
+            body: item.to_string(),
+            info: info.clone(),
+        }))
+    })
 }
 
 #[cfg(test)]

@@ -40,3 +40,27 @@ pub fn client(emulator: &EmulatorHandle) -> Client {
         Err(e) => panic!("client did not build: {e}"),
     }
 }
+
+/// Serves `app` (a server that misbehaves on purpose) on a loopback port; returns its base URL.
+pub async fn serve(app: axum::Router) -> String {
+    let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+        Ok(l) => l,
+        Err(e) => panic!("cannot bind a loopback port: {e}"),
+    };
+    let addr = match listener.local_addr() {
+        Ok(a) => a,
+        Err(e) => panic!("no local address: {e}"),
+    };
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}")
+}
+
+/// A client of a server at `base` (no client-side rate limit).
+pub fn client_of(base: &str) -> ClientBuilder {
+    Client::builder()
+        .base_url(base)
+        .api_key(KEY)
+        .rate_limit(None)
+}

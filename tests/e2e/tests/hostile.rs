@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use agents_emulator::Emulator;
 use agents_runtime::catalog::RetailerAPdpParams;
-use agents_runtime::{Client, Error, ErrorKind, RetryPolicy};
-use agents_tests_e2e::{KEY, start};
+use agents_runtime::{Error, ErrorKind, RetryPolicy};
+use agents_tests_e2e::{KEY, client_of as client, serve, start};
 use axum::Router;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -17,16 +17,6 @@ use axum::routing::{get, post};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-
-/// Serves `app` on a loopback port; returns its base URL.
-async fn serve(app: Router) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}")
-}
 
 /// A raw TCP server on loopback that runs `on_connection` for each connection it accepts, with a
 /// counter the handler increments per request it receives.
@@ -45,13 +35,6 @@ where
         }
     });
     (addr, received)
-}
-
-fn client(base: &str) -> agents_runtime::ClientBuilder {
-    Client::builder()
-        .base_url(base)
-        .api_key(KEY)
-        .rate_limit(None)
 }
 
 fn fast_retries() -> RetryPolicy {

@@ -292,6 +292,28 @@ async fn agents_change_by_json_patch_and_deactivate() {
         .await
         .unwrap_err();
     assert_eq!(refused.api().unwrap().field.as_deref(), Some("effort"));
+    // A patch that leaves something other than an agent record is refused, naming the field,
+    // so the account's list stays readable.
+    for (path, value, field) in [
+        ("/goals", json!("x"), "goals"),
+        ("/sources", json!(3), "sources"),
+        ("/display_name", json!(null), "display_name"),
+        ("/goals/0", json!({"order": 0}), "goals[0].goal"),
+    ] {
+        let bad: Patch =
+            serde_json::from_value(json!([{"op": "replace", "path": path, "value": value}]))
+                .unwrap();
+        let refused = client
+            .update_research_agent(&agent.id, &bad)
+            .await
+            .unwrap_err();
+        assert_eq!(refused.status(), Some(422), "{path}: {refused}");
+        assert_eq!(
+            refused.api().unwrap().field.as_deref(),
+            Some(field),
+            "{path}: {refused}"
+        );
+    }
     let names: Vec<_> = client.research_agents().try_collect().await.unwrap();
     assert_eq!(names.len(), 1);
 

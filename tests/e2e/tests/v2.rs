@@ -379,6 +379,28 @@ async fn templates_change_by_json_patch_and_are_deleted() {
         .unwrap_err();
     assert!(matches!(err, Error::Forbidden(_)), "{err}");
 
+    // A patch whose result is not a template record is refused whole, naming the path at
+    // fault, and the account's list still reads.
+    for (op, at) in [
+        (
+            json!({"op": "replace", "path": "/published_version/metadata/tags", "value": [1, {}]}),
+            "published_version.metadata.tags[0]",
+        ),
+        (
+            json!({"op": "replace", "path": "/published_version/metadata/display_name", "value": 42}),
+            "published_version.metadata.display_name",
+        ),
+    ] {
+        let err = c
+            .update_template("patched", &patch(json!([op])))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Unprocessable(_)), "{err}");
+        assert!(err.to_string().contains(at), "{at}: {err}");
+    }
+    let listed: Vec<_> = c.templates().try_collect().await.unwrap();
+    assert!(listed.iter().any(|t| t.name == "patched"));
+
     c.delete_template("patched").await.unwrap();
     assert!(matches!(
         c.template("patched").await.unwrap_err(),

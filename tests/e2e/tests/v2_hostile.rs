@@ -1,0 +1,61 @@
+#![allow(clippy::unwrap_used)] // test code
+//! The `/v2` client against servers that misbehave: a list holding a record its readers cannot
+//! read, research event streams that are huge, broken or interrupted, templates nested deeper
+//! than serde_json reads, and downloads that are not what they say. Each server is a small
+//! axum app on loopback.
+
+use agents_runtime::{ApiVersion, Client, Error};
+use agents_tests_e2e::{client_of, serve};
+use axum::Router;
+use axum::routing::get;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+fn v2(base: &str) -> Client {
+    client_of(base).api_version(ApiVersion::V2).build().unwrap()
+}
+
+fn template(name: &str, tags: Value) -> Value {
+    json!({
+        "id": format!("tpl_{name}"), "name": name,
+        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+        "published_version_id": "v1",
+        "published_version": {
+            "id": "v1", "name": name, "version_number": 1, "created_at": "2026-01-01T00:00:00Z",
+            "input_schema": {"type": "object", "properties": {}},
+            "output_schema": {"type": "object", "properties": {"title": {"type": "string"}}},
+            "metadata": {"display_name": name, "tags": tags}
+        }
+    })
+}
+
+/// One record the client cannot read is one error, naming its place and path; the records
+/// around it still arrive.
+#[tokio::test]
+async fn one_bad_record_in_a_list_is_one_error_and_the_rest_arrive() {
+    let page = json!({
+        "items": [template("a", json!(["x"])), template("b", json!([1, {}])), template("c", json!([]))],
+        "limit": 100, "offset": 0, "total": 3
+    });
+    let app = Router::new().route(
+        "/v2/extract/templates",
+        get(move || {
+            let page = page.clone();
+            async move { axum::Json(page) }
+        }),
+    );
+    let base = serve(app).await;
+    let got: Vec<Result<_, Error>> = v2(&base).templates().collect().await;
+    assert_eq!(got.len(), 3);
+    assert_eq!(got[0].as_ref().unwrap().name, "a");
+    assert_eq!(got[2].as_ref().unwrap().name, "c");
+    let Err(Error::Decode(e)) = &got[1] else {
+        panic!("{:?}", got[1]);
+    };
+    assert!(
+        e.path
+            .starts_with("items[1].published_version.metadata.tags[0]"),
+        "{}",
+        e.path
+    );
+}
