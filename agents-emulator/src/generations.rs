@@ -38,7 +38,9 @@ pub(crate) async fn create(
     }
     let account = ctx.account.name.clone();
     let lifecycle = state.config.lifecycle;
-    let (agent_name, (source_version, version_number), end, running) = if let Some(from) =
+    let (agent_name, (source_version, source_record, version_number), end, running) = if let Some(
+        from,
+    ) =
         optional_str(&body, from_field)?
     {
         let catalog = state
@@ -60,7 +62,11 @@ pub(crate) async fn create(
         };
         (
             from.to_owned(),
-            (Some(entry.current().id.clone()), entry.current().number + 1),
+            (
+                Some(entry.current().id.clone()),
+                Some(entry.record.clone()),
+                entry.current().number + 1,
+            ),
             end,
             lifecycle.generation_refine,
         )
@@ -113,7 +119,7 @@ pub(crate) async fn create(
             Ok(record) => success(record),
             Err(e) => GenerationEnd::Failed(e),
         };
-        (name, (None, 1), end, lifecycle.generation_new)
+        (name, (None, None, 1), end, lifecycle.generation_new)
     };
     {
         let mut log = lock(&state.generation_log);
@@ -139,6 +145,7 @@ pub(crate) async fn create(
         account,
         agent_name: agent_name.clone(),
         source_version_id: source_version,
+        source_record,
         version_number,
         created: SystemTime::now(),
         created_at: now,

@@ -336,6 +336,9 @@ pub struct Generation {
     pub agent_name: String,
     /// The version refined, for refinements.
     pub source_version_id: Option<String>,
+    /// The record refined, as it was when the refinement started: the refinement publishes
+    /// only if the template still holds this very record (not deleted, not changed since).
+    pub source_record: Option<std::sync::Arc<AgentRecord>>,
     /// The number the new version gets: 1 for a new agent, the refined one's plus one.
     pub version_number: u32,
     /// Wall-clock creation time.

@@ -253,6 +253,29 @@ impl State {
         done.sort_by_key(|g| g.ends_at);
         let mut catalog = self.catalog.write().unwrap_or_else(PoisonError::into_inner);
         for g in done {
+            // A refinement publishes over the very record it refined, or not at all: the
+            // template deleted meanwhile stays deleted, and a change made meanwhile is kept
+            // (the refinement fails, saying so) rather than silently overwritten.
+            if let Some(base) = &g.source_record {
+                let now_held = catalog
+                    .get(&g.account, &g.agent_name)
+                    .map(|e| e.record.clone());
+                let why = match now_held {
+                    None => Some(format!(
+                        "template `{}` was deleted while the refinement ran",
+                        g.agent_name
+                    )),
+                    Some(held) if !Arc::ptr_eq(&held, base) => Some(format!(
+                        "template `{}` changed while the refinement ran; refine the version now \
+                         published",
+                        g.agent_name
+                    )),
+                    Some(_) => None,
+                };
+                if let Some(why) = why {
+                    g.end = crate::lifecycle::GenerationEnd::Failed(why);
+                }
+            }
             if let crate::lifecycle::GenerationEnd::Success {
                 record, version_id, ..
             } = &g.end

@@ -413,3 +413,87 @@ async fn templates_change_by_json_patch_and_are_deleted() {
         Error::NotFound(_)
     ));
 }
+
+/// A refinement publishes over the record it refined or not at all: a template deleted while
+/// it runs stays deleted, and a change made while it runs is kept (the refinement fails,
+/// saying why) instead of being overwritten.
+#[tokio::test]
+async fn a_refinement_never_undoes_a_delete_or_a_concurrent_change() {
+    use agents_runtime::client::templates::json_patch::Patch;
+    // Refinements take a second here, so the test's changes land while they run.
+    let lifecycle = agents_emulator::Lifecycle {
+        generation_refine: Duration::from_secs(1),
+        ..agents_emulator::Lifecycle::fast()
+    };
+    let e = agents_tests_e2e::start(
+        agents_emulator::Emulator::builder()
+            .rate_limit(None)
+            .lifecycle(lifecycle),
+    )
+    .await;
+    let c = v2(&e);
+    let fast =
+        WaitOptions::GENERATION.intervals(Duration::from_millis(20), Duration::from_millis(50));
+    let make = |name: &'static str| {
+        let c = c.clone();
+        async move {
+            c.generate_agent(
+                GenerationRequest::new("Extract the title.", "https://market.example/l/1")
+                    .agent_name(name),
+            )
+            .await
+            .unwrap()
+            .with_wait(fast)
+            .wait()
+            .await
+            .unwrap();
+        }
+    };
+
+    make("deleted_meanwhile").await;
+    let refining = c
+        .generate_agent(GenerationRequest::refine(
+            "deleted_meanwhile",
+            "also the seller",
+        ))
+        .await
+        .unwrap()
+        .with_wait(fast);
+    c.delete_template("deleted_meanwhile").await.unwrap();
+    let err = refining.wait().await.unwrap_err();
+    assert!(matches!(err, Error::GenerationFailed(_)), "{err}");
+    assert!(err.to_string().contains("deleted"), "{err}");
+    assert!(matches!(
+        c.template("deleted_meanwhile").await.unwrap_err(),
+        Error::NotFound(_)
+    ));
+
+    make("changed_meanwhile").await;
+    let refining = c
+        .generate_agent(GenerationRequest::refine(
+            "changed_meanwhile",
+            "also the seller",
+        ))
+        .await
+        .unwrap()
+        .with_wait(fast);
+    let patch: Patch = serde_json::from_value(json!([{
+        "op": "add",
+        "path": "/published_version/output_schema/properties/sku",
+        "value": {"type": "string"}
+    }]))
+    .unwrap();
+    c.update_template("changed_meanwhile", &patch)
+        .await
+        .unwrap();
+    let err = refining.wait().await.unwrap_err();
+    assert!(err.to_string().contains("changed while"), "{err}");
+    let kept = c
+        .template("changed_meanwhile")
+        .await
+        .unwrap()
+        .published_version
+        .unwrap();
+    assert_eq!(kept.version_number, 2);
+    assert!(kept.output_schema["properties"]["sku"].is_object());
+}
