@@ -38,7 +38,7 @@ pub(crate) async fn create(
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
     let field = version.template_field();
-    state.settle(Instant::now());
+    state.settle(state.clock.now());
     let (inputs, mut shared) = batch_parts(&body)?;
     if !body.get("shared_inputs").is_some_and(Value::is_object) {
         return Err(ApiError::missing(
@@ -120,7 +120,14 @@ pub(crate) async fn create(
             (TaskEnd::Success(Arc::new(spec)), input)
         })
         .collect();
-    Ok(Json(register(&state, &ctx, &record.name, ends, deliver)))
+    Ok(Json(register(
+        &state,
+        &ctx,
+        version,
+        &record.name,
+        ends,
+        deliver,
+    )))
 }
 
 /// Stores a batch's tasks and answers with the batch record. `x-emulator-task-error-every: N`
@@ -129,6 +136,7 @@ pub(crate) async fn create(
 fn register(
     state: &Shared,
     ctx: &Ctx,
+    version: ApiVersion,
     api: &str,
     ends: Vec<(TaskEnd, Value)>,
     deliver: Option<crate::delivery::Delivery>,
@@ -136,7 +144,7 @@ fn register(
     let batch_id = uuid::Uuid::new_v4().to_string();
     let faults = ctx.task_faults;
     let base = faults.duration(state.config.lifecycle.task);
-    let now = Instant::now();
+    let now = state.clock.now();
     let base_url = state.base_url.get().map_or("", String::as_str);
     let mut ids = Vec::with_capacity(ends.len());
     let mut listed = Vec::with_capacity(ends.len());
@@ -161,10 +169,11 @@ fn register(
                 api,
                 crate::lifecycle::api_type(api),
                 Flow::Queued,
-                (duration, end),
+                (&state.clock, duration, end),
                 input,
             )
-            .in_batch(&batch_id);
+            .in_batch(&batch_id)
+            .made_in(version);
             listed.push(task.json(now, base_url));
             tasks.insert(id.clone(), task);
             ids.push(id);
@@ -185,7 +194,7 @@ fn register(
         Batch {
             id: batch_id.clone(),
             account: ctx.account.name.clone(),
-            created: SystemTime::now(),
+            created: state.clock.wall(),
             tasks: ids,
         },
     );
@@ -239,30 +248,36 @@ fn batch_parts(body: &Map<String, Value>) -> Result<(&Vec<Value>, Map<String, Va
 pub(crate) async fn create_extract(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
     let (inputs, shared, deliver) = web_batch_parts(&body)?;
+    let at = state.clock.wall();
     let ends = each_item(inputs, &shared, |merged| async move {
-        let result = crate::web::extract_result(&merged, "").await?;
+        let result = crate::web::extract_result(&merged, "", at).await?;
         Ok((result, json!({ "url": merged.get("url") })))
     })
     .await?;
-    Ok(Json(register(&state, &ctx, "extract", ends, deliver)))
+    Ok(Json(register(
+        &state, &ctx, version, "extract", ends, deliver,
+    )))
 }
 
 /// A SERP batch: as an extract batch, each item a SERP request.
 pub(crate) async fn create_serp(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
     let (inputs, shared, deliver) = web_batch_parts(&body)?;
+    let at = state.clock.wall();
     let ends = each_item(inputs, &shared, |merged| async move {
-        let result = crate::serp::serp_result(&merged, "")?;
+        let result = crate::serp::serp_result(&merged, "", at)?;
         Ok((result, Value::Object(merged)))
     })
     .await?;
-    Ok(Json(register(&state, &ctx, "serp", ends, deliver)))
+    Ok(Json(register(&state, &ctx, version, "serp", ends, deliver)))
 }
 
 /// An extract or SERP batch's items, its shared inputs, and the delivery they ask for.
@@ -371,7 +386,7 @@ pub(crate) async fn progress(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let batch = find(&state, &ctx, &id)?;
-    Ok(Json(progress_of(&state, &batch, Instant::now())))
+    Ok(Json(progress_of(&state, &batch, state.clock.now())))
 }
 
 /// `GET /v1/batches/{id}`: progress plus every task record (state, download URL).
@@ -381,7 +396,7 @@ pub(crate) async fn details(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let batch = find(&state, &ctx, &id)?;
-    let now = Instant::now();
+    let now = state.clock.now();
     let mut out = progress_of(&state, &batch, now);
     let base = state.base_url.get().map_or("", String::as_str);
     let tasks = lock(&state.tasks);
@@ -406,7 +421,7 @@ pub(crate) async fn list(
         .cloned()
         .collect();
     mine.sort_by(|a, b| b.created.cmp(&a.created).then_with(|| a.id.cmp(&b.id)));
-    let now = Instant::now();
+    let now = state.clock.now();
     Json(Value::Array(
         mine.iter().map(|b| progress_of(&state, b, now)).collect(),
     ))

@@ -30,6 +30,9 @@ pub struct Entry {
     pub published: Version,
     /// The versions before it, oldest first.
     pub older: Vec<Version>,
+    /// When the template last changed (a version published, or the published one changed in
+    /// place): `updated_at`, which a patch's `test` op can guard a read-modify-write with.
+    pub updated: SystemTime,
 }
 
 /// One version of a template.
@@ -47,9 +50,13 @@ pub struct Version {
 }
 
 impl Entry {
-    fn new(record: AgentRecord, owner: Option<String>, version_id: String) -> Entry {
+    fn new(
+        record: AgentRecord,
+        owner: Option<String>,
+        version_id: String,
+        now: SystemTime,
+    ) -> Entry {
         let record = Arc::new(record);
-        let now = SystemTime::now();
         Entry {
             record: record.clone(),
             owner,
@@ -62,7 +69,15 @@ impl Entry {
                 record,
             },
             older: Vec::new(),
+            updated: now,
         }
+    }
+
+    /// Marks the template changed now: strictly later than its last change, even within the
+    /// millisecond `updated_at` is written in, so that every change is seen as one.
+    pub fn touch(&mut self, now: SystemTime) {
+        let next = self.updated + std::time::Duration::from_millis(1);
+        self.updated = now.max(next);
     }
 
     /// The published version.
@@ -82,7 +97,7 @@ impl Entry {
             "id": self.id,
             "name": self.record.name,
             "created_at": timestamp(self.created),
-            "updated_at": timestamp(current.created),
+            "updated_at": timestamp(self.updated),
             "published_version_id": current.id,
             "published_version": current.json(),
         })
@@ -153,6 +168,13 @@ pub struct ListQuery {
     pub limit: Option<String>,
 }
 
+/// When the public templates were published, as their records say (a fixed time, so every
+/// instance answers the same for them).
+fn published() -> SystemTime {
+    // 2026-01-05T09:00:00Z
+    SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_767_603_600)
+}
+
 impl Catalog {
     /// The embedded catalog, with the records of `extra_dir` added or replacing same-named ones.
     pub fn load(extra_dir: Option<&Path>) -> Result<Catalog, Vec<LoadError>> {
@@ -189,30 +211,41 @@ impl Catalog {
 
     fn insert_public(&mut self, record: AgentRecord) {
         let version = uuid::Uuid::new_v4().to_string();
-        self.agents
-            .insert(record.name.clone(), Entry::new(record, None, version));
+        self.agents.insert(
+            record.name.clone(),
+            Entry::new(record, None, version, published()),
+        );
     }
 
     /// Publishes a version of a private agent of `owner`: the first makes the agent, each
     /// later one (a refinement) is the next version of it.
-    pub fn insert_private(&mut self, owner: &str, record: AgentRecord, version: String) {
+    pub fn insert_private(
+        &mut self,
+        owner: &str,
+        record: AgentRecord,
+        version: String,
+        now: SystemTime,
+    ) {
         match self.agents.get_mut(&record.name) {
             Some(entry) if entry.owner.as_deref() == Some(owner) => {
                 let record = Arc::new(record);
                 let next = Version {
                     id: version,
                     number: entry.published.number + 1,
-                    created: SystemTime::now(),
+                    created: now,
                     record: record.clone(),
                 };
                 let before = std::mem::replace(&mut entry.published, next);
                 entry.older.push(before);
                 entry.record = record;
+                entry.touch(now);
             }
             _ => {
                 let name = record.name.clone();
-                self.agents
-                    .insert(name, Entry::new(record, Some(owner.to_owned()), version));
+                self.agents.insert(
+                    name,
+                    Entry::new(record, Some(owner.to_owned()), version, now),
+                );
             }
         }
     }
@@ -278,7 +311,7 @@ impl Catalog {
             ));
         }
         let offset = parse_count("offset", q.offset.as_deref(), 0)?;
-        let limit = parse_count("limit", q.limit.as_deref(), 100)?;
+        let limit = parse_page_size("limit", q.limit.as_deref(), 100)?;
         let search = q.search.as_deref().map(str::to_lowercase);
         let managed = q.managed_by.as_deref().map(|m| match m {
             "self_managed" => "self",
@@ -321,6 +354,22 @@ pub(crate) fn parse_count(
                 format!("{name} must be a non-negative integer, not {v:?}"),
             )
         }),
+    }
+}
+
+/// A page size (`limit`, `per_page`): a count of at least 1, since a page of none with items
+/// left is one a paginator never leaves.
+pub(crate) fn parse_page_size(
+    name: &str,
+    value: Option<&str>,
+    default: usize,
+) -> Result<usize, ApiError> {
+    match parse_count(name, value, default)? {
+        0 => Err(ApiError::refused(
+            name,
+            format!("{name} must be at least 1: a page of none never reaches the end"),
+        )),
+        n => Ok(n),
     }
 }
 

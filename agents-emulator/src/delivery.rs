@@ -9,7 +9,6 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
 use reqwest::Url;
 use serde_json::{Map, Value, json};
@@ -58,7 +57,7 @@ pub fn schedule(state: Arc<State>, id: String, delivery: Delivery) {
         let Some(ends_at) = lock(&state.tasks).get(&id).map(|t| t.ends_at) else {
             return;
         };
-        tokio::time::sleep_until(ends_at.into()).await;
+        state.clock.sleep_until(ends_at).await;
         let errors = deliver(&state, &id, &delivery).await;
         if !errors.is_empty() {
             tracing::warn!(task = %id, ?errors, "delivery problems");
@@ -69,7 +68,7 @@ pub fn schedule(state: Arc<State>, id: String, delivery: Delivery) {
 
 async fn deliver(state: &State, id: &str, d: &Delivery) -> Vec<String> {
     let mut errors = Vec::new();
-    let now = Instant::now();
+    let now = state.clock.now();
     let Some(task) = lock(&state.tasks).get(id).cloned() else {
         return errors;
     };
@@ -78,7 +77,7 @@ async fn deliver(state: &State, id: &str, d: &Delivery) -> Vec<String> {
         && task_state == TaskState::Success
     {
         let result = match &task.end {
-            TaskEnd::Success(spec) => Some(spec.result(id)),
+            TaskEnd::Success(spec) => Some(spec.result(id, task.created)),
             TaskEnd::Value(v) => Some((**v).clone()),
             TaskEnd::Error(_) => None,
         };
@@ -98,7 +97,7 @@ async fn deliver(state: &State, id: &str, d: &Delivery) -> Vec<String> {
                     "account_name": task.account,
                     "created_at": timestamp(task.created),
                     "completed_at": timestamp(task.created + task.duration),
-                    "download_url": format!("{}/v1/tasks/{id}/results", state.base_url.get().map_or("", String::as_str)),
+                    "download_url": task.url(state.base_url.get().map_or("", String::as_str), true),
         });
         if let Err(e) = post_webhook(url, &Map::new(), &payload).await {
             errors.push(e);
@@ -171,9 +170,27 @@ pub fn object_path(storage_url: &str, object: &str) -> Result<PathBuf, KeyError>
         ));
     }
     let mut path = PathBuf::new();
-    for seg in std::iter::once(bucket).chain(parts.filter(|s| !s.is_empty())) {
+    let mut key_len = 0;
+    for (i, seg) in std::iter::once(bucket)
+        .chain(parts.filter(|s| !s.is_empty()))
+        .enumerate()
+    {
         segment("storage_url", seg, storage_url)?;
         path.push(seg);
+        if i > 0 {
+            key_len += seg.len() + 1;
+        }
+    }
+    // The object's key in the bucket: prefix, name and the longest extension written.
+    key_len += object.len() + ".json.gz".len();
+    if key_len > MAX_KEY_BYTES {
+        return Err((
+            "storage_object_name",
+            format!(
+                "storage_object_name makes an object key of {key_len} bytes; object stores take \
+                 at most {MAX_KEY_BYTES}"
+            ),
+        ));
     }
     if object.is_empty() || object.starts_with('/') {
         return Err((
@@ -195,6 +212,9 @@ pub fn object_path(storage_url: &str, object: &str) -> Result<PathBuf, KeyError>
 }
 
 /// Writes a result into the local-directory bucket.
+/// The longest object key S3 and GCS take, in bytes.
+const MAX_KEY_BYTES: usize = 1024;
+
 fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Value) -> Result<(), String> {
     let Some(root) = &state.config.bucket_dir else {
         return Err(format!(

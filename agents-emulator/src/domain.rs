@@ -2,7 +2,6 @@
 //! anti-bot systems it meets and whether pages need rendering.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::extract::State as AxState;
 use axum::http::StatusCode;
@@ -83,7 +82,7 @@ pub(crate) async fn driver_for(
             Ok(Json(out))
         }
         (None, Some(agent)) => {
-            state.settle(Instant::now());
+            state.settle(state.clock.now());
             let catalog = state
                 .catalog
                 .read()

@@ -4,7 +4,6 @@
 //! `agent_name` and `from_agent`.
 
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
 
 use agents_runtime::endpoint::ApiVersion;
 use axum::extract::State as AxState;
@@ -31,7 +30,7 @@ pub(crate) async fn create(
         ApiVersion::V1 => ("from_agent", &["agent_name", "name"]),
         ApiVersion::V2 => ("from_extract_template", &["name"]),
     };
-    state.settle(Instant::now());
+    state.settle(state.clock.now());
     let prompt = required_str(&body, "prompt")?;
     if prompt.trim().is_empty() {
         return Err(ApiError::malformed("prompt", "prompt must not be empty"));
@@ -108,6 +107,13 @@ pub(crate) async fn create(
                 ),
             ));
         }
+        // A stranger's schemas are read before anything is made: a document that does not
+        // read, or names a type JSON Schema does not define, is a 422 naming its path.
+        for key in ["input_schema", "output_schema"] {
+            if let Some(s) = body.get(key).filter(|v| !v.is_null()) {
+                crate::request::read_schema(s, key)?;
+            }
+        }
         let end = match generate::new_agent(
             &name,
             prompt,
@@ -123,7 +129,7 @@ pub(crate) async fn create(
     };
     {
         let mut log = lock(&state.generation_log);
-        let today = crate::state::generations_today(&log, &account);
+        let today = crate::state::generations_today(&log, &account, state.clock.wall());
         if today >= state.config.generation_daily_limit as usize {
             return Err(ApiError::new(
                 StatusCode::PAYMENT_REQUIRED,
@@ -136,9 +142,9 @@ pub(crate) async fn create(
         }
         log.entry(account.clone())
             .or_default()
-            .push(SystemTime::now());
+            .push(state.clock.wall());
     }
-    let now = Instant::now();
+    let now = state.clock.now();
     let id = uuid::Uuid::new_v4().to_string();
     let generation = Generation {
         id: id.clone(),
@@ -147,7 +153,7 @@ pub(crate) async fn create(
         source_version_id: source_version,
         source_record,
         version_number,
-        created: SystemTime::now(),
+        created: state.clock.wall(),
         created_at: now,
         starts_at: now + lifecycle.generation_queued,
         ends_at: now + lifecycle.generation_queued + running,
@@ -186,7 +192,7 @@ pub(crate) async fn get(
     Extension(version): Extension<ApiVersion>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
+    let now = state.clock.now();
     state.settle(now);
     lock(&state.generations)
         .get(&id)

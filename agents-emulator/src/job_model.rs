@@ -240,7 +240,7 @@ impl Run {
                 pages: 1,
                 empty_past_end: false,
             };
-            let result = spec.result("");
+            let result = spec.result("", self.created);
             let records = match &result["data"]["parsing"] {
                 Value::Array(items) => items.clone(),
                 other => vec![other.clone()],

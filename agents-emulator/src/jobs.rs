@@ -21,7 +21,7 @@ use axum::{Extension, Json};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
-use crate::catalog::parse_count;
+use crate::catalog::{parse_count, parse_page_size};
 use crate::error::ApiError;
 pub(crate) use crate::job_model::Jobs;
 use crate::job_model::{
@@ -29,7 +29,7 @@ use crate::job_model::{
     template_key,
 };
 use crate::params::kind;
-use crate::request::{ApiJson, ApiPath, ApiQuery, Ctx, optional_str, required_str};
+use crate::request::{ApiBytes, ApiJson, ApiPath, ApiQuery, Ctx, optional_str, required_str};
 use crate::state::{State, lock};
 use crate::wire::timestamp;
 
@@ -206,7 +206,7 @@ impl State {
 
     /// The jobs, locked, with every run the schedules owe made, and the instant that was.
     fn jobs_now(&self) -> (std::sync::MutexGuard<'_, Jobs>, Instant) {
-        let now = Instant::now();
+        let now = self.clock.now();
         let mut jobs = lock(&self.jobs);
         self.settle_jobs(&mut jobs, now);
         (jobs, now)
@@ -288,8 +288,8 @@ impl State {
         let starts_at = created_at + lifecycle.task / 2;
         let ends_at = starts_at + lifecycle.task + lifecycle.task * (inputs.len() as u32 / 100);
         let id = uuid::Uuid::new_v4().to_string();
-        let now = Instant::now();
-        let created = SystemTime::now() - now.saturating_duration_since(created_at);
+        let now = self.clock.now();
+        let created = self.clock.wall() - now.saturating_duration_since(created_at);
         // The oldest runs past the job's allowance are forgotten (with their download URLs).
         let mut mine: Vec<(Instant, String)> = jobs
             .runs
@@ -348,7 +348,7 @@ fn page_with<T>(
         ApiVersion::V2 => offset_page_with(q, items, describe),
         ApiVersion::V1 => {
             let page = parse_count("page", q.page.as_deref(), 1)?.max(1);
-            let per_page = parse_count("per_page", q.per_page.as_deref(), 50)?.max(1);
+            let per_page = parse_page_size("per_page", q.per_page.as_deref(), 50)?;
             let items: Vec<Value> = items
                 .into_iter()
                 .skip((page - 1).saturating_mul(per_page))
@@ -373,7 +373,7 @@ fn offset_page_with<T>(
 ) -> Result<Value, ApiError> {
     let total = items.len();
     let offset = parse_count("offset", q.offset.as_deref(), 0)?;
-    let limit = parse_count("limit", q.limit.as_deref(), 50)?.max(1);
+    let limit = parse_page_size("limit", q.limit.as_deref(), 50)?;
     let items: Vec<Value> = items
         .into_iter()
         .skip(offset)
@@ -404,7 +404,7 @@ pub(crate) async fn create(
     Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let now = Instant::now();
+    let now = state.clock.now();
     state.settle(now);
     let name = required_str(&body, "name")?;
     if name.trim().is_empty() {
@@ -425,8 +425,8 @@ pub(crate) async fn create(
         destination: destination(&body)?,
         inputs: inputs(&body)?.map(Arc::new),
         schedule: schedule(&body, state.schedule_now(now))?,
-        created: SystemTime::now(),
-        updated: SystemTime::now(),
+        created: state.clock.wall(),
+        updated: state.clock.wall(),
     };
     let mut jobs = lock(&state.jobs);
     let answer = job.json(version, &jobs.runs, now);
@@ -509,7 +509,7 @@ pub(crate) async fn update(
     if body.contains_key("description") {
         job.description = description;
     }
-    job.updated = SystemTime::now();
+    job.updated = state.clock.wall();
     let job = job.clone();
     Ok(Json(job.json(version, &jobs.runs, now)))
 }
@@ -532,7 +532,7 @@ pub(crate) async fn trigger(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     ApiPath(id): ApiPath<String>,
-    body: axum::body::Bytes,
+    ApiBytes(body): ApiBytes,
 ) -> Result<Json<Value>, ApiError> {
     // `/v1` triggers with no body at all; `/v2` may send `{inputs}`.
     let inputs = if body.iter().all(u8::is_ascii_whitespace) {
@@ -680,7 +680,7 @@ pub(crate) async fn download_url(
     let base = state.base_url.get().map_or("", String::as_str);
     Ok(Json(json!({
         "url": format!("{base}{DOWNLOAD_PREFIX}{token}"),
-        "expires_at": timestamp(SystemTime::now() + URL_LIFETIME),
+        "expires_at": timestamp(state.clock.wall() + URL_LIFETIME),
     })))
 }
 
@@ -732,7 +732,7 @@ pub(crate) async fn download(
     AxState(state): AxState<Shared>,
     ApiPath(token): ApiPath<String>,
 ) -> Response {
-    let now = Instant::now();
+    let now = state.clock.now();
     // The file is written outside the lock, so other job calls do not wait on it.
     let (run, run_id, artifact_id) = {
         let jobs = lock(&state.jobs);

@@ -26,6 +26,7 @@
 mod artifact;
 pub mod batch;
 pub mod catalog;
+pub mod clock;
 pub mod config;
 pub mod delivery;
 mod domain;
@@ -322,6 +323,20 @@ impl EmulatorHandle {
     /// Every account's key, in configuration order.
     pub fn keys(&self) -> &[String] {
         &self.keys
+    }
+
+    /// Moves the emulator's clock forward by `by`: tasks, runs, generations and schedules
+    /// progress, and download URLs expire, as if that much time had passed (at most
+    /// [`clock::MAX_AHEAD`] in all).
+    ///
+    /// ```
+    /// # async fn f() -> Result<(), Box<dyn std::error::Error>> {
+    /// let e = agents_emulator::Emulator::builder().start().await?;
+    /// e.advance(std::time::Duration::from_secs(15 * 60));
+    /// # Ok(()) }
+    /// ```
+    pub fn advance(&self, by: Duration) {
+        self.state.clock.advance(by);
     }
 
     /// Injects `fault` into the next `times` requests of `key` (every request with `None`).

@@ -91,6 +91,9 @@ pub struct Task {
     pub input: Value,
     /// Batch it belongs to, if any.
     pub batch_id: Option<String>,
+    /// The version of the interface that made it: its `status_url` and `download_url` are
+    /// that version's paths.
+    pub version: ApiVersion,
 }
 
 /// The task faults a request can ask for, by header: the one table that parsing
@@ -156,30 +159,53 @@ impl TaskFaults {
 }
 
 impl Task {
-    /// A task created now by `account`, unfinished for `duration`, then ending as `end`: the one
-    /// constructor every path uses.
+    /// A task created now on `clock` by `account`, unfinished for `duration`, then ending as
+    /// `end`: the one constructor every path uses.
     pub fn new(
         id: String,
         account: &str,
         agent: impl Into<String>,
         api_type: &'static str,
         flow: Flow,
-        (duration, end): (Duration, TaskEnd),
+        (clock, duration, end): (&crate::clock::Clock, Duration, TaskEnd),
         input: Value,
     ) -> Task {
+        let (now, wall) = (clock.now(), clock.wall());
         Task {
             id,
             account: account.to_owned(),
             agent: agent.into(),
             api_type,
             flow,
-            created: SystemTime::now(),
-            ends_at: Instant::now() + duration,
+            created: wall,
+            ends_at: now + duration,
             duration,
             end,
             input,
             batch_id: None,
+            version: ApiVersion::V1,
         }
+    }
+
+    /// The task as made through `version` of the interface.
+    pub fn made_in(mut self, version: ApiVersion) -> Task {
+        self.version = version;
+        self
+    }
+
+    /// The URL of this task's record (`results`: of its results) at `base`, in the version
+    /// that made it.
+    pub fn url(&self, base: &str, results: bool) -> String {
+        let e = if results {
+            &agents_runtime::endpoint::TASK_RESULTS
+        } else {
+            &agents_runtime::endpoint::TASK_GET
+        };
+        let path = e
+            .url_path(self.version, &[self.id.as_str()])
+            .or_else(|_| e.url_path(ApiVersion::V1, &[self.id.as_str()]))
+            .unwrap_or_default();
+        format!("{base}/{path}")
     }
 
     /// The task as an item of batch `id`.
@@ -237,8 +263,8 @@ impl Task {
             "state": self.wire_state(now),
             "created_at": timestamp(self.created),
             "modified_at": timestamp(modified),
-            "status_url": format!("{base_path}/v1/tasks/{}", self.id),
-            "download_url": format!("{base_path}/v1/tasks/{}/results", self.id),
+            "status_url": self.url(base_path, false),
+            "download_url": self.url(base_path, true),
             "output_url": Value::Null,
             "batch_id": self.batch_id,
             "error": error,

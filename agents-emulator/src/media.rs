@@ -2,6 +2,7 @@
 //! nothing off loopback: the file's type comes from its URL and its size from a seed, and a
 //! `storage` destination is checked and echoed (where the service would upload the file).
 
+use agents_runtime::endpoint::ApiVersion;
 use std::sync::Arc;
 
 use axum::extract::State as AxState;
@@ -51,7 +52,11 @@ fn matches(pattern: &str, mime: &str) -> bool {
 }
 
 /// The result of one media request, checked.
-fn media_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
+fn media_result(
+    body: &Map<String, Value>,
+    task_id: &str,
+    at: std::time::SystemTime,
+) -> Result<Value, ApiError> {
     let url = required_str(body, "url")?;
     if !http_url(url) {
         return Err(ApiError::malformed(
@@ -153,7 +158,7 @@ fn media_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiEr
         "data": { "parsing": parsing, "headers": { "content-type": mime } },
         "metadata": {
             "driver": "vx6",
-            "query_time": crate::wire::timestamp(std::time::SystemTime::now()),
+            "query_time": crate::wire::timestamp(at),
             "query_duration": 0,
         },
     }))
@@ -163,7 +168,8 @@ fn media_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiEr
 pub(crate) async fn run<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    crate::web::answer::<ASYNC>(&state, &ctx, "media", body, media_result)
+    crate::web::answer::<ASYNC>(&state, &ctx, version, "media", body, media_result)
 }

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use agents_schema::FieldSchema;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
@@ -133,13 +134,7 @@ pub(crate) async fn json_value(headers: &HeaderMap, body: Body) -> Result<Value,
             ));
         }
     }
-    let bytes = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
-        ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "PAYLOAD_TOO_LARGE",
-            format!("request body larger than {MAX_BODY} bytes"),
-        )
-    })?;
+    let bytes = bounded(body).await?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::malformed(
             "body",
@@ -151,6 +146,29 @@ pub(crate) async fn json_value(headers: &HeaderMap, body: Body) -> Result<Value,
         )
     })?;
     Ok(value)
+}
+
+/// A whole request body, at most [`MAX_BODY`] bytes: past that, 413 in the JSON error shape.
+pub(crate) async fn bounded(body: Body) -> Result<Bytes, ApiError> {
+    axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            format!("request body larger than {MAX_BODY} bytes"),
+        )
+    })
+}
+
+/// A request body of any content, read by [`bounded`] (axum's own `Bytes` answers a body
+/// past its limit in plain text).
+pub(crate) struct ApiBytes(pub(crate) Bytes);
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for ApiBytes {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+        bounded(req.into_body()).await.map(ApiBytes)
+    }
 }
 
 /// A required string field of a body: 400 when missing, 422 when not a string.
@@ -308,4 +326,41 @@ pub(crate) fn formats(body: &Map<String, Value>, at: &str) -> Result<Vec<String>
             )),
         })
         .collect()
+}
+
+/// The document `schema` (at `field`) read as JSON Schema, or a 422 naming the path at fault:
+/// a document that does not read, or that names a type JSON Schema does not define (values
+/// could not be made or checked for it).
+pub(crate) fn read_schema(schema: &Value, field: &str) -> Result<FieldSchema, ApiError> {
+    let doc = FieldSchema::from_document(schema).map_err(|e| match e {
+        agents_schema::RecordError::Invalid(errors) => ApiError::items(
+            errors
+                .into_iter()
+                .map(|e| {
+                    let at = format!("{field}{}", e.path.trim_start_matches('$'));
+                    ApiError::refused(&at, format!("{at}: {}", e.message))
+                })
+                .collect(),
+        )
+        .unwrap_or_else(|| ApiError::refused(field, "not a JSON Schema document")),
+        other => ApiError::refused(field, other.to_string()),
+    })?;
+    let unknown: Vec<ApiError> = doc
+        .unknown_types()
+        .into_iter()
+        .map(|(pointer, name)| {
+            let at = format!("{field}{}", pointer.replace('/', "."));
+            ApiError::refused(
+                &at,
+                format!(
+                    "{at}: {name:?} is not a JSON Schema type (one of {})",
+                    agents_schema::TYPE_NAMES.join(", ")
+                ),
+            )
+        })
+        .collect();
+    match ApiError::items(unknown) {
+        Some(e) => Err(e),
+        None => Ok(doc),
+    }
 }

@@ -11,7 +11,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use agents_runtime::endpoint::ApiVersion;
 use agents_runtime::research::{Broken, check_agent, check_run};
@@ -25,9 +25,9 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 use crate::jobs::{PageQuery, offset_page};
-use crate::request::{ApiJson, ApiPath, ApiQuery, Ctx};
+use crate::request::{ApiBytes, ApiJson, ApiPath, ApiQuery, Ctx, read_schema};
 use crate::research_model::{
-    Agent, FAILURE, Run, Status, agent_json, read_schema, refuse, template_json, templates,
+    Agent, FAILURE, Run, Status, agent_json, refuse, template_json, templates,
 };
 use crate::state::{State, lock};
 use crate::wire::timestamp;
@@ -277,7 +277,7 @@ pub(crate) async fn create_agent(
     ApiJson(body): ApiJson,
 ) -> Result<Response, ApiError> {
     let mut research = lock(&state.research);
-    let id = research.create(&ctx, version, body)?;
+    let id = research.create(&ctx, version, body, state.clock.wall())?;
     let agent = research.agent(&ctx, &id)?;
     Ok((StatusCode::CREATED, Json(agent_json(agent, version))).into_response())
 }
@@ -318,7 +318,7 @@ pub(crate) async fn update_agent(
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
     ApiPath(id): ApiPath<String>,
-    body: axum::body::Bytes,
+    ApiBytes(body): ApiBytes,
 ) -> Result<Json<Value>, ApiError> {
     let patch: json_patch::Patch = serde_json::from_slice(&body).map_err(|e| {
         ApiError::malformed(
@@ -351,7 +351,7 @@ pub(crate) async fn update_agent(
     if let Some(s) = record.get("output_schema").filter(|v| !v.is_null()) {
         read_schema(s, "output_schema")?;
     }
-    record.insert("updated_at".into(), json!(timestamp(SystemTime::now())));
+    record.insert("updated_at".into(), json!(timestamp(state.clock.wall())));
     let Some(agent) = research.agents.get_mut(&id) else {
         return Err(ApiError::not_found(format!("no research agent {id}")).at("agent_id"));
     };
@@ -422,7 +422,7 @@ pub(crate) async fn delete_agent(
     if let Some(a) = research.agents.get_mut(&id) {
         a.record.insert("is_active".into(), json!(false));
         a.record
-            .insert("updated_at".into(), json!(timestamp(SystemTime::now())));
+            .insert("updated_at".into(), json!(timestamp(state.clock.wall())));
     }
     Ok(StatusCode::NO_CONTENT)
 }
@@ -467,7 +467,13 @@ pub(crate) async fn start_run(
     let mut research = lock(&state.research);
     let took = ctx.task_faults.duration(state.config.lifecycle.research);
     research
-        .start(&ctx, &agent_id, &body, Instant::now(), took)
+        .start(
+            &ctx,
+            &agent_id,
+            &body,
+            (state.clock.now(), state.clock.wall()),
+            took,
+        )
         .map(Json)
 }
 
@@ -498,7 +504,10 @@ pub(crate) async fn start_run_by_name(
                     new.insert(key.into(), v.clone());
                 }
             }
-            (research.create(&ctx, ApiVersion::V2, new)?, true)
+            (
+                research.create(&ctx, ApiVersion::V2, new, state.clock.wall())?,
+                true,
+            )
         }
     };
     let mut run_body = body.clone();
@@ -508,7 +517,13 @@ pub(crate) async fn start_run_by_name(
     }
     let took = ctx.task_faults.duration(state.config.lifecycle.research);
     research
-        .start(&ctx, &agent_id, &run_body, Instant::now(), took)
+        .start(
+            &ctx,
+            &agent_id,
+            &run_body,
+            (state.clock.now(), state.clock.wall()),
+            took,
+        )
         .map(Json)
 }
 
@@ -521,7 +536,7 @@ pub(crate) async fn list_runs(
 ) -> Result<Json<Value>, ApiError> {
     let research = lock(&state.research);
     research.agent(&ctx, &agent_id)?;
-    let now = Instant::now();
+    let now = state.clock.now();
     let mut runs: Vec<&Run> = research
         .runs
         .values()
@@ -540,7 +555,9 @@ pub(crate) async fn get_run(
 ) -> Result<Json<Value>, ApiError> {
     let research = lock(&state.research);
     Ok(Json(
-        research.run(&ctx, &agent_id, &run_id)?.json(Instant::now()),
+        research
+            .run(&ctx, &agent_id, &run_id)?
+            .json(state.clock.now()),
     ))
 }
 
@@ -552,7 +569,7 @@ pub(crate) async fn result(
     ApiPath((agent_id, run_id)): ApiPath<(String, String)>,
 ) -> Result<Response, ApiError> {
     let run = lock(&state.research).run(&ctx, &agent_id, &run_id)?.clone();
-    let now = Instant::now();
+    let now = state.clock.now();
     let status = run.status(now);
     match status {
         Status::Queued | Status::Running => Err(ApiError::new(
@@ -637,21 +654,25 @@ pub(crate) async fn events(
         EventFault::None => {}
     }
     queue.reverse();
-    let stream = futures::stream::unfold((queue, fault), |(mut queue, fault)| async move {
-        match queue.pop() {
-            Some((n, at, name, data)) => {
-                tokio::time::sleep_until(at.into()).await;
-                let event = Event::default()
-                    .id(n.to_string())
-                    .event(name)
-                    .data(data.to_string());
-                Some((Ok::<Event, Infallible>(event), (queue, fault)))
+    let shared = state.clone();
+    let stream = futures::stream::unfold((queue, fault), move |(mut queue, fault)| {
+        let state = shared.clone();
+        async move {
+            match queue.pop() {
+                Some((n, at, name, data)) => {
+                    state.clock.sleep_until(at).await;
+                    let event = Event::default()
+                        .id(n.to_string())
+                        .event(name)
+                        .data(data.to_string());
+                    Some((Ok::<Event, Infallible>(event), (queue, fault)))
+                }
+                None if fault == EventFault::Stall => {
+                    tokio::time::sleep(MAX_STALL).await;
+                    None
+                }
+                None => None,
             }
-            None if fault == EventFault::Stall => {
-                tokio::time::sleep(MAX_STALL).await;
-                None
-            }
-            None => None,
         }
     });
     let sse = Sse::new(stream);

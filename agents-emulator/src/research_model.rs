@@ -8,11 +8,10 @@ use std::time::{Duration, Instant, SystemTime};
 
 use agents_runtime::endpoint::ApiVersion;
 use agents_runtime::research::{Broken, check_agent};
-use agents_schema::FieldSchema;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
-use crate::request::Ctx;
+use crate::request::{Ctx, read_schema};
 use crate::wire::timestamp;
 
 /// Agents one account keeps, and runs one agent keeps (the oldest run is forgotten first).
@@ -142,23 +141,6 @@ pub(crate) fn refuse(found: Vec<Broken>) -> Result<(), ApiError> {
             .collect(),
     )
     .map_or(Ok(()), Err)
-}
-
-/// The document `schema` (at `field`) read as JSON Schema, or a 422 naming the path at fault.
-pub(crate) fn read_schema(schema: &Value, field: &str) -> Result<FieldSchema, ApiError> {
-    FieldSchema::from_document(schema).map_err(|e| match e {
-        agents_schema::RecordError::Invalid(errors) => ApiError::items(
-            errors
-                .into_iter()
-                .map(|e| {
-                    let at = format!("{field}{}", e.path.trim_start_matches('$'));
-                    ApiError::refused(&at, format!("{at}: {}", e.message))
-                })
-                .collect(),
-        )
-        .unwrap_or_else(|| ApiError::refused(field, "not a JSON Schema document")),
-        other => ApiError::refused(field, other.to_string()),
-    })
 }
 
 pub(crate) fn id(prefix: &str) -> String {
@@ -308,6 +290,7 @@ impl Research {
         ctx: &Ctx,
         version: ApiVersion,
         mut body: Map<String, Value>,
+        now: SystemTime,
     ) -> Result<String, ApiError> {
         if version == ApiVersion::V1
             && let Some(d) = body.remove("domain_expertise")
@@ -372,7 +355,6 @@ impl Research {
                 format!("an account keeps at most {MAX_AGENTS} research agents"),
             ));
         }
-        let now = SystemTime::now();
         let agent_id = id("wsa");
         let text =
             |k: &str, default: &str| json!(body.get(k).and_then(Value::as_str).unwrap_or(default));
@@ -413,7 +395,7 @@ impl Research {
         ctx: &Ctx,
         agent_id: &str,
         body: &Map<String, Value>,
-        now: Instant,
+        (now, wall): (Instant, SystemTime),
         took: Duration,
     ) -> Result<Value, ApiError> {
         let agent = self.agent(ctx, agent_id)?;
@@ -473,7 +455,7 @@ impl Research {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned(),
-            created: SystemTime::now(),
+            created: wall,
             created_at: now,
             starts_at: now + took / 10,
             ends_at: now + took,

@@ -55,7 +55,8 @@ pub fn router(state: Shared) -> Router {
         .route(
             &format!("{}{{run_id}}/{{n}}", crate::research::PAGES_PREFIX),
             axum::routing::get(crate::research::page),
-        );
+        )
+        .method_not_allowed_fallback(method_not_allowed);
     api.merge(downloads)
         .fallback(not_found)
         .layer(middleware::from_fn(request_id))

@@ -2,6 +2,7 @@
 //! envelope with `data.parsing = {status, entities: {Kind: [...]}}`, deterministic for an
 //! engine, query, place and page.
 
+use agents_runtime::endpoint::ApiVersion;
 use std::sync::Arc;
 
 use axum::extract::State as AxState;
@@ -72,7 +73,11 @@ fn flag(body: &Map<String, Value>, field: &str) -> Result<Option<bool>, ApiError
 /// The result of one SERP request, checked: the engine is one the service lists, a query is
 /// given (maps places and reviews may name their place by `query` or `location`), counts are
 /// positive and flags are booleans.
-pub(crate) fn serp_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
+pub(crate) fn serp_result(
+    body: &Map<String, Value>,
+    task_id: &str,
+    at: std::time::SystemTime,
+) -> Result<Value, ApiError> {
     let engine = required_str(body, "search_engine")?;
     if !ENGINES.contains(&engine) {
         return Err(ApiError::refused(
@@ -184,7 +189,7 @@ pub(crate) fn serp_result(body: &Map<String, Value>, task_id: &str) -> Result<Va
         "data": data,
         "metadata": {
             "driver": if render { "vx8" } else { "vx6" },
-            "query_time": crate::wire::timestamp(std::time::SystemTime::now()),
+            "query_time": crate::wire::timestamp(at),
             "query_duration": 0,
             "response_parameters": {
                 "search_engine": engine,
@@ -207,7 +212,8 @@ pub(crate) fn serp_result(body: &Map<String, Value>, task_id: &str) -> Result<Va
 pub(crate) async fn run<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    crate::web::answer::<ASYNC>(&state, &ctx, "serp", body, serp_result)
+    crate::web::answer::<ASYNC>(&state, &ctx, version, "serp", body, serp_result)
 }

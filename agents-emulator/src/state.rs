@@ -47,6 +47,8 @@ pub struct RateInfo {
 pub struct State {
     /// The configuration the instance started with.
     pub config: Config,
+    /// The one clock every time is read from.
+    pub clock: crate::clock::Clock,
     /// Accounts by key.
     pub accounts: HashMap<String, Account>,
     /// Agents.
@@ -110,15 +112,17 @@ impl State {
             .keys()
             .map(|k| (k.clone(), AtomicU64::new(0)))
             .collect();
+        let clock = crate::clock::Clock::default();
         State {
             config,
+            started: (clock.now(), clock.wall()),
+            clock,
             seen,
             accounts,
             catalog: RwLock::new(catalog),
             tasks: Mutex::default(),
             jobs: Mutex::default(),
             research: Mutex::default(),
-            started: (Instant::now(), SystemTime::now()),
             generations: Mutex::default(),
             batches: Mutex::default(),
             crawls: Mutex::default(),
@@ -169,7 +173,9 @@ impl State {
     pub fn take(&self, key: &str) -> Option<RateInfo> {
         let limiter = self.limiter.as_ref()?;
         let rate = self.config.rate_limit.unwrap_or(0).max(1);
-        let now_unix = SystemTime::now()
+        let now_unix = self
+            .clock
+            .wall()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();
         let key = key.to_owned();
@@ -280,7 +286,12 @@ impl State {
                 record, version_id, ..
             } = &g.end
             {
-                catalog.insert_private(&g.account, (**record).clone(), version_id.clone());
+                catalog.insert_private(
+                    &g.account,
+                    (**record).clone(),
+                    version_id.clone(),
+                    self.clock.wall(),
+                );
             }
             g.published = true;
         }
@@ -288,8 +299,12 @@ impl State {
 }
 
 /// Generations `account` started on the current UTC day, from the generation log.
-pub fn generations_today(log: &HashMap<String, Vec<SystemTime>>, account: &str) -> usize {
-    let today = day(SystemTime::now());
+pub fn generations_today(
+    log: &HashMap<String, Vec<SystemTime>>,
+    account: &str,
+    now: SystemTime,
+) -> usize {
+    let today = day(now);
     log.get(account)
         .map_or(0, |v| v.iter().filter(|t| day(**t) == today).count())
 }

@@ -30,8 +30,10 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    /// The run result with this task id.
-    pub fn result(&self, task_id: &str) -> Value {
+    /// The run result with this task id, as run at `at` (its `query_time`).
+    pub fn result(&self, task_id: &str, at: SystemTime) -> Value {
+        // How long making the result takes, in real time: its `query_duration`.
+        #[allow(clippy::disallowed_methods)]
         let started = Instant::now();
         let record = &self.record;
         let seed = seed(record, &self.params, self.pages);
@@ -73,7 +75,7 @@ impl RunSpec {
             "metadata": {
                 "agent": record.name,
                 "driver": driver,
-                "query_time": timestamp(SystemTime::now()),
+                "query_time": timestamp(at),
                 "query_duration": started.elapsed().as_millis() as u64,
                 "response_parameters": { "input_url": url },
             }

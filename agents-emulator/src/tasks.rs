@@ -1,7 +1,6 @@
 //! Tasks: the account's list, one task's record, and a finished task's result.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::extract::State as AxState;
 use axum::http::StatusCode;
@@ -48,7 +47,7 @@ pub(crate) async fn list(
         })?,
     };
     let limit = crate::catalog::parse_count("limit", query.limit.as_deref(), 50)?.clamp(1, 1_000);
-    let now = Instant::now();
+    let now = state.clock.now();
     let base = state.base_url.get().map_or("", String::as_str);
     let tasks = lock(&state.tasks);
     let mut mine: Vec<&Task> = tasks
@@ -81,7 +80,7 @@ pub(crate) async fn get(
 ) -> Result<Json<Value>, ApiError> {
     let t = find_task(&state, &ctx, &id)?;
     let base = state.base_url.get().map_or("", String::as_str);
-    Ok(Json(t.record(Instant::now(), base)))
+    Ok(Json(t.record(state.clock.now(), base)))
 }
 
 /// Results of a task: the run result once `success`; 400 while pending; 422 when it failed.
@@ -91,14 +90,14 @@ pub(crate) async fn results(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let t = find_task(&state, &ctx, &id)?;
-    match (t.state(Instant::now()), &t.end) {
+    match (t.state(state.clock.now()), &t.end) {
         (TaskState::Pending, _) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "TASK_NOT_READY",
             format!("task {id} is pending; poll the task until its state is success"),
         )
         .at("task_id")),
-        (_, TaskEnd::Success(spec)) => Ok(Json(spec.result(&t.id))),
+        (_, TaskEnd::Success(spec)) => Ok(Json(spec.result(&t.id, t.created))),
         (_, TaskEnd::Value(v)) => Ok(Json((**v).clone())),
         (_, TaskEnd::Error(e)) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,

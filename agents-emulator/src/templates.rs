@@ -4,7 +4,6 @@
 //! version it was routed under.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use agents_runtime::endpoint::ApiVersion;
 use axum::extract::State as AxState;
@@ -12,7 +11,7 @@ use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
-use crate::catalog::{Entry, ListQuery, parse_count};
+use crate::catalog::{Entry, ListQuery, parse_count, parse_page_size};
 use crate::error::ApiError;
 use crate::lifecycle::{Flow, Task, TaskEnd};
 use crate::params;
@@ -30,7 +29,7 @@ pub(crate) async fn list(
     Extension(version): Extension<ApiVersion>,
     ApiQuery(query): ApiQuery<ListQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    state.settle(Instant::now());
+    state.settle(state.clock.now());
     let catalog = state
         .catalog
         .read()
@@ -58,7 +57,7 @@ fn page(
     items: impl FnOnce(usize, usize) -> Vec<Value>,
 ) -> Result<Value, ApiError> {
     let offset = parse_count("offset", query.offset.as_deref(), 0)?;
-    let limit = parse_count("limit", query.limit.as_deref(), 100)?;
+    let limit = parse_page_size("limit", query.limit.as_deref(), 100)?;
     Ok(json!({
         "items": items(offset, limit),
         "limit": limit,
@@ -131,7 +130,7 @@ fn with_entry<T>(
     name: &str,
     f: impl FnOnce(&Entry) -> Result<T, ApiError>,
 ) -> Result<T, ApiError> {
-    state.settle(Instant::now());
+    state.settle(state.clock.now());
     let catalog = state
         .catalog
         .read()
@@ -182,7 +181,7 @@ pub(crate) async fn update(
             format!("the body must be a JSON Patch document (RFC 6902): {e}"),
         )
     })?;
-    state.settle(Instant::now());
+    state.settle(state.clock.now());
     let mut catalog = state
         .catalog
         .write()
@@ -213,6 +212,12 @@ pub(crate) async fn update(
         ));
     }
     let part = |key: &str| doc["published_version"][key].clone();
+    // The output schema is what values are made for and checked against: a type JSON Schema
+    // does not define is refused (inputs keep the record's own words, which /v1 leaves open).
+    crate::request::read_schema(
+        &part("output_schema"),
+        "body.published_version.output_schema",
+    )?;
     let mut record = agents_schema::json_schema::record(
         &name,
         &part("input_schema"),
@@ -259,11 +264,17 @@ pub(crate) async fn update(
         .iter()
         .any(|k| part(k) != before["published_version"][*k]);
     if schemas_changed {
-        catalog.insert_private(&owner, record, uuid::Uuid::new_v4().to_string());
+        catalog.insert_private(
+            &owner,
+            record,
+            uuid::Uuid::new_v4().to_string(),
+            state.clock.wall(),
+        );
     } else {
         let record = Arc::new(record);
         entry.record = record.clone();
         entry.published.record = record;
+        entry.touch(state.clock.wall());
     }
     let Some(entry) = catalog.get(&ctx.account.name, &name) else {
         return Err(ApiError::not_found(format!("template `{name}` is gone")));
@@ -278,7 +289,7 @@ pub(crate) async fn delete(
     Extension(version): Extension<ApiVersion>,
     ApiPath(name): ApiPath<String>,
 ) -> Result<StatusCode, ApiError> {
-    state.settle(Instant::now());
+    state.settle(state.clock.now());
     let mut catalog = state
         .catalog
         .write()
@@ -317,7 +328,7 @@ fn check_run(
     version: ApiVersion,
     body: Map<String, Value>,
 ) -> Result<Checked, ApiError> {
-    state.settle(Instant::now());
+    state.settle(state.clock.now());
     let field = version.template_field();
     let agent = required_str(&body, field)?;
     if body.get("params").is_none_or(Value::is_null) {
@@ -355,7 +366,7 @@ pub(crate) async fn run(
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
     let checked = check_run(&state, &ctx, version, body)?;
-    Ok(Json(checked.spec.result(&ctx.task_id)))
+    Ok(Json(checked.spec.result(&ctx.task_id, state.clock.wall())))
 }
 
 /// Starts a run as a task (with delivery to a bucket or a callback when asked).
@@ -379,11 +390,12 @@ pub(crate) async fn run_async(
         agent,
         "agent",
         Flow::Started,
-        (duration, end),
+        (&state.clock, duration, end),
         checked.request,
-    );
+    )
+    .made_in(version);
     let answer = task.created(
-        Instant::now(),
+        state.clock.now(),
         state.base_url.get().map_or("", String::as_str),
     );
     lock(&state.tasks).insert(task_id.clone(), task);

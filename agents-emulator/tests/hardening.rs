@@ -249,14 +249,7 @@ async fn cloud_delivery_never_writes_outside_the_bucket_directory() {
 }
 
 fn uuid_like() -> String {
-    format!(
-        "{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    )
+    format!("{}-{}", std::process::id(), uuid::Uuid::new_v4())
 }
 
 /// The emulator binary as a child process, killed on drop.
@@ -513,4 +506,146 @@ async fn job_runs_are_bounded_and_paged_before_they_are_described() {
     assert_eq!(page["total"], agents_emulator::MAX_RUNS_PER_JOB, "{page}");
     assert_eq!(page["items"].as_array().unwrap().len(), 1);
     assert_eq!(page["items"][0]["input_count"], 1_000);
+}
+
+async fn send(
+    e: &EmulatorHandle,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Vec<u8>>,
+) -> (StatusCode, Option<String>, String) {
+    let mut r = Client::new()
+        .request(method, format!("{}{path}", e.base_url()))
+        .bearer_auth(KEY);
+    if let Some(b) = body {
+        r = r.header("content-type", "application/json").body(b);
+    }
+    let r = r.send().await.unwrap();
+    let status = r.status();
+    let ct = r
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (status, ct, r.text().await.unwrap())
+}
+
+/// The small things of the `/v2` surface under bad input: every error is the JSON error
+/// shape, a page size of 0 is refused, a template's `updated_at` moves with every change, a
+/// `/v2` task points at `/v2` URLs, output schemas name JSON Schema types, object keys fit a
+/// bucket.
+#[tokio::test]
+async fn small_v2_edges_answer_json_and_refuse_what_cannot_work() {
+    use reqwest::Method;
+    let e = emulator(Emulator::builder().rate_limit(None)).await;
+    let big = vec![b' '; agents_emulator::routes::MAX_BODY + 1024];
+    let (_, job) = post(
+        &e,
+        "/v2/jobs",
+        &json!({"name": "j", "extract_template_name": "retailer_a_pdp"}),
+    )
+    .await;
+    let (_, agent) = post(&e, "/v2/agents", &json!({"agent_name": "a"})).await;
+    for (method, path) in [
+        (
+            Method::POST,
+            format!("/v2/jobs/{}/runs", job["id"].as_str().unwrap()),
+        ),
+        (
+            Method::PATCH,
+            format!("/v2/agents/{}", agent["id"].as_str().unwrap()),
+        ),
+    ] {
+        let (status, ct, body) = send(&e, method, &path, Some(big.clone())).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{path}");
+        assert!(ct.unwrap().starts_with("application/json"), "{path}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["error"]["code"], "PAYLOAD_TOO_LARGE");
+    }
+    let (status, ct, body) = send(&e, Method::POST, "/downloads/x", None).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(ct.unwrap().starts_with("application/json"));
+    assert!(serde_json::from_str::<Value>(&body).unwrap()["error"].is_object());
+
+    for path in [
+        "/v2/extract/templates?limit=0",
+        "/v2/extract/templates/retailer_a_pdp/versions?limit=0",
+        "/v2/jobs?limit=0",
+    ] {
+        let (status, v) = get(&e, path).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}: {v}");
+        assert_eq!(v["error"]["field"], "limit", "{path}: {v}");
+    }
+
+    // A template of one's own, changed in place twice: updated_at moves each time.
+    let (status, made) = post(
+        &e,
+        "/v2/extract/templates/generations",
+        &json!({"prompt": "the title", "url": "https://market.example/l/1", "name": "mine"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    e.advance(Duration::from_secs(3600));
+    let (_, before) = get(&e, "/v2/extract/templates/mine").await;
+    let mut seen = vec![before["updated_at"].clone()];
+    for name in ["One", "Two"] {
+        let op = json!([{"op": "replace", "path": "/published_version/metadata/display_name",
+                         "value": name}]);
+        let (status, _, body) = send(
+            &e,
+            Method::PATCH,
+            "/v2/extract/templates/mine",
+            Some(op.to_string().into_bytes()),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert!(
+            !seen.contains(&v["updated_at"]),
+            "{seen:?} {}",
+            v["updated_at"]
+        );
+        seen.push(v["updated_at"].clone());
+    }
+
+    // A /v2 async task points at /v2.
+    let (status, task) = post(
+        &e,
+        "/v2/extract/templates/async",
+        &json!({"template": "retailer_a_pdp", "params": {"asin": "B1"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{task}");
+    for key in ["status_url", "download_url"] {
+        let url = task["task"][key].as_str().unwrap();
+        assert!(url.contains("/v2/tasks/"), "{key}: {url}");
+    }
+
+    // Output schemas name JSON Schema types.
+    let weird = json!({"type": "object", "properties": {"x": {"type": "weird"}}});
+    let (status, v) = post(&e, "/v2/agents", &json!({"output_schema": weird})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(
+        v["error"]["field"], "output_schema.properties.x.type",
+        "{v}"
+    );
+    let (status, v) = post(
+        &e,
+        "/v2/extract/templates/generations",
+        &json!({"prompt": "p", "url": "https://market.example/l/2", "name": "weird",
+                "output_schema": weird}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+
+    // An object key longer than a bucket takes is refused, not written as 2,000 directories.
+    let (status, v) = post(
+        &e,
+        "/v2/extract/templates/async",
+        &json!({"template": "retailer_a_pdp", "params": {"asin": "B1"},
+                "storage_type": "s3", "storage_url": "s3://bucket/prefix/",
+                "storage_object_name": "a/".repeat(2_000)}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
+    assert_eq!(v["error"]["field"], "storage_object_name", "{v}");
 }

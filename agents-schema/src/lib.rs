@@ -270,6 +270,63 @@ impl FieldSchema {
             } == FieldSchema::default()
     }
 
+    /// Every `type` name in this schema and the schemas inside it that JSON Schema does not
+    /// define ([`TYPE_NAMES`]), with the JSON pointer of each, relative to this schema
+    /// (`/properties/when/type`). A schema read from a stranger can be refused with these.
+    pub fn unknown_types(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        self.unknown_types_at("", &mut out);
+        out
+    }
+
+    fn unknown_types_at(&self, at: &str, out: &mut Vec<(String, String)>) {
+        let names: &[String] = match &self.ty {
+            Some(SchemaType::One(name)) => std::slice::from_ref(name),
+            Some(SchemaType::Union(names)) => names,
+            None => &[],
+        };
+        for (i, name) in names.iter().enumerate() {
+            if !TYPE_NAMES.contains(&name.as_str()) {
+                let pointer = match &self.ty {
+                    Some(SchemaType::Union(_)) => format!("{at}/type/{i}"),
+                    _ => format!("{at}/type"),
+                };
+                out.push((pointer, name.clone()));
+            }
+        }
+        let escape = |key: &str| key.replace('~', "~0").replace('/', "~1");
+        let maps = [
+            ("properties", &self.properties),
+            ("$defs", &self.defs),
+            ("definitions", &self.definitions),
+            ("patternProperties", &self.pattern_properties),
+        ];
+        for (key, map) in maps {
+            for (name, s) in map.iter().flatten() {
+                s.unknown_types_at(&format!("{at}/{key}/{}", escape(name)), out);
+            }
+        }
+        let lists = [
+            ("anyOf", &self.any_of),
+            ("oneOf", &self.one_of),
+            ("allOf", &self.all_of),
+            ("prefixItems", &self.prefix_items),
+        ];
+        for (key, list) in lists {
+            for (i, s) in list.iter().flatten().enumerate() {
+                s.unknown_types_at(&format!("{at}/{key}/{i}"), out);
+            }
+        }
+        for (key, s) in [
+            ("items", &self.items),
+            ("additionalProperties", &self.additional_properties),
+        ] {
+            if let Some(s) = s {
+                s.unknown_types_at(&format!("{at}/{key}"), out);
+            }
+        }
+    }
+
     /// The named schemas of this document, `$defs` then `definitions`.
     pub fn named(&self) -> impl Iterator<Item = (&String, &FieldSchema)> {
         self.defs.iter().chain(&self.definitions).flatten()
@@ -345,6 +402,11 @@ pub enum SchemaType {
     /// `"type": ["string", "null"]`.
     Union(Vec<String>),
 }
+
+/// The type names JSON Schema defines.
+pub const TYPE_NAMES: [&str; 7] = [
+    "string", "number", "integer", "boolean", "object", "array", "null",
+];
 
 impl SchemaType {
     /// The one non-`null` type name, when there is exactly one.

@@ -128,6 +128,9 @@ pub(super) fn check_actions(v: &Value) -> Result<Vec<(String, Value)>, ApiError>
 
 /// Runs browser actions; each result's `status` is one of the vendor's values (`done`, `error`,
 /// `skipped`; the service's documentation does not show them).
+// Actions wait in real time (a `wait` sleeps), and their durations are measured in it: the
+// emulator's clock is for what follows its lifecycle, not for timing work done now.
+#[allow(clippy::disallowed_methods)]
 pub(super) async fn run_actions(actions: Vec<(String, Value)>) -> Value {
     let started = Instant::now();
     let mut results = Vec::new();

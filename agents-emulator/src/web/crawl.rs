@@ -218,6 +218,7 @@ pub(super) fn schedule_callbacks(state: Arc<State>, crawl_id: String, cb: Callba
         let send = |event: &'static str, extra: Value| {
             let cb = &cb;
             let crawl_id = &crawl_id;
+            let at = state.clock.wall();
             async move {
                 if !cb.events.iter().any(|e| e == event) {
                     return Ok(());
@@ -226,7 +227,7 @@ pub(super) fn schedule_callbacks(state: Arc<State>, crawl_id: String, cb: Callba
                     "event": event,
                     "crawl_id": crawl_id,
                     "metadata": cb.metadata,
-                    "timestamp": timestamp(SystemTime::now()),
+                    "timestamp": timestamp(at),
                 });
                 if let (Value::Object(p), Value::Object(x)) = (&mut payload, extra) {
                     p.extend(x);
@@ -251,9 +252,9 @@ pub(super) fn schedule_callbacks(state: Arc<State>, crawl_id: String, cb: Callba
         let mut ends = ends;
         ends.sort_by_key(|(_, at)| *at);
         for (task_id, at) in ends {
-            tokio::time::sleep_until(at.into()).await;
+            state.clock.sleep_until(at).await;
             let status = lock(&state.tasks).get(&task_id).map_or("failed", |t| {
-                match t.state(Instant::now()) {
+                match t.state(state.clock.now()) {
                     TaskState::Success => "completed",
                     _ => "failed",
                 }
@@ -264,7 +265,7 @@ pub(super) fn schedule_callbacks(state: Arc<State>, crawl_id: String, cb: Callba
         let record = lock(&state.crawls)
             .get(&crawl_id)
             .cloned()
-            .map(|c| crawl_record(&state, &c, Instant::now()));
+            .map(|c| crawl_record(&state, &c, state.clock.now()));
         let ended = record
             .as_ref()
             .and_then(|r| r["status"].as_str())
@@ -302,8 +303,8 @@ pub(crate) async fn crawl(
     }
     let options = crawl_options(&body, &d);
     let pages = discover(&url, &d).await;
-    let now = Instant::now();
-    let created = SystemTime::now();
+    let now = state.clock.now();
+    let created = state.clock.wall();
     let base = state.config.lifecycle.task;
     let mut ids = Vec::new();
     for (i, (u, page)) in pages.into_iter().enumerate() {
@@ -313,7 +314,7 @@ pub(crate) async fn crawl(
                 let mut req = Map::new();
                 req.insert("url".into(), json!(u.as_str()));
                 req.insert("formats".into(), json!(["html", "markdown", "links"]));
-                match extract_result(&req, &id).await {
+                match extract_result(&req, &id, state.clock.wall()).await {
                     Ok(r) => TaskEnd::Value(Arc::new(r)),
                     Err(e) => TaskEnd::Error(e.message),
                 }
@@ -329,7 +330,7 @@ pub(crate) async fn crawl(
                 "crawl",
                 "extract",
                 Flow::Pending,
-                (duration, end),
+                (&state.clock, duration, end),
                 json!({ "url": u.as_str() }),
             ),
         );
@@ -369,7 +370,7 @@ pub(crate) async fn crawl_get(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let c = find_crawl(&state, &ctx, &id)?;
-    Ok(Json(crawl_record(&state, &c, Instant::now())))
+    Ok(Json(crawl_record(&state, &c, state.clock.now())))
 }
 
 /// `DELETE /v1/crawl/{id}`: pending pages fail, the crawl is canceled.
@@ -379,13 +380,13 @@ pub(crate) async fn crawl_delete(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     find_crawl(&state, &ctx, &id)?;
-    let now = Instant::now();
+    let now = state.clock.now();
     {
         let mut crawls = lock(&state.crawls);
         if let Some(c) = crawls.get_mut(&id)
             && c.canceled_at.is_none()
         {
-            c.canceled_at = Some(SystemTime::now());
+            c.canceled_at = Some(state.clock.wall());
             let mut tasks = lock(&state.tasks);
             for t in &c.tasks {
                 if let Some(task) = tasks.get_mut(t)
@@ -412,7 +413,7 @@ pub(crate) async fn crawl_list(
         .cloned()
         .collect();
     mine.sort_by(|a, b| b.created.cmp(&a.created).then_with(|| a.id.cmp(&b.id)));
-    let now = Instant::now();
+    let now = state.clock.now();
     let total = mine.len();
     // The vendor's models page the list (`{data, pagination}`); the service's documentation does not show it.
     Json(json!({

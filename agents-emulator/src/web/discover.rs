@@ -1,6 +1,7 @@
 //! Discovering a site's pages (sitemap and links, breadth first), shared by map and crawl;
 //! `POST /v1/map` and its async variant.
 
+use agents_runtime::endpoint::ApiVersion;
 use std::collections::{BTreeSet, VecDeque};
 
 use axum::Extension;
@@ -230,8 +231,9 @@ pub(super) async fn map_result(
 pub(crate) async fn map<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
     let result = map_result(&body, &ctx.task_id).await?;
-    Ok(finish::<ASYNC>(&state, &ctx, "map", body, result))
+    Ok(finish::<ASYNC>(&state, &ctx, version, "map", body, result))
 }

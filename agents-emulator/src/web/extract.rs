@@ -1,5 +1,6 @@
 //! `POST /v1/extract` and its async variant.
 
+use agents_runtime::endpoint::ApiVersion;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
@@ -22,7 +23,11 @@ pub(super) const EXTRACT_FORMATS: [&str; 5] =
     ["html", "markdown", "headers", "links", "screenshot"];
 
 /// Checks an extract request and computes its result.
-pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<Value, ApiError> {
+pub async fn extract_result(
+    body: &Map<String, Value>,
+    task_id: &str,
+    at: SystemTime,
+) -> Result<Value, ApiError> {
     let url = parse_url(required_str(body, "url")?, "url")?;
     let mut formats = Vec::new();
     if let Some(v) = body.get("formats").filter(|v| !v.is_null()) {
@@ -95,6 +100,8 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
         None => None,
     };
     let driver = optional_str(body, "driver")?.map(str::to_owned);
+    // How long the actions took in real time (they wait for real).
+    #[allow(clippy::disallowed_methods)]
     let started = Instant::now();
     let action_results = match actions {
         Some(a) => Some(run_actions(a).await),
@@ -145,7 +152,7 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
         "warnings": warnings,
         "metadata": {
             "driver": driver,
-            "query_time": timestamp(SystemTime::now()),
+            "query_time": timestamp(at),
             "query_duration": started.elapsed().as_millis() as u64,
         }
     }))
@@ -156,15 +163,16 @@ pub async fn extract_result(body: &Map<String, Value>, task_id: &str) -> Result<
 pub(crate) fn answer<const ASYNC: bool>(
     state: &Arc<State>,
     ctx: &Ctx,
+    version: ApiVersion,
     api: &str,
     mut body: Map<String, Value>,
-    result: impl FnOnce(&Map<String, Value>, &str) -> Result<Value, ApiError>,
+    result: impl FnOnce(&Map<String, Value>, &str, std::time::SystemTime) -> Result<Value, ApiError>,
 ) -> Result<Json<Value>, ApiError> {
     if ASYNC {
         crate::delivery::check(&mut body)?;
     }
-    let result = result(&body, &ctx.task_id)?;
-    Ok(finish::<ASYNC>(state, ctx, api, body, result))
+    let result = result(&body, &ctx.task_id, state.clock.wall())?;
+    Ok(finish::<ASYNC>(state, ctx, version, api, body, result))
 }
 
 /// A result answered now (`ASYNC = false`), or stored as a task that finishes on the lifecycle
@@ -174,6 +182,7 @@ pub(crate) fn answer<const ASYNC: bool>(
 pub(crate) fn finish<const ASYNC: bool>(
     state: &Arc<State>,
     ctx: &Ctx,
+    version: ApiVersion,
     api: &str,
     input: Map<String, Value>,
     result: Value,
@@ -190,13 +199,15 @@ pub(crate) fn finish<const ASYNC: bool>(
         crate::lifecycle::api_type(api),
         Flow::Pending,
         (
+            &state.clock,
             faults.duration(state.config.lifecycle.task),
             faults.end(0, TaskEnd::Value(Arc::new(result))),
         ),
         Value::Object(input),
-    );
+    )
+    .made_in(version);
     let answer = task.created(
-        Instant::now(),
+        state.clock.now(),
         state.base_url.get().map_or("", String::as_str),
     );
     lock(&state.tasks).insert(ctx.task_id.clone(), task);
@@ -210,8 +221,11 @@ pub(crate) fn finish<const ASYNC: bool>(
 pub(crate) async fn extract<const ASYNC: bool>(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let result = extract_result(&body, &ctx.task_id).await?;
-    Ok(finish::<ASYNC>(&state, &ctx, "extract", body, result))
+    let result = extract_result(&body, &ctx.task_id, state.clock.wall()).await?;
+    Ok(finish::<ASYNC>(
+        &state, &ctx, version, "extract", body, result,
+    ))
 }

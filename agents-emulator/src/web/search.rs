@@ -152,5 +152,7 @@ pub(crate) async fn search<const ASYNC: bool>(
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
     let result = search_result(&body, &ctx.task_id, version)?;
-    Ok(finish::<ASYNC>(&state, &ctx, "search", body, result))
+    Ok(finish::<ASYNC>(
+        &state, &ctx, version, "search", body, result,
+    ))
 }

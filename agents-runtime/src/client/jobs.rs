@@ -616,12 +616,78 @@ impl Client {
 
     /// Downloads an artifact's bytes through its download URL (no credentials are sent there;
     /// at most [`ClientBuilder::max_response_bytes`](super::ClientBuilder::max_response_bytes)).
+    ///
+    /// The bytes are checked against what the artifact says it is before they are handed out:
+    /// an HTML page (a proxy's or a login page's answer with status 200), or bytes that are not
+    /// of the artifact's format (Parquet without its `PAR1` marks, JSON lines that do not start
+    /// as JSON), are an [`Error::Decode`] naming the format, not an artifact.
     pub async fn download_artifact(
         &self,
         run_id: &str,
         artifact_id: &str,
     ) -> Result<bytes::Bytes, Error> {
+        let artifact = self.artifact(run_id, artifact_id).await?;
         let link = self.artifact_download_url(run_id, artifact_id).await?;
-        self.download(&link.url).await
+        let got = self.download(&link.url).await?;
+        match artifact_problem(&artifact.kind, got.content_type.as_deref(), &got.bytes) {
+            None => Ok(got.bytes),
+            Some(message) => Err(Error::Decode(Box::new(super::error::DecodeError {
+                path: ".".to_owned(),
+                message,
+                body: String::from_utf8_lossy(&got.bytes[..got.bytes.len().min(512)]).into_owned(),
+                info: got.info,
+            }))),
+        }
+    }
+}
+
+/// Why `bytes` (sent as `content_type`) are not an artifact of `kind`, if they are not.
+fn artifact_problem(kind: &str, content_type: Option<&str>, bytes: &[u8]) -> Option<String> {
+    let mime = content_type
+        .and_then(|c| c.split(';').next())
+        .map(|c| c.trim().to_ascii_lowercase());
+    if mime.as_deref() == Some("text/html") {
+        return Some(format!(
+            "the download answered an HTML page (Content-Type text/html), not a {kind} artifact"
+        ));
+    }
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+    let parquet = bytes.len() >= 8 && bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1");
+    match kind {
+        "parquet" if !parquet => Some(
+            "the download is not Parquet: it lacks the PAR1 marks a Parquet file starts and \
+             ends with"
+                .to_owned(),
+        ),
+        "jsonl" | "json" if !matches!(first, None | Some(b'{' | b'[')) => Some(format!(
+            "the download is not JSON lines: it starts with {:?}",
+            first.map(char::from).unwrap_or(' ')
+        )),
+        _ if first == Some(b'<') => Some(format!(
+            "the download looks like an HTML page, not a {kind} artifact"
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::artifact_problem;
+
+    #[test]
+    fn an_artifact_is_what_it_says_it_is() {
+        let page = b"<!doctype html><html>Sign in</html>";
+        for kind in ["parquet", "jsonl", "csv"] {
+            assert!(artifact_problem(kind, Some("text/html; charset=utf-8"), b"a,b").is_some());
+            assert!(artifact_problem(kind, Some("application/octet-stream"), page).is_some());
+        }
+        assert_eq!(artifact_problem("parquet", None, b"PAR1....PAR1"), None);
+        assert!(artifact_problem("parquet", None, b"PAR1").is_some());
+        assert_eq!(artifact_problem("jsonl", None, b"{\"a\": 1}\n"), None);
+        assert_eq!(artifact_problem("jsonl", None, b""), None);
+        assert_eq!(
+            artifact_problem("csv", Some("text/csv"), b"a,b\n1,2\n"),
+            None
+        );
     }
 }

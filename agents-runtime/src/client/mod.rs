@@ -358,13 +358,22 @@ impl Client {
     /// Downloads `url` outside the API (a signed storage URL: no API key is sent, no rate
     /// limit applies), up to `max_response_bytes`; a non-2xx answer is an [`Error`] as the
     /// API's would be.
-    pub(crate) async fn download(&self, url: &str) -> Result<bytes::Bytes, Error> {
+    pub(crate) async fn download(&self, url: &str) -> Result<Download, Error> {
         let parsed = Url::parse(url)
             .map_err(|e| Error::Config(format!("the download URL {url:?} does not parse: {e}")))?;
         let mut resp = self.inner.http.get(parsed).send().await?;
         let info = ResponseInfo::new(resp.status().as_u16(), resp.headers());
+        let content_type = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let bytes = read_answer(&mut resp, &info, self.inner.max_response_bytes).await?;
-        Ok(bytes.into())
+        Ok(Download {
+            bytes: bytes.into(),
+            content_type,
+            info,
+        })
     }
 
     /// Sends `body` (serialized once; a failure names `what`) to an endpoint that changes
@@ -391,6 +400,13 @@ impl Client {
         self.send(endpoint, segments, query, None, Idempotency::Safe)
             .await
     }
+}
+
+/// What a download URL answered.
+pub(crate) struct Download {
+    pub(crate) bytes: bytes::Bytes,
+    pub(crate) content_type: Option<String>,
+    pub(crate) info: ResponseInfo,
 }
 
 #[cfg(test)]

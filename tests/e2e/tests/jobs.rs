@@ -113,6 +113,28 @@ async fn a_triggered_run_writes_artifacts_in_each_format() {
     }
 }
 
+/// A download URL works for 15 minutes of the emulator's clock, which the test moves instead of
+/// waiting.
+#[tokio::test]
+async fn a_download_url_expires_on_the_emulators_clock() {
+    let e = emulator().await;
+    let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
+    let job = c
+        .create_job(JobRequest::new("expiring", "retailer_a_pdp").inputs(inputs()))
+        .await
+        .unwrap();
+    let handle = c.trigger_job(&job.id, None).await.unwrap();
+    e.advance(Duration::from_secs(60));
+    let run = handle.with_wait(fast()).wait().await.unwrap();
+    let link = c.artifact_download_url(&run.id, "1").await.unwrap();
+    assert!(reqwest::get(&link.url).await.unwrap().status().is_success());
+    e.advance(Duration::from_secs(15 * 60));
+    let expired = reqwest::get(&link.url).await.unwrap();
+    assert_eq!(expired.status(), reqwest::StatusCode::FORBIDDEN);
+    let body: serde_json::Value = expired.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "EXPIRED", "{body}");
+}
+
 #[tokio::test]
 async fn schedules_run_jobs_and_runs_can_be_cancelled() {
     let e = emulator().await;

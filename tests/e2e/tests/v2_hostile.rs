@@ -59,3 +59,47 @@ async fn one_bad_record_in_a_list_is_one_error_and_the_rest_arrive() {
         e.path
     );
 }
+
+/// A download URL that answers a page (a proxy's sign-in page, status 200) is not an artifact.
+#[tokio::test]
+async fn a_download_that_answers_a_page_is_not_an_artifact() {
+    for (kind, content_type) in [
+        ("parquet", "text/html"),
+        ("jsonl", "application/octet-stream"),
+    ] {
+        let app = Router::new()
+            .route(
+                "/v2/jobs/runs/{run}/artifacts/{id}",
+                get(move || async move {
+                    axum::Json(json!({"id": "1", "type": kind, "description": "results"}))
+                }),
+            )
+            .route(
+                "/v2/jobs/runs/{run}/artifacts/{id}/download-url",
+                get(|headers: axum::http::HeaderMap| async move {
+                    let host = headers["host"].to_str().unwrap().to_owned();
+                    axum::Json(json!({"url": format!("http://{host}/dl"),
+                                      "expires_at": "2026-11-25T00:00:00Z"}))
+                }),
+            )
+            .route(
+                "/dl",
+                get(move || async move {
+                    (
+                        [(axum::http::header::CONTENT_TYPE, content_type)],
+                        "<!doctype html><html><body>Sign in</body></html>",
+                    )
+                }),
+            );
+        let base = serve(app).await;
+        let err = v2(&base).download_artifact("r", "1").await.unwrap_err();
+        let Error::Decode(e) = &err else {
+            panic!("{kind}: {err}");
+        };
+        assert!(
+            e.message.starts_with("the download"),
+            "{kind}: {}",
+            e.message
+        );
+    }
+}
