@@ -152,8 +152,11 @@ def research(suite, nimble_python, v, agents, models, start, names):
                        aid, body=[{"op": "replace", "path": "/display_name", "value": "Analyst"}]))
     if patched and patched["display_name"] != "Analyst":
         suite.ok("PATCH changes the research agent", f"{patched!r}"[:500])
+    # The run lasts 1.5 s, so keep-alive comments (every 100 ms under --fast) come between its
+    # events: the SDK's decoder must read the stream whole through them.
     run = call(f"POST {path}/{{id}}/runs", models["run"],
-               lambda c: start(c, aid, input="Who founded Example Corp?", enable_events=True))
+               lambda c: start(c, aid, input="Who founded Example Corp?", enable_events=True,
+                               extra_headers={"x-emulator-task-ms": "1500"}))
     if not run:
         return
     rid = run["id"]
@@ -167,6 +170,8 @@ def research(suite, nimble_python, v, agents, models, start, names):
         # events); 1.6.0 yields each event's JSON data.
         events = [{"status": "completed"}] if stream is None else list(stream)
         last = events[-1] if events else None
+        if not all(isinstance(e, dict) for e in events):
+            suite.ok(f"GET {path}/{{id}}/runs/{{run}}/events", f"events {events!r}"[:500])
         if not (isinstance(last, dict) and last.get("status") == "completed"):
             suite.ok(f"GET {path}/{{id}}/runs/{{run}}/events", f"last event {last!r}")
         else:

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use agents_runtime::endpoint::ApiVersion;
 use agents_runtime::research::{Broken, check_agent, check_run};
 use agents_schema::FieldSchema;
+use axum::body::Bytes;
 use axum::extract::State as AxState;
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
@@ -620,8 +620,12 @@ fn event_fault(headers: &HeaderMap) -> EventFault {
 const MAX_STALL: Duration = Duration::from_secs(600);
 
 /// A run's events as server-sent events, numbered from 1; `Last-Event-ID` resumes after that
-/// event. Events come as they happen, with a keep-alive comment between them; the stream ends
-/// after the run's final status. 422 for a run made without `enable_events`.
+/// event. Events come as they happen, the stream ends after the run's final status. 422 for a
+/// run made without `enable_events`.
+///
+/// While no event is due, a keep-alive comment line (`:`) goes out every `keep_alive`, with no
+/// blank line after it: a blank line ends an event, and a decoder that keeps the last event id
+/// (the vendor's 1.6.0) dispatches an empty event on one, which its reader then fails to parse.
 pub(crate) async fn events(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
@@ -654,39 +658,37 @@ pub(crate) async fn events(
         EventFault::None => {}
     }
     queue.reverse();
+    let keep_alive = (fault != EventFault::Stall).then_some(state.config.lifecycle.keep_alive);
     let shared = state.clone();
-    let stream = futures::stream::unfold((queue, fault), move |(mut queue, fault)| {
+    let stream = futures::stream::unfold(queue, move |mut queue| {
         let state = shared.clone();
         async move {
-            match queue.pop() {
-                Some((n, at, name, data)) => {
-                    state.clock.sleep_until(at).await;
-                    let event = Event::default()
-                        .id(n.to_string())
-                        .event(name)
-                        .data(data.to_string());
-                    Some((Ok::<Event, Infallible>(event), (queue, fault)))
-                }
-                None if fault == EventFault::Stall => {
+            let Some(&(n, at, name, _)) = queue.last() else {
+                if fault == EventFault::Stall {
                     tokio::time::sleep(MAX_STALL).await;
-                    None
                 }
-                None => None,
+                return None;
+            };
+            if let Some(every) = keep_alive
+                && state.clock.now() + every < at
+            {
+                state.clock.sleep_until(state.clock.now() + every).await;
+                return Some((Ok::<Bytes, Infallible>(Bytes::from_static(b":\n")), queue));
             }
+            state.clock.sleep_until(at).await;
+            let data = queue.pop().map(|(.., data)| data).unwrap_or_default();
+            let event = format!("id: {n}\nevent: {name}\ndata: {data}\n\n");
+            Some((Ok(Bytes::from(event)), queue))
         }
     });
-    let sse = Sse::new(stream);
-    let mut resp = if fault == EventFault::Stall {
-        sse.into_response()
-    } else {
-        sse.keep_alive(KeepAlive::new().interval(state.config.lifecycle.keep_alive))
-            .into_response()
-    };
-    resp.headers_mut().insert(
-        header::CACHE_CONTROL,
-        header::HeaderValue::from_static("no-cache"),
-    );
-    Ok(resp)
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        axum::body::Body::from_stream(stream),
+    )
+        .into_response())
 }
 
 /// A page a run cites: its title and the passage the citation quotes. Served without a key, as

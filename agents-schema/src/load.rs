@@ -51,24 +51,27 @@ impl fmt::Display for ErrorList<'_> {
 }
 
 pub(crate) fn record_from_json(text: &str) -> Result<AgentRecord, RecordError> {
-    let tree: Json = serde_json::from_str(text).map_err(|e| RecordError::Syntax {
-        line: e.line(),
-        column: e.column(),
-        message: strip_position(&e.to_string()),
+    let tree: Json = crate::deep::from_slice(text.as_bytes()).map_err(|e| match e {
+        crate::deep::DeepError::Json {
+            message,
+            line,
+            column,
+        } => RecordError::Syntax {
+            line,
+            column,
+            message,
+        },
+        too_deep => RecordError::Syntax {
+            line: 1,
+            column: 1,
+            message: too_deep.to_string(),
+        },
     })?;
     let mut reader = Reader::default();
     let record = reader.any(&tree);
     match record {
         Some(record) if reader.errors.is_empty() => Ok(record),
         _ => Err(RecordError::Invalid(reader.errors)),
-    }
-}
-
-/// serde_json appends " at line L column C"; the variant carries those separately.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
     }
 }
 

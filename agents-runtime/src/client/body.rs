@@ -97,6 +97,23 @@ pub(crate) fn decode_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, (Strin
     if let Ok(v) = crate::decode::from_slice::<T>(bytes) {
         return Ok(v);
     }
+    // Past serde_json's 128 levels (a template whose schema nests 60 deep), the answer is read
+    // as the generator reads a record: up to `deep::MAX_DEPTH`, the stack grown as needed.
+    let depth = agents_schema::deep::depth(bytes);
+    if depth > 128 {
+        if depth > agents_schema::deep::MAX_DEPTH {
+            let too_deep = agents_schema::deep::DeepError::TooDeep { depth };
+            return Err((".".to_owned(), too_deep.to_string()));
+        }
+        let mut at = String::from(".");
+        return agents_schema::deep::with_deep_deserializer(bytes, |de| {
+            serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
+                at = e.path().to_string();
+                e.into_inner()
+            })
+        })
+        .map_err(|e| (at, e.to_string()));
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize::<_, T>(&mut de)
         .map_err(|e| (e.path().to_string(), e.inner().to_string()))?;

@@ -155,7 +155,9 @@ pub(crate) fn paged_stream<T: DeserializeOwned + Send + 'static>(
 /// One item of a list, decoded alone: an error names the item's position in the whole list
 /// and the path inside it.
 fn item_of<T: DeserializeOwned>(item: Value, at: u64, info: &ResponseInfo) -> Result<T, Error> {
-    serde_path_to_error::deserialize::<_, T>(&item).map_err(|e| {
+    // An item may nest as deep as the answer did (up to `deep::MAX_DEPTH`): the stack grows as
+    // it is read.
+    serde_path_to_error::deserialize::<_, T>(serde_stacker::Deserializer::new(&item)).map_err(|e| {
         let inner = e.path().to_string();
         let path = if inner == "." {
             format!("items[{at}]")

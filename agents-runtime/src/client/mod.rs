@@ -27,6 +27,7 @@ pub mod run;
 pub mod serp;
 #[cfg(feature = "redis")]
 mod shared;
+mod sse;
 pub mod tasks;
 pub mod templates;
 mod throttle;
@@ -178,6 +179,26 @@ impl Client {
             .base
             .join(&path)
             .map_err(|e| Error::Config(format!("cannot form a URL for {path}: {e}")))?;
+        self.retrying(&method, &url, class, |deadline| {
+            self.attempt::<T>(method.clone(), url.clone(), query, body, deadline)
+        })
+        .await
+    }
+
+    /// Runs `attempt` (given the time past which it must not wait on the client's pause) until
+    /// it succeeds or the retry policy says stop: the one retry loop, for calls and for opening
+    /// event streams alike.
+    async fn retrying<R, F, Fut>(
+        &self,
+        method: &Method,
+        url: &Url,
+        class: Idempotency,
+        mut attempt_once: F,
+    ) -> Result<(R, ResponseInfo), Error>
+    where
+        F: FnMut(Instant) -> Fut,
+        Fut: std::future::Future<Output = Result<(R, ResponseInfo), Error>>,
+    {
         let policy = &self.inner.retry;
         let mut schedule = policy.schedule();
         let clock = &*self.inner.clock;
@@ -194,10 +215,7 @@ impl Client {
                 status = tracing::field::Empty,
                 task_id = tracing::field::Empty,
             );
-            let result = self
-                .attempt::<T>(method.clone(), url.clone(), query, body, deadline)
-                .instrument(span.clone())
-                .await;
+            let result = attempt_once(deadline).instrument(span.clone()).await;
             let mut err = match result {
                 Ok(mut ok) => {
                     ok.1.attempts = attempt;
@@ -331,17 +349,24 @@ impl Client {
             .base
             .join(&path)
             .map_err(|e| Error::Config(format!("cannot form a URL for {path}: {e}")))?;
-        // Past the client's timeout, which bounds whole answers and would cut a long run's
-        // stream; a year stands for "none" (reqwest has no way to lift a client's timeout).
-        let req = self
-            .request(Method::GET, url, &[], None)
-            .headers(headers)
-            .timeout(Duration::from_secs(365 * 24 * 3600));
-        let deadline = self.inner.clock.now() + self.inner.timeout;
-        let (mut resp, info) = self.open(req, deadline).await?;
-        if !(200..300).contains(&info.status) {
-            read_answer(&mut resp, &info, MAX_ERROR_BODY).await?;
-        }
+        let (resp, _) = self
+            .retrying(&Method::GET, &url, Idempotency::Safe, |deadline| {
+                // Past the client's timeout, which bounds whole answers and would cut a long
+                // run's stream; a year stands for "none" (reqwest has no way to lift a client's
+                // timeout).
+                let req = self
+                    .request(Method::GET, url.clone(), &[], None)
+                    .headers(headers.clone())
+                    .timeout(Duration::from_secs(365 * 24 * 3600));
+                async move {
+                    let (mut resp, info) = self.open(req, deadline).await?;
+                    if !(200..300).contains(&info.status) {
+                        read_answer(&mut resp, &info, MAX_ERROR_BODY).await?;
+                    }
+                    Ok((resp, info))
+                }
+            })
+            .await?;
         Ok(resp)
     }
 

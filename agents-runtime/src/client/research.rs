@@ -38,12 +38,10 @@
 //! # Ok(()) }
 //! ```
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use bytes::Bytes;
-use eventsource_stream::{EventStreamError, Eventsource as _};
 use futures::stream::{BoxStream, StreamExt};
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
 use serde::de::DeserializeOwned;
@@ -56,7 +54,8 @@ pub use super::research_run::{
     Effort, ResearchRun, ResearchStatus, RunError, RunFailure, StreamEnd,
 };
 use super::retry::Idempotency;
-use super::waiter::{self, Poll, WaitOptions};
+use super::sse::{SseEvent, SseReader};
+use super::waiter::{self, Poll, WaitError as _, WaitOptions};
 use super::{Client, JsonBody};
 use crate::endpoint::{self, ApiVersion};
 
@@ -876,60 +875,40 @@ impl RunEvent {
     }
 }
 
-/// Why the byte stream under the event parser stopped.
+/// Why the byte stream under the event reader stopped.
 #[derive(Debug)]
 enum Feed {
     Stalled,
-    TooLarge,
     Transport(reqwest::Error),
 }
 
-impl std::fmt::Display for Feed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Feed::Stalled => f.write_str("stalled"),
-            Feed::TooLarge => f.write_str("too large"),
-            Feed::Transport(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-type Events = eventsource_stream::EventStream<BoxStream<'static, Result<Bytes, Feed>>>;
-
-/// A run's response body as bytes, ended by an error when nothing comes for `stall`, or when
-/// more than `limit` bytes come without an event (`pending` counts them; the reader resets it
-/// at each event), so a stream that never ends an event cannot fill memory.
-fn feed(
-    resp: reqwest::Response,
-    stall: Duration,
-    limit: u64,
-    pending: Arc<AtomicU64>,
-) -> BoxStream<'static, Result<Bytes, Feed>> {
+/// A run's response body as bytes, ended by an error when nothing comes for `stall`.
+fn feed(resp: reqwest::Response, stall: Duration) -> BoxStream<'static, Result<Bytes, Feed>> {
     futures::stream::unfold(
         (resp.bytes_stream().boxed(), false),
-        move |(mut body, ended)| {
-            let pending = pending.clone();
-            async move {
-                if ended {
-                    return None;
-                }
-                match tokio::time::timeout(stall, body.next()).await {
-                    Err(_) => Some((Err(Feed::Stalled), (body, true))),
-                    Ok(None) => None,
-                    Ok(Some(Err(e))) => Some((Err(Feed::Transport(e)), (body, true))),
-                    Ok(Some(Ok(chunk))) => {
-                        let n = pending.fetch_add(chunk.len() as u64, Ordering::Relaxed);
-                        if n + chunk.len() as u64 > limit {
-                            Some((Err(Feed::TooLarge), (body, true)))
-                        } else {
-                            Some((Ok(chunk), (body, false)))
-                        }
-                    }
-                }
+        move |(mut body, ended)| async move {
+            if ended {
+                return None;
+            }
+            match tokio::time::timeout(stall, body.next()).await {
+                Err(_) => Some((Err(Feed::Stalled), (body, true))),
+                Ok(None) => None,
+                Ok(Some(Err(e))) => Some((Err(Feed::Transport(e)), (body, true))),
+                Ok(Some(Ok(chunk))) => Some((Ok(chunk), (body, false))),
             }
         },
     )
     .boxed()
+}
+
+/// An open connection's bytes and the reader of its events.
+struct Open {
+    body: BoxStream<'static, Result<Bytes, Feed>>,
+    reader: SseReader,
+    /// Events read but not yet handed out, oldest first.
+    ready: VecDeque<SseEvent>,
+    /// An event went past the size limit: the stream ends once `ready` is handed out.
+    too_large: bool,
 }
 
 /// The event stream of a run: reconnects after a dropped connection from the last event id,
@@ -945,10 +924,9 @@ fn events(
         agent_id: String,
         run_id: String,
         stall: Duration,
-        events: Option<Events>,
+        open: Option<Open>,
         last_id: Option<String>,
         reconnects: u32,
-        pending: Arc<AtomicU64>,
         done: bool,
     }
 
@@ -963,7 +941,7 @@ fn events(
 
         /// The connection ended before the run did: resume from the last event id, or give up.
         fn cut(&mut self) -> Option<Option<Result<RunEvent, Error>>> {
-            self.events = None;
+            self.open = None;
             if self.last_id.is_none() {
                 return Some(self.end(StreamEnd::Cut(0)));
             }
@@ -974,12 +952,46 @@ fn events(
             None
         }
 
+        /// One event handed out: the run's event, or an error for an event that does not read
+        /// (not UTF-8, not JSON), after which the stream goes on.
+        fn hand_out(&mut self, sse: SseEvent) -> Result<RunEvent, Error> {
+            self.reconnects = 0;
+            let id = sse.id.filter(|id| !id.is_empty());
+            if id.is_some() {
+                self.last_id.clone_from(&id);
+            }
+            let text = match sse.data {
+                Ok(text) => text,
+                Err(bytes) => {
+                    return Err(stream_decode(
+                        &self.run_id,
+                        "event data is not UTF-8".to_owned(),
+                        &String::from_utf8_lossy(&bytes),
+                    ));
+                }
+            };
+            let data: Value = serde_json::from_str(&text).map_err(|e| {
+                stream_decode(&self.run_id, format!("event data is not JSON: {e}"), &text)
+            })?;
+            let event = RunEvent::read(id, &sse.event, data);
+            if event.is_final() {
+                self.done = true;
+            }
+            Ok(event)
+        }
+
         async fn next(&mut self) -> Option<Result<RunEvent, Error>> {
             loop {
                 if self.done {
                     return None;
                 }
-                if self.events.is_none() {
+                if let Some(sse) = self.open.as_mut().and_then(|o| o.ready.pop_front()) {
+                    return Some(self.hand_out(sse));
+                }
+                if self.open.as_ref().is_some_and(|o| o.too_large) {
+                    return self.end(StreamEnd::TooLarge(self.client.max_response_bytes()));
+                }
+                if self.open.is_none() {
                     let mut headers = HeaderMap::new();
                     headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
                     if let Some(id) = &self.last_id
@@ -994,6 +1006,10 @@ fn events(
                             .sleep(Duration::from_millis(100 * u64::from(self.reconnects)))
                             .await;
                     }
+                    // Opening retries as every call does (the client's retry policy), and past
+                    // that a failure the run's waiter would poll through (a 5xx, a transport
+                    // failure, a 429) is one more reconnection, not the end: following the
+                    // events is waiting on the run, with the waiter's patience.
                     let opened = self
                         .client
                         .open_stream(
@@ -1004,20 +1020,17 @@ fn events(
                         .await;
                     match opened {
                         Ok(resp) => {
-                            self.pending.store(0, Ordering::Relaxed);
                             let limit = self.client.max_response_bytes();
-                            let mut events =
-                                feed(resp, self.stall, limit, self.pending.clone()).eventsource();
-                            if let Some(id) = &self.last_id {
-                                events.set_last_event_id(id.clone());
-                            }
-                            self.events = Some(events);
+                            self.open = Some(Open {
+                                body: feed(resp, self.stall),
+                                reader: SseReader::new(limit, self.last_id.clone()),
+                                ready: VecDeque::new(),
+                                too_large: false,
+                            });
                         }
-                        Err(e) if self.reconnects > 0 && e.is_retryable() => {
-                            if let Some(end) = self.cut() {
-                                return end;
-                            }
-                            continue;
+                        Err(e) if e.transient() && self.reconnects < MAX_RECONNECTS => {
+                            tracing::debug!(run = %self.run_id, error = %e, "opening a research run's event stream failed; trying again");
+                            self.reconnects += 1;
                         }
                         Err(e) => {
                             self.done = true;
@@ -1025,49 +1038,29 @@ fn events(
                         }
                     }
                 }
-                let Some(events) = self.events.as_mut() else {
+                let Some(open) = self.open.as_mut() else {
                     continue;
                 };
-                match events.next().await {
-                    None | Some(Err(EventStreamError::Transport(Feed::Transport(_)))) => {
+                match open.body.next().await {
+                    None => {
                         if let Some(end) = self.cut() {
                             return end;
                         }
                     }
-                    Some(Err(EventStreamError::Transport(Feed::Stalled))) => {
+                    Some(Err(Feed::Transport(e))) => {
+                        tracing::debug!(run = %self.run_id, error = %e, "a research run's event stream was cut");
+                        if let Some(end) = self.cut() {
+                            return end;
+                        }
+                    }
+                    Some(Err(Feed::Stalled)) => {
                         return self.end(StreamEnd::Stalled(self.stall));
                     }
-                    Some(Err(EventStreamError::Transport(Feed::TooLarge))) => {
-                        return self.end(StreamEnd::TooLarge(self.client.max_response_bytes()));
-                    }
-                    Some(Err(e)) => {
-                        self.done = true;
-                        return Some(Err(stream_decode(&self.run_id, e.to_string(), "")));
-                    }
-                    Some(Ok(sse)) => {
-                        self.pending.store(0, Ordering::Relaxed);
-                        self.reconnects = 0;
-                        let id = (!sse.id.is_empty()).then(|| sse.id.clone());
-                        if id.is_some() {
-                            self.last_id.clone_from(&id);
-                        }
-                        let data: Value = match serde_json::from_str(&sse.data) {
-                            Ok(v) => v,
-                            // One bad event does not end the stream: it is reported, and the
-                            // next is read.
-                            Err(e) => {
-                                return Some(Err(stream_decode(
-                                    &self.run_id,
-                                    format!("event data is not JSON: {e}"),
-                                    &sse.data,
-                                )));
-                            }
-                        };
-                        let event = RunEvent::read(id, &sse.event, data);
-                        if event.is_final() {
-                            self.done = true;
-                        }
-                        return Some(Ok(event));
+                    Some(Ok(chunk)) => {
+                        let mut out = Vec::new();
+                        // Events that came whole before an oversized one are still handed out.
+                        open.too_large = open.reader.feed(&chunk, &mut out).is_err();
+                        open.ready.extend(out);
                     }
                 }
             }
@@ -1079,10 +1072,9 @@ fn events(
         agent_id,
         run_id,
         stall,
-        events: None,
+        open: None,
         last_id: None,
         reconnects: 0,
-        pending: Arc::new(AtomicU64::new(0)),
         done: false,
     };
     futures::stream::unfold(reader, |mut r| async move {

@@ -103,3 +103,240 @@ async fn a_download_that_answers_a_page_is_not_an_artifact() {
         );
     }
 }
+
+/// A research server whose events endpoint answers, connection by connection, what `answers`
+/// gives for that connection's number (0, 1, …): a status and the body's chunks.
+fn research_server(
+    answers: impl Fn(u32) -> (u16, Vec<Vec<u8>>) + Clone + Send + Sync + 'static,
+) -> Router {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let opened = Arc::new(AtomicU32::new(0));
+    Router::new()
+        .route(
+            "/v2/agents/{agent}/runs",
+            axum::routing::post(|| async {
+                axum::Json(
+                    json!({"id": "run1", "web_search_agent_id": "a", "status": "queued",
+                                  "is_active": true, "effort": "low",
+                                  "created_at": "2026-11-25T00:00:00Z"}),
+                )
+            }),
+        )
+        .route(
+            "/v2/agents/{agent}/runs/{run}/events",
+            get(move || {
+                let n = opened.fetch_add(1, Ordering::SeqCst);
+                let (status, chunks) = answers(n);
+                async move {
+                    let body = futures::stream::iter(
+                        chunks
+                            .into_iter()
+                            .map(|c| Ok::<_, std::convert::Infallible>(bytes::Bytes::from(c))),
+                    );
+                    let status = axum::http::StatusCode::from_u16(status).unwrap();
+                    let body = if status.is_success() {
+                        axum::body::Body::from_stream(body)
+                    } else {
+                        axum::body::Body::from(
+                            json!({"error": {"code": "UNAVAILABLE", "message": "busy"}})
+                                .to_string(),
+                        )
+                    };
+                    (
+                        status,
+                        [(axum::http::header::CONTENT_TYPE, "text/event-stream")],
+                        body,
+                    )
+                }
+            }),
+        )
+}
+
+fn sse(id: u32, name: &str, data: &str) -> Vec<u8> {
+    format!("id: {id}\nevent: {name}\ndata: {data}\n\n").into_bytes()
+}
+
+async fn events_of(
+    client: &Client,
+) -> Vec<Result<agents_runtime::client::research::RunEvent, Error>> {
+    use agents_runtime::client::research::ResearchRunRequest;
+    let run = client
+        .start_research("a", ResearchRunRequest::new("q").events(true))
+        .await
+        .unwrap();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        run.events().collect::<Vec<_>>(),
+    )
+    .await
+    .expect("the stream ends")
+}
+
+fn fast_retries() -> agents_runtime::RetryPolicy {
+    agents_runtime::RetryPolicy {
+        min_delay: std::time::Duration::from_millis(1),
+        max_delay: std::time::Duration::from_millis(5),
+        ..agents_runtime::RetryPolicy::default()
+    }
+}
+
+/// A 16 MiB event arrives whole (read in time linear in its size: BENCHMARKS.md has the row);
+/// an event past the client's limit, or a line that never ends, fails with "too large" while
+/// its bytes are still arriving.
+#[tokio::test]
+async fn large_events_are_read_whole_and_oversized_ones_refused_as_they_arrive() {
+    use agents_runtime::client::research::StreamEnd;
+    let big = format!("{{\"query\": \"{}\"}}", "x".repeat(16 << 20));
+    let event = sse(1, "search", &big);
+    let chunks: Vec<Vec<u8>> = event
+        .chunks(16 << 10)
+        .map(<[u8]>::to_vec)
+        .chain([sse(2, "status", r#"{"status": "completed"}"#)])
+        .collect();
+    let base = serve(research_server(move |_| (200, chunks.clone()))).await;
+    let got = events_of(&v2(&base)).await;
+    assert_eq!(
+        got.len(),
+        2,
+        "{:?}",
+        got.iter().map(|e| e.is_ok()).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        got[0].as_ref().unwrap().data["query"]
+            .as_str()
+            .unwrap()
+            .len(),
+        16 << 20
+    );
+
+    // Past a 1 MiB limit: an event, and a line that never ends (the server would go on).
+    for body in [sse(1, "search", &"y".repeat(4 << 20)), vec![b'z'; 64 << 20]] {
+        let chunks: Vec<Vec<u8>> = body.chunks(64 << 10).map(<[u8]>::to_vec).collect();
+        let base = serve(research_server(move |_| (200, chunks.clone()))).await;
+        let client = client_of(&base)
+            .api_version(ApiVersion::V2)
+            .max_response_bytes(1 << 20)
+            .build()
+            .unwrap();
+        let got = events_of(&client).await;
+        assert!(
+            matches!(
+                got.last(),
+                Some(Err(Error::EventStream {
+                    end: StreamEnd::TooLarge(_),
+                    ..
+                }))
+            ),
+            "{:?}",
+            got.last()
+        );
+    }
+}
+
+/// One event whose data is not UTF-8 is one error; the stream goes on to the final status.
+/// A keep-alive comment after an id dispatches nothing.
+#[tokio::test]
+async fn an_event_that_is_not_utf8_is_one_error_and_the_stream_goes_on() {
+    let chunks = vec![
+        sse(1, "status", r#"{"status": "running"}"#),
+        b": keep-alive\n\n".to_vec(),
+        b"id: 2\nevent: search\ndata: {\"query\": \"\xff\"}\n\n".to_vec(),
+        b":\n".to_vec(),
+        sse(3, "status", r#"{"status": "completed"}"#),
+    ];
+    let base = serve(research_server(move |_| (200, chunks.clone()))).await;
+    let got = events_of(&v2(&base)).await;
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert!(got[0].is_ok());
+    assert!(
+        matches!(&got[1], Err(Error::Decode(e)) if e.message.contains("UTF-8")),
+        "{:?}",
+        got[1]
+    );
+    assert!(got[2].as_ref().unwrap().is_final());
+}
+
+/// A stream cut after its first event resumes through 503s, as patiently as any call: the
+/// client's one retry policy decides, not a count of its own.
+#[tokio::test]
+async fn resuming_a_stream_retries_5xx_like_any_call() {
+    let base = serve(research_server(|n| match n {
+        0 => (200, vec![sse(1, "status", r#"{"status": "running"}"#)]),
+        1..=3 => (503, vec![]),
+        _ => (200, vec![sse(2, "status", r#"{"status": "completed"}"#)]),
+    }))
+    .await;
+    let client = client_of(&base)
+        .api_version(ApiVersion::V2)
+        .retry_policy(fast_retries())
+        .build()
+        .unwrap();
+    let got = events_of(&client).await;
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got[1].as_ref().unwrap().is_final(), "{got:?}");
+}
+
+/// A template whose output schema nests 500 levels (1,000 of JSON) reads, alone and in a list,
+/// as the generator reads it; past the limit the error names the depth.
+#[tokio::test]
+async fn templates_nested_as_deep_as_the_generator_reads_are_read() {
+    // Written as text: serializing a value this deep recurses as deep.
+    fn nested_template(levels: usize) -> String {
+        let mut schema = String::from(r#"{"type": "string"}"#);
+        for _ in 0..levels {
+            schema = format!(r#"{{"type": "object", "properties": {{"inner": {schema}}}}}"#);
+        }
+        let mut t = template("deep", json!([]));
+        t["published_version"]["output_schema"] = json!("SCHEMA");
+        t.to_string().replace(r#""SCHEMA""#, &schema)
+    }
+    for (levels, readable) in [(500, true), (600, false)] {
+        let one = nested_template(levels);
+        assert!(one.len() > levels * 40, "the schema is in the template");
+        let page = format!(r#"{{"items": [{one}], "limit": 100, "offset": 0, "total": 1}}"#);
+        let app = Router::new()
+            .route(
+                "/v2/extract/templates/deep",
+                get(move || {
+                    let one = one.clone();
+                    async move {
+                        (
+                            [(axum::http::header::CONTENT_TYPE, "application/json")],
+                            one,
+                        )
+                    }
+                }),
+            )
+            .route(
+                "/v2/extract/templates",
+                get(move || {
+                    let page = page.clone();
+                    async move {
+                        (
+                            [(axum::http::header::CONTENT_TYPE, "application/json")],
+                            page,
+                        )
+                    }
+                }),
+            );
+        let base = serve(app).await;
+        let c = v2(&base);
+        let got = c.template("deep").await;
+        let listed: Vec<_> = c.templates().collect().await;
+        if readable {
+            let t = got.unwrap();
+            let schema = Value::Object(t.published_version.unwrap().output_schema);
+            let mut at = &schema;
+            for _ in 0..levels {
+                at = &at["properties"]["inner"];
+            }
+            assert_eq!(at["type"], "string");
+            assert!(listed[0].is_ok(), "{:?}", listed[0].as_ref().err());
+        } else {
+            let err = got.unwrap_err();
+            assert!(err.to_string().contains("levels deep"), "{err}");
+            assert!(listed[0].is_err());
+        }
+    }
+}
