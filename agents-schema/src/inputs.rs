@@ -5,22 +5,7 @@
 use crate::InputProperty;
 use crate::rules::{InputRule, Pattern, Rule};
 
-/// The kind of value an input parameter takes (generated as the Rust type in parentheses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ParamTy {
-    /// `String`.
-    String,
-    /// `f64`.
-    Number,
-    /// `i64`.
-    Integer,
-    /// `u32`: the pagination parameter.
-    Page,
-    /// `bool`.
-    Boolean,
-    /// `serde_json::Value`.
-    Any,
-}
+pub use crate::kind::ParamTy;
 
 /// The params every agent takes besides its declared inputs, with their kinds.
 pub const COMMON_PARAMS: [(&str, ParamTy); 4] = [

@@ -18,6 +18,7 @@ pub mod diag;
 pub mod files;
 pub mod inputs;
 pub mod json_schema;
+mod kind;
 mod load;
 pub mod rules;
 pub mod sample;

@@ -19,7 +19,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
-use crate::inputs::ParamTy;
+use crate::kind::ParamTy;
 
 /// What a rule asks of a value.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,6 +8,7 @@ pub mod columnar;
 pub mod decoding;
 pub mod json_schema;
 pub mod measure;
+pub mod sse;
 pub mod typify_baseline;
 pub mod typify_input;
 

@@ -565,6 +565,23 @@ fn main() {
         eprintln!("emulator and client…");
         rt.block_on(bench_emulator_and_client(&mut rows, quick));
     }
+    if run("sse") {
+        eprintln!("research event streams with large events…");
+        match rt.block_on(agents_bench::sse::measure()) {
+            Ok(times) => {
+                for (mib, took) in times {
+                    rows.push(row(
+                        "sse",
+                        format!("one {mib} MiB event, then the final status"),
+                        format!("{:.3} s", took.as_secs_f64()),
+                        "ResearchRunHandle::events from a loopback server, 16 KiB chunks; \
+                         target: 16 MiB < 1 s, time linear in the size",
+                    ));
+                }
+            }
+            Err(why) => rows.push(row("sse", "failed", "—", why)),
+        }
+    }
     if run("batch") {
         eprintln!("batch…");
         rt.block_on(bench_batch(&mut rows));

@@ -32,7 +32,7 @@ fn root() -> PathBuf {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask codegen [--check] | cargo xtask circles | cargo xtask bench [--quick] [--only memory,codegen,decode,jsonschema,columnar,parquet,client,batch,fleet,compile,user-build] [--build-override] [--dump DIR]"
+        "usage: cargo xtask codegen [--check] | cargo xtask circles | cargo xtask bench [--quick] [--only memory,codegen,decode,jsonschema,columnar,parquet,client,sse,batch,fleet,compile,user-build] [--build-override] [--dump DIR]"
     );
     ExitCode::from(2)
 }
