@@ -1,5 +1,5 @@
-//! Every endpoint of the service, once: its method and its path in each version of the
-//! interface. The client builds its URLs from these descriptions and the emulator routes by
+//! Every endpoint of the service, once: its method, its path in each version of the interface,
+//! and whether a call may be repeated ([`Idempotency`], which the client's retries follow). The client builds its URLs from these descriptions and the emulator routes by
 //! them, so a path is written in this file and nowhere else.
 //!
 //! The service has two versions of its interface. `/v1` names an extraction agent an *agent*; `/v2` calls it
@@ -130,6 +130,32 @@ pub struct Endpoint {
     pub v1: Option<&'static str>,
     /// The path in `/v2`, when the endpoint exists there.
     pub v2: Option<&'static str>,
+    /// Whether a call may be repeated, which decides its retries: by the method unless the
+    /// table's row says otherwise.
+    pub idempotency: Idempotency,
+}
+
+/// Whether a request may be repeated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Idempotency {
+    /// Reads, and changes that repeat to the same end: repeating changes nothing.
+    Safe,
+    /// Agent runs and other changes: repeating costs a second run; retried on ambiguous
+    /// failures only when the retry policy says so.
+    Unsafe,
+    /// Creations that count against a limit or start work (generations: 100 a day; batches,
+    /// jobs, job runs): never repeated after an ambiguous failure.
+    Once,
+}
+
+impl Idempotency {
+    /// What a method is unless the table says otherwise: reads are safe, the rest unsafe.
+    pub const fn of(method: Method) -> Idempotency {
+        match method {
+            Method::Get => Idempotency::Safe,
+            Method::Post | Method::Patch | Method::Delete => Idempotency::Unsafe,
+        }
+    }
 }
 
 /// An endpoint asked for in a version that does not have it, or with the wrong number of
@@ -166,12 +192,14 @@ impl Endpoint {
         method: Method,
         v1: Option<&'static str>,
         v2: Option<&'static str>,
+        idempotency: Idempotency,
     ) -> Self {
         Endpoint {
             name,
             method,
             v1,
             v2,
+            idempotency,
         }
     }
 
@@ -261,11 +289,15 @@ pub fn is_json_content_type(content_type: &str) -> bool {
 use Method::{Delete, Get, Patch, Post};
 
 macro_rules! endpoints {
-    ($( $(#[$doc:meta])* $id:ident = $name:literal, $method:ident, $v1:expr, $v2:expr; )*) => {
-        $( $(#[$doc])* pub const $id: Endpoint = Endpoint::new($name, $method, $v1, $v2); )*
+    ($( $(#[$doc:meta])* $id:ident = $name:literal, $method:ident, $v1:expr, $v2:expr $(, $idem:ident)?; )*) => {
+        $( $(#[$doc])* pub const $id: Endpoint = Endpoint::new(
+            $name, $method, $v1, $v2, endpoints!(@idem $method $(, $idem)?),
+        ); )*
         /// Every endpoint, in the order of this file.
         pub const ALL: &[Endpoint] = &[$($id),*];
     };
+    (@idem $method:ident) => { Idempotency::of($method) };
+    (@idem $method:ident, $idem:ident) => { Idempotency::$idem };
 }
 
 endpoints! {
@@ -289,9 +321,9 @@ endpoints! {
     /// The singular spelling of `/v1/agents/async` the interface also lists.
     TEMPLATE_ASYNC_SINGULAR = "templates.async_singular", Post, Some("/v1/agent/async"), None;
     /// Starts a batch of agent or template runs.
-    TEMPLATE_BATCH = "templates.batch", Post, Some("/v1/agents/batch"), Some("/v2/extract/templates/batch");
+    TEMPLATE_BATCH = "templates.batch", Post, Some("/v1/agents/batch"), Some("/v2/extract/templates/batch"), Once;
     /// Asks for a new agent or template (or a refinement) from a prompt.
-    GENERATION_CREATE = "generations.create", Post, Some("/v1/agents/generations"), Some("/v2/extract/templates/generations");
+    GENERATION_CREATE = "generations.create", Post, Some("/v1/agents/generations"), Some("/v2/extract/templates/generations"), Once;
     /// A generation's state.
     GENERATION_GET = "generations.get", Get, Some("/v1/agents/generations/{id}"), Some("/v2/extract/templates/generations/{id}");
 
@@ -315,7 +347,7 @@ endpoints! {
     /// Extracts one URL as a task.
     EXTRACT_ASYNC = "extract.async", Post, Some("/v1/extract/async"), Some("/v2/extract/async");
     /// Extracts many URLs as a batch.
-    EXTRACT_BATCH = "extract.batch", Post, Some("/v1/extract/batch"), Some("/v2/extract/batch");
+    EXTRACT_BATCH = "extract.batch", Post, Some("/v1/extract/batch"), Some("/v2/extract/batch"), Once;
     /// Searches the web.
     SEARCH_RUN = "search.run", Post, Some("/v1/search"), Some("/v2/search");
     /// Searches the web as a task.
@@ -331,7 +363,7 @@ endpoints! {
     /// One crawl's state.
     CRAWL_GET = "crawl.get", Get, Some("/v1/crawl/{id}"), Some("/v2/crawl/{id}");
     /// Stops a crawl.
-    CRAWL_CANCEL = "crawl.cancel", Delete, Some("/v1/crawl/{id}"), Some("/v2/crawl/{id}");
+    CRAWL_CANCEL = "crawl.cancel", Delete, Some("/v1/crawl/{id}"), Some("/v2/crawl/{id}"), Safe;
 
     // SERP, fast SERP, media, domain knowledge.
     /// Runs a search engine results page request.
@@ -339,7 +371,7 @@ endpoints! {
     /// Runs a SERP request as a task.
     SERP_ASYNC = "serp.async", Post, Some("/v1/serp/async"), Some("/v2/serp/async");
     /// Runs SERP requests as a batch.
-    SERP_BATCH = "serp.batch", Post, Some("/v1/serp/batch"), Some("/v2/serp/batch");
+    SERP_BATCH = "serp.batch", Post, Some("/v1/serp/batch"), Some("/v2/serp/batch"), Once;
     /// Runs a SERP request on the fast path.
     FAST_SERP_RUN = "fast_serp.run", Post, Some("/v1/fast-serp"), Some("/v2/fast-serp");
     /// Downloads a media file.
@@ -351,7 +383,7 @@ endpoints! {
 
     // Jobs: stored runs of a template over inputs, on a schedule or on demand.
     /// Creates a job.
-    JOB_CREATE = "jobs.create", Post, Some("/v1/jobs"), Some("/v2/jobs");
+    JOB_CREATE = "jobs.create", Post, Some("/v1/jobs"), Some("/v2/jobs"), Once;
     /// Lists jobs.
     JOB_LIST = "jobs.list", Get, Some("/v1/jobs"), Some("/v2/jobs");
     /// One job.
@@ -361,7 +393,7 @@ endpoints! {
     /// Deletes a job.
     JOB_DELETE = "jobs.delete", Delete, Some("/v1/jobs/{job_id}"), Some("/v2/jobs/{job_id}");
     /// Runs a job now.
-    JOB_TRIGGER = "jobs.trigger", Post, Some("/v1/jobs/{job_id}/runs"), Some("/v2/jobs/{job_id}/runs");
+    JOB_TRIGGER = "jobs.trigger", Post, Some("/v1/jobs/{job_id}/runs"), Some("/v2/jobs/{job_id}/runs"), Once;
     /// Lists a job's runs.
     JOB_RUNS = "jobs.runs", Get, Some("/v1/jobs/{job_id}/runs"), Some("/v2/jobs/{job_id}/runs");
     /// One job run.
@@ -387,7 +419,7 @@ endpoints! {
     /// Changes a research agent with a JSON Patch document.
     RESEARCH_AGENT_UPDATE = "research.agents.update", Patch, Some("/v1/task-agents/{agent_id}"), Some("/v2/agents/{agent_id}");
     /// Deactivates a research agent.
-    RESEARCH_AGENT_DELETE = "research.agents.delete", Delete, Some("/v1/task-agents/{agent_id}"), Some("/v2/agents/{agent_id}");
+    RESEARCH_AGENT_DELETE = "research.agents.delete", Delete, Some("/v1/task-agents/{agent_id}"), Some("/v2/agents/{agent_id}"), Safe;
     /// Starts a run by agent name, creating or reusing the agent.
     RESEARCH_RUN_BY_NAME = "research.runs.start_by_name", Post, None, Some("/v2/agents/runs");
     /// Starts a run of an agent.
@@ -410,6 +442,29 @@ endpoints! {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn reads_are_safe_and_what_starts_limited_work_is_tried_once() {
+        for e in ALL.iter().filter(|e| e.method == Method::Get) {
+            assert_eq!(e.idempotency, Idempotency::Safe, "{}", e.name);
+        }
+        let once: Vec<&str> = ALL
+            .iter()
+            .filter(|e| e.idempotency == Idempotency::Once)
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(
+            once,
+            [
+                "templates.batch",
+                "generations.create",
+                "extract.batch",
+                "serp.batch",
+                "jobs.create",
+                "jobs.trigger"
+            ]
+        );
+    }
 
     #[test]
     fn names_and_routes_are_unique() {

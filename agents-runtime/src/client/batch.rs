@@ -36,7 +36,6 @@ use serde_json::{Map, Value, json};
 
 use super::error::Error;
 use super::listing::Listing;
-use super::retry::Idempotency;
 use super::run::{Delivery, RunOptions, RunRequest, RunResult, localizes};
 use super::tasks::{TaskOutput, TaskRecord, TaskState};
 use super::waiter::{self, Poll, WaitOptions};
@@ -384,7 +383,7 @@ async fn submit_chunks<R: TaskOutput>(
             "items",
         )?;
         let sent = client
-            .send::<Created>(endpoint, &[], &[], Some(&body), Idempotency::Once)
+            .send::<Created>(endpoint, &[], &[], Some(&body))
             .await;
         match sent {
             Ok((created, _)) => ids.push(created.batch_id),

@@ -1,6 +1,6 @@
 //! Agent generation: create or refine a custom agent from a prompt and wait for
 //! the published version. Creation counts against a daily limit of 100, so it is never retried
-//! after an ambiguous failure ([`Idempotency::Once`]).
+//! after an ambiguous failure (the endpoint table marks it [`Idempotency::Once`](crate::endpoint::Idempotency::Once)).
 //!
 //! # From a prompt to typed results
 //!
@@ -42,7 +42,6 @@ use serde_json::{Map, Value, json};
 use super::Client;
 use super::error::Error;
 pub use super::records::{Generation, GenerationStatus};
-use super::retry::Idempotency;
 use super::waiter::{self, Poll, WaitOptions};
 use crate::endpoint::{self, ApiVersion};
 
@@ -225,13 +224,7 @@ impl Client {
         }
         let body = super::JsonBody::new(&request.wire(self.api_version()), "request")?;
         let (created, _): (Created, _) = self
-            .send(
-                &endpoint::GENERATION_CREATE,
-                &[],
-                &[],
-                Some(&body),
-                Idempotency::Once,
-            )
+            .send(&endpoint::GENERATION_CREATE, &[], &[], Some(&body))
             .await
             .map_err(in_this_clients_words)?;
         Ok(GenerationHandle {

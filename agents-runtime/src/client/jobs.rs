@@ -31,7 +31,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::error::Error;
-use super::retry::Idempotency;
 use super::waiter::{self, Poll, WaitOptions};
 use super::{Client, JsonBody};
 use crate::endpoint::{self, ApiVersion};
@@ -464,13 +463,7 @@ impl Client {
         }
         let body = JsonBody::new(&request.wire(self.api_version()), "request")?;
         Ok(self
-            .send(
-                &endpoint::JOB_CREATE,
-                &[],
-                &[],
-                Some(&body),
-                Idempotency::Once,
-            )
+            .send(&endpoint::JOB_CREATE, &[], &[], Some(&body))
             .await?
             .0)
     }
@@ -495,7 +488,7 @@ impl Client {
 
     /// Deletes a job.
     pub async fn delete_job(&self, id: &str) -> Result<(), Error> {
-        self.send::<()>(&endpoint::JOB_DELETE, &[id], &[], None, Idempotency::Unsafe)
+        self.send::<()>(&endpoint::JOB_DELETE, &[id], &[], None)
             .await?;
         Ok(())
     }
@@ -519,13 +512,7 @@ impl Client {
             }
         };
         let (run, _): (JobRun, _) = self
-            .send(
-                &endpoint::JOB_TRIGGER,
-                &[id],
-                &[],
-                body.as_ref(),
-                Idempotency::Once,
-            )
+            .send(&endpoint::JOB_TRIGGER, &[id], &[], body.as_ref())
             .await?;
         Ok(JobRunHandle {
             client: self.clone(),
@@ -561,13 +548,7 @@ impl Client {
     /// Cancels a run that has not ended; its status after.
     pub async fn cancel_job_run(&self, run_id: &str) -> Result<JobStatus, Error> {
         let (run, _): (JobRun, _) = self
-            .send(
-                &endpoint::JOB_RUN_CANCEL,
-                &[run_id],
-                &[],
-                None,
-                Idempotency::Unsafe,
-            )
+            .send(&endpoint::JOB_RUN_CANCEL, &[run_id], &[], None)
             .await?;
         Ok(run.status)
     }

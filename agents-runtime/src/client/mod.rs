@@ -165,9 +165,9 @@ impl Client {
         segments: &[&str],
         query: &[(&str, String)],
         body: Option<&JsonBody>,
-        class: Idempotency,
     ) -> Result<(T, ResponseInfo), Error> {
         let path = endpoint.url_path(self.inner.version, segments)?;
+        let class = endpoint.idempotency;
         let method = match endpoint.method {
             endpoint::Method::Get => Method::GET,
             endpoint::Method::Post => Method::POST,
@@ -350,7 +350,7 @@ impl Client {
             .join(&path)
             .map_err(|e| Error::Config(format!("cannot form a URL for {path}: {e}")))?;
         let (resp, _) = self
-            .retrying(&Method::GET, &url, Idempotency::Safe, |deadline| {
+            .retrying(&Method::GET, &url, endpoint.idempotency, |deadline| {
                 // Past the client's timeout, which bounds whole answers and would cut a long
                 // run's stream; a year stands for "none" (reqwest has no way to lift a client's
                 // timeout).
@@ -411,8 +411,7 @@ impl Client {
         what: &'static str,
     ) -> Result<(T, ResponseInfo), Error> {
         let body = JsonBody::new(body, what)?;
-        self.send(endpoint, segments, &[], Some(&body), Idempotency::Unsafe)
-            .await
+        self.send(endpoint, segments, &[], Some(&body)).await
     }
 
     /// Calls a reading endpoint (safe to retry) and decodes the answer.
@@ -422,8 +421,7 @@ impl Client {
         segments: &[&str],
         query: &[(&str, String)],
     ) -> Result<(T, ResponseInfo), Error> {
-        self.send(endpoint, segments, query, None, Idempotency::Safe)
-            .await
+        self.send(endpoint, segments, query, None).await
     }
 }
 

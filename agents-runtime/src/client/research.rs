@@ -53,7 +53,6 @@ use super::listing::{Paging, paged_stream};
 pub use super::research_run::{
     Effort, ResearchRun, ResearchStatus, RunError, RunFailure, StreamEnd,
 };
-use super::retry::Idempotency;
 use super::sse::{SseEvent, SseReader};
 use super::waiter::{self, Poll, WaitError as _, WaitOptions};
 use super::{Client, JsonBody};
@@ -1177,14 +1176,8 @@ impl Client {
 
     /// Deactivates a research agent: it stays readable, and no run can start.
     pub async fn deactivate_research_agent(&self, id: &str) -> Result<(), Error> {
-        self.send::<()>(
-            &endpoint::RESEARCH_AGENT_DELETE,
-            &[id],
-            &[],
-            None,
-            Idempotency::Safe,
-        )
-        .await?;
+        self.send::<()>(&endpoint::RESEARCH_AGENT_DELETE, &[id], &[], None)
+            .await?;
         Ok(())
     }
 
@@ -1215,13 +1208,7 @@ impl Client {
     ) -> Result<ResearchRunHandle, Error> {
         let body = JsonBody::new(&request.wire(self.api_version())?, "research run")?;
         let (run, _): (ResearchRun, _) = self
-            .send(
-                &endpoint::RESEARCH_RUN_START,
-                &[agent_id],
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .send(&endpoint::RESEARCH_RUN_START, &[agent_id], &[], Some(&body))
             .await?;
         Ok(self.research_handle(agent_id, run))
     }
@@ -1238,13 +1225,7 @@ impl Client {
             "research run",
         )?;
         let (run, _): (ResearchRun, _) = self
-            .send(
-                &endpoint::RESEARCH_RUN_BY_NAME,
-                &[],
-                &[],
-                Some(&body),
-                Idempotency::Unsafe,
-            )
+            .send(&endpoint::RESEARCH_RUN_BY_NAME, &[], &[], Some(&body))
             .await?;
         let agent_id = run.web_search_agent_id.clone();
         Ok(self.research_handle(&agent_id, run))

@@ -78,18 +78,7 @@ fn server_error(policy: &RetryPolicy, err: &Error, repeatable: bool) -> Option<b
     server.then_some(repeatable && policy.retry_server_errors)
 }
 
-/// Whether a request may be repeated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Idempotency {
-    /// Reads: repeating changes nothing.
-    Safe,
-    /// Agent runs: repeating costs a second run; retried on ambiguous failures only when the
-    /// policy says so.
-    Unsafe,
-    /// Agent generation: each try counts against the daily limit of 100; never repeated after an
-    /// ambiguous failure.
-    Once,
-}
+pub use crate::endpoint::Idempotency;
 
 /// What the classifier decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

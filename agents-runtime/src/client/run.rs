@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::{Error, ResponseInfo};
-use super::retry::Idempotency;
 use super::tasks::{TaskHandle, TaskOutput, TaskRecord};
 use super::{Client, JsonBody, WaitOptions};
 use crate::agent::{Agent, AgentParams};
@@ -508,13 +507,7 @@ impl Client {
         Parsing<T>: serde::de::DeserializeOwned,
     {
         let (mut result, info): (RunResult<T>, _) = self
-            .send(
-                &endpoint::TEMPLATE_RUN,
-                &[],
-                &[],
-                Some(body),
-                Idempotency::Unsafe,
-            )
+            .send(&endpoint::TEMPLATE_RUN, &[], &[], Some(body))
             .await?;
         result.response = info;
         Ok(result)
@@ -591,9 +584,7 @@ impl Client {
             #[serde(default)]
             task: Option<TaskRecord>,
         }
-        let (created, info): (Created, _) = self
-            .send(endpoint, &[], &[], Some(body), Idempotency::Unsafe)
-            .await?;
+        let (created, info): (Created, _) = self.send(endpoint, &[], &[], Some(body)).await?;
         let Some(id) = created.task_id.or(created.task.map(|t| t.id)) else {
             return Err(Error::Decode(Box::new(super::error::DecodeError {
                 path: ".".into(),

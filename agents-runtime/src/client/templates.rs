@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 
 use super::Client;
 use super::error::Error;
-use super::retry::Idempotency;
 use crate::endpoint::{self, ApiVersion};
 
 /// JSON Patch (RFC 6902), the document [`Client::update_template`] takes: the `json-patch`
@@ -209,14 +208,8 @@ impl Client {
 
     /// Deletes one of your templates (`/v2`); its name runs nothing afterwards.
     pub async fn delete_template(&self, name: &str) -> Result<(), Error> {
-        self.send::<()>(
-            &endpoint::TEMPLATE_DELETE,
-            &[name],
-            &[],
-            None,
-            Idempotency::Unsafe,
-        )
-        .await?;
+        self.send::<()>(&endpoint::TEMPLATE_DELETE, &[name], &[], None)
+            .await?;
         Ok(())
     }
 }

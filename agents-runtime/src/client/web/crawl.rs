@@ -9,7 +9,6 @@ use super::super::Client;
 use super::super::error::Error;
 use super::super::listing::Listing;
 use super::super::open::open_string as open_enum;
-use super::super::retry::Idempotency;
 use super::super::waiter::{self, Poll, WaitOptions};
 use crate::endpoint;
 
@@ -278,13 +277,7 @@ impl CrawlHandle {
     pub async fn terminate(&self) -> Result<CrawlRecord, Error> {
         Ok(self
             .client
-            .send(
-                &endpoint::CRAWL_CANCEL,
-                &[&self.id],
-                &[],
-                None,
-                Idempotency::Safe,
-            )
+            .send(&endpoint::CRAWL_CANCEL, &[&self.id], &[], None)
             .await?
             .0)
     }
