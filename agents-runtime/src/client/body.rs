@@ -31,16 +31,18 @@ pub(crate) async fn read_answer(
     resp: &mut reqwest::Response,
     info: &ResponseInfo,
     limit: u64,
+    now: std::time::SystemTime,
 ) -> Result<Vec<u8>, Error> {
     if !(200..300).contains(&info.status) {
         let headers = resp.headers().clone();
         let bytes = match read_body(resp, MAX_ERROR_BODY).await? {
             Body::Whole(b) | Body::Cut(b) => b,
         };
-        return Err(Error::from_status(ApiError::from_parts(
+        return Err(Error::from_status(ApiError::from_parts_at(
             info.status,
             &headers,
             &bytes,
+            now,
         )));
     }
     match read_body(resp, limit).await? {

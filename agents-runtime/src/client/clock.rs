@@ -1,8 +1,10 @@
 //! The client's one clock: what it reads the time from and sleeps on, for the pauses between
 //! retries and their `max_elapsed` budget, the throttle's pause after a 429, the waits between
 //! polls of a task, batch, job, crawl, generation or research run, and the short wait before a
-//! research stream reconnects. A [`ManualClock`] makes all of them deterministic in tests (like
-//! smithy-rs's `TimeSource` and `AsyncSleep`).
+//! research stream reconnects, and the wall-clock time ([`Clock::wall`]) a `Retry-After` date or
+//! a rate-limit reset time is read against. A [`ManualClock`] makes all of them deterministic in
+//! tests (like smithy-rs's `TimeSource` and `AsyncSleep`); clippy's `disallowed-methods`
+//! (`agents-runtime/clippy.toml`) keeps other reads of the time out of the crate.
 //!
 //! Left on the real clock, because they measure the network rather than decide a wait: the
 //! HTTP timeouts, the silence that counts as a stalled research stream, the Redis calls of a
@@ -12,7 +14,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// What [`Clock::sleep`] returns.
 pub type Sleep = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -22,6 +24,13 @@ pub type Sleep = Pin<Box<dyn Future<Output = ()> + Send>>;
 pub trait Clock: fmt::Debug + Send + Sync + 'static {
     /// The current instant.
     fn now(&self) -> Instant;
+    /// The current wall-clock time, which `Retry-After` dates and rate-limit reset times are
+    /// read against. The real one unless a clock says otherwise.
+    fn wall(&self) -> SystemTime {
+        // The one read of the real wall clock for clocks that keep no time of their own.
+        #[allow(clippy::disallowed_methods)]
+        SystemTime::now()
+    }
     /// A future that completes once `duration` has passed on this clock.
     fn sleep(&self, duration: Duration) -> Sleep;
 }
@@ -59,6 +68,7 @@ impl Clock for TokioClock {
 #[derive(Debug, Clone)]
 pub struct ManualClock {
     start: Instant,
+    start_wall: SystemTime,
     state: Arc<Mutex<Moved>>,
 }
 
@@ -70,9 +80,12 @@ struct Moved {
 
 impl ManualClock {
     /// A clock standing at the instant it was made.
+    // A manual clock starts from the real time, then moves only as told.
+    #[allow(clippy::disallowed_methods)]
     pub fn new() -> Self {
         ManualClock {
             start: Instant::now(),
+            start_wall: SystemTime::now(),
             state: Arc::default(),
         }
     }
@@ -107,6 +120,9 @@ impl Default for ManualClock {
 impl Clock for ManualClock {
     fn now(&self) -> Instant {
         self.start + self.elapsed()
+    }
+    fn wall(&self) -> SystemTime {
+        self.start_wall + self.elapsed()
     }
     fn sleep(&self, duration: Duration) -> Sleep {
         let mut moved = self.moved();

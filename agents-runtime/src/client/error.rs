@@ -121,8 +121,23 @@ pub(crate) fn seconds(d: Duration) -> String {
 impl ApiError {
     /// Reads an error answer. The 429 body comes in two shapes:
     /// `{error: {code, message, retry_after}}` and `{status: "failed", msg}`. `retry_after` in the
-    /// body is taken as seconds (the service documents seconds).
+    /// body is taken as seconds (the service documents seconds). A `Retry-After` date or a reset
+    /// time is read against the real wall clock; the client reads them against its own
+    /// ([`ApiError::from_parts_at`]).
     pub fn from_parts(status: u16, headers: &HeaderMap, bytes: &[u8]) -> ApiError {
+        // For callers outside the client, which have no clock of their own.
+        #[allow(clippy::disallowed_methods)]
+        let now = SystemTime::now();
+        ApiError::from_parts_at(status, headers, bytes, now)
+    }
+
+    /// [`ApiError::from_parts`], with dates in the answer read against `now`.
+    pub fn from_parts_at(
+        status: u16,
+        headers: &HeaderMap,
+        bytes: &[u8],
+        now: SystemTime,
+    ) -> ApiError {
         let info = ResponseInfo::new(status, headers);
         let bytes = strip_bom(bytes);
         let body: Value = serde_json::from_slice(bytes)
@@ -170,12 +185,12 @@ impl ApiError {
                     .filter(|s| s.is_finite() && *s >= 0.0)
                     .map(Duration::from_secs_f64)
             })
-            .or_else(|| header("retry-after").and_then(parse_retry_after))
+            .or_else(|| header("retry-after").and_then(|v| parse_retry_after_at(v, now)))
             .or_else(|| {
                 info.rate_limit
                     .reset
                     .filter(|_| status == 429)
-                    .and_then(|t| t.duration_since(SystemTime::now()).ok())
+                    .and_then(|t| t.duration_since(now).ok())
             });
         let should_retry = header("x-should-retry").and_then(|v| match v.trim() {
             "true" => Some(true),
@@ -199,14 +214,22 @@ pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
-/// `Retry-After`: delay-seconds or an HTTP date.
+/// `Retry-After`: delay-seconds or an HTTP date (read against the real wall clock).
 pub fn parse_retry_after(v: &str) -> Option<Duration> {
+    // For callers outside the client, which have no clock of their own.
+    #[allow(clippy::disallowed_methods)]
+    let now = SystemTime::now();
+    parse_retry_after_at(v, now)
+}
+
+/// `Retry-After`: delay-seconds, or an HTTP date read against `now`.
+pub fn parse_retry_after_at(v: &str, now: SystemTime) -> Option<Duration> {
     let v = v.trim();
     if let Ok(secs) = v.parse::<u64>() {
         return Some(Duration::from_secs(secs));
     }
     let when = httpdate::parse_http_date(v).ok()?;
-    Some(when.duration_since(SystemTime::now()).unwrap_or_default())
+    Some(when.duration_since(now).unwrap_or_default())
 }
 
 fn status_text(status: u16) -> &'static str {
@@ -666,6 +689,20 @@ impl From<reqwest::Error> for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_dates_are_read_against_the_clock_given() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let date = httpdate::fmt_http_date(now + Duration::from_secs(30));
+        assert_eq!(
+            parse_retry_after_at(&date, now),
+            Some(Duration::from_secs(30))
+        );
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", date.parse().unwrap());
+        let api = ApiError::from_parts_at(429, &headers, b"{}", now);
+        assert_eq!(api.retry_after, Some(Duration::from_secs(30)));
+    }
 
     #[test]
     fn a_422_listing_every_broken_field_names_the_first() {

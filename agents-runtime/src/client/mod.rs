@@ -275,7 +275,13 @@ impl Client {
         let (mut resp, info) = self
             .open(self.request(method, url, query, body), deadline)
             .await?;
-        let bytes = read_answer(&mut resp, &info, self.inner.max_response_bytes).await?;
+        let bytes = read_answer(
+            &mut resp,
+            &info,
+            self.inner.max_response_bytes,
+            self.inner.clock.wall(),
+        )
+        .await?;
         // An empty answer (204 No Content) reads as JSON `null`: `()` for calls that answer
         // nothing, and an error naming the answer for calls that expected a value.
         let empty = bytes.iter().all(u8::is_ascii_whitespace);
@@ -361,7 +367,8 @@ impl Client {
                 async move {
                     let (mut resp, info) = self.open(req, deadline).await?;
                     if !(200..300).contains(&info.status) {
-                        read_answer(&mut resp, &info, MAX_ERROR_BODY).await?;
+                        read_answer(&mut resp, &info, MAX_ERROR_BODY, self.inner.clock.wall())
+                            .await?;
                     }
                     Ok((resp, info))
                 }
@@ -393,7 +400,13 @@ impl Client {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let bytes = read_answer(&mut resp, &info, self.inner.max_response_bytes).await?;
+        let bytes = read_answer(
+            &mut resp,
+            &info,
+            self.inner.max_response_bytes,
+            self.inner.clock.wall(),
+        )
+        .await?;
         Ok(Download {
             bytes: bytes.into(),
             content_type,

@@ -176,6 +176,9 @@ impl Shared {
             .cloned()
     }
 
+    // How long Redis is left alone after a failure is network time, which the client's clock
+    // does not decide (client/clock.rs says which waits are left on the real clock).
+    #[allow(clippy::disallowed_methods)]
     fn quiet(&self) -> bool {
         let until = *self
             .quiet_until
@@ -184,6 +187,8 @@ impl Shared {
         until.is_some_and(|u| Instant::now() < u)
     }
 
+    // As `quiet`: real time.
+    #[allow(clippy::disallowed_methods)]
     fn failed(&self, why: &str) {
         *self
             .quiet_until
@@ -314,6 +319,8 @@ impl Drop for ProbeGuard<'_> {
 
 /// An id for this limiter among its fleet's members: the process id, the time, and a counter,
 /// so two clients of one process count as two members, as they send as two.
+// The time is part of a name here, not a wait.
+#[allow(clippy::disallowed_methods)]
 fn member_id() -> String {
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let nanos = std::time::SystemTime::now()

@@ -14,7 +14,7 @@
 
 use std::num::NonZeroU32;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use governor::clock::DefaultClock;
 use governor::state::{InMemoryState, NotKeyed};
@@ -314,7 +314,7 @@ impl Throttle {
         if rl.remaining == Some(0)
             && let Some(wait) = rl
                 .reset
-                .and_then(|t| t.duration_since(SystemTime::now()).ok())
+                .and_then(|t| t.duration_since(self.clock.wall()).ok())
         {
             let slot = rl
                 .limit
