@@ -371,27 +371,38 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
             }
             Fault::Drift => ctx.drift = true,
             Fault::Panic => panic!("injected fault: panic"),
-            Fault::Reset | Fault::Truncate | Fault::Malformed => after = Some(f.clone()),
+            Fault::Reset => after = Some(Corruption::Reset),
+            Fault::Truncate => after = Some(Corruption::Truncate),
+            Fault::Malformed => after = Some(Corruption::Malformed),
         }
     }
     req.extensions_mut().insert(ctx);
     let resp = next.run(req).await;
     match after {
-        Some(fault) => corrupt(resp, &fault).await,
+        Some(damage) => corrupt(resp, damage).await,
         None => resp,
     }
 }
 
+/// The faults that damage an answer the handler made (the rest act before it): a type of their
+/// own, so that `corrupt` names each and a new one cannot fall into another's arm.
+#[derive(Debug, Clone, Copy)]
+enum Corruption {
+    Reset,
+    Truncate,
+    Malformed,
+}
+
 /// Damages a response after the handler made it.
-async fn corrupt(resp: Response, fault: &Fault) -> Response {
+async fn corrupt(resp: Response, damage: Corruption) -> Response {
     let (mut parts, body) = resp.into_parts();
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
     parts.headers.remove(header::CONTENT_LENGTH);
     let half = bytes.slice(..bytes.len() / 2);
-    match fault {
-        Fault::Reset => {
+    match damage {
+        Corruption::Reset => {
             let chunks: Vec<Result<Bytes, std::io::Error>> = vec![
                 Ok(half),
                 Err(std::io::Error::new(
@@ -401,11 +412,11 @@ async fn corrupt(resp: Response, fault: &Fault) -> Response {
             ];
             Response::from_parts(parts, Body::from_stream(futures::stream::iter(chunks)))
         }
-        Fault::Truncate => {
+        Corruption::Truncate => {
             parts.status = StatusCode::OK;
             Response::from_parts(parts, Body::from(half))
         }
-        _ => {
+        Corruption::Malformed => {
             parts.status = StatusCode::OK;
             Response::from_parts(parts, Body::from("{\"url\": \"<html>not json</html>\", ]"))
         }

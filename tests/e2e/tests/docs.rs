@@ -1,0 +1,59 @@
+//! What README.md lists by hand is checked against the tables the code prints from, so a fault
+//! or an endpoint added in one place and not the other fails here.
+
+use std::collections::BTreeSet;
+
+fn readme() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The backticked words of README's sentence that starts at `from` and ends at `to`.
+fn listed(readme: &str, from: &str, to: &str) -> BTreeSet<String> {
+    let start = readme
+        .find(from)
+        .unwrap_or_else(|| panic!("README no longer says {from:?}"));
+    let rest = &readme[start + from.len()..];
+    let end = rest
+        .find(to)
+        .unwrap_or_else(|| panic!("README no longer says {to:?} after {from:?}"));
+    rest[..end]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn readme_lists_every_request_fault_and_no_other() {
+    let readme = readme();
+    let said = listed(
+        &readme,
+        "x-emulator-fault: 503,latency=200` (a status, ",
+        ": one table",
+    );
+    let table: BTreeSet<String> = agents_emulator::Fault::TABLE
+        .iter()
+        .map(|(wire, _)| (*wire).to_owned())
+        .filter(|wire| wire != "STATUS")
+        .collect();
+    assert_eq!(said, table, "README's list of faults against Fault::TABLE");
+}
+
+#[test]
+fn readme_lists_every_task_fault_and_no_other() {
+    let readme = readme();
+    let said: BTreeSet<String> = listed(&readme, "extract, search and map) ", " (one table")
+        .into_iter()
+        .map(|s| s.split(':').next().unwrap_or_default().to_owned())
+        .collect();
+    let table: BTreeSet<String> = agents_emulator::lifecycle::TASK_FAULTS
+        .iter()
+        .map(|(name, _)| (*name).to_owned())
+        .collect();
+    assert_eq!(
+        said, table,
+        "README's list of task faults against TASK_FAULTS"
+    );
+}
