@@ -121,11 +121,10 @@ pub async fn post_webhook(
             ));
         }
     };
-    let mut req = reqwest::Client::new()
+    let mut req = crate::net::client(0, std::time::Duration::from_secs(10))
         .post(u)
         .header("user-agent", "agents-emulator-webhook")
-        .json(payload)
-        .timeout(std::time::Duration::from_secs(10));
+        .json(payload);
     for (name, value) in headers {
         if let Some(v) = value.as_str() {
             req = req.header(name.as_str(), v);

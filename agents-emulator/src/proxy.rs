@@ -127,11 +127,8 @@ async fn forward(AxState(state): AxState<Arc<State>>, req: Request) -> Response 
             format!("request body larger than {MAX_BODY} bytes"),
         );
     };
-    let mut out = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap_or_default()
+    // A proxy hands redirects back to its client rather than following them.
+    let mut out = crate::net::client(0, Duration::from_secs(30))
         .request(parts.method, target.clone())
         .body(body);
     for (name, value) in &parts.headers {

@@ -50,11 +50,7 @@ pub struct Page {
 }
 
 pub(super) fn http() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::limited(5))
-        .timeout(Duration::from_secs(10))
-        .build()
-        .unwrap_or_default()
+    crate::net::client(5, Duration::from_secs(10))
 }
 
 /// Fetches a loopback URL for real, or synthesizes a page for any other host.
