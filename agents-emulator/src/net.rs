@@ -1,6 +1,6 @@
 //! Which addresses the emulator contacts: loopback only. Extract, map, crawl, webhooks and the
 //! proxy all ask here before they connect anywhere, and every HTTP client they send through is
-//! made here ([`client`]), following redirects to loopback addresses only.
+//! made here (`client`), following redirects to loopback addresses only.
 
 use std::net::IpAddr;
 use std::time::Duration;

@@ -25,13 +25,17 @@ async fn emulator(b: agents_emulator::EmulatorBuilder) -> EmulatorHandle {
 }
 
 async fn post(e: &EmulatorHandle, path: &str, body: &Value) -> (StatusCode, Value) {
-    let r = Client::new()
-        .post(format!("{}{path}", e.base_url()))
-        .bearer_auth(KEY)
-        .json(body)
-        .send()
-        .await
-        .unwrap();
+    json_answer(
+        Client::new()
+            .post(format!("{}{path}", e.base_url()))
+            .json(body),
+    )
+    .await
+}
+
+/// Sends `r` with the test key; the status and the JSON body (a body that is not JSON fails).
+async fn json_answer(r: reqwest::RequestBuilder) -> (StatusCode, Value) {
+    let r = r.bearer_auth(KEY).send().await.unwrap();
     let status = r.status();
     let text = r.text().await.unwrap();
     let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{status} {text:?}: {e}"));
@@ -467,16 +471,7 @@ async fn every_error_is_json_and_the_bearer_scheme_is_case_insensitive() {
 }
 
 async fn get(e: &EmulatorHandle, path: &str) -> (StatusCode, Value) {
-    let r = Client::new()
-        .get(format!("{}{path}", e.base_url()))
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap();
-    let status = r.status();
-    let text = r.text().await.unwrap();
-    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{status} {text:?}: {e}"));
-    (status, v)
+    json_answer(Client::new().get(format!("{}{path}", e.base_url()))).await
 }
 
 /// A job of 1,000 inline inputs triggered past its run allowance: the oldest runs are

@@ -275,13 +275,7 @@ impl Client {
         let (mut resp, info) = self
             .open(self.request(method, url, query, body), deadline)
             .await?;
-        let bytes = read_answer(
-            &mut resp,
-            &info,
-            self.inner.max_response_bytes,
-            self.inner.clock.wall(),
-        )
-        .await?;
+        let bytes = self.read_whole(&mut resp, &info).await?;
         // An empty answer (204 No Content) reads as JSON `null`: `()` for calls that answer
         // nothing, and an error naming the answer for calls that expected a value.
         let empty = bytes.iter().all(u8::is_ascii_whitespace);
@@ -377,6 +371,22 @@ impl Client {
         Ok(resp)
     }
 
+    /// An answer's body, at most `max_response_bytes`; a non-2xx answer is its error, with
+    /// dates in it read on the client's clock.
+    async fn read_whole(
+        &self,
+        resp: &mut reqwest::Response,
+        info: &ResponseInfo,
+    ) -> Result<Vec<u8>, Error> {
+        read_answer(
+            resp,
+            info,
+            self.inner.max_response_bytes,
+            self.inner.clock.wall(),
+        )
+        .await
+    }
+
     /// The clock the client waits on ([`ClientBuilder::clock`]).
     pub(crate) fn clock(&self) -> Arc<dyn Clock> {
         self.inner.clock.clone()
@@ -400,13 +410,7 @@ impl Client {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let bytes = read_answer(
-            &mut resp,
-            &info,
-            self.inner.max_response_bytes,
-            self.inner.clock.wall(),
-        )
-        .await?;
+        let bytes = self.read_whole(&mut resp, &info).await?;
         Ok(Download {
             bytes: bytes.into(),
             content_type,

@@ -450,15 +450,18 @@ async fn a_refinement_never_undoes_a_delete_or_a_concurrent_change() {
         }
     };
 
+    let refine = |name: &'static str| {
+        let c = c.clone();
+        async move {
+            c.generate_agent(GenerationRequest::refine(name, "also the seller"))
+                .await
+                .unwrap()
+                .with_wait(fast)
+        }
+    };
+
     make("deleted_meanwhile").await;
-    let refining = c
-        .generate_agent(GenerationRequest::refine(
-            "deleted_meanwhile",
-            "also the seller",
-        ))
-        .await
-        .unwrap()
-        .with_wait(fast);
+    let refining = refine("deleted_meanwhile").await;
     c.delete_template("deleted_meanwhile").await.unwrap();
     let err = refining.wait().await.unwrap_err();
     assert!(matches!(err, Error::GenerationFailed(_)), "{err}");
@@ -469,14 +472,7 @@ async fn a_refinement_never_undoes_a_delete_or_a_concurrent_change() {
     ));
 
     make("changed_meanwhile").await;
-    let refining = c
-        .generate_agent(GenerationRequest::refine(
-            "changed_meanwhile",
-            "also the seller",
-        ))
-        .await
-        .unwrap()
-        .with_wait(fast);
+    let refining = refine("changed_meanwhile").await;
     let patch: Patch = serde_json::from_value(json!([{
         "op": "add",
         "path": "/published_version/output_schema/properties/sku",
