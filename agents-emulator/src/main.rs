@@ -26,12 +26,19 @@ fn after_help() -> String {
     for (header, what) in agents_emulator::research::EVENT_FAULTS {
         help.push_str(&format!("  {header}: {what}\n"));
     }
-    help.push_str(
-        "\nEndpoints of the service not served (404, or 405 where the path serves another method):\n",
-    );
-    for e in agents_emulator::routes::unserved() {
-        let paths: Vec<&str> = e.versions().filter_map(|v| e.path(v)).collect();
-        help.push_str(&format!("  {} {}\n", e.method, paths.join(" | ")));
+    let unserved: Vec<String> = agents_emulator::routes::unserved()
+        .map(|e| {
+            let paths: Vec<&str> = e.versions().filter_map(|v| e.path(v)).collect();
+            format!("  {} {}\n", e.method, paths.join(" | "))
+        })
+        .collect();
+    if unserved.is_empty() {
+        help.push_str("\nEvery endpoint of the service's two interfaces is served.\n");
+    } else {
+        help.push_str(
+            "\nEndpoints of the service not served (404, or 405 where the path serves another method):\n",
+        );
+        help.extend(unserved);
     }
     help
 }

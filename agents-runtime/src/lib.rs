@@ -147,9 +147,10 @@ pub use client::{
 /// use agents_runtime::prelude::*;
 /// ```
 pub mod prelude {
+    pub use crate::ApiVersion;
     #[cfg(feature = "client")]
     pub use crate::client::{
-        Client, Error, ErrorKind, WaitOptions,
+        Client, ClientBuilder, Error, ErrorKind, WaitOptions,
         generation::GenerationRequest,
         run::{Delivery, Format, RunOptions, RunResult},
     };

@@ -91,6 +91,21 @@ impl Client {
     pub fn from_env() -> Result<Client, Error> {
         ClientBuilder::from_env()?.build()
     }
+
+    /// A `/v2` client from the environment, as [`Client::from_env`] reads it (whatever
+    /// `AGENTS_API_VERSION` says): the one call a `/v2` program starts with.
+    ///
+    /// ```no_run
+    /// # fn f() -> Result<(), agents_runtime::Error> {
+    /// let client = agents_runtime::Client::v2_from_env()?;
+    /// assert_eq!(client.api_version(), agents_runtime::ApiVersion::V2);
+    /// # Ok(()) }
+    /// ```
+    pub fn v2_from_env() -> Result<Client, Error> {
+        ClientBuilder::from_env()?
+            .api_version(ApiVersion::V2)
+            .build()
+    }
 }
 
 impl ClientBuilder {
