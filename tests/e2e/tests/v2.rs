@@ -19,6 +19,22 @@ fn v2(e: &agents_emulator::EmulatorHandle) -> Client {
     client_for(e).api_version(ApiVersion::V2).build().unwrap()
 }
 
+/// Starts a generation and waits until its version is published, polling fast.
+async fn generated(
+    c: &Client,
+    request: GenerationRequest,
+) -> agents_runtime::client::generation::Generation {
+    let fast =
+        WaitOptions::GENERATION.intervals(Duration::from_millis(20), Duration::from_millis(50));
+    c.generate_agent(request)
+        .await
+        .unwrap()
+        .with_wait(fast)
+        .wait()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn typed_runs_async_runs_batches_and_pages_work_over_v2() {
     let e = emulator().await;
@@ -128,8 +144,6 @@ async fn template_records_and_versions_follow_generations_across_versions() {
     let e = emulator().await;
     let c = v2(&e);
     let v1 = client_for(&e).build().unwrap();
-    let fast =
-        WaitOptions::GENERATION.intervals(Duration::from_millis(20), Duration::from_millis(50));
 
     let t = c.template("retailer_a_pdp").await.unwrap();
     let published = t.published_version.unwrap();
@@ -157,17 +171,12 @@ async fn template_records_and_versions_follow_generations_across_versions() {
 
     // A template made through /v2 runs through /v1 by name, and its /v1 refinement is /v2's
     // version 2.
-    let made = c
-        .generate_agent(
-            GenerationRequest::new("Extract the title and price.", "https://market.example/l/1")
-                .agent_name("market_listing_v2"),
-        )
-        .await
-        .unwrap()
-        .with_wait(fast)
-        .wait()
-        .await
-        .unwrap();
+    let made = generated(
+        &c,
+        GenerationRequest::new("Extract the title and price.", "https://market.example/l/1")
+            .agent_name("market_listing_v2"),
+    )
+    .await;
     assert_eq!(made.agent_name.as_deref(), Some("market_listing_v2"));
     let r = v1
         .run_raw(
@@ -177,16 +186,11 @@ async fn template_records_and_versions_follow_generations_across_versions() {
         .await
         .unwrap();
     assert!(r.record().unwrap()["price"].is_number());
-    v1.generate_agent(GenerationRequest::refine(
-        "market_listing_v2",
-        "also the seller",
-    ))
-    .await
-    .unwrap()
-    .with_wait(fast)
-    .wait()
-    .await
-    .unwrap();
+    generated(
+        &v1,
+        GenerationRequest::refine("market_listing_v2", "also the seller"),
+    )
+    .await;
     let versions: Vec<_> = c
         .template_versions("market_listing_v2")
         .try_collect()
@@ -207,17 +211,11 @@ async fn template_records_and_versions_follow_generations_across_versions() {
         Some(versions[1].id.clone())
     );
     // Refining through /v2 names the template with /v2's field.
-    let refined = c
-        .generate_agent(GenerationRequest::refine(
-            "market_listing_v2",
-            "and the stock",
-        ))
-        .await
-        .unwrap()
-        .with_wait(fast)
-        .wait()
-        .await
-        .unwrap();
+    let refined = generated(
+        &c,
+        GenerationRequest::refine("market_listing_v2", "and the stock"),
+    )
+    .await;
     assert_eq!(refined.agent_name.as_deref(), Some("market_listing_v2"));
 
     // Each version's record call on the other version fails before sending, saying what to use.
@@ -276,19 +274,13 @@ async fn templates_change_by_json_patch_and_are_deleted() {
     use agents_runtime::client::templates::json_patch::Patch;
     let e = emulator().await;
     let c = v2(&e);
-    let fast =
-        WaitOptions::GENERATION.intervals(Duration::from_millis(20), Duration::from_millis(50));
     let patch = |ops: serde_json::Value| -> Patch { serde_json::from_value(ops).unwrap() };
-    c.generate_agent(
+    generated(
+        &c,
         GenerationRequest::new("Extract the title and price.", "https://market.example/l/1")
             .agent_name("patched"),
     )
-    .await
-    .unwrap()
-    .with_wait(fast)
-    .wait()
-    .await
-    .unwrap();
+    .await;
 
     // Metadata changes the published version in place.
     let t = c
@@ -437,16 +429,12 @@ async fn a_refinement_never_undoes_a_delete_or_a_concurrent_change() {
     let make = |name: &'static str| {
         let c = c.clone();
         async move {
-            c.generate_agent(
+            generated(
+                &c,
                 GenerationRequest::new("Extract the title.", "https://market.example/l/1")
                     .agent_name(name),
             )
-            .await
-            .unwrap()
-            .with_wait(fast)
-            .wait()
-            .await
-            .unwrap();
+            .await;
         }
     };
 
