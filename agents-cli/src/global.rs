@@ -20,7 +20,7 @@ pub(crate) struct Global {
     /// Which version of the service's interface to speak: v1 (agents) or v2 (extract
     /// templates); runs, batches and generations work the same on both (default:
     /// AGENTS_API_VERSION, else v1).
-    #[arg(long, global = true, value_name = "v1|v2")]
+    #[arg(long, global = true, value_name = "VERSION")]
     pub(crate) api_version: Option<ApiVersion>,
     /// Requests per second this command may send (default: the client's, the service's plan
     /// limit; 0: no limit, for a local emulator).
@@ -66,12 +66,13 @@ pub(crate) fn client(cli: &Global) -> Result<Client, Failure> {
 /// The client of a command that needs `/v2` (template versions): refused when `--api-version v1`
 /// says otherwise.
 pub(crate) fn client_v2(cli: &Global, why: &str) -> Result<Client, Failure> {
-    if cli.api_version == Some(ApiVersion::V1) {
+    let needed = ApiVersion::V2;
+    if let Some(other) = cli.api_version.filter(|v| *v != needed) {
         return Err(Failure(format!(
-            "{why} exist only in /v2; drop --api-version v1"
+            "{why} exist only in /{needed}; drop --api-version {other}"
         )));
     }
-    client_at(cli, Some(ApiVersion::V2))
+    client_at(cli, Some(needed))
 }
 
 fn client_at(cli: &Global, version: Option<ApiVersion>) -> Result<Client, Failure> {

@@ -668,5 +668,5 @@ async fn run_and_batch_speak_either_version() {
     let out = cargo_agents(&e, &dir, &["--api-version", "v3", "run", "retailer_a_pdp"]).await;
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("expected `v1` or `v2`"), "{err}");
+    assert!(err.contains("expected one of `v1`, `v2`"), "{err}");
 }

@@ -224,12 +224,27 @@ fn did_you_mean(nearest: &[String]) -> String {
     format!(" (did you mean {}?)", names.join(", "))
 }
 
-/// `GET {base}/v1/agents/{name}` with a small blocking client; the body as text.
+/// Where an agent's record is read: the `/v1` agent record endpoint of the table, under `base`
+/// (which may already end in the version).
+fn record_url(base: &str, name: &str) -> String {
+    let version = agents_wire::ApiVersion::V1;
+    let base = base.trim_end_matches('/');
+    let base = base
+        .strip_suffix(version.as_str())
+        .and_then(|b| b.strip_suffix('/'))
+        .unwrap_or(base);
+    match agents_wire::endpoint::TEMPLATE_GET.url_path(version, &[name]) {
+        Ok(path) => format!("{base}/{path}"),
+        // The table has the endpoint in this version; should it lose it, the URL says so.
+        Err(e) => format!("{base} ({e})"),
+    }
+}
+
+/// The agent record endpoint with a small blocking client; the body as text.
 #[cfg(feature = "live")]
 pub fn fetch_record(base: &str, key: &str, name: &str) -> Result<String, LocateError> {
+    let url = record_url(base, name);
     let base = base.trim_end_matches('/');
-    let base = base.strip_suffix("/v1").unwrap_or(base);
-    let url = format!("{base}/v1/agents/{name}");
     let fail = |message: String| LocateError::Fetch {
         name: name.to_owned(),
         url: url.clone(),
@@ -265,7 +280,7 @@ pub fn fetch_record(base: &str, key: &str, name: &str) -> Result<String, LocateE
 pub fn fetch_record(base: &str, _key: &str, name: &str) -> Result<String, LocateError> {
     Err(LocateError::Fetch {
         name: name.to_owned(),
-        url: format!("{}/v1/agents/{name}", base.trim_end_matches('/')),
+        url: record_url(base, name),
         message: "agents-codegen was built without the `live` feature".to_owned(),
     })
 }

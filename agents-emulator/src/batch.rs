@@ -37,7 +37,7 @@ pub(crate) async fn create(
     Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<Json<Value>, ApiError> {
-    let field = version.template_field();
+    let field = version.words().run_field;
     state.settle(state.clock.now());
     let (inputs, mut shared) = batch_parts(&body)?;
     if !body.get("shared_inputs").is_some_and(Value::is_object) {

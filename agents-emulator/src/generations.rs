@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::generate;
-use crate::lifecycle::{Generation, GenerationEnd, name_key};
+use crate::lifecycle::{Generation, GenerationEnd};
 use crate::request::{ApiJson, ApiPath, Ctx, http_url, optional_str, required_str};
 use crate::state::{State, lock};
 
@@ -26,10 +26,9 @@ pub(crate) async fn create(
     Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let (from_field, name_fields): (&str, &[&str]) = match version {
-        ApiVersion::V1 => ("from_agent", &["agent_name", "name"]),
-        ApiVersion::V2 => ("from_extract_template", &["name"]),
-    };
+    let words = version.words();
+    let from_field = words.generation_from;
+    let name_fields = std::iter::once(&words.generation_name).chain(words.generation_name_aliases);
     state.settle(state.clock.now());
     let prompt = required_str(&body, "prompt")?;
     if prompt.trim().is_empty() {
@@ -163,7 +162,7 @@ pub(crate) async fn create(
     lock(&state.generations).insert(id.clone(), generation);
     Ok((
         StatusCode::CREATED,
-        Json(json!({ "id": id, "status": "queued", name_key(version): agent_name })),
+        Json(json!({ "id": id, "status": "queued", version.words().generation_name: agent_name })),
     ))
 }
 

@@ -280,7 +280,7 @@ impl Run {
                 "id": job.id,
                 "name": job.name,
                 "display_name": job.display_name,
-                template_key(version): job.template,
+                version.words().template_ref: job.template,
                 "schedule": job.schedule.as_ref().map(|s| json!({"cron": s.text, "enabled": s.enabled})),
             });
             out["inputs_sample"] = json!(self.inputs.rows().take(5).collect::<Vec<_>>());
@@ -339,14 +339,6 @@ impl Run {
     }
 }
 
-/// What a job names its template in `version`: `agent_name` in `/v1`.
-pub(crate) fn template_key(version: ApiVersion) -> &'static str {
-    match version {
-        ApiVersion::V1 => "agent_name",
-        ApiVersion::V2 => "extract_template_name",
-    }
-}
-
 impl Job {
     pub(crate) fn json(
         &self,
@@ -363,7 +355,7 @@ impl Job {
             "name": self.name,
             "display_name": self.display_name,
             "description": self.description,
-            template_key(version): self.template,
+            version.words().template_ref: self.template,
             "destination": self.destination,
             "inputs": self.inputs.as_deref(),
             "schedule": self.schedule.as_ref().map(|s| json!({"cron": s.text, "enabled": s.enabled})),

@@ -21,12 +21,13 @@ use axum::{Extension, Json};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
+use agents_runtime::words::Paging;
+
 use crate::catalog::{parse_count, parse_page_size};
 use crate::error::ApiError;
 pub(crate) use crate::job_model::Jobs;
 use crate::job_model::{
     ERRORS_ARTIFACT, HORIZON_DAYS, Job, MAX_RUNS_PER_JOB, Run, RunInputs, Schedule, next_run,
-    template_key,
 };
 use crate::params::kind;
 use crate::request::{ApiBytes, ApiJson, ApiPath, ApiQuery, Ctx, optional_str, required_str};
@@ -344,9 +345,9 @@ fn page_with<T>(
     describe: impl FnMut(T) -> Value,
 ) -> Result<Value, ApiError> {
     let total = items.len();
-    match version {
-        ApiVersion::V2 => offset_page_with(q, items, describe),
-        ApiVersion::V1 => {
+    match version.words().paging {
+        Paging::Offset => offset_page_with(q, items, describe),
+        Paging::Numbered => {
             let page = parse_count("page", q.page.as_deref(), 1)?.max(1);
             let per_page = parse_page_size("per_page", q.per_page.as_deref(), 50)?;
             let items: Vec<Value> = items
@@ -410,7 +411,7 @@ pub(crate) async fn create(
     if name.trim().is_empty() {
         return Err(ApiError::malformed("name", "name must not be empty"));
     }
-    let key = template_key(version);
+    let key = version.words().template_ref;
     let template = required_str(&body, key)?;
     state
         .find_agent(&ctx.account.name, template)

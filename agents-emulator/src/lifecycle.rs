@@ -343,14 +343,6 @@ pub fn api_type(api: &str) -> &'static str {
     }
 }
 
-/// What a generation record calls the agent's name in `version`.
-pub fn name_key(version: ApiVersion) -> &'static str {
-    match version {
-        ApiVersion::V1 => "agent_name",
-        ApiVersion::V2 => "name",
-    }
-}
-
 /// An agent generation or refinement.
 #[derive(Debug, Clone)]
 pub struct Generation {
@@ -405,7 +397,7 @@ impl Generation {
         let mut out = json!({
             "id": self.id,
             "status": status.as_str(),
-            name_key(version): self.agent_name,
+            version.words().generation_name: self.agent_name,
             "source_version_id": self.source_version_id,
             "created_at": timestamp(self.created),
             "started_at": if status == GenerationStatus::Queued { Value::Null } else { json!(at(self.starts_at)) },
@@ -426,7 +418,7 @@ impl Generation {
                 out["generated_version"] = match version {
                     ApiVersion::V1 => json!({
                         "id": version_id,
-                        "agent_name": self.agent_name,
+                        version.words().generation_name: self.agent_name,
                         "version_number": self.version_number,
                         "created_at": at(self.ends_at),
                         "input_schema": record.input_properties,

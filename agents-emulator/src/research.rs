@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use agents_runtime::endpoint::ApiVersion;
 use agents_runtime::research::{Broken, check_agent, check_run};
+use agents_runtime::words::{KEPT, respell};
 use agents_schema::FieldSchema;
 use axum::body::Bytes;
 use axum::extract::State as AxState;
@@ -27,7 +28,7 @@ use crate::error::ApiError;
 use crate::jobs::{PageQuery, offset_page};
 use crate::request::{ApiBytes, ApiJson, ApiPath, ApiQuery, Ctx, read_schema};
 use crate::research_model::{
-    Agent, FAILURE, Run, Status, agent_json, refuse, template_json, templates,
+    Agent, FAILURE, RECORD_WORDS, Run, Status, agent_json, refuse, template_json, templates,
 };
 use crate::state::{State, lock};
 use crate::wire::timestamp;
@@ -334,11 +335,7 @@ pub(crate) async fn update_agent(
     let Value::Object(mut record) = doc else {
         return Err(ApiError::refused("body", "the patch must leave an object"));
     };
-    if version == ApiVersion::V1
-        && let Some(d) = record.remove("domain_expertise")
-    {
-        record.insert("skill".into(), d);
-    }
+    respell(&mut record, RECORD_WORDS, version, KEPT);
     for fixed in ["id", "created_at"] {
         if record.get(fixed) != agent.record.get(fixed) {
             return Err(ApiError::refused(

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use agents_runtime::endpoint::ApiVersion;
 use agents_runtime::research::{Broken, check_agent};
+use agents_runtime::words::{KEPT, Words, respell};
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
@@ -121,16 +122,15 @@ impl Run {
 
 pub(crate) const FAILURE: &str = "injected run failure: the research could not be completed";
 
-/// An agent's record in `version`'s words (`/v1` says `domain_expertise` for `skill`).
+/// An agent's record in `version`'s words.
 pub(crate) fn agent_json(agent: &Agent, version: ApiVersion) -> Value {
     let mut record = agent.record.clone();
-    if version == ApiVersion::V1
-        && let Some(skill) = record.remove("skill")
-    {
-        record.insert("domain_expertise".into(), skill);
-    }
+    respell(&mut record, RECORD_WORDS, KEPT, version);
     Value::Object(record)
 }
+
+/// The rows of [`agents_runtime::words`] a research agent's record spells per version.
+pub(crate) const RECORD_WORDS: &[fn(&Words) -> &'static str] = &[|w| w.skill];
 
 /// Every broken rule as one 422 naming the first field, each in `details`.
 pub(crate) fn refuse(found: Vec<Broken>) -> Result<(), ApiError> {
@@ -246,11 +246,8 @@ pub(crate) fn templates() -> Vec<Value> {
 
 /// A template in `version`'s words.
 pub(crate) fn template_json(mut t: Value, version: ApiVersion) -> Value {
-    if version == ApiVersion::V1
-        && let Some(m) = t.as_object_mut()
-        && let Some(skill) = m.remove("skill")
-    {
-        m.insert("domain_expertise".into(), skill);
+    if let Some(m) = t.as_object_mut() {
+        respell(m, RECORD_WORDS, KEPT, version);
     }
     t
 }
@@ -292,11 +289,7 @@ impl Research {
         mut body: Map<String, Value>,
         now: SystemTime,
     ) -> Result<String, ApiError> {
-        if version == ApiVersion::V1
-            && let Some(d) = body.remove("domain_expertise")
-        {
-            body.insert("skill".into(), d);
-        }
+        respell(&mut body, RECORD_WORDS, version, KEPT);
         refuse(check_agent(&body, ApiVersion::V2))?;
         if let Some(name) = body.get("template").and_then(Value::as_str) {
             let Some(t) = templates().into_iter().find(|t| t["template_name"] == name) else {

@@ -139,15 +139,7 @@ fn with_entry<T>(
         Some(e) => f(e),
         None => Err(catalog
             .unknown(&ctx.account.name, name, StatusCode::NOT_FOUND)
-            .at(path_name(version))),
-    }
-}
-
-/// What the path segment naming an agent is called in `version`.
-fn path_name(version: ApiVersion) -> &'static str {
-    match version {
-        ApiVersion::V1 => "agent_name",
-        ApiVersion::V2 => "extract_template_name",
+            .at(version.words().template_ref)),
     }
 }
 
@@ -189,10 +181,10 @@ pub(crate) async fn update(
     let Some(entry) = catalog.get_mut(&ctx.account.name, &name) else {
         return Err(catalog
             .unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND)
-            .at(path_name(version)));
+            .at(version.words().template_ref));
     };
     let Some(owner) = entry.owner.clone() else {
-        return Err(public(&name));
+        return Err(public(&name, version));
     };
     let before = entry.template_json();
     let mut doc = before.clone();
@@ -297,8 +289,8 @@ pub(crate) async fn delete(
     match catalog.get(&ctx.account.name, &name) {
         None => Err(catalog
             .unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND)
-            .at(path_name(version))),
-        Some(e) if e.owner.is_none() => Err(public(&name)),
+            .at(version.words().template_ref)),
+        Some(e) if e.owner.is_none() => Err(public(&name, version)),
         Some(_) => {
             catalog.remove(&name);
             Ok(StatusCode::NO_CONTENT)
@@ -307,13 +299,13 @@ pub(crate) async fn delete(
 }
 
 /// The answer to changing a public template.
-fn public(name: &str) -> ApiError {
+fn public(name: &str, version: ApiVersion) -> ApiError {
     ApiError::new(
         StatusCode::FORBIDDEN,
         "FORBIDDEN",
         format!("`{name}` is a public template; only your own templates can be changed"),
     )
-    .at("extract_template_name")
+    .at(version.words().template_ref)
 }
 
 /// A checked run request, ready to run.
@@ -329,7 +321,7 @@ fn check_run(
     body: Map<String, Value>,
 ) -> Result<Checked, ApiError> {
     state.settle(state.clock.now());
-    let field = version.template_field();
+    let field = version.words().run_field;
     let agent = required_str(&body, field)?;
     if body.get("params").is_none_or(Value::is_null) {
         return Err(ApiError::missing(

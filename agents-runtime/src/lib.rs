@@ -112,12 +112,13 @@ pub mod agent;
 #[cfg(feature = "arrow")]
 pub mod columnar;
 pub mod decode;
-pub mod endpoint;
+pub use agents_wire::endpoint;
 mod record;
 pub mod research;
 mod string_enum;
 mod union_enum;
 pub mod validate;
+pub use agents_wire::words;
 
 #[cfg(feature = "catalog")]
 pub mod catalog;

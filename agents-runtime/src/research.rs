@@ -6,14 +6,8 @@ use serde_json::{Map, Value};
 
 use crate::endpoint::ApiVersion;
 
-/// Efforts both versions know.
-pub const EFFORTS_V1: [&str; 5] = ["low", "medium", "high", "x-high", "max"];
-/// Efforts `/v2` knows (`5x-high` added).
-pub const EFFORTS_V2: [&str; 6] = ["low", "medium", "high", "x-high", "5x-high", "max"];
 /// Use cases of research agents.
 pub const USE_CASES: [&str; 3] = ["research", "enrichment", "dataset_building"];
-/// Fields of a run request `/v1` does not have.
-pub const RUN_FIELDS_V2_ONLY: [&str; 4] = ["agent_name", "skill", "use_case", "origin"];
 
 /// A rule a request broke: the field at fault (a JSON path such as `sources.allow[0].domains`)
 /// and what is wrong.
@@ -32,12 +26,9 @@ fn broken(field: impl Into<String>, message: impl Into<String>) -> Broken {
     }
 }
 
-/// The efforts `version` knows.
+/// The efforts `version` knows (the `efforts` row of [`crate::words`]).
 pub fn efforts(version: ApiVersion) -> &'static [&'static str] {
-    match version {
-        ApiVersion::V1 => &EFFORTS_V1,
-        ApiVersion::V2 => &EFFORTS_V2,
-    }
+    version.words().efforts
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -150,8 +141,8 @@ fn sources(body: &Map<String, Value>, out: &mut Vec<Broken>) {
     }
 }
 
-/// Checks a new research agent (in `/v2`'s words: `skill`, which `/v1` calls
-/// `domain_expertise`); every broken rule, in field order.
+/// Checks a new research agent, its body in the words records are kept in
+/// ([`crate::words::KEPT`]); every broken rule, in field order.
 pub fn check_agent(body: &Map<String, Value>, version: ApiVersion) -> Vec<Broken> {
     let mut out = Vec::new();
     one_of(body, "effort", efforts(version), &mut out);
@@ -161,8 +152,7 @@ pub fn check_agent(body: &Map<String, Value>, version: ApiVersion) -> Vec<Broken
         "display_name",
         "description",
         "icon",
-        "skill",
-        "domain_expertise",
+        crate::words::KEPT.words().skill,
         "template",
     ] {
         text(body, field, &mut out);
@@ -198,14 +188,20 @@ pub fn check_run(body: &Map<String, Value>, version: ApiVersion) -> Vec<Broken> 
             format!("input must be a string, not {}", kind(other)),
         )),
     }
-    if version == ApiVersion::V1 {
-        for field in RUN_FIELDS_V2_ONLY {
-            if body.contains_key(field) {
-                out.push(broken(
-                    field,
-                    format!("/v1 task agent runs have no `{field}`; use /v2"),
-                ));
-            }
+    for field in version.words().research_run_absent {
+        if body.contains_key(*field) {
+            let has: Vec<String> = ApiVersion::ALL
+                .iter()
+                .filter(|v| !v.words().research_run_absent.contains(field))
+                .map(|v| format!("/{v}"))
+                .collect();
+            out.push(broken(
+                *field,
+                format!(
+                    "/{version} research runs have no `{field}`; use {}",
+                    has.join(" or ")
+                ),
+            ));
         }
     }
     one_of(body, "effort", efforts(version), &mut out);

@@ -18,7 +18,8 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 type Module = Vec<String>;
 
 /// The crates whose files are checked.
-pub const CRATES: [&str; 6] = [
+pub const CRATES: [&str; 7] = [
+    "agents-wire",
     "agents-schema",
     "agents-codegen",
     "agents-macro",

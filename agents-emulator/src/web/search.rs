@@ -17,14 +17,6 @@ use super::page::Shared;
 pub(super) const FOCUS: [&str; 8] = [
     "general", "coding", "news", "academic", "shopping", "social", "geo", "location",
 ];
-/// The search depths of each version: `/v2` has `lite` and `standard`, with full page text
-/// asked for separately (`full_content`).
-fn depths(version: ApiVersion) -> (&'static [&'static str], &'static str) {
-    match version {
-        ApiVersion::V1 => (&["lite", "fast", "deep"], "fast"),
-        ApiVersion::V2 => (&["lite", "standard"], "lite"),
-    }
-}
 
 /// An optional boolean field: 422 naming it when it is anything else.
 fn flag(body: &Map<String, Value>, field: &str) -> Result<bool, ApiError> {
@@ -72,7 +64,11 @@ pub(super) fn search_result(
             ));
         }
     }
-    let (allowed, default) = depths(version);
+    // `/v2` has `lite` and `standard`, with full page text asked for separately.
+    let (allowed, default) = (
+        version.words().search_depths,
+        version.words().search_depth_default,
+    );
     let depth = one_of(body, "search_depth", allowed, default)?;
     // `deep_search: true` is /v2's deprecated spelling of full content at depth lite.
     let full = flag(body, "full_content")? || flag(body, "deep_search")? || depth == "deep";

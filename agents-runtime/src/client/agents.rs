@@ -109,9 +109,13 @@ impl AgentQuery {
         if self.privacy.is_some() || self.search.is_some() || self.managed_by.is_some() {
             return Err(Error::InvalidOption {
                 option: "filters",
-                message: "privacy, search and managed_by filter /v1's agent list; /v2 lists \
-                          every template (use the v1 version to filter)"
-                    .into(),
+                message: format!(
+                    "privacy, search and managed_by filter /{}'s agent list; /{} lists \
+                     every template (build the client with `.api_version(ApiVersion::V1)` \
+                     to filter)",
+                    ApiVersion::V1,
+                    ApiVersion::V2
+                ),
             });
         }
         let query = [

@@ -48,7 +48,11 @@ use crate::endpoint::{self, ApiVersion};
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenerationRequest {
+    /// The fields both versions spell alike.
     body: Map<String, Value>,
+    /// The new agent's name and the agent refined, which each version spells its own way.
+    name: Option<String>,
+    from: Option<String>,
 }
 
 impl GenerationRequest {
@@ -57,20 +61,27 @@ impl GenerationRequest {
         let mut body = Map::new();
         body.insert("prompt".into(), json!(prompt.into()));
         body.insert("url".into(), json!(url.into()));
-        GenerationRequest { body }
+        GenerationRequest {
+            body,
+            name: None,
+            from: None,
+        }
     }
 
     /// A new version of an existing agent of yours.
     pub fn refine(agent: impl Into<String>, prompt: impl Into<String>) -> Self {
         let mut body = Map::new();
-        body.insert("from_agent".into(), json!(agent.into()));
         body.insert("prompt".into(), json!(prompt.into()));
-        GenerationRequest { body }
+        GenerationRequest {
+            body,
+            name: None,
+            from: Some(agent.into()),
+        }
     }
 
     /// The new agent's name (lowercase letters and underscores).
     pub fn agent_name(mut self, name: impl Into<String>) -> Self {
-        self.body.insert("agent_name".into(), json!(name.into()));
+        self.name = Some(name.into());
         self
     }
 
@@ -92,24 +103,19 @@ impl GenerationRequest {
         self
     }
 
-    /// The body in `version`'s words: `/v2` names the new template `name` and the one refined
-    /// `from_extract_template`.
+    /// The body in `version`'s words.
     fn wire(&self, version: ApiVersion) -> Map<String, Value> {
-        match version {
-            ApiVersion::V1 => self.body.clone(),
-            ApiVersion::V2 => self
-                .body
-                .iter()
-                .map(|(k, v)| {
-                    let k = match k.as_str() {
-                        "agent_name" => "name",
-                        "from_agent" => "from_extract_template",
-                        other => other,
-                    };
-                    (k.to_owned(), v.clone())
-                })
-                .collect(),
+        let words = version.words();
+        let mut body = self.body.clone();
+        for (field, value) in [
+            (words.generation_name, &self.name),
+            (words.generation_from, &self.from),
+        ] {
+            if let Some(v) = value {
+                body.insert(field.to_owned(), json!(v));
+            }
         }
+        body
     }
 
     fn check(&self) -> Result<(), Error> {
@@ -120,18 +126,18 @@ impl GenerationRequest {
                 message: "the prompt is empty".into(),
             });
         }
-        if let Some(name) = self.body.get("agent_name").and_then(Value::as_str)
+        if let Some(name) = self.name.as_deref()
             && (name.is_empty()
                 || !name
                     .bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'))
         {
             return Err(Error::InvalidOption {
-                option: "agent_name",
+                option: "GenerationRequest::agent_name",
                 message: format!("{name:?} must be lowercase letters, digits and underscores"),
             });
         }
-        if !self.body.contains_key("from_agent") {
+        if self.from.is_none() {
             super::check_http_url("url", text("url"))?;
         }
         Ok(())
@@ -139,20 +145,37 @@ impl GenerationRequest {
 }
 
 /// The service names the fields of its request body; a user of this client set them through
-/// [`GenerationRequest`]'s methods, so a message about `from_agent` or `agent_name` says which.
-fn in_this_clients_words(mut e: Error) -> Error {
+/// [`GenerationRequest`]'s methods, so a message about the agent refined or the new name says
+/// which method set it.
+fn in_this_clients_words(mut e: Error, version: ApiVersion) -> Error {
+    let words = version.words();
     if let Some(api) = e.api_mut() {
         for (wire, method) in [
-            ("from_extract_template", "GenerationRequest::refine"),
-            ("from_agent", "GenerationRequest::refine"),
-            ("agent_name", "GenerationRequest::agent_name"),
+            (words.generation_from, "GenerationRequest::refine"),
+            (words.generation_name, "GenerationRequest::agent_name"),
         ] {
-            if api.message.contains(wire) && !api.message.contains(method) {
-                api.message = api.message.replace(wire, &format!("{method} ({wire})"));
+            if !api.message.contains(method) {
+                api.message = replace_word(&api.message, wire, &format!("{method} ({wire})"));
             }
         }
     }
     e
+}
+
+/// `text` with every whole-word `word` (not part of a longer identifier) replaced.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let after = &rest[at + word.len()..];
+        let whole = !ident(rest[..at].chars().next_back()) && !ident(after.chars().next());
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { with } else { word });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A generation in progress.
@@ -219,18 +242,24 @@ impl Client {
         #[derive(Deserialize)]
         struct Created {
             id: String,
-            #[serde(default, alias = "name")]
-            agent_name: Option<String>,
+            #[serde(flatten)]
+            rest: Map<String, Value>,
         }
-        let body = super::JsonBody::new(&request.wire(self.api_version()), "request")?;
+        let version = self.api_version();
+        let body = super::JsonBody::new(&request.wire(version), "request")?;
         let (created, _): (Created, _) = self
             .send(&endpoint::GENERATION_CREATE, &[], &[], Some(&body))
             .await
-            .map_err(in_this_clients_words)?;
+            .map_err(|e| in_this_clients_words(e, version))?;
+        let agent_name = created
+            .rest
+            .get(version.words().generation_name)
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         Ok(GenerationHandle {
             client: self.clone(),
             id: created.id,
-            agent_name: created.agent_name,
+            agent_name,
             wait: WaitOptions::GENERATION,
         })
     }

@@ -282,7 +282,10 @@ impl JobRequest {
 
     fn wire(&self, version: ApiVersion) -> Map<String, Value> {
         let mut body = self.body.clone();
-        body.insert(template_key(version).into(), json!(self.template));
+        body.insert(
+            version.words().template_ref.to_owned(),
+            json!(self.template),
+        );
         body
     }
 }
@@ -316,14 +319,6 @@ impl JobUpdate {
     pub fn clear_schedule(mut self) -> Self {
         self.body.insert("schedule".into(), Value::Null);
         self
-    }
-}
-
-/// What a job names its template in `version`.
-fn template_key(version: ApiVersion) -> &'static str {
-    match version {
-        ApiVersion::V1 => "agent_name",
-        ApiVersion::V2 => "extract_template_name",
     }
 }
 
@@ -502,12 +497,13 @@ impl Client {
         let body = match (inputs, self.api_version()) {
             (None, _) => None,
             (Some(i), ApiVersion::V2) => Some(JsonBody::new(&json!({ "inputs": i }), "inputs")?),
-            (Some(_), ApiVersion::V1) => {
+            (Some(_), version) => {
                 return Err(Error::InvalidOption {
                     option: "inputs",
-                    message: "/v1 runs a job over its stored inputs: update the job's inputs, \
-                              or use the v2 version"
-                        .into(),
+                    message: format!(
+                        "/{version} runs a job over its stored inputs: update the job's \
+                         inputs, or build the client with `.api_version(ApiVersion::V2)`"
+                    ),
                 });
             }
         };

@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::Client;
 use super::error::{DecodeError, Error, ResponseInfo};
-use crate::endpoint::{ApiVersion, Endpoint};
+use crate::endpoint::Endpoint;
+use crate::words::Paging;
 
 /// One page of a list answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,19 +89,11 @@ pub(crate) fn offset_stream<T: DeserializeOwned + Send + 'static>(
     segments: Vec<String>,
     limit: u64,
 ) -> BoxStream<'static, Result<T, Error>> {
-    paged_stream(client, endpoint, segments, limit, Paging::ByVersion)
+    let paging = client.api_version().words().paging;
+    paged_stream(client, endpoint, segments, limit, paging)
 }
 
-/// The words a list's pages are asked for with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Paging {
-    /// `/v1`'s `page` and `per_page`, `/v2`'s `limit` and `offset` (jobs, templates).
-    ByVersion,
-    /// `limit` and `offset` in both versions (research agents, their runs and templates).
-    Offset,
-}
-
-/// [`offset_stream`] with the paging words given.
+/// [`offset_stream`] with the paging given (research lists page by offset in every version).
 pub(crate) fn paged_stream<T: DeserializeOwned + Send + 'static>(
     client: Client,
     endpoint: &'static Endpoint,
@@ -118,12 +111,9 @@ pub(crate) fn paged_stream<T: DeserializeOwned + Send + 'static>(
                 return None;
             }
             let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-            // `/v1` pages by number (`page` from 1, `per_page`); `/v2` by `limit` and `offset`.
-            let query = match (client.api_version(), paging) {
-                (ApiVersion::V2, _) | (_, Paging::Offset) => {
-                    [("limit", limit.to_string()), ("offset", offset.to_string())]
-                }
-                (ApiVersion::V1, Paging::ByVersion) => [
+            let query = match paging {
+                Paging::Offset => [("limit", limit.to_string()), ("offset", offset.to_string())],
+                Paging::Numbered => [
                     ("per_page", limit.to_string()),
                     ("page", (offset / limit + 1).to_string()),
                 ],

@@ -120,21 +120,22 @@ impl Client {
 
     /// Fails before sending unless the client speaks `version`: for calls whose answer has a
     /// different shape in the other version at the same path (agent records in `/v1`,
-    /// template records in `/v2`). `hint` says what to use instead.
+    /// template records in `/v2`). `instead` names what the client's own version offers.
     pub(crate) fn require(
         &self,
         version: ApiVersion,
-        call: &'static str,
-        hint: &'static str,
+        call: &endpoint::Endpoint,
+        instead: &'static str,
     ) -> Result<(), Error> {
         if self.inner.version == version {
             return Ok(());
         }
         Err(Error::Endpoint(endpoint::PathError::NotInVersion {
-            endpoint: call,
-            method: endpoint::Method::Get,
+            endpoint: call.name,
+            method: call.method,
             version: self.inner.version,
-            hint,
+            elsewhere: Some(version),
+            instead,
         }))
     }
 

@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::error::{DecodeError, Error};
-use super::listing::{Paging, paged_stream};
+use super::listing::paged_stream;
 pub use super::research_run::{
     Effort, ResearchRun, ResearchStatus, RunError, RunFailure, StreamEnd,
 };
@@ -57,6 +57,7 @@ use super::sse::{SseEvent, SseReader};
 use super::waiter::{self, Poll, WaitError as _, WaitOptions};
 use super::{Client, JsonBody};
 use crate::endpoint::{self, ApiVersion};
+use crate::words::Paging;
 
 open_enum! {
     /// What a research agent is for.
@@ -357,7 +358,9 @@ impl ResearchAgentRequest {
 
     fn wire(&self, version: ApiVersion) -> Result<Map<String, Value>, Error> {
         self.check(version)?;
-        Ok(v1_words(self.body.clone(), version))
+        let mut body = self.body.clone();
+        crate::words::respell(&mut body, &[|w| w.skill], crate::words::KEPT, version);
+        Ok(body)
     }
 }
 
@@ -423,16 +426,6 @@ fn refuse(found: Vec<crate::research::Broken>) -> Result<(), Error> {
         option: "request",
         message: listed.join("; "),
     })
-}
-
-/// `/v1` calls an agent's skill `domain_expertise`.
-fn v1_words(mut body: Map<String, Value>, version: ApiVersion) -> Map<String, Value> {
-    if version == ApiVersion::V1
-        && let Some(skill) = body.remove("skill")
-    {
-        body.insert("domain_expertise".into(), skill);
-    }
-    body
 }
 
 /// A page a claim or an answer rests on.
@@ -1378,7 +1371,7 @@ mod tests {
         let run = ResearchRunRequest::new("q").skill("x");
         let refused = run.wire(ApiVersion::V1).unwrap_err().to_string();
         assert!(
-            refused.contains("skill: /v1 task agent runs have no `skill`"),
+            refused.contains("skill: /v1 research runs have no `skill`; use /v2"),
             "{refused}"
         );
         assert!(run.wire(ApiVersion::V2).is_ok());

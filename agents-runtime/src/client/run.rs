@@ -179,12 +179,9 @@ pub(crate) struct DeliveryFields<'a> {
 /// once.
 #[derive(Debug, Serialize)]
 pub(crate) struct RunRequest<'a> {
-    /// The agent's name in `/v1`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent: Option<&'a str>,
-    /// The same name in `/v2`, which calls agents extract templates.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub template: Option<&'a str>,
+    /// The agent's (`/v1`) or extract template's (`/v2`) name.
+    #[serde(flatten)]
+    pub name: Named<'a>,
     pub params: &'a Value,
     #[serde(skip_serializing_if = "<[Format]>::is_empty")]
     pub formats: &'a [Format],
@@ -193,6 +190,22 @@ pub(crate) struct RunRequest<'a> {
     pub localization: bool,
     #[serde(flatten)]
     pub delivery: DeliveryFields<'a>,
+}
+
+/// A name in the field its version spells for it: one entry of a map, flattened into the body.
+#[derive(Debug)]
+pub(crate) struct Named<'a> {
+    field: &'static str,
+    name: &'a str,
+}
+
+impl Serialize for Named<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry(self.field, self.name)?;
+        map.end()
+    }
 }
 
 impl<'a> RunRequest<'a> {
@@ -205,13 +218,11 @@ impl<'a> RunRequest<'a> {
         localization: bool,
         delivery: DeliveryFields<'a>,
     ) -> Self {
-        let (agent, template) = match version {
-            ApiVersion::V1 => (Some(name), None),
-            ApiVersion::V2 => (None, Some(name)),
-        };
         RunRequest {
-            agent,
-            template,
+            name: Named {
+                field: version.words().run_field,
+                name,
+            },
             params,
             formats,
             localization,

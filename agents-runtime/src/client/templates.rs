@@ -132,8 +132,8 @@ impl Client {
     pub async fn template(&self, name: &str) -> Result<TemplateRecord, Error> {
         self.require(
             ApiVersion::V2,
-            "templates.get",
-            ": template records are /v2's; use the v2 version, or Client::agent for the /v1 agent record",
+            &endpoint::TEMPLATE_GET,
+            "Client::agent for the agent record",
         )?;
         Ok(self.get(&endpoint::TEMPLATE_GET, &[name], &[]).await?.0)
     }
@@ -142,8 +142,8 @@ impl Client {
     pub fn templates(&self) -> BoxStream<'static, Result<TemplateRecord, Error>> {
         match self.require(
             ApiVersion::V2,
-            "templates.list",
-            ": template records are /v2's; use the v2 version, or Client::agents for /v1 agents",
+            &endpoint::TEMPLATE_LIST,
+            "Client::agents for agent records",
         ) {
             Ok(()) => super::listing::offset_stream(
                 self.clone(),

@@ -131,7 +131,10 @@ async fn web_calls_work_over_v2() {
     // Search as a task exists only in /v1: refused before sending, saying where it exists.
     let err = c.search_async(SearchRequest::new("x")).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Config);
-    assert!(err.to_string().contains("use the v1 version"), "{err}");
+    assert!(
+        err.to_string().contains("`.api_version(ApiVersion::V1)`"),
+        "{err}"
+    );
     assert_eq!(
         e.requests_seen(KEY),
         sent,

@@ -8,7 +8,7 @@
 //! ([`Endpoint::path`] answers `None` for the other).
 //!
 //! ```
-//! use agents_runtime::endpoint::{self, ApiVersion};
+//! use agents_wire::endpoint::{self, ApiVersion};
 //!
 //! assert_eq!(endpoint::TEMPLATE_RUN.path(ApiVersion::V1), Some("/v1/agents/run"));
 //! assert_eq!(endpoint::TEMPLATE_RUN.path(ApiVersion::V2), Some("/v2/extract/templates/run"));
@@ -38,21 +38,10 @@ impl ApiVersion {
     /// Both versions, oldest first.
     pub const ALL: [ApiVersion; 2] = [ApiVersion::V1, ApiVersion::V2];
 
-    /// `"v1"` or `"v2"`: the first segment of every path of the version.
+    /// The version's name (`"v1"`), the first segment of every path of the version: the
+    /// `name` row of [`crate::words`].
     pub fn as_str(self) -> &'static str {
-        match self {
-            ApiVersion::V1 => "v1",
-            ApiVersion::V2 => "v2",
-        }
-    }
-
-    /// The request field naming the extraction agent a run uses: `agent` in `/v1`, `template`
-    /// in `/v2`.
-    pub fn template_field(self) -> &'static str {
-        match self {
-            ApiVersion::V1 => "agent",
-            ApiVersion::V2 => "template",
-        }
+        self.words().name
     }
 }
 
@@ -62,26 +51,32 @@ impl fmt::Display for ApiVersion {
     }
 }
 
-/// A version name that is neither `v1` nor `v2`.
+/// A version name the table does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown API version {0:?}: expected `v1` or `v2`")]
+#[error("unknown API version {0:?}: expected one of {known}", known = known_names())]
 pub struct UnknownVersion(pub String);
+
+fn known_names() -> String {
+    let names: Vec<String> = ApiVersion::ALL
+        .iter()
+        .map(|v| format!("`{}`", v.as_str()))
+        .collect();
+    names.join(", ")
+}
 
 impl FromStr for ApiVersion {
     type Err = UnknownVersion;
 
-    /// `v1` or `v2`, in any case, with or without a leading `/`.
+    /// A version's name (`v2`), in any case, with or without a leading `/` or the `v`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s
-            .trim()
-            .trim_start_matches('/')
-            .to_ascii_lowercase()
-            .as_str()
-        {
-            "v1" | "1" => Ok(ApiVersion::V1),
-            "v2" | "2" => Ok(ApiVersion::V2),
-            _ => Err(UnknownVersion(s.to_owned())),
-        }
+        let wanted = s.trim().trim_start_matches('/').to_ascii_lowercase();
+        ApiVersion::ALL
+            .into_iter()
+            .find(|v| {
+                let name = v.as_str();
+                wanted == name || Some(wanted.as_str()) == name.strip_prefix('v')
+            })
+            .ok_or_else(|| UnknownVersion(s.to_owned()))
     }
 }
 
@@ -163,7 +158,10 @@ impl Idempotency {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
     /// The endpoint does not exist in the version.
-    #[error("`{endpoint}` ({method}) does not exist in /{version}{hint}")]
+    #[error(
+        "`{endpoint}` ({method}) does not exist in /{version}{}",
+        where_else(*elsewhere, instead)
+    )]
     NotInVersion {
         /// The endpoint's name.
         endpoint: &'static str,
@@ -171,8 +169,10 @@ pub enum PathError {
         method: Method,
         /// The version asked for.
         version: ApiVersion,
-        /// Where it does exist, as a sentence fragment.
-        hint: &'static str,
+        /// The version that has it, when one does.
+        elsewhere: Option<ApiVersion>,
+        /// What the caller may use instead in its own version (`Client::agent`), or empty.
+        instead: &'static str,
     },
     /// The caller passed a different number of segments than the template has placeholders.
     #[error("`{endpoint}` takes {expected} path segment(s), {given} given")]
@@ -247,18 +247,35 @@ impl Endpoint {
     }
 
     fn not_in(&self, version: ApiVersion) -> PathError {
-        let hint = match (self.v1, self.v2) {
-            (Some(_), None) => ": it is a /v1 endpoint; use the v1 version",
-            (None, Some(_)) => ": it is a /v2 endpoint; use the v2 version",
-            _ => "",
+        let mut has = self.versions();
+        let elsewhere = match (has.next(), has.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
         };
         PathError::NotInVersion {
             endpoint: self.name,
             method: self.method,
             version,
-            hint,
+            elsewhere,
+            instead: "",
         }
     }
+}
+
+/// The end of a [`PathError::NotInVersion`] message: how to reach the version that has the
+/// endpoint, and what the caller's own version offers instead.
+fn where_else(elsewhere: Option<ApiVersion>, instead: &str) -> String {
+    let mut out = String::new();
+    if let Some(v) = elsewhere {
+        out.push_str(&format!(
+            ": it is a /{v} endpoint; build the client with `.api_version(ApiVersion::{})` or set AGENTS_API_VERSION={v}",
+            v.as_str().to_ascii_uppercase()
+        ));
+    }
+    if !instead.is_empty() {
+        out.push_str(&format!(", or use {instead}"));
+    }
+    out
 }
 
 /// Percent-encodes a path segment or query value: everything but ASCII letters, digits and
@@ -503,7 +520,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "`templates.versions` (GET) does not exist in /v1: it is a /v2 endpoint; use the v2 version"
+            "`templates.versions` (GET) does not exist in /v1: it is a /v2 endpoint; build the client with `.api_version(ApiVersion::V2)` or set AGENTS_API_VERSION=v2"
         );
     }
 
