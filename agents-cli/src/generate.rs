@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agents_codegen::{Builder, write_if_changed};
+use agents_codegen::{Builder, Options, write_if_changed};
 use agents_runtime::client::generation::GenerationRequest;
 use agents_runtime::{ApiVersion, Error, WaitOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -76,21 +76,22 @@ fn bindings(
     runtime: &str,
     overrides: &Overrides,
 ) -> Result<String, Failure> {
+    let mut options = Options::default().runtime_path(runtime);
+    for (agent, ty) in &overrides.rename {
+        options = options.rename(agent.clone(), ty.clone());
+    }
+    for (agent, inputs) in &overrides.localized {
+        options = options.localized(agent.clone(), inputs.iter().cloned());
+    }
+    for (agent, input) in &overrides.paginated {
+        options = options.paginated(agent.clone(), input.as_deref());
+    }
     let mut b = Builder::new()
         .schema_dir(dir)
-        .runtime_path(runtime)
+        .options(options)
         .cargo_directives(false);
     if let Some(agents) = agents {
         b = b.agents(agents.iter().cloned());
-    }
-    for (agent, ty) in &overrides.rename {
-        b = b.rename(agent.clone(), ty.clone());
-    }
-    for (agent, inputs) in &overrides.localized {
-        b = b.localized(agent.clone(), inputs.iter().cloned());
-    }
-    for (agent, input) in &overrides.paginated {
-        b = b.paginated(agent.clone(), input.as_deref());
     }
     let (source, warnings) = b
         .generate_with_warnings()

@@ -347,7 +347,7 @@ async fn template_versions_are_cached_checked_and_pinned() {
 }
 
 /// `generate --localized` / `--paginated` set what the inputs' names would not: the same switch
-/// as `Builder::localized` and `agent!(…, localized = […])`, and a wrong one is named.
+/// as `Options::localized` (in `Builder::options`) and `agent!(…, localized = […])`, and a wrong one is named.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generate_takes_localization_and_pagination_by_hand() {
     let e = emulator().await;

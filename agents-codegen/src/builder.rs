@@ -60,41 +60,22 @@ impl Builder {
         self
     }
 
-    /// The path of the runtime crate in generated code (default `::agents_runtime`).
+    /// The generator's settings: the runtime's path, renames, localization and pagination
+    /// ([`Options`], the one settings type `agent!` and `cargo agents generate` fill too).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), agents_codegen::Diagnostics> {
+    /// use agents_codegen::{Builder, Options};
+    ///
+    /// Builder::new()
+    ///     .options(Options::default().localized("store_finder", ["postcode"]))
+    ///     .generate_to(std::env::var_os("OUT_DIR").unwrap_or_default())?;
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
-    pub fn runtime_path(mut self, path: impl Into<String>) -> Self {
-        self.options.runtime_path = path.into();
-        self
-    }
-
-    /// Names the record type of `agent` `type_name` (its params become `type_nameParams`), for
-    /// two agents whose names would give the same types in one module (`foo_bar` and `foo__bar`
-    /// are both `FooBar`).
-    #[must_use]
-    pub fn rename(mut self, agent: impl Into<String>, type_name: impl Into<String>) -> Self {
-        self.options = self.options.rename(agent, type_name);
-        self
-    }
-
-    /// Makes `inputs` the localization inputs of `agent` (none: not localized) instead of the
-    /// ones its record flags or, for JSON Schema records, the ones named `zip_code` or
-    /// `store_id` (see [`Options::localized`]).
-    #[must_use]
-    pub fn localized<I, S>(mut self, agent: impl Into<String>, inputs: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.options = self.options.localized(agent, inputs);
-        self
-    }
-
-    /// Makes `input` the page number of `agent` (`None`: it does not page) instead of the one
-    /// its record flags or, for JSON Schema records, a numeric input named `page` (see
-    /// [`Options::paginated`]).
-    #[must_use]
-    pub fn paginated(mut self, agent: impl Into<String>, input: Option<&str>) -> Self {
-        self.options = self.options.paginated(agent, input);
+    pub fn options(mut self, options: Options) -> Self {
+        self.options = options;
         self
     }
 

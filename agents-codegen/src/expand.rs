@@ -1,8 +1,8 @@
 //! What `agent!("name")` expands to, kept here so the proc-macro crate is a thin shell and tests
 //! can compare its output with the other front doors.
 //!
-//! Expansions are cached per process by (schema file, its size and modification time, runtime
-//! path), so ten invocations of the same agent in one crate generate once.
+//! Expansions are cached per process by (schema file, its size and modification time, the
+//! call's [`Options`]), so ten invocations of the same agent in one crate generate once.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,20 +14,7 @@ use quote::quote;
 use crate::locate::locate;
 use crate::{Options, generate_refs};
 
-type Key = (PathBuf, u64, Option<SystemTime>, String, MacroOptions);
-
-/// What an `agent!` call says besides the agent and the runtime path: `rename = "TypeName"`,
-/// `localized = ["input", …]` and `paginated = "input"` or `paginated = false` (see
-/// [`Options::localized`] and [`Options::paginated`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct MacroOptions {
-    /// The record's type name instead of the one derived from the agent name.
-    pub rename: Option<String>,
-    /// The inputs that localize a request (empty: not localized), instead of the record's.
-    pub localized: Option<Vec<String>>,
-    /// The page-number input (`Some(None)`: the agent does not page), instead of the record's.
-    pub paginated: Option<Option<String>>,
-}
+type Key = (PathBuf, u64, Option<SystemTime>, Options);
 
 fn cache() -> &'static Mutex<HashMap<Key, String>> {
     static CACHE: OnceLock<Mutex<HashMap<Key, String>>> = OnceLock::new();
@@ -54,19 +41,14 @@ pub fn times_generated(schema_file: &Path) -> usize {
         .unwrap_or(0)
 }
 
-/// The items for agent `name` of the package at `manifest_dir`, referring to the runtime at
-/// `runtime_path` (with the call's `options`), plus an `include_bytes!` of the
+/// The items for agent `name` of the package at `manifest_dir`, generated with the call's
+/// `options` (the runtime's path among them), plus an `include_bytes!` of the
 /// schema file so that editing it rebuilds the
 /// code that uses it, as token text: the proc macro hands it to the compiler in one
 /// `proc_macro::TokenStream::from_str`, so the engine runs on proc-macro2's own token types
 /// (`proc_macro2::fallback::force`) instead of one compiler round trip per token. Errors are
 /// messages for a compile error on the macro's argument.
-pub fn expand(
-    name: &str,
-    runtime_path: &str,
-    options: &MacroOptions,
-    manifest_dir: &Path,
-) -> Result<String, String> {
+pub fn expand(name: &str, options: &Options, manifest_dir: &Path) -> Result<String, String> {
     let loaded = locate(name, manifest_dir).map_err(|e| e.to_string())?;
     let path = loaded
         .path
@@ -77,7 +59,6 @@ pub fn expand(
         path.clone(),
         meta.as_ref().map_or(0, std::fs::Metadata::len),
         meta.and_then(|m| m.modified().ok()),
-        runtime_path.to_owned(),
         options.clone(),
     );
     let cached = cache()
@@ -88,18 +69,7 @@ pub fn expand(
     if let Some(text) = cached {
         return Ok(text);
     }
-    let agent = &loaded.record.name;
-    let mut generator = Options::default().runtime_path(runtime_path);
-    if let Some(r) = &options.rename {
-        generator = generator.rename(agent, r);
-    }
-    if let Some(inputs) = &options.localized {
-        generator = generator.localized(agent, inputs);
-    }
-    if let Some(page) = &options.paginated {
-        generator = generator.paginated(agent, page.as_deref());
-    }
-    let output = generate_refs(&[&loaded.record], &generator).map_err(|d| d.to_string())?;
+    let output = generate_refs(&[&loaded.record], options).map_err(|d| d.to_string())?;
     let items = output.tokens().map_err(|d| d.to_string())?;
     let file = path.to_string_lossy().into_owned();
     let text = quote! {

@@ -280,7 +280,7 @@ fn clash(names: &[String], first: &str, second: &str, base: &str) -> Diagnostic 
         "$.name",
         &format!(
             "its {} would also be generated for agent `{first}` in the same module; give one of \
-             them another type name: `Builder::rename(\"{second}\", \"{base}Agent\")`, \
+             them another type name: `Options::default().rename(\"{second}\", \"{base}Agent\")` in `Builder::options`, \
              `agent!(\"{second}\", rename = \"{base}Agent\")` or \
              `cargo agents generate --rename {second}={base}Agent`",
             names.join(", ")

@@ -1,15 +1,16 @@
 //! Typed Rust bindings from agent records of the web data extraction service.
 //!
 //! One pipeline serves every front door (the `agent!` macro, [`Builder`] in build scripts,
-//! `cargo xtask codegen` and `cargo agents generate`):
+//! `cargo xtask codegen` and `cargo agents generate`), each filling one settings type,
+//! [`Options`]. Only the pipeline's ends are public, so its intermediate form can change freely:
 //!
 //! 1. **parse**: [`agents_schema::AgentRecord`] reads each record, reporting every shape error
 //!    with its JSON path ([`load_dir`] and [`load_file`] attach the file);
-//! 2. **check / lower** ([`ir`]): every Rust name is claimed ([`naming`]), every type resolved
-//!    ([`types`]), each input's rules (read once, with the record: [`rules`]) fitted to its
-//!    type, and doc text made safe ([`docs`]); problems of all agents are collected into one
-//!    [`Diagnostics`];
-//! 3. **emit** ([`emit`]): repeated parts (fields, setters, doc lines) as `syn` trees cloned from
+//! 2. **check / lower** (the private `ir` module): every Rust name is claimed (`naming`), every
+//!    type resolved (`types`), each input's rules (read once, with the record: [`rules`]) fitted
+//!    to its type, and doc text made safe (`docs`); problems of all agents are collected into
+//!    one [`Diagnostics`];
+//! 3. **emit** (`emit`): repeated parts (fields, setters, doc lines) as `syn` trees cloned from
 //!    parsed templates, one-off items as quoted tokens;
 //! 4. **format**: `prettyplease` over the trees and the parsed quoted items, deterministic byte
 //!    for byte (the macro path prints the same trees as tokens and passes the quoted items on
@@ -29,16 +30,16 @@
 
 mod builder;
 pub mod catalog;
-pub mod docs;
-pub mod emit;
+mod docs;
+mod emit;
 mod emitter;
 pub mod expand;
 mod format;
-pub mod ir;
+mod ir;
 pub mod locate;
-pub mod naming;
+mod naming;
 mod source;
-pub mod types;
+mod types;
 
 use std::collections::BTreeMap;
 
@@ -53,8 +54,10 @@ use emitter::Emitter;
 pub use format::{format, rustfmt};
 pub use source::write_if_changed;
 
-/// Generator settings: `Options::default()` and the methods below (more may come, so it is
-/// built that way rather than written out).
+/// The generator's settings, the one type every front door fills: [`Builder::options`] in a
+/// build script, `agent!("name", rename = …, localized = […], paginated = …, runtime = …)` and
+/// `cargo agents generate --rename/--localized/--paginated`. Built with `Options::default()` and
+/// the methods below (more may come, so it is built that way rather than written out).
 ///
 /// ```
 /// let options = agents_codegen::Options::default()
@@ -62,7 +65,7 @@ pub use source::write_if_changed;
 ///     .rename("foo__bar", "FooBarDouble");
 /// assert_eq!(options.runtime_path, "crate");
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Options {
     /// Path of the runtime crate in the generated code: `::agents_runtime` (the default) for
@@ -82,7 +85,7 @@ pub struct Options {
 /// A `/v2` record carries no flags, so the generator derives both from the inputs' names
 /// (`zip_code` and `store_id` localize, a numeric `page` pages); these override that, and a
 /// `/v1` record's flags, for one agent.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Capabilities {
     /// The inputs that localize a request; empty: the agent is not localized.
     pub localization: Option<Vec<String>>,

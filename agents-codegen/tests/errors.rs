@@ -101,7 +101,7 @@ fn check_errors_of_all_agents_come_together() {
             "agent `foo_bar`: $.name: its type `FooBar`, type `FooBarParams`, module `foo_bar` \
              would also be generated for agent `foo__bar` in the same module; give one of them \
              another type name: \
-             `Builder::rename(\"foo_bar\", \"FooBarAgent\")`, \
+             `Options::default().rename(\"foo_bar\", \"FooBarAgent\")` in `Builder::options`, \
              `agent!(\"foo_bar\", rename = \"FooBarAgent\")` or \
              `cargo agents generate --rename foo_bar=FooBarAgent`",
         ]
@@ -248,24 +248,14 @@ fn front_doors_refuse_a_file_holding_another_agent_and_pass_warnings_and_renames
     fs::write(schemas.join("foo__bar.json"), r#"{"name": "foo__bar"}"#).unwrap();
 
     // agent!("keywords") does not silently emit `KwAgent`.
-    let err =
-        agents_codegen::expand::expand("keywords", "::agents_runtime", &Default::default(), &dir)
-            .unwrap_err();
+    let err = agents_codegen::expand::expand("keywords", &Default::default(), &dir).unwrap_err();
     assert!(
         err.contains("keywords.json") && err.contains("holds the record of agent `kw_agent`"),
         "{err}"
     );
     // agent!("foo__bar", rename = "FooBarDouble")
-    let text = agents_codegen::expand::expand(
-        "foo__bar",
-        "::agents_runtime",
-        &agents_codegen::expand::MacroOptions {
-            rename: Some("FooBarDouble".into()),
-            ..Default::default()
-        },
-        &dir,
-    )
-    .unwrap();
+    let rename = agents_codegen::Options::default().rename("foo__bar", "FooBarDouble");
+    let text = agents_codegen::expand::expand("foo__bar", &rename, &dir).unwrap();
     assert!(text.contains("pub struct FooBarDouble"), "{text}");
     assert!(text.contains("pub struct FooBarDoubleParams"), "{text}");
 
@@ -273,7 +263,7 @@ fn front_doors_refuse_a_file_holding_another_agent_and_pass_warnings_and_renames
     let (source, warnings) = agents_codegen::Builder::new()
         .schema_dir(&schemas)
         .agents(["dup", "foo__bar"])
-        .rename("foo__bar", "FooBarDouble")
+        .options(rename)
         .cargo_directives(false)
         .generate_with_warnings()
         .unwrap();

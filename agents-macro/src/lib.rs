@@ -27,8 +27,7 @@ use syn::{LitStr, Token};
 
 struct Input {
     name: LitStr,
-    runtime: Option<LitStr>,
-    options: agents_codegen::expand::MacroOptions,
+    options: agents_codegen::Options,
 }
 
 const OPTIONS: &str = "the options are `runtime = \"path\"`, `rename = \"TypeName\"`, \
@@ -37,8 +36,8 @@ const OPTIONS: &str = "the options are `runtime = \"path\"`, `rename = \"TypeNam
 impl Parse for Input {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let name: LitStr = input.parse()?;
-        let mut runtime = None;
-        let mut options = agents_codegen::expand::MacroOptions::default();
+        let agent = name.value();
+        let mut options = agents_codegen::Options::default();
         while input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -47,16 +46,16 @@ impl Parse for Input {
             let key: syn::Ident = input.parse()?;
             input.parse::<Token![=]>()?;
             if key == "runtime" {
-                runtime = Some(input.parse::<LitStr>()?);
+                options = options.runtime_path(input.parse::<LitStr>()?.value());
             } else if key == "rename" {
-                options.rename = Some(input.parse::<LitStr>()?.value());
+                options = options.rename(&agent, input.parse::<LitStr>()?.value());
             } else if key == "localized" {
                 let list;
                 syn::bracketed!(list in input);
                 let inputs = list.parse_terminated(|i| i.parse::<LitStr>(), Token![,])?;
-                options.localized = Some(inputs.iter().map(LitStr::value).collect());
+                options = options.localized(&agent, inputs.iter().map(LitStr::value));
             } else if key == "paginated" {
-                options.paginated = Some(match input.parse::<syn::Lit>()? {
+                let page = match input.parse::<syn::Lit>()? {
                     syn::Lit::Str(s) => Some(s.value()),
                     syn::Lit::Bool(b) if !b.value => None,
                     other => {
@@ -65,7 +64,8 @@ impl Parse for Input {
                             "`paginated` takes the name of the page-number input, or `false`",
                         ));
                     }
-                });
+                };
+                options = options.paginated(&agent, page.as_deref());
             } else {
                 return Err(syn::Error::new(
                     key.span(),
@@ -73,11 +73,7 @@ impl Parse for Input {
                 ));
             }
         }
-        Ok(Input {
-            name,
-            runtime,
-            options,
-        })
+        Ok(Input { name, options })
     }
 }
 
@@ -91,16 +87,11 @@ pub fn agent(input: TokenStream) -> TokenStream {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_default();
-    let runtime = input
-        .runtime
-        .as_ref()
-        .map_or_else(|| "::agents_runtime".to_owned(), LitStr::value);
     // The engine builds proc-macro2 tokens; on proc-macro2's own implementation that is plain
     // Rust data instead of a compiler round trip per token, and the result reaches the compiler
     // as one string.
     proc_macro2::fallback::force();
-    let expanded =
-        agents_codegen::expand::expand(&input.name.value(), &runtime, &input.options, &manifest);
+    let expanded = agents_codegen::expand::expand(&input.name.value(), &input.options, &manifest);
     proc_macro2::fallback::unforce();
     let error = |message: String| -> TokenStream {
         syn::Error::new(input.name.span(), message)

@@ -8,8 +8,11 @@ fn main() {
     };
     if let Err(e) = agents_codegen::Builder::new()
         .agents(["retailer_a_pdp", "llm_a", "price_check", "store_finder"])
-        .localized("store_finder", ["postcode"])
-        .paginated("store_finder", Some("page_no"))
+        .options(
+            agents_codegen::Options::default()
+                .localized("store_finder", ["postcode"])
+                .paginated("store_finder", Some("page_no")),
+        )
         .generate_to(out)
     {
         eprintln!("{e}");

@@ -359,9 +359,8 @@ fn drawn_instances_decode_without_mismatch_and_round_trip() {
 fn the_macro_and_the_build_script_make_the_same_code_of_every_schema() {
     let root = corpus_dir().join("..");
     for name in NAMES {
-        let expanded =
-            agents_codegen::expand::expand(name, "::agents_runtime", &Default::default(), &root)
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let expanded = agents_codegen::expand::expand(name, &Default::default(), &root)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         // The macro adds `const _: &[u8] = include_bytes!(…);` so that editing the file rebuilds.
         let cut = expanded
             .rfind("const _ : & [u8] = include_bytes !")

@@ -16,7 +16,7 @@ fn macro_and_build_script_produce_identical_source() {
     let root = workspace_root().join("tests/modes");
     for agent in ["retailer_a_pdp", "llm_a"] {
         let macro_src = format(strip_include(
-            expand::expand(agent, "::agents_runtime", &Default::default(), &root).unwrap(),
+            expand::expand(agent, &Default::default(), &root).unwrap(),
         ))
         .unwrap();
         let built = Builder::new()
@@ -85,13 +85,7 @@ fn a_json_schema_file_gives_the_same_types_in_every_mode() {
     let root = workspace_root().join("tests/modes");
     let dir = root.join("schemas");
     let macro_src = format(strip_include(
-        expand::expand(
-            "price_check",
-            "::agents_runtime",
-            &Default::default(),
-            &root,
-        )
-        .unwrap(),
+        expand::expand("price_check", &Default::default(), &root).unwrap(),
     ))
     .unwrap();
     let built = Builder::new()
@@ -156,21 +150,19 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
     assert!(AgentParams::uses_localization(&p));
 
     let root = workspace_root().join("tests/modes");
-    let options = expand::MacroOptions {
-        localized: Some(vec!["postcode".into()]),
-        paginated: Some(Some("page_no".into())),
-        ..Default::default()
-    };
+    // One settings value, handed to both front doors.
+    let options = agents_codegen::Options::default()
+        .localized("store_finder", ["postcode"])
+        .paginated("store_finder", Some("page_no"));
     let macro_src = format(strip_include(
-        expand::expand("store_finder", "::agents_runtime", &options, &root).unwrap(),
+        expand::expand("store_finder", &options, &root).unwrap(),
     ))
     .unwrap();
     let dir = root.join("schemas");
     let built = Builder::new()
         .schema_dir(&dir)
         .agents(["store_finder"])
-        .localized("store_finder", ["postcode"])
-        .paginated("store_finder", Some("page_no"))
+        .options(options)
         .cargo_directives(false)
         .generate()
         .unwrap();
@@ -189,9 +181,12 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
     let err = Builder::new()
         .schema_dir(&dir)
         .agents(["store_finder"])
-        .localized("store_finder", ["zip", "postcode", "city"])
-        .paginated("store_finder", Some("query"))
-        .paginated("store_fnder", None)
+        .options(
+            agents_codegen::Options::default()
+                .localized("store_finder", ["zip", "postcode", "city"])
+                .paginated("store_finder", Some("query"))
+                .paginated("store_fnder", None),
+        )
         .cargo_directives(false)
         .generate()
         .unwrap_err()
@@ -211,7 +206,7 @@ fn ten_expansions_generate_once() {
     let file = schemas_dir().join("llm_b.json");
     let before = expand::times_generated(&file);
     for _ in 0..10 {
-        expand::expand("llm_b", "::agents_runtime", &Default::default(), &root).unwrap();
+        expand::expand("llm_b", &Default::default(), &root).unwrap();
     }
     assert_eq!(expand::times_generated(&file) - before, 1);
 }
@@ -219,13 +214,7 @@ fn ten_expansions_generate_once() {
 #[test]
 fn macro_errors_name_the_agent_and_the_fix() {
     let root = workspace_root().join("tests/modes");
-    let err = expand::expand(
-        "retailer_a_pbp",
-        "::agents_runtime",
-        &Default::default(),
-        &root,
-    )
-    .unwrap_err();
+    let err = expand::expand("retailer_a_pbp", &Default::default(), &root).unwrap_err();
     assert!(
         err.contains("no cached schema for agent `retailer_a_pbp`"),
         "{err}"
