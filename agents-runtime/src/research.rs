@@ -32,7 +32,7 @@ pub fn efforts(version: ApiVersion) -> &'static [&'static str] {
 }
 
 fn kind(v: &Value) -> &'static str {
-    agents_schema::diag::json_kind(v)
+    agents_wire::json::kind(v)
 }
 
 fn one_of(body: &Map<String, Value>, field: &str, allowed: &[&str], out: &mut Vec<Broken>) {

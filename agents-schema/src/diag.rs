@@ -148,17 +148,7 @@ impl fmt::Display for Diagnostics {
 }
 
 /// The JSON kind of a value, for messages (`a string`, `an object`, `null`).
-pub fn json_kind(v: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub use agents_wire::json::kind as json_kind;
 
 #[cfg(test)]
 mod collector_tests {

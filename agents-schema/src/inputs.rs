@@ -15,8 +15,7 @@ pub const COMMON_PARAMS: [(&str, ParamTy); 4] = [
     ("parse", ParamTy::Boolean),
 ];
 
-/// The params that localize a request whatever the record declares.
-pub const LOCALIZATION_PARAMS: [&str; 2] = ["zip_code", "store_id"];
+pub use agents_wire::words::LOCALIZATION_PARAMS;
 
 /// The kind of value of an input parameter, and a note for the docs when its declared type is
 /// not known or is a cursor.

@@ -13,7 +13,6 @@
 //! code lie: a `type` that is not a string, a `name` that is missing. Every problem found in one
 //! record is reported together, each with the JSON path at fault.
 
-pub mod deep;
 pub mod diag;
 pub mod files;
 pub mod inputs;

@@ -51,8 +51,8 @@ impl fmt::Display for ErrorList<'_> {
 }
 
 pub(crate) fn record_from_json(text: &str) -> Result<AgentRecord, RecordError> {
-    let tree: Json = crate::deep::from_slice(text.as_bytes()).map_err(|e| match e {
-        crate::deep::DeepError::Json {
+    let tree: Json = agents_wire::json::from_slice(text.as_bytes()).map_err(|e| match e {
+        agents_wire::json::DeepError::Json {
             message,
             line,
             column,

@@ -93,6 +93,9 @@ words! {
     }
 }
 
+/// The params that localize an agent request whatever the record declares, in every version.
+pub const LOCALIZATION_PARAMS: [&str; 2] = ["zip_code", "store_id"];
+
 /// The version whose words records are kept in: the client's request builders before
 /// [`respell`] and the emulator's state.
 pub const KEPT: ApiVersion = ApiVersion::V2;

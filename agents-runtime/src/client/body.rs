@@ -101,14 +101,14 @@ pub(crate) fn decode_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, (Strin
     }
     // Past serde_json's 128 levels (a template whose schema nests 60 deep), the answer is read
     // as the generator reads a record: up to `deep::MAX_DEPTH`, the stack grown as needed.
-    let depth = agents_schema::deep::depth(bytes);
+    let depth = agents_wire::json::depth(bytes);
     if depth > 128 {
-        if depth > agents_schema::deep::MAX_DEPTH {
-            let too_deep = agents_schema::deep::DeepError::TooDeep { depth };
+        if depth > agents_wire::json::MAX_DEPTH {
+            let too_deep = agents_wire::json::DeepError::TooDeep { depth };
             return Err((".".to_owned(), too_deep.to_string()));
         }
         let mut at = String::from(".");
-        return agents_schema::deep::with_deep_deserializer(bytes, |de| {
+        return agents_wire::json::with_deep_deserializer(bytes, |de| {
             serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
                 at = e.path().to_string();
                 e.into_inner()

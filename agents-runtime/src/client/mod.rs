@@ -5,6 +5,7 @@
 
 #[macro_use]
 mod open;
+#[cfg(feature = "records")]
 pub mod agents;
 pub mod batch;
 mod body;
@@ -18,6 +19,7 @@ pub mod jobs;
 mod listing;
 pub mod media;
 pub mod pages;
+pub mod patch;
 pub mod proxy;
 mod records;
 pub mod research;
@@ -160,6 +162,11 @@ impl Client {
     /// Sends one call and decodes its answer: the single path every endpoint uses. The method
     /// and the path come from the endpoint's description in the client's version, with
     /// `segments` filling the path's placeholders in order.
+    ///
+    /// Only the decoding is generic: the request, its retries and the reading of the answer are
+    /// one function compiled once, not once per answer type (and in the user's crate for the
+    /// types generated there). A decode failure is never retried, so nothing moves out of the
+    /// retry loop that it decided.
     pub(crate) async fn send<T: DeserializeOwned>(
         &self,
         endpoint: &Endpoint,
@@ -167,6 +174,19 @@ impl Client {
         query: &[(&str, String)],
         body: Option<&JsonBody>,
     ) -> Result<(T, ResponseInfo), Error> {
+        let (bytes, info) = self.send_bytes(endpoint, segments, query, body).await?;
+        let value = decode_answer::<T>(&bytes, &info)?;
+        Ok((value, info))
+    }
+
+    /// [`Client::send`] up to the answer's bytes.
+    async fn send_bytes(
+        &self,
+        endpoint: &Endpoint,
+        segments: &[&str],
+        query: &[(&str, String)],
+        body: Option<&JsonBody>,
+    ) -> Result<(Vec<u8>, ResponseInfo), Error> {
         let path = endpoint.url_path(self.inner.version, segments)?;
         let class = endpoint.idempotency;
         let method = match endpoint.method {
@@ -181,7 +201,7 @@ impl Client {
             .join(&path)
             .map_err(|e| Error::Config(format!("cannot form a URL for {path}: {e}")))?;
         self.retrying(&method, &url, class, |deadline| {
-            self.attempt::<T>(method.clone(), url.clone(), query, body, deadline)
+            self.attempt(method.clone(), url.clone(), query, body, deadline)
         })
         .await
     }
@@ -265,31 +285,19 @@ impl Client {
         }
     }
 
-    async fn attempt<T: DeserializeOwned>(
+    async fn attempt(
         &self,
         method: Method,
         url: Url,
         query: &[(&str, String)],
         body: Option<&JsonBody>,
         deadline: Instant,
-    ) -> Result<(T, ResponseInfo), Error> {
+    ) -> Result<(Vec<u8>, ResponseInfo), Error> {
         let (mut resp, info) = self
             .open(self.request(method, url, query, body), deadline)
             .await?;
         let bytes = self.read_whole(&mut resp, &info).await?;
-        // An empty answer (204 No Content) reads as JSON `null`: `()` for calls that answer
-        // nothing, and an error naming the answer for calls that expected a value.
-        let empty = bytes.iter().all(u8::is_ascii_whitespace);
-        let value =
-            decode_body::<T>(if empty { b"null" } else { &bytes }).map_err(|(path, message)| {
-                Error::Decode(Box::new(DecodeError {
-                    path,
-                    message,
-                    body: String::from_utf8_lossy(&bytes).into_owned(),
-                    info: info.clone(),
-                }))
-            })?;
-        Ok((value, info))
+        Ok((bytes, info))
     }
 
     /// A request to the API: the client's headers and key, the query and the JSON body.
@@ -448,6 +456,20 @@ pub(crate) struct Download {
     pub(crate) bytes: bytes::Bytes,
     pub(crate) content_type: Option<String>,
     pub(crate) info: ResponseInfo,
+}
+
+/// An answer's bytes as `T`. An empty answer (204 No Content) reads as JSON `null`: `()` for
+/// calls that answer nothing, and an error naming the answer for calls that expected a value.
+fn decode_answer<T: DeserializeOwned>(bytes: &[u8], info: &ResponseInfo) -> Result<T, Error> {
+    let empty = bytes.iter().all(u8::is_ascii_whitespace);
+    decode_body::<T>(if empty { b"null" } else { bytes }).map_err(|(path, message)| {
+        Error::Decode(Box::new(DecodeError {
+            path,
+            message,
+            body: String::from_utf8_lossy(bytes).into_owned(),
+            info: info.clone(),
+        }))
+    })
 }
 
 #[cfg(test)]

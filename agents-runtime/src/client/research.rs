@@ -1159,8 +1159,9 @@ impl Client {
     pub async fn update_research_agent(
         &self,
         id: &str,
-        patch: &json_patch::Patch,
+        patch: &super::patch::Patch,
     ) -> Result<ResearchAgent, Error> {
+        patch.check()?;
         Ok(self
             .post(&endpoint::RESEARCH_AGENT_UPDATE, &[id], patch, "patch")
             .await?

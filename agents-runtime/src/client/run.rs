@@ -443,7 +443,7 @@ fn run_body<'a>(
 
 /// Whether wire params set a localization parameter (`zip_code` or `store_id`): the one rule for runs, async runs and batch items.
 pub(crate) fn localizes(params: &Value) -> bool {
-    crate::validate::LOCALIZATION_PARAMS
+    crate::words::LOCALIZATION_PARAMS
         .iter()
         .any(|k| params.get(k).is_some_and(|v| !v.is_null()))
 }

@@ -13,7 +13,7 @@ use crate::endpoint::{self, ApiVersion};
 
 /// JSON Patch (RFC 6902), the document [`Client::update_template`] takes: the `json-patch`
 /// crate, re-exported so its version is the client's.
-pub use json_patch;
+pub use super::patch::{Patch, PatchOperation};
 
 /// A template record: `client.template("retailer_a_pdp")`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -187,19 +187,20 @@ impl Client {
     ///
     /// ```no_run
     /// # async fn demo(client: agents_runtime::Client) -> Result<(), agents_runtime::Error> {
-    /// use agents_runtime::client::templates::json_patch::Patch;
-    /// let patch: Patch = serde_json::from_value(serde_json::json!([
-    ///     {"op": "replace", "path": "/published_version/metadata/display_name", "value": "Shop"}
-    /// ]))
-    /// .expect("a patch");
+    /// use agents_runtime::client::patch::Patch;
+    /// let patch = Patch::new().replace(
+    ///     "/published_version/metadata/display_name",
+    ///     serde_json::json!("Shop"),
+    /// );
     /// let t = client.update_template("shop_product", &patch).await?;
     /// # let _ = t; Ok(()) }
     /// ```
     pub async fn update_template(
         &self,
         name: &str,
-        patch: &json_patch::Patch,
+        patch: &Patch,
     ) -> Result<TemplateRecord, Error> {
+        patch.check()?;
         Ok(self
             .post(&endpoint::TEMPLATE_UPDATE, &[name], patch, "patch")
             .await?

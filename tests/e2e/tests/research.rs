@@ -264,7 +264,7 @@ async fn enrichment_keeps_given_values_as_pre_existing() {
 
 #[tokio::test]
 async fn agents_change_by_json_patch_and_deactivate() {
-    use agents_runtime::client::templates::json_patch::Patch;
+    use agents_runtime::client::patch::Patch;
 
     let e = emulator().await;
     let client = client(&e);

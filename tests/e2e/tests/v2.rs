@@ -274,7 +274,7 @@ async fn the_version_comes_from_the_builder_or_the_base_url() {
 
 #[tokio::test]
 async fn templates_change_by_json_patch_and_are_deleted() {
-    use agents_runtime::client::templates::json_patch::Patch;
+    use agents_runtime::client::patch::Patch;
     let e = emulator().await;
     let c = v2(&e);
     let patch = |ops: serde_json::Value| -> Patch { serde_json::from_value(ops).unwrap() };
@@ -414,7 +414,7 @@ async fn templates_change_by_json_patch_and_are_deleted() {
 /// saying why) instead of being overwritten.
 #[tokio::test]
 async fn a_refinement_never_undoes_a_delete_or_a_concurrent_change() {
-    use agents_runtime::client::templates::json_patch::Patch;
+    use agents_runtime::client::patch::Patch;
     // Refinements take a second here, so the test's changes land while they run.
     let lifecycle = agents_emulator::Lifecycle {
         generation_refine: Duration::from_secs(1),

@@ -1,7 +1,8 @@
-//! Reading JSON nested deeper than serde_json's 128 levels, up to [`MAX_DEPTH`], without
-//! overflowing the stack: the recursion limit is lifted and the stack grown as needed
-//! (serde_stacker); deeper text is refused with its depth named. The generator and the client
-//! read records through this, so each reads what the other does.
+//! How the service's JSON is read and named: text nested deeper than serde_json's 128 levels,
+//! up to [`MAX_DEPTH`], read without overflowing the stack (the recursion limit is lifted and the
+//! stack grown as needed, serde_stacker; deeper text is refused with its depth named), and a
+//! value's kind as messages say it ([`kind`]). The generator's record loader and the client's
+//! answers both read through this, so each reads what the other does.
 
 use serde::de::DeserializeOwned;
 
@@ -9,6 +10,20 @@ use serde::de::DeserializeOwned;
 /// levels (each a schema inside a `properties` map), which the generator types to 32 levels
 /// and keeps raw below.
 pub const MAX_DEPTH: usize = 1_100;
+
+/// The kind of a JSON value as a message names it: `null`, `a boolean`, `a number`, `a string`,
+/// `an array`, `an object`.
+pub fn kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
 
 /// serde_json's own limit, past which [`from_slice`] grows the stack.
 const SERDE_JSON_DEPTH: usize = 128;
