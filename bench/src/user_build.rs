@@ -78,6 +78,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 "#;
 
+/// A user gets the SDK's crates from a registry, and cargo builds registry crates without
+/// incremental state; path dependencies, as here, it would build with it (slower from clean).
+/// These overrides build them as a registry would, and leave the program itself incremental.
+const REGISTRY_LIKE: &str = "[profile.dev.package.agents-runtime]\nincremental = false\n\n[profile.dev.package.agents-wire]\nincremental = false\n";
+
 fn write(path: &Path, text: &str) {
     if let Some(parent) = path.parent() {
         let _ = std::fs::create_dir_all(parent);
@@ -126,7 +131,7 @@ pub fn measure(root: &Path) -> (Builds, Builds) {
     write(
         &ours.join("Cargo.toml"),
         &format!(
-            "[package]\nname = \"ours\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n\n[dependencies]\nagents-runtime = {{ path = {runtime:?} }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n"
+            "[package]\nname = \"ours\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n\n[dependencies]\nagents-runtime = {{ path = {runtime:?} }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n\n{REGISTRY_LIKE}"
         ),
     );
     write(&ours.join("src/main.rs"), OURS);

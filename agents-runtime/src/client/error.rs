@@ -483,7 +483,7 @@ pub enum Error {
     GenerationFailed(Box<super::records::Generation>),
     /// A research run ended `failed` or `cancelled`, so it has no answer.
     #[error("{0}")]
-    ResearchFailed(Box<super::research_run::RunFailure>),
+    ResearchFailed(Box<super::research::run::RunFailure>),
     /// A research run's event stream ended before the run did and could not be resumed, or
     /// went silent (not even a keep-alive) for longer than allowed.
     #[error("the event stream of research run {run_id} {end}")]
@@ -491,7 +491,7 @@ pub enum Error {
         /// The run.
         run_id: String,
         /// How the stream ended.
-        end: super::research_run::StreamEnd,
+        end: super::research::run::StreamEnd,
     },
     /// A waiter gave up.
     #[error("gave up waiting for {what} after {waited:?} (last state: {last_state})")]

@@ -23,7 +23,6 @@ pub mod patch;
 pub mod proxy;
 mod records;
 pub mod research;
-mod research_run;
 pub mod retry;
 pub mod run;
 pub mod serp;
