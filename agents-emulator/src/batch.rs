@@ -426,3 +426,22 @@ pub(crate) async fn list(
         mine.iter().map(|b| progress_of(&state, b, now)).collect(),
     ))
 }
+
+/// This area's endpoints and their handlers, under the endpoint's `method`: the router asks
+/// every area, so serving a new endpoint of the area is an arm here and nothing in `routes.rs`.
+pub(crate) fn handler(
+    e: &agents_runtime::endpoint::Endpoint,
+    method: axum::routing::MethodFilter,
+) -> Option<axum::routing::MethodRouter<Shared>> {
+    use agents_runtime::endpoint;
+    use axum::routing::on;
+    Some(match *e {
+        endpoint::TEMPLATE_BATCH => on(method, create),
+        endpoint::BATCH_LIST => on(method, list),
+        endpoint::BATCH_GET => on(method, details),
+        endpoint::BATCH_PROGRESS => on(method, progress),
+        endpoint::EXTRACT_BATCH => on(method, create_extract),
+        endpoint::SERP_BATCH => on(method, create_serp),
+        _ => return None,
+    })
+}

@@ -109,3 +109,17 @@ pub(crate) async fn driver_for(
         )),
     }
 }
+
+/// This area's endpoints and their handlers, under the endpoint's `method`: the router asks
+/// every area, so serving a new endpoint of the area is an arm here and nothing in `routes.rs`.
+pub(crate) fn handler(
+    e: &agents_runtime::endpoint::Endpoint,
+    method: axum::routing::MethodFilter,
+) -> Option<axum::routing::MethodRouter<Shared>> {
+    use agents_runtime::endpoint;
+    use axum::routing::on;
+    Some(match *e {
+        endpoint::DOMAIN_DRIVER => on(method, driver_for),
+        _ => return None,
+    })
+}

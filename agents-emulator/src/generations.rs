@@ -199,3 +199,18 @@ pub(crate) async fn get(
         .map(|g| Json(g.record(now, version)))
         .ok_or_else(|| ApiError::not_found(format!("no generation {id}")).at("generation_id"))
 }
+
+/// This area's endpoints and their handlers, under the endpoint's `method`: the router asks
+/// every area, so serving a new endpoint of the area is an arm here and nothing in `routes.rs`.
+pub(crate) fn handler(
+    e: &agents_runtime::endpoint::Endpoint,
+    method: axum::routing::MethodFilter,
+) -> Option<axum::routing::MethodRouter<Shared>> {
+    use agents_runtime::endpoint;
+    use axum::routing::on;
+    Some(match *e {
+        endpoint::GENERATION_CREATE => on(method, create),
+        endpoint::GENERATION_GET => on(method, get),
+        _ => return None,
+    })
+}

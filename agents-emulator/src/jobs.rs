@@ -788,3 +788,29 @@ pub(crate) async fn download(
         .into_response(),
     }
 }
+
+/// This area's endpoints and their handlers, under the endpoint's `method`: the router asks
+/// every area, so serving a new endpoint of the area is an arm here and nothing in `routes.rs`.
+pub(crate) fn handler(
+    e: &agents_runtime::endpoint::Endpoint,
+    method: axum::routing::MethodFilter,
+) -> Option<axum::routing::MethodRouter<Shared>> {
+    use agents_runtime::endpoint;
+    use axum::routing::on;
+    Some(match *e {
+        endpoint::JOB_CREATE => on(method, create),
+        endpoint::JOB_LIST => on(method, list),
+        endpoint::JOB_GET => on(method, get),
+        endpoint::JOB_UPDATE => on(method, update),
+        endpoint::JOB_DELETE => on(method, delete),
+        endpoint::JOB_TRIGGER => on(method, trigger),
+        endpoint::JOB_RUNS => on(method, runs),
+        endpoint::JOB_RUN_GET => on(method, run),
+        endpoint::JOB_RUN_CANCEL => on(method, cancel),
+        endpoint::JOB_ARTIFACTS => on(method, artifacts),
+        endpoint::JOB_ARTIFACT => on(method, artifact),
+        endpoint::JOB_ARTIFACT_URL => on(method, download_url),
+        endpoint::JOB_ARTIFACT_PREVIEW => on(method, preview),
+        _ => return None,
+    })
+}

@@ -173,3 +173,18 @@ pub(crate) async fn run<const ASYNC: bool>(
 ) -> Result<Json<Value>, ApiError> {
     crate::web::answer::<ASYNC>(&state, &ctx, version, "media", body, media_result)
 }
+
+/// This area's endpoints and their handlers, under the endpoint's `method`: the router asks
+/// every area, so serving a new endpoint of the area is an arm here and nothing in `routes.rs`.
+pub(crate) fn handler(
+    e: &agents_runtime::endpoint::Endpoint,
+    method: axum::routing::MethodFilter,
+) -> Option<axum::routing::MethodRouter<Shared>> {
+    use agents_runtime::endpoint;
+    use axum::routing::on;
+    Some(match *e {
+        endpoint::MEDIA_RUN => on(method, run::<false>),
+        endpoint::MEDIA_ASYNC => on(method, run::<true>),
+        _ => return None,
+    })
+}

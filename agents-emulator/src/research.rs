@@ -710,3 +710,29 @@ pub(crate) async fn page(
         None => (StatusCode::NOT_FOUND, "no such page").into_response(),
     }
 }
+
+/// This area's endpoints and their handlers, under the endpoint's `method`: the router asks
+/// every area, so serving a new endpoint of the area is an arm here and nothing in `routes.rs`.
+pub(crate) fn handler(
+    e: &agents_runtime::endpoint::Endpoint,
+    method: axum::routing::MethodFilter,
+) -> Option<axum::routing::MethodRouter<Shared>> {
+    use agents_runtime::endpoint;
+    use axum::routing::on;
+    Some(match *e {
+        endpoint::RESEARCH_AGENT_CREATE => on(method, create_agent),
+        endpoint::RESEARCH_AGENT_LIST => on(method, list_agents),
+        endpoint::RESEARCH_AGENT_GET => on(method, get_agent),
+        endpoint::RESEARCH_AGENT_UPDATE => on(method, update_agent),
+        endpoint::RESEARCH_AGENT_DELETE => on(method, delete_agent),
+        endpoint::RESEARCH_TEMPLATE_LIST => on(method, list_templates),
+        endpoint::RESEARCH_TEMPLATE_GET => on(method, get_template),
+        endpoint::RESEARCH_RUN_START => on(method, start_run),
+        endpoint::RESEARCH_RUN_BY_NAME => on(method, start_run_by_name),
+        endpoint::RESEARCH_RUN_LIST => on(method, list_runs),
+        endpoint::RESEARCH_RUN_GET => on(method, get_run),
+        endpoint::RESEARCH_RUN_RESULT => on(method, result),
+        endpoint::RESEARCH_RUN_EVENTS => on(method, events),
+        _ => return None,
+    })
+}

@@ -107,3 +107,19 @@ pub(crate) async fn results(
         .at("task_id")),
     }
 }
+
+/// This area's endpoints and their handlers, under the endpoint's `method`: the router asks
+/// every area, so serving a new endpoint of the area is an arm here and nothing in `routes.rs`.
+pub(crate) fn handler(
+    e: &agents_runtime::endpoint::Endpoint,
+    method: axum::routing::MethodFilter,
+) -> Option<axum::routing::MethodRouter<Shared>> {
+    use agents_runtime::endpoint;
+    use axum::routing::on;
+    Some(match *e {
+        endpoint::TASK_LIST => on(method, list),
+        endpoint::TASK_GET => on(method, get),
+        endpoint::TASK_RESULTS => on(method, results),
+        _ => return None,
+    })
+}

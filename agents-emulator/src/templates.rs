@@ -396,3 +396,24 @@ pub(crate) async fn run_async(
     }
     Ok(Json(answer))
 }
+
+/// This area's endpoints and their handlers, under the endpoint's `method`: the router asks
+/// every area, so serving a new endpoint of the area is an arm here and nothing in `routes.rs`.
+pub(crate) fn handler(
+    e: &agents_runtime::endpoint::Endpoint,
+    method: axum::routing::MethodFilter,
+) -> Option<axum::routing::MethodRouter<Shared>> {
+    use agents_runtime::endpoint;
+    use axum::routing::on;
+    Some(match *e {
+        endpoint::TEMPLATE_LIST => on(method, list),
+        endpoint::TEMPLATE_GET => on(method, get),
+        endpoint::TEMPLATE_UPDATE => on(method, update),
+        endpoint::TEMPLATE_DELETE => on(method, delete),
+        endpoint::TEMPLATE_VERSIONS => on(method, versions),
+        endpoint::TEMPLATE_VERSION => on(method, version),
+        endpoint::TEMPLATE_RUN => on(method, run),
+        endpoint::TEMPLATE_ASYNC | endpoint::TEMPLATE_ASYNC_SINGULAR => on(method, run_async),
+        _ => return None,
+    })
+}

@@ -125,6 +125,9 @@ pub struct Endpoint {
     pub v1: Option<&'static str>,
     /// The path in `/v2`, when the endpoint exists there.
     pub v2: Option<&'static str>,
+    /// The client's calls that use it (`Client::update_template`), for messages and the
+    /// printed table (`cargo xtask endpoints`); empty for an alias no call sends.
+    pub client: &'static str,
     /// Whether a call may be repeated, which decides its retries: by the method unless the
     /// table's row says otherwise.
     pub idempotency: Idempotency,
@@ -159,10 +162,13 @@ impl Idempotency {
 pub enum PathError {
     /// The endpoint does not exist in the version.
     #[error(
-        "`{endpoint}` ({method}) does not exist in /{version}{}",
+        "{} does not exist in /{version}{}",
+        what(call, endpoint, *method),
         where_else(*elsewhere, instead)
     )]
     NotInVersion {
+        /// The client's calls that use the endpoint (empty when none does).
+        call: &'static str,
         /// The endpoint's name.
         endpoint: &'static str,
         /// Its method.
@@ -192,6 +198,7 @@ impl Endpoint {
         method: Method,
         v1: Option<&'static str>,
         v2: Option<&'static str>,
+        client: &'static str,
         idempotency: Idempotency,
     ) -> Self {
         Endpoint {
@@ -199,6 +206,7 @@ impl Endpoint {
             method,
             v1,
             v2,
+            client,
             idempotency,
         }
     }
@@ -253,12 +261,23 @@ impl Endpoint {
             _ => None,
         };
         PathError::NotInVersion {
+            call: self.client,
             endpoint: self.name,
             method: self.method,
             version,
             elsewhere,
             instead: "",
         }
+    }
+}
+
+/// What a [`PathError::NotInVersion`] message names: the client's call first, the endpoint
+/// after it.
+fn what(call: &str, endpoint: &str, method: Method) -> String {
+    if call.is_empty() {
+        format!("`{endpoint}` ({method})")
+    } else {
+        format!("`{call}` (`{endpoint}`, {method})")
     }
 }
 
@@ -306,9 +325,9 @@ pub fn is_json_content_type(content_type: &str) -> bool {
 use Method::{Delete, Get, Patch, Post};
 
 macro_rules! endpoints {
-    ($( $(#[$doc:meta])* $id:ident = $name:literal, $method:ident, $v1:expr, $v2:expr $(, $idem:ident)?; )*) => {
+    ($( $(#[$doc:meta])* $id:ident = $name:literal, $method:ident, $v1:expr, $v2:expr, $client:literal $(, $idem:ident)?; )*) => {
         $( $(#[$doc])* pub const $id: Endpoint = Endpoint::new(
-            $name, $method, $v1, $v2, endpoints!(@idem $method $(, $idem)?),
+            $name, $method, $v1, $v2, $client, endpoints!(@idem $method $(, $idem)?),
         ); )*
         /// Every endpoint, in the order of this file.
         pub const ALL: &[Endpoint] = &[$($id),*];
@@ -320,139 +339,139 @@ macro_rules! endpoints {
 endpoints! {
     // Extraction agents (/v1) = extract templates (/v2).
     /// Lists agents (`/v1`, a bare array) or extract templates (`/v2`, a page of items).
-    TEMPLATE_LIST = "templates.list", Get, Some("/v1/agents"), Some("/v2/extract/templates");
+    TEMPLATE_LIST = "templates.list", Get, Some("/v1/agents"), Some("/v2/extract/templates"), "Client::agents, Client::templates";
     /// One agent's record (`/v1`) or template record with its published version (`/v2`).
-    TEMPLATE_GET = "templates.get", Get, Some("/v1/agents/{name}"), Some("/v2/extract/templates/{name}");
+    TEMPLATE_GET = "templates.get", Get, Some("/v1/agents/{name}"), Some("/v2/extract/templates/{name}"), "Client::agent, Client::template";
     /// Changes a template with a JSON Patch document.
-    TEMPLATE_UPDATE = "templates.update", Patch, None, Some("/v2/extract/templates/{name}");
+    TEMPLATE_UPDATE = "templates.update", Patch, None, Some("/v2/extract/templates/{name}"), "Client::update_template";
     /// Deletes a template.
-    TEMPLATE_DELETE = "templates.delete", Delete, None, Some("/v2/extract/templates/{name}");
+    TEMPLATE_DELETE = "templates.delete", Delete, None, Some("/v2/extract/templates/{name}"), "Client::delete_template";
     /// A template's versions.
-    TEMPLATE_VERSIONS = "templates.versions", Get, None, Some("/v2/extract/templates/{name}/versions");
+    TEMPLATE_VERSIONS = "templates.versions", Get, None, Some("/v2/extract/templates/{name}/versions"), "Client::template_versions";
     /// One version of a template.
-    TEMPLATE_VERSION = "templates.version", Get, None, Some("/v2/extract/templates/{name}/versions/{version_id}");
+    TEMPLATE_VERSION = "templates.version", Get, None, Some("/v2/extract/templates/{name}/versions/{version_id}"), "Client::template_version";
     /// Runs an agent or template and waits for its result.
-    TEMPLATE_RUN = "templates.run", Post, Some("/v1/agents/run"), Some("/v2/extract/templates/run");
+    TEMPLATE_RUN = "templates.run", Post, Some("/v1/agents/run"), Some("/v2/extract/templates/run"), "Client::run, Client::run_raw";
     /// Starts an agent or template run as a task.
-    TEMPLATE_ASYNC = "templates.async", Post, Some("/v1/agents/async"), Some("/v2/extract/templates/async");
+    TEMPLATE_ASYNC = "templates.async", Post, Some("/v1/agents/async"), Some("/v2/extract/templates/async"), "Client::run_async, Client::run_async_raw";
     /// The singular spelling of `/v1/agents/async` the interface also lists.
-    TEMPLATE_ASYNC_SINGULAR = "templates.async_singular", Post, Some("/v1/agent/async"), None;
+    TEMPLATE_ASYNC_SINGULAR = "templates.async_singular", Post, Some("/v1/agent/async"), None, "";
     /// Starts a batch of agent or template runs.
-    TEMPLATE_BATCH = "templates.batch", Post, Some("/v1/agents/batch"), Some("/v2/extract/templates/batch"), Once;
+    TEMPLATE_BATCH = "templates.batch", Post, Some("/v1/agents/batch"), Some("/v2/extract/templates/batch"), "Client::batch, Client::batch_raw", Once;
     /// Asks for a new agent or template (or a refinement) from a prompt.
-    GENERATION_CREATE = "generations.create", Post, Some("/v1/agents/generations"), Some("/v2/extract/templates/generations"), Once;
+    GENERATION_CREATE = "generations.create", Post, Some("/v1/agents/generations"), Some("/v2/extract/templates/generations"), "Client::generate_agent", Once;
     /// A generation's state.
-    GENERATION_GET = "generations.get", Get, Some("/v1/agents/generations/{id}"), Some("/v2/extract/templates/generations/{id}");
+    GENERATION_GET = "generations.get", Get, Some("/v1/agents/generations/{id}"), Some("/v2/extract/templates/generations/{id}"), "Client::generation";
 
     // Tasks and batches.
     /// Lists tasks.
-    TASK_LIST = "tasks.list", Get, Some("/v1/tasks"), Some("/v2/tasks");
+    TASK_LIST = "tasks.list", Get, Some("/v1/tasks"), Some("/v2/tasks"), "Client::tasks";
     /// One task's record.
-    TASK_GET = "tasks.get", Get, Some("/v1/tasks/{task_id}"), Some("/v2/tasks/{task_id}");
+    TASK_GET = "tasks.get", Get, Some("/v1/tasks/{task_id}"), Some("/v2/tasks/{task_id}"), "Client::task";
     /// A finished task's result.
-    TASK_RESULTS = "tasks.results", Get, Some("/v1/tasks/{task_id}/results"), Some("/v2/tasks/{task_id}/results");
+    TASK_RESULTS = "tasks.results", Get, Some("/v1/tasks/{task_id}/results"), Some("/v2/tasks/{task_id}/results"), "Client::task_result, Client::task_output";
     /// Lists batches.
-    BATCH_LIST = "batches.list", Get, Some("/v1/batches"), Some("/v2/batches");
+    BATCH_LIST = "batches.list", Get, Some("/v1/batches"), Some("/v2/batches"), "Client::batches";
     /// One batch with its tasks.
-    BATCH_GET = "batches.get", Get, Some("/v1/batches/{batch_id}"), Some("/v2/batches/{batch_id}");
+    BATCH_GET = "batches.get", Get, Some("/v1/batches/{batch_id}"), Some("/v2/batches/{batch_id}"), "Client::batch_details";
     /// How far a batch is.
-    BATCH_PROGRESS = "batches.progress", Get, Some("/v1/batches/{batch_id}/progress"), Some("/v2/batches/{batch_id}/progress");
+    BATCH_PROGRESS = "batches.progress", Get, Some("/v1/batches/{batch_id}/progress"), Some("/v2/batches/{batch_id}/progress"), "BatchHandle::progress";
 
     // Extract, search, map, crawl.
     /// Extracts one URL.
-    EXTRACT_RUN = "extract.run", Post, Some("/v1/extract"), Some("/v2/extract");
+    EXTRACT_RUN = "extract.run", Post, Some("/v1/extract"), Some("/v2/extract"), "Client::extract";
     /// Extracts one URL as a task.
-    EXTRACT_ASYNC = "extract.async", Post, Some("/v1/extract/async"), Some("/v2/extract/async");
+    EXTRACT_ASYNC = "extract.async", Post, Some("/v1/extract/async"), Some("/v2/extract/async"), "Client::extract_async";
     /// Extracts many URLs as a batch.
-    EXTRACT_BATCH = "extract.batch", Post, Some("/v1/extract/batch"), Some("/v2/extract/batch"), Once;
+    EXTRACT_BATCH = "extract.batch", Post, Some("/v1/extract/batch"), Some("/v2/extract/batch"), "Client::extract_batch", Once;
     /// Searches the web.
-    SEARCH_RUN = "search.run", Post, Some("/v1/search"), Some("/v2/search");
+    SEARCH_RUN = "search.run", Post, Some("/v1/search"), Some("/v2/search"), "Client::search";
     /// Searches the web as a task.
-    SEARCH_ASYNC = "search.async", Post, Some("/v1/search/async"), None;
+    SEARCH_ASYNC = "search.async", Post, Some("/v1/search/async"), None, "Client::search_async";
     /// Lists a site's URLs.
-    MAP_RUN = "map.run", Post, Some("/v1/map"), Some("/v2/map");
+    MAP_RUN = "map.run", Post, Some("/v1/map"), Some("/v2/map"), "Client::map";
     /// Lists a site's URLs as a task.
-    MAP_ASYNC = "map.async", Post, Some("/v1/map/async"), None;
+    MAP_ASYNC = "map.async", Post, Some("/v1/map/async"), None, "Client::map_async";
     /// Starts a crawl.
-    CRAWL_START = "crawl.start", Post, Some("/v1/crawl"), Some("/v2/crawl");
+    CRAWL_START = "crawl.start", Post, Some("/v1/crawl"), Some("/v2/crawl"), "Client::crawl";
     /// Lists crawls.
-    CRAWL_LIST = "crawl.list", Get, Some("/v1/crawl"), Some("/v2/crawl");
+    CRAWL_LIST = "crawl.list", Get, Some("/v1/crawl"), Some("/v2/crawl"), "Client::crawls";
     /// One crawl's state.
-    CRAWL_GET = "crawl.get", Get, Some("/v1/crawl/{id}"), Some("/v2/crawl/{id}");
+    CRAWL_GET = "crawl.get", Get, Some("/v1/crawl/{id}"), Some("/v2/crawl/{id}"), "CrawlHandle::record";
     /// Stops a crawl.
-    CRAWL_CANCEL = "crawl.cancel", Delete, Some("/v1/crawl/{id}"), Some("/v2/crawl/{id}"), Safe;
+    CRAWL_CANCEL = "crawl.cancel", Delete, Some("/v1/crawl/{id}"), Some("/v2/crawl/{id}"), "CrawlHandle::terminate", Safe;
 
     // SERP, fast SERP, media, domain knowledge.
     /// Runs a search engine results page request.
-    SERP_RUN = "serp.run", Post, Some("/v1/serp"), Some("/v2/serp");
+    SERP_RUN = "serp.run", Post, Some("/v1/serp"), Some("/v2/serp"), "Client::serp";
     /// Runs a SERP request as a task.
-    SERP_ASYNC = "serp.async", Post, Some("/v1/serp/async"), Some("/v2/serp/async");
+    SERP_ASYNC = "serp.async", Post, Some("/v1/serp/async"), Some("/v2/serp/async"), "Client::serp_async";
     /// Runs SERP requests as a batch.
-    SERP_BATCH = "serp.batch", Post, Some("/v1/serp/batch"), Some("/v2/serp/batch"), Once;
+    SERP_BATCH = "serp.batch", Post, Some("/v1/serp/batch"), Some("/v2/serp/batch"), "Client::serp_batch", Once;
     /// Runs a SERP request on the fast path.
-    FAST_SERP_RUN = "fast_serp.run", Post, Some("/v1/fast-serp"), Some("/v2/fast-serp");
+    FAST_SERP_RUN = "fast_serp.run", Post, Some("/v1/fast-serp"), Some("/v2/fast-serp"), "Client::fast_serp";
     /// Downloads a media file.
-    MEDIA_RUN = "media.run", Post, Some("/v1/media"), Some("/v2/media");
+    MEDIA_RUN = "media.run", Post, Some("/v1/media"), Some("/v2/media"), "Client::media";
     /// Downloads a media file as a task.
-    MEDIA_ASYNC = "media.async", Post, Some("/v1/media/async"), Some("/v2/media/async");
+    MEDIA_ASYNC = "media.async", Post, Some("/v1/media/async"), Some("/v2/media/async"), "Client::media_async";
     /// What the service knows about how to fetch a domain or what an agent runs on.
-    DOMAIN_DRIVER = "domain_knowledge.driver", Get, Some("/v1/domain-knowledge/driver"), Some("/v2/domain-knowledge/driver");
+    DOMAIN_DRIVER = "domain_knowledge.driver", Get, Some("/v1/domain-knowledge/driver"), Some("/v2/domain-knowledge/driver"), "Client::domain_driver";
 
     // Jobs: stored runs of a template over inputs, on a schedule or on demand.
     /// Creates a job.
-    JOB_CREATE = "jobs.create", Post, Some("/v1/jobs"), Some("/v2/jobs"), Once;
+    JOB_CREATE = "jobs.create", Post, Some("/v1/jobs"), Some("/v2/jobs"), "Client::create_job", Once;
     /// Lists jobs.
-    JOB_LIST = "jobs.list", Get, Some("/v1/jobs"), Some("/v2/jobs");
+    JOB_LIST = "jobs.list", Get, Some("/v1/jobs"), Some("/v2/jobs"), "Client::jobs";
     /// One job.
-    JOB_GET = "jobs.get", Get, Some("/v1/jobs/{job_id}"), Some("/v2/jobs/{job_id}");
+    JOB_GET = "jobs.get", Get, Some("/v1/jobs/{job_id}"), Some("/v2/jobs/{job_id}"), "Client::job";
     /// Changes a job.
-    JOB_UPDATE = "jobs.update", Patch, Some("/v1/jobs/{job_id}"), Some("/v2/jobs/{job_id}");
+    JOB_UPDATE = "jobs.update", Patch, Some("/v1/jobs/{job_id}"), Some("/v2/jobs/{job_id}"), "Client::update_job";
     /// Deletes a job.
-    JOB_DELETE = "jobs.delete", Delete, Some("/v1/jobs/{job_id}"), Some("/v2/jobs/{job_id}");
+    JOB_DELETE = "jobs.delete", Delete, Some("/v1/jobs/{job_id}"), Some("/v2/jobs/{job_id}"), "Client::delete_job";
     /// Runs a job now.
-    JOB_TRIGGER = "jobs.trigger", Post, Some("/v1/jobs/{job_id}/runs"), Some("/v2/jobs/{job_id}/runs"), Once;
+    JOB_TRIGGER = "jobs.trigger", Post, Some("/v1/jobs/{job_id}/runs"), Some("/v2/jobs/{job_id}/runs"), "Client::trigger_job", Once;
     /// Lists a job's runs.
-    JOB_RUNS = "jobs.runs", Get, Some("/v1/jobs/{job_id}/runs"), Some("/v2/jobs/{job_id}/runs");
+    JOB_RUNS = "jobs.runs", Get, Some("/v1/jobs/{job_id}/runs"), Some("/v2/jobs/{job_id}/runs"), "Client::job_runs";
     /// One job run.
-    JOB_RUN_GET = "jobs.run", Get, Some("/v1/jobs/runs/{run_id}"), Some("/v2/jobs/runs/{run_id}");
+    JOB_RUN_GET = "jobs.run", Get, Some("/v1/jobs/runs/{run_id}"), Some("/v2/jobs/runs/{run_id}"), "Client::job_run, JobRunHandle::wait";
     /// Cancels a job run.
-    JOB_RUN_CANCEL = "jobs.run.cancel", Post, Some("/v1/jobs/runs/{run_id}/cancel"), Some("/v2/jobs/runs/{run_id}/cancel");
+    JOB_RUN_CANCEL = "jobs.run.cancel", Post, Some("/v1/jobs/runs/{run_id}/cancel"), Some("/v2/jobs/runs/{run_id}/cancel"), "Client::cancel_job_run";
     /// A job run's artifacts.
-    JOB_ARTIFACTS = "jobs.artifacts", Get, Some("/v1/jobs/runs/{run_id}/artifacts"), Some("/v2/jobs/runs/{run_id}/artifacts");
+    JOB_ARTIFACTS = "jobs.artifacts", Get, Some("/v1/jobs/runs/{run_id}/artifacts"), Some("/v2/jobs/runs/{run_id}/artifacts"), "Client::artifacts";
     /// One artifact.
-    JOB_ARTIFACT = "jobs.artifact", Get, Some("/v1/jobs/runs/{run_id}/artifacts/{artifact_id}"), Some("/v2/jobs/runs/{run_id}/artifacts/{artifact_id}");
+    JOB_ARTIFACT = "jobs.artifact", Get, Some("/v1/jobs/runs/{run_id}/artifacts/{artifact_id}"), Some("/v2/jobs/runs/{run_id}/artifacts/{artifact_id}"), "Client::artifact";
     /// A short-lived URL to download an artifact.
-    JOB_ARTIFACT_URL = "jobs.artifact.download_url", Get, Some("/v1/jobs/runs/{run_id}/artifacts/{artifact_id}/download-url"), Some("/v2/jobs/runs/{run_id}/artifacts/{artifact_id}/download-url");
+    JOB_ARTIFACT_URL = "jobs.artifact.download_url", Get, Some("/v1/jobs/runs/{run_id}/artifacts/{artifact_id}/download-url"), Some("/v2/jobs/runs/{run_id}/artifacts/{artifact_id}/download-url"), "Client::artifact_download_url, Client::download_artifact";
     /// The first rows of an artifact.
-    JOB_ARTIFACT_PREVIEW = "jobs.artifact.preview", Get, Some("/v1/jobs/runs/{run_id}/artifacts/{artifact_id}/preview"), Some("/v2/jobs/runs/{run_id}/artifacts/{artifact_id}/preview");
+    JOB_ARTIFACT_PREVIEW = "jobs.artifact.preview", Get, Some("/v1/jobs/runs/{run_id}/artifacts/{artifact_id}/preview"), Some("/v2/jobs/runs/{run_id}/artifacts/{artifact_id}/preview"), "Client::artifact_preview";
 
     // Research agents (/v2 agents = /v1 task agents).
     /// Creates a research agent.
-    RESEARCH_AGENT_CREATE = "research.agents.create", Post, Some("/v1/task-agents"), Some("/v2/agents");
+    RESEARCH_AGENT_CREATE = "research.agents.create", Post, Some("/v1/task-agents"), Some("/v2/agents"), "Client::create_research_agent";
     /// Lists research agents.
-    RESEARCH_AGENT_LIST = "research.agents.list", Get, Some("/v1/task-agents"), Some("/v2/agents");
+    RESEARCH_AGENT_LIST = "research.agents.list", Get, Some("/v1/task-agents"), Some("/v2/agents"), "Client::research_agents";
     /// One research agent.
-    RESEARCH_AGENT_GET = "research.agents.get", Get, Some("/v1/task-agents/{agent_id}"), Some("/v2/agents/{agent_id}");
+    RESEARCH_AGENT_GET = "research.agents.get", Get, Some("/v1/task-agents/{agent_id}"), Some("/v2/agents/{agent_id}"), "Client::research_agent";
     /// Changes a research agent with a JSON Patch document.
-    RESEARCH_AGENT_UPDATE = "research.agents.update", Patch, Some("/v1/task-agents/{agent_id}"), Some("/v2/agents/{agent_id}");
+    RESEARCH_AGENT_UPDATE = "research.agents.update", Patch, Some("/v1/task-agents/{agent_id}"), Some("/v2/agents/{agent_id}"), "Client::update_research_agent";
     /// Deactivates a research agent.
-    RESEARCH_AGENT_DELETE = "research.agents.delete", Delete, Some("/v1/task-agents/{agent_id}"), Some("/v2/agents/{agent_id}"), Safe;
+    RESEARCH_AGENT_DELETE = "research.agents.delete", Delete, Some("/v1/task-agents/{agent_id}"), Some("/v2/agents/{agent_id}"), "Client::deactivate_research_agent", Safe;
     /// Starts a run by agent name, creating or reusing the agent.
-    RESEARCH_RUN_BY_NAME = "research.runs.start_by_name", Post, None, Some("/v2/agents/runs");
+    RESEARCH_RUN_BY_NAME = "research.runs.start_by_name", Post, None, Some("/v2/agents/runs"), "Client::start_research_by_name";
     /// Starts a run of an agent.
-    RESEARCH_RUN_START = "research.runs.start", Post, Some("/v1/task-agents/{agent_id}/runs"), Some("/v2/agents/{agent_id}/runs");
+    RESEARCH_RUN_START = "research.runs.start", Post, Some("/v1/task-agents/{agent_id}/runs"), Some("/v2/agents/{agent_id}/runs"), "Client::start_research";
     /// Lists an agent's runs.
-    RESEARCH_RUN_LIST = "research.runs.list", Get, Some("/v1/task-agents/{agent_id}/runs"), Some("/v2/agents/{agent_id}/runs");
+    RESEARCH_RUN_LIST = "research.runs.list", Get, Some("/v1/task-agents/{agent_id}/runs"), Some("/v2/agents/{agent_id}/runs"), "Client::research_runs";
     /// One run.
-    RESEARCH_RUN_GET = "research.runs.get", Get, Some("/v1/task-agents/{agent_id}/runs/{run_id}"), Some("/v2/agents/{agent_id}/runs/{run_id}");
+    RESEARCH_RUN_GET = "research.runs.get", Get, Some("/v1/task-agents/{agent_id}/runs/{run_id}"), Some("/v2/agents/{agent_id}/runs/{run_id}"), "Client::research_run, ResearchRunHandle::wait";
     /// A finished run's answer.
-    RESEARCH_RUN_RESULT = "research.runs.result", Get, Some("/v1/task-agents/{agent_id}/runs/{run_id}/result"), Some("/v2/agents/{agent_id}/runs/{run_id}/result");
+    RESEARCH_RUN_RESULT = "research.runs.result", Get, Some("/v1/task-agents/{agent_id}/runs/{run_id}/result"), Some("/v2/agents/{agent_id}/runs/{run_id}/result"), "Client::research_result, ResearchRunHandle::answer";
     /// A run's progress as server-sent events.
-    RESEARCH_RUN_EVENTS = "research.runs.events", Get, Some("/v1/task-agents/{agent_id}/runs/{run_id}/events"), Some("/v2/agents/{agent_id}/runs/{run_id}/events");
+    RESEARCH_RUN_EVENTS = "research.runs.events", Get, Some("/v1/task-agents/{agent_id}/runs/{run_id}/events"), Some("/v2/agents/{agent_id}/runs/{run_id}/events"), "ResearchRunHandle::events";
     /// Lists research agent templates.
-    RESEARCH_TEMPLATE_LIST = "research.templates.list", Get, Some("/v1/task-agents/templates"), Some("/v2/agents/templates");
+    RESEARCH_TEMPLATE_LIST = "research.templates.list", Get, Some("/v1/task-agents/templates"), Some("/v2/agents/templates"), "Client::research_templates";
     /// One research agent template.
-    RESEARCH_TEMPLATE_GET = "research.templates.get", Get, Some("/v1/task-agents/templates/{template_name}"), Some("/v2/agents/templates/{template_name}");
+    RESEARCH_TEMPLATE_GET = "research.templates.get", Get, Some("/v1/task-agents/templates/{template_name}"), Some("/v2/agents/templates/{template_name}"), "Client::research_template";
 }
 
 #[cfg(test)]
@@ -520,7 +539,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "`templates.versions` (GET) does not exist in /v1: it is a /v2 endpoint; build the client with `.api_version(ApiVersion::V2)` or set AGENTS_API_VERSION=v2"
+            "`Client::template_versions` (`templates.versions`, GET) does not exist in /v1: it is a /v2 endpoint; build the client with `.api_version(ApiVersion::V2)` or set AGENTS_API_VERSION=v2"
         );
     }
 

@@ -6,6 +6,7 @@
 //! * `cargo xtask codegen --check` regenerates in memory and exits non-zero naming every stale,
 //!   missing or extra file.
 //! * `cargo xtask circles` fails on an import circle between the files of a crate (CI runs it).
+//! * `cargo xtask endpoints` prints the endpoint table (paths per version, client calls, retries).
 //! * `cargo xtask bench [--quick] [--only GROUPS] [--build-override] [--dump DIR]` builds the benchmark runner in release mode and prints one
 //!   markdown table (the figures in BENCHMARKS.md come from it).
 
@@ -32,7 +33,7 @@ fn root() -> PathBuf {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask codegen [--check] | cargo xtask circles | cargo xtask bench [--quick] [--only memory,codegen,decode,jsonschema,columnar,parquet,client,sse,batch,fleet,compile,user-build] [--build-override] [--dump DIR]"
+        "usage: cargo xtask codegen [--check] | cargo xtask circles | cargo xtask endpoints | cargo xtask bench [--quick] [--only memory,codegen,decode,jsonschema,columnar,parquet,client,sse,batch,fleet,compile,user-build] [--build-override] [--dump DIR]"
     );
     ExitCode::from(2)
 }
@@ -49,8 +50,49 @@ fn main() -> ExitCode {
         ["codegen", "--check"] => codegen(true),
         ["bench", rest @ ..] => bench(rest),
         ["circles"] => check_circles(),
+        ["endpoints"] => print_endpoints(),
         _ => usage(),
     }
+}
+
+/// Prints the endpoint table (`agents_wire::endpoint::ALL`) as Markdown: each endpoint's name,
+/// method, path in every version, the client's calls and whether a call may be repeated. The
+/// table is the code; this is how to read it whole.
+fn print_endpoints() -> ExitCode {
+    use agents_wire::ApiVersion;
+    use agents_wire::endpoint::{ALL, Idempotency};
+    let versions: Vec<String> = ApiVersion::ALL.iter().map(|v| format!("/{v}")).collect();
+    println!(
+        "| endpoint | method | {} | client | repeated |",
+        versions.join(" | ")
+    );
+    println!("|{}", " --- |".repeat(4 + versions.len()));
+    for e in ALL {
+        let paths: Vec<String> = ApiVersion::ALL
+            .iter()
+            .map(|v| {
+                e.path(*v)
+                    .map_or_else(|| "—".to_owned(), |p| format!("`{p}`"))
+            })
+            .collect();
+        let repeated = match e.idempotency {
+            Idempotency::Safe => "safe",
+            Idempotency::Unsafe => "by policy",
+            Idempotency::Once => "never",
+        };
+        let client = if e.client.is_empty() {
+            "—".to_owned()
+        } else {
+            format!("`{}`", e.client.replace(", ", "`, `"))
+        };
+        println!(
+            "| `{}` | {} | {} | {client} | {repeated} |",
+            e.name,
+            e.method,
+            paths.join(" | ")
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 /// Fails when two or more files of a crate import each other, directly or around a circle.

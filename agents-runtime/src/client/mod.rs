@@ -132,6 +132,7 @@ impl Client {
             return Ok(());
         }
         Err(Error::Endpoint(endpoint::PathError::NotInVersion {
+            call: call.client,
             endpoint: call.name,
             method: call.method,
             version: self.inner.version,
