@@ -99,6 +99,7 @@
 //! | --- | --- | --- |
 //! | `client` | yes | [`Client`] (reqwest with rustls, tokio) |
 //! | `catalog` | yes | [`catalog`]: the bindings of every public agent |
+//! | `records` | no | agent records as the generator reads them (`Client::agent`, `Client::agents`) and `validate::check_request`, the request check of raw params (pulls in `agents-schema`) |
 //! | `macros` | no | `agent!`, bindings generated at compile time (pulls in the generator) |
 //! | `delivery` | no | reading results delivered to S3, GCS or a directory |
 //! | `redis` | no | one rate limit shared by every process on the key |

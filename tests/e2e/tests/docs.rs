@@ -57,3 +57,44 @@ fn readme_lists_every_task_fault_and_no_other() {
         "README's list of task faults against TASK_FAULTS"
     );
 }
+
+/// Every file ARCHITECTURE.md names (a backticked path under one of the workspace's crates,
+/// tests, conformance or examples) exists, so its "where is X" rows and newcomer paths cannot
+/// point at a file that moved.
+#[test]
+fn architecture_names_only_files_that_exist() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let path = format!("{root}/ARCHITECTURE.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let roots = [
+        "agents-",
+        "tests/",
+        "conformance/",
+        "examples/",
+        "xtask/",
+        "bench/",
+    ];
+    let mut named = BTreeSet::new();
+    for quoted in text.split('`').skip(1).step_by(2) {
+        let candidate = quoted.split_whitespace().next().unwrap_or("");
+        let is_file = candidate.ends_with(".rs")
+            || candidate.ends_with(".py")
+            || candidate.ends_with(".toml");
+        if is_file
+            && roots.iter().any(|r| candidate.starts_with(r))
+            && !candidate.contains('*')
+            && !candidate.contains('{')
+        {
+            named.insert(candidate.trim_end_matches([',', '.', ')', ':']).to_owned());
+        }
+    }
+    assert!(named.len() > 40, "found only {} file names", named.len());
+    let missing: Vec<&String> = named
+        .iter()
+        .filter(|f| !std::path::Path::new(root).join(f).exists())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names files that do not exist: {missing:?}"
+    );
+}

@@ -118,7 +118,7 @@ impl ResearchRunHandle {
     }
 
     /// The run's progress as typed events, until it ends (the run must have been started with
-    /// [`ResearchRunRequest::events`]). A dropped connection is resumed where it stopped
+    /// [`ResearchRunRequest::events`](super::ResearchRunRequest::events)). A dropped connection is resumed where it stopped
     /// (`Last-Event-ID`); a stream silent for longer than [`with_stall_after`] allows ends with
     /// [`Error::EventStream`].
     ///

@@ -331,14 +331,14 @@ impl ResearchRunRequest {
     setters! {
         /// Effort of this run.
         effort: Effort => "effort",
-        /// Publish the run's progress as events ([`ResearchRunHandle::events`]).
+        /// Publish the run's progress as events ([`ResearchRunHandle::events`](super::ResearchRunHandle::events)).
         events: bool => "enable_events",
         /// Records to fill in (a list of partial rows, or one object, shaped as the output
         /// schema); needs an output schema on the run or the agent.
         input_data: Value => "input_data",
         /// The JSON Schema of this run's answer, instead of the agent's.
         output_schema: Value => "output_schema",
-        /// Continues an earlier conversation ([`ResearchRun::interaction_id`]).
+        /// Continues an earlier conversation ([`ResearchRun::interaction_id`](super::ResearchRun::interaction_id)).
         previous_interaction_id: &str => "previous_interaction_id",
         /// Source rules of this run, instead of the agent's.
         sources: Sources => "sources",

@@ -43,7 +43,7 @@ open_enum! {
 
 impl ResearchStatus {
     /// Whether the run has ended (an unknown status counts as ended only when the run says it
-    /// is no longer active, which [`ResearchRunHandle::wait`](super::research::ResearchRunHandle::wait) checks).
+    /// is no longer active, which [`ResearchRunHandle::wait`](super::ResearchRunHandle::wait) checks).
     pub fn is_finished(&self) -> bool {
         matches!(
             self,
@@ -77,7 +77,7 @@ pub struct ResearchRun {
     pub is_active: bool,
     /// Its effort.
     pub effort: Effort,
-    /// The conversation it belongs to ([`ResearchRunRequest::previous_interaction_id`](super::research::ResearchRunRequest::previous_interaction_id)).
+    /// The conversation it belongs to ([`ResearchRunRequest::previous_interaction_id`](super::ResearchRunRequest::previous_interaction_id)).
     #[serde(default)]
     pub interaction_id: String,
     /// The question asked.
