@@ -27,8 +27,10 @@
 //!     .await?;
 //! let mut events = run.events();
 //! while let Some(event) = events.next().await {
-//!     if let ResearchEvent::Reading { url, .. } = event?.event {
-//!         println!("reading {url}");
+//!     let event = event?;
+//!     println!("{event}"); // one line each: `reading https://…`, `status: completed`
+//!     if let ResearchEvent::Claim { path: Some(path), .. } = &event.event {
+//!         println!("  (a claim for {path})");
 //!     }
 //! }
 //! let answer = run.answer::<Value>().await?;

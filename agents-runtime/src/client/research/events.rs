@@ -329,6 +329,50 @@ pub(super) fn stream_decode(run_id: &str, message: String, body: &str) -> Error 
     }))
 }
 
+/// One line per event, for printing or logging progress without a `match`:
+/// `status: running`, `searching: x100 price`, `reading https://… (Title)`,
+/// `claim for offers[0].price [2]: the maker's page lists it`, or an unknown event's name.
+impl std::fmt::Display for ResearchEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResearchEvent::Status { status } => write!(f, "status: {}", status.as_str()),
+            ResearchEvent::Searching { query } => write!(f, "searching: {query}"),
+            ResearchEvent::Reading { url, title } => {
+                write!(f, "reading {url}")?;
+                match title {
+                    Some(t) if !t.is_empty() => write!(f, " ({t})"),
+                    _ => Ok(()),
+                }
+            }
+            ResearchEvent::Claim {
+                path,
+                callout,
+                reasoning,
+            } => {
+                f.write_str("claim")?;
+                if let Some(p) = path {
+                    write!(f, " for {p}")?;
+                }
+                if let Some(c) = callout {
+                    write!(f, " [{c}]")?;
+                }
+                match reasoning {
+                    Some(r) if !r.is_empty() => write!(f, ": {r}"),
+                    _ => Ok(()),
+                }
+            }
+            ResearchEvent::Other(name) => f.write_str(name),
+        }
+    }
+}
+
+/// The event's line ([`ResearchEvent`]'s `Display`): `println!("{event}")` prints progress.
+impl std::fmt::Display for RunEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.event.fmt(f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,5 +397,60 @@ mod tests {
         let e = RunEvent::read(None, "thinking", json!({}));
         assert_eq!(e.event, ResearchEvent::Other("thinking".into()));
         assert!(!e.is_final());
+    }
+
+    #[test]
+    fn every_event_is_one_readable_line() {
+        let line = |event: ResearchEvent| {
+            RunEvent {
+                id: None,
+                event,
+                data: Value::Null,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            line(ResearchEvent::Status {
+                status: ResearchStatus::Running
+            }),
+            "status: running"
+        );
+        assert_eq!(
+            line(ResearchEvent::Searching {
+                query: "x100 price".into()
+            }),
+            "searching: x100 price"
+        );
+        assert_eq!(
+            line(ResearchEvent::Reading {
+                url: "https://shop.example/x100".into(),
+                title: Some("X100".into())
+            }),
+            "reading https://shop.example/x100 (X100)"
+        );
+        assert_eq!(
+            line(ResearchEvent::Reading {
+                url: "https://a.example/".into(),
+                title: None
+            }),
+            "reading https://a.example/"
+        );
+        assert_eq!(
+            line(ResearchEvent::Claim {
+                path: Some("offers[0].price".into()),
+                callout: Some(2),
+                reasoning: Some("the maker lists it".into())
+            }),
+            "claim for offers[0].price [2]: the maker lists it"
+        );
+        assert_eq!(
+            line(ResearchEvent::Claim {
+                path: None,
+                callout: None,
+                reasoning: None
+            }),
+            "claim"
+        );
+        assert_eq!(line(ResearchEvent::Other("heartbeat".into())), "heartbeat");
     }
 }
