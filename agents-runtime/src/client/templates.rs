@@ -11,8 +11,8 @@ use super::Client;
 use super::error::Error;
 use crate::endpoint::{self, ApiVersion};
 
-/// JSON Patch (RFC 6902), the document [`Client::update_template`] takes: the `json-patch`
-/// crate, re-exported so its version is the client's.
+/// JSON Patch (RFC 6902), the document [`Client::update_template`] takes (the client's own
+/// type, `client::patch`, here beside the call that takes it).
 pub use super::patch::{Patch, PatchOperation};
 
 /// A template record: `client.template("retailer_a_pdp")`.
