@@ -1,0 +1,644 @@
+//! Checking a value against compiled nodes: every keyword that constrains it, with each breach
+//! recorded (path, keyword, rule, value) while recording, or the first failure ending the
+//! check while probing (`anyOf`, `oneOf`, `not`, `if`, `contains` only ask whether a value
+//! passes).
+
+use std::collections::{BTreeSet, HashSet};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::compile::{Compiled, Keywords, Node, NodeId};
+use crate::instance::{Instance, Kind, equal, is_integer};
+use crate::path;
+
+/// A rule of the schema that a value breaks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Breach {
+    /// Where the value is, in JSON names: `reviews[2].rating` (a missing required property:
+    /// where it should be).
+    pub path: String,
+    /// The keyword broken: `maximum`, `pattern`, `required`, `oneOf`, …
+    pub keyword: String,
+    /// Where the keyword is in the schema, as a JSON pointer (`/properties/rating/maximum`),
+    /// preceded by the document's URI when it is in another document.
+    pub schema_path: String,
+    /// The keyword's value in the schema (`5` for `"maximum": 5`).
+    pub rule: Value,
+    /// The value that breaks it; `None` for a property that is required and absent.
+    pub found: Option<Value>,
+}
+
+impl fmt::Display for Breach {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() {
+            "the record"
+        } else {
+            &self.path
+        };
+        match &self.found {
+            Some(found) => write!(
+                f,
+                "{path}: breaks `{}: {}` ({}), found {found}",
+                self.keyword, self.rule, self.schema_path
+            ),
+            None => write!(
+                f,
+                "{path}: missing, and `{}` ({}) requires it",
+                self.keyword, self.schema_path
+            ),
+        }
+    }
+}
+
+/// Where the checked value is, built on the stack as the check descends.
+#[derive(Clone, Copy)]
+pub(crate) enum Loc<'a> {
+    Root,
+    Key(&'a Loc<'a>, &'a str),
+    Index(&'a Loc<'a>, usize),
+}
+
+impl Loc<'_> {
+    fn write(&self, out: &mut String) {
+        match self {
+            Loc::Root => {}
+            Loc::Key(parent, key) => {
+                parent.write(out);
+                path::push_key(out, key);
+            }
+            Loc::Index(parent, i) => {
+                parent.write(out);
+                path::push_index(out, *i);
+            }
+        }
+    }
+}
+
+/// The annotations `unevaluated*` read: which properties and items the keywords that passed
+/// looked at. Kept only when the schema has `unevaluated*`.
+#[derive(Default)]
+struct Seen {
+    all_properties: bool,
+    properties: HashSet<String>,
+    all_items: bool,
+    items: BTreeSet<usize>,
+}
+
+impl Seen {
+    fn merge(&mut self, other: Seen) {
+        self.all_properties |= other.all_properties;
+        self.all_items |= other.all_items;
+        self.properties.extend(other.properties);
+        self.items.extend(other.items);
+    }
+}
+
+/// How deep references may nest without descending into the value: a schema that refers to
+/// itself in place (`{"$ref": "#"}`) stops here instead of looping.
+const MAX_DEPTH: usize = 4096;
+
+pub(crate) struct Eval<'s, 'o> {
+    pub schema: &'s Compiled,
+    pub out: Option<&'o mut Vec<Breach>>,
+    scope: Vec<usize>,
+    depth: usize,
+}
+
+impl<'s, 'o> Eval<'s, 'o> {
+    pub(crate) fn new(schema: &'s Compiled, out: Option<&'o mut Vec<Breach>>) -> Self {
+        Eval {
+            schema,
+            out,
+            scope: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    /// Checks `inst` against node `id`; `None` when it breaks a rule.
+    fn eval(&mut self, id: NodeId, inst: &dyn Instance, loc: &Loc<'_>) -> Option<Seen> {
+        if self.depth >= MAX_DEPTH {
+            return Some(Seen::default());
+        }
+        self.depth += 1;
+        let seen = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.node(id, inst, loc));
+        self.depth -= 1;
+        seen
+    }
+
+    pub(crate) fn root(&mut self, inst: &dyn Instance) -> bool {
+        self.eval(self.schema.root, inst, &Loc::Root).is_some()
+    }
+
+    /// Whether `inst` passes node `id`, recording nothing.
+    fn probe(&mut self, id: NodeId, inst: &dyn Instance, loc: &Loc<'_>) -> Option<Seen> {
+        let out = self.out.take();
+        let seen = self.eval(id, inst, loc);
+        self.out = out;
+        seen
+    }
+
+    fn node(&mut self, id: NodeId, inst: &dyn Instance, loc: &Loc<'_>) -> Option<Seen> {
+        let schema = self.schema;
+        match &schema.nodes[id] {
+            Node::Always | Node::Pending => Some(Seen::default()),
+            Node::Never(at) => {
+                if let Some(out) = self.out.as_deref_mut() {
+                    let keyword = keyword_of(at);
+                    out.push(Breach {
+                        path: write(loc),
+                        keyword: keyword.to_owned(),
+                        schema_path: schema_path(schema, 0, at),
+                        rule: Value::Bool(false),
+                        found: Some(inst.to_json()),
+                    });
+                }
+                None
+            }
+            Node::Keywords(k) => {
+                let entered = k
+                    .resource
+                    .filter(|r| self.scope.last() != Some(r))
+                    .inspect(|r| self.scope.push(*r))
+                    .is_some();
+                let mut seen = Seen::default();
+                let ok = self.keywords(k, inst, loc, &mut seen);
+                if entered {
+                    self.scope.pop();
+                }
+                ok.then_some(seen)
+            }
+        }
+    }
+
+    fn recording(&self) -> bool {
+        self.out.is_some()
+    }
+
+    fn breach(&mut self, k: &Keywords, keyword: &str, loc: &Loc<'_>, found: Option<&dyn Instance>) {
+        let schema = self.schema;
+        if let Some(out) = self.out.as_deref_mut() {
+            let rule = schema.docs[k.doc]
+                .pointer(&k.at)
+                .and_then(|s| s.get(keyword))
+                .cloned()
+                .unwrap_or(Value::Null);
+            out.push(Breach {
+                path: write(loc),
+                keyword: keyword.to_owned(),
+                schema_path: schema_path(schema, k.doc, &format!("{}/{keyword}", k.at)),
+                rule,
+                found: found.map(Instance::to_json),
+            });
+        }
+    }
+
+    /// Every keyword of `k` on `inst`; false when one is broken.
+    #[allow(clippy::too_many_lines)]
+    fn keywords(
+        &mut self,
+        k: &Keywords,
+        inst: &dyn Instance,
+        loc: &Loc<'_>,
+        seen: &mut Seen,
+    ) -> bool {
+        let track = self.schema.tracks_evaluation;
+        let mut ok = true;
+        // Records a breach; while probing, the first one ends the check.
+        macro_rules! fail {
+            ($keyword:expr) => {
+                fail!($keyword, loc, Some(inst))
+            };
+            ($keyword:expr, $loc:expr, $found:expr) => {{
+                ok = false;
+                if !self.recording() {
+                    return false;
+                }
+                self.breach(k, $keyword, $loc, $found);
+            }};
+        }
+        // A subschema applied in place or to a child: its own breaches are recorded.
+        macro_rules! apply {
+            ($id:expr, $inst:expr, $loc:expr) => {
+                match self.eval($id, $inst, $loc) {
+                    Some(s) => Some(s),
+                    None => {
+                        ok = false;
+                        if !self.recording() {
+                            return false;
+                        }
+                        None
+                    }
+                }
+            };
+        }
+
+        if let Some(target) = k.reference
+            && let Some(s) = apply!(target, inst, loc)
+        {
+            seen.merge(s);
+        }
+        if let Some(dynamic) = &k.dynamic {
+            let target = dynamic
+                .anchor
+                .as_ref()
+                .and_then(|name| {
+                    self.scope
+                        .iter()
+                        .find_map(|r| self.schema.resources[*r].dynamic_anchors.get(name))
+                        .copied()
+                })
+                .unwrap_or(dynamic.target);
+            if let Some(s) = apply!(target, inst, loc) {
+                seen.merge(s);
+            }
+        }
+
+        let kind = inst.kind();
+        if let Some(types) = &k.types
+            && !types.iter().any(|t| has_type(inst, kind, t))
+        {
+            fail!("type");
+        }
+        if let Some(list) = &k.enumeration
+            && !list.iter().any(|v| equal(v, inst))
+        {
+            fail!("enum");
+        }
+        if let Some(constant) = &k.constant
+            && !equal(constant, inst)
+        {
+            fail!("const");
+        }
+
+        match kind {
+            Kind::Number => {
+                let n = inst.as_f64().unwrap_or(f64::NAN);
+                if k.maximum.is_some_and(|m| n > m) {
+                    fail!("maximum");
+                }
+                if k.minimum.is_some_and(|m| n < m) {
+                    fail!("minimum");
+                }
+                if k.exclusive_maximum.is_some_and(|m| n >= m) {
+                    fail!("exclusiveMaximum");
+                }
+                if k.exclusive_minimum.is_some_and(|m| n <= m) {
+                    fail!("exclusiveMinimum");
+                }
+                if let Some(m) = k.multiple_of
+                    && !is_multiple(n, m)
+                {
+                    fail!("multipleOf");
+                }
+            }
+            Kind::String => {
+                let text = inst.as_str().unwrap_or("");
+                if k.max_length.is_some() || k.min_length.is_some() {
+                    let chars = text.chars().count() as u64;
+                    if k.max_length.is_some_and(|m| chars > m) {
+                        fail!("maxLength");
+                    }
+                    if k.min_length.is_some_and(|m| chars < m) {
+                        fail!("minLength");
+                    }
+                }
+                if let Some(pattern) = &k.pattern
+                    && !pattern.is_match(text)
+                {
+                    fail!("pattern");
+                }
+            }
+            Kind::Array => {
+                let len = inst.len();
+                if k.max_items.is_some_and(|m| len as u64 > m) {
+                    fail!("maxItems");
+                }
+                if k.min_items.is_some_and(|m| (len as u64) < m) {
+                    fail!("minItems");
+                }
+                if k.unique_items && !unique(inst) {
+                    fail!("uniqueItems");
+                }
+                for (i, id) in k.prefix_items.iter().enumerate().take(len) {
+                    if let Some(item) = inst.item(i) {
+                        apply!(*id, item, &Loc::Index(loc, i));
+                        if track {
+                            seen.items.insert(i);
+                        }
+                    }
+                }
+                if let Some(id) = k.items {
+                    for i in k.prefix_items.len()..len {
+                        if let Some(item) = inst.item(i) {
+                            apply!(id, item, &Loc::Index(loc, i));
+                        }
+                    }
+                    seen.all_items = true;
+                }
+                if let Some(id) = k.contains {
+                    let mut matched = 0_u64;
+                    for i in 0..len {
+                        if let Some(item) = inst.item(i)
+                            && self.probe(id, item, &Loc::Index(loc, i)).is_some()
+                        {
+                            matched += 1;
+                            if track {
+                                seen.items.insert(i);
+                            }
+                        }
+                    }
+                    let min = k.min_contains.unwrap_or(1);
+                    if matched < min {
+                        let keyword = if k.min_contains.is_some() {
+                            "minContains"
+                        } else {
+                            "contains"
+                        };
+                        fail!(keyword);
+                    }
+                    if k.max_contains.is_some_and(|m| matched > m) {
+                        fail!("maxContains");
+                    }
+                }
+            }
+            Kind::Object => {
+                let len = inst.len();
+                if k.max_properties.is_some_and(|m| len as u64 > m) {
+                    fail!("maxProperties");
+                }
+                if k.min_properties.is_some_and(|m| (len as u64) < m) {
+                    fail!("minProperties");
+                }
+                for name in &k.required {
+                    if inst.property(name).is_none() {
+                        fail!("required", &Loc::Key(loc, name), None);
+                    }
+                }
+                for (name, needs) in &k.dependent_required {
+                    if inst.property(name).is_some() {
+                        for need in needs {
+                            if inst.property(need).is_none() {
+                                let keyword = "dependentRequired";
+                                fail!(keyword, &Loc::Key(loc, need), None);
+                            }
+                        }
+                    }
+                }
+                for (name, id) in &k.properties {
+                    if let Some(value) = inst.property(name) {
+                        apply!(*id, value, &Loc::Key(loc, name));
+                        if track {
+                            seen.properties.insert(name.clone());
+                        }
+                    }
+                }
+                if !k.pattern_properties.is_empty()
+                    || k.additional_properties.is_some()
+                    || k.property_names.is_some()
+                {
+                    let mut failed = false;
+                    let mut keys = Vec::new();
+                    inst.properties(&mut |key, _| keys.push(key.to_owned()));
+                    for key in &keys {
+                        let Some(value) = inst.property(key) else {
+                            continue;
+                        };
+                        let here = Loc::Key(loc, key);
+                        let mut matched = false;
+                        for (pattern, id) in &k.pattern_properties {
+                            if pattern.is_match(key) {
+                                matched = true;
+                                if self.eval(*id, value, &here).is_none() {
+                                    failed = true;
+                                }
+                            }
+                        }
+                        if let Some(id) = k.additional_properties
+                            && !matched
+                            && !k.properties.iter().any(|(name, _)| name == key)
+                            && self.eval(id, value, &here).is_none()
+                        {
+                            failed = true;
+                        }
+                        if let Some(id) = k.property_names
+                            && self.eval(id, &key.as_str(), &here).is_none()
+                        {
+                            failed = true;
+                        }
+                        if track && (matched || k.additional_properties.is_some()) {
+                            seen.properties.insert(key.clone());
+                        }
+                        if failed && !self.recording() {
+                            return false;
+                        }
+                    }
+                    ok &= !failed;
+                }
+                for (name, id) in &k.dependent_schemas {
+                    if inst.property(name).is_some()
+                        && let Some(s) = apply!(*id, inst, loc)
+                    {
+                        seen.merge(s);
+                    }
+                }
+            }
+            Kind::Null | Kind::Boolean => {}
+        }
+
+        for id in &k.all_of {
+            if let Some(s) = apply!(*id, inst, loc) {
+                seen.merge(s);
+            }
+        }
+        if !k.any_of.is_empty() {
+            let mut any = false;
+            for id in &k.any_of {
+                if let Some(s) = self.probe(*id, inst, loc) {
+                    any = true;
+                    seen.merge(s);
+                    if !track {
+                        break;
+                    }
+                }
+            }
+            if !any {
+                fail!("anyOf");
+            }
+        }
+        if !k.one_of.is_empty() {
+            let mut passed = 0;
+            for id in &k.one_of {
+                if let Some(s) = self.probe(*id, inst, loc) {
+                    passed += 1;
+                    seen.merge(s);
+                    if passed > 1 {
+                        break;
+                    }
+                }
+            }
+            if passed != 1 {
+                fail!("oneOf");
+            }
+        }
+        if let Some(id) = k.not
+            && self.probe(id, inst, loc).is_some()
+        {
+            fail!("not");
+        }
+        if let Some(id) = k.if_ {
+            match self.probe(id, inst, loc) {
+                Some(s) => {
+                    seen.merge(s);
+                    if let Some(then) = k.then
+                        && let Some(s) = apply!(then, inst, loc)
+                    {
+                        seen.merge(s);
+                    }
+                }
+                None => {
+                    if let Some(otherwise) = k.else_
+                        && let Some(s) = apply!(otherwise, inst, loc)
+                    {
+                        seen.merge(s);
+                    }
+                }
+            }
+        }
+
+        if kind == Kind::Array
+            && let Some(id) = k.unevaluated_items
+            && !seen.all_items
+        {
+            for i in 0..inst.len() {
+                if !seen.items.contains(&i)
+                    && let Some(item) = inst.item(i)
+                {
+                    apply!(id, item, &Loc::Index(loc, i));
+                }
+            }
+            seen.all_items = true;
+        }
+        if kind == Kind::Object
+            && let Some(id) = k.unevaluated_properties
+            && !seen.all_properties
+        {
+            let mut keys = Vec::new();
+            inst.properties(&mut |key, _| keys.push(key.to_owned()));
+            for key in keys {
+                if !seen.properties.contains(&key)
+                    && let Some(value) = inst.property(&key)
+                {
+                    apply!(id, value, &Loc::Key(loc, &key));
+                }
+            }
+            seen.all_properties = true;
+        }
+        ok
+    }
+}
+
+fn write(loc: &Loc<'_>) -> String {
+    let mut out = String::new();
+    loc.write(&mut out);
+    out
+}
+
+fn schema_path(schema: &Compiled, doc: usize, pointer: &str) -> String {
+    if doc == 0 {
+        pointer.to_owned()
+    } else {
+        format!("{}#{pointer}", schema.doc_uris[doc])
+    }
+}
+
+/// The keyword a `false` schema stands under (`additionalProperties` for
+/// `/additionalProperties`, `properties` for `/properties/name`).
+fn keyword_of(pointer: &str) -> &str {
+    let mut segments = pointer.rsplit('/');
+    let last = segments.next().unwrap_or("");
+    let parent = segments.next().unwrap_or("");
+    match parent {
+        "properties" | "patternProperties" | "prefixItems" | "dependentSchemas" | "allOf"
+        | "anyOf" | "oneOf" | "$defs" | "definitions" | "items" => parent,
+        _ if last.is_empty() => "false",
+        _ => last,
+    }
+}
+
+fn has_type(inst: &dyn Instance, kind: Kind, name: &str) -> bool {
+    match name {
+        "null" => kind == Kind::Null,
+        "boolean" => kind == Kind::Boolean,
+        "number" => kind == Kind::Number,
+        "integer" => kind == Kind::Number && inst.as_f64().is_some_and(is_integer),
+        "string" => kind == Kind::String,
+        "array" => kind == Kind::Array,
+        "object" => kind == Kind::Object,
+        _ => false,
+    }
+}
+
+/// `n` is a whole multiple of `m` (within the rounding of a decimal fraction in binary).
+fn is_multiple(n: f64, m: f64) -> bool {
+    let q = n / m;
+    if !q.is_finite() {
+        return false;
+    }
+    (q - q.round()).abs() <= q.abs().max(1.0) * 1e-12
+}
+
+/// No two items are equal, in linear time: each item's canonical text goes into a set.
+fn unique(inst: &dyn Instance) -> bool {
+    let mut set = HashSet::with_capacity(inst.len());
+    (0..inst.len()).all(|i| {
+        let mut text = String::new();
+        if let Some(item) = inst.item(i) {
+            canonical(item, &mut text);
+        }
+        set.insert(text)
+    })
+}
+
+/// A text that is the same for equal values: numbers by value, object keys sorted.
+fn canonical(inst: &dyn Instance, out: &mut String) {
+    match inst.kind() {
+        Kind::Null => out.push('n'),
+        Kind::Boolean => out.push(if inst.as_bool() == Some(true) {
+            't'
+        } else {
+            'f'
+        }),
+        Kind::Number => {
+            out.push('#');
+            out.push_str(&inst.as_f64().unwrap_or(f64::NAN).to_string());
+        }
+        Kind::String => {
+            out.push_str(&Value::String(inst.as_str().unwrap_or("").to_owned()).to_string());
+        }
+        Kind::Array => {
+            out.push('[');
+            for i in 0..inst.len() {
+                if let Some(item) = inst.item(i) {
+                    canonical(item, out);
+                }
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Kind::Object => {
+            let mut entries = Vec::new();
+            inst.properties(&mut |key, value| {
+                let mut text = Value::String(key.to_owned()).to_string();
+                text.push(':');
+                canonical(value, &mut text);
+                entries.push(text);
+            });
+            entries.sort();
+            out.push('{');
+            out.push_str(&entries.join(","));
+            out.push('}');
+        }
+    }
+}

@@ -1,0 +1,917 @@
+//! A schema read once into nodes: every keyword that constrains a value becomes a field of a
+//! [`Keywords`], every reference an index, every pattern a compiled expression. Identifiers
+//! (`$id`, `$anchor`, `$dynamicAnchor`) are indexed first, over the schema, the documents the
+//! caller supplies and the bundled metaschemas, so a reference is resolved wherever it points.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+use url::Url;
+
+/// A node's index in [`Schema::nodes`](crate::Schema).
+pub(crate) type NodeId = usize;
+
+/// The base URI of a schema that declares none.
+pub const DEFAULT_BASE: &str = "urn:agents-check:schema";
+
+/// The metaschemas every schema may refer to, by URI.
+const METASCHEMAS: &[(&str, &str)] = &[
+    (
+        "https://json-schema.org/draft/2020-12/schema",
+        include_str!("../metaschemas/draft2020-12/schema.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/core",
+        include_str!("../metaschemas/draft2020-12/core.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/applicator",
+        include_str!("../metaschemas/draft2020-12/applicator.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/unevaluated",
+        include_str!("../metaschemas/draft2020-12/unevaluated.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/validation",
+        include_str!("../metaschemas/draft2020-12/validation.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/meta-data",
+        include_str!("../metaschemas/draft2020-12/meta-data.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/format-annotation",
+        include_str!("../metaschemas/draft2020-12/format-annotation.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/format-assertion",
+        include_str!("../metaschemas/draft2020-12/format-assertion.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/content",
+        include_str!("../metaschemas/draft2020-12/content.json"),
+    ),
+    (
+        "http://json-schema.org/draft-07/schema",
+        include_str!("../metaschemas/draft-07.json"),
+    ),
+];
+
+/// Which rules a schema follows: draft 7 and draft 2020-12 spell some keywords differently
+/// (`items` as a list, `dependencies`, `$ref` beside other keywords).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Draft {
+    /// Draft 7 (and 6, 4: the same keywords as far as checks go).
+    Draft7,
+    /// Draft 2020-12 (and 2019-09).
+    Draft2020,
+}
+
+impl Draft {
+    fn from_meta(uri: &str) -> Option<Draft> {
+        let uri = uri.trim_end_matches('#');
+        if uri.contains("draft-07") || uri.contains("draft-06") || uri.contains("draft-04") {
+            Some(Draft::Draft7)
+        } else if uri.contains("2020-12") || uri.contains("2019-09") {
+            Some(Draft::Draft2020)
+        } else {
+            None
+        }
+    }
+}
+
+/// Something in a schema that cannot be honoured, with its JSON pointer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Where, as a JSON pointer into the schema (`/properties/when/type`).
+    pub pointer: String,
+    /// What is wrong and what is done instead.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "the schema's root"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{at}: {}", self.message)
+    }
+}
+
+/// A compiled pattern: regex-lite, so `\d` and `\w` are ASCII as in JSON Schema's regexes; with
+/// the feature `unicode`, a pattern regex-lite refuses (`\p{Letter}`) is compiled by regex.
+#[derive(Debug)]
+pub(crate) enum Pattern {
+    Lite(regex_lite::Regex),
+    #[cfg(feature = "unicode")]
+    Full(regex::Regex),
+}
+
+impl Pattern {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        match self {
+            Pattern::Lite(regex) => regex.is_match(text),
+            #[cfg(feature = "unicode")]
+            Pattern::Full(regex) => regex.is_match(text),
+        }
+    }
+}
+
+/// A `$dynamicRef`: its static target, and the anchor name when the target is a dynamic anchor
+/// (only then does the dynamic scope decide).
+#[derive(Debug)]
+pub(crate) struct Dynamic {
+    pub target: NodeId,
+    pub anchor: Option<String>,
+}
+
+/// One schema object's keywords; absent ones are `None` or empty.
+#[derive(Debug, Default)]
+pub(crate) struct Keywords {
+    /// Which loaded document, and the JSON pointer of this schema in it (for reports).
+    pub doc: usize,
+    pub at: String,
+    /// The resource this node belongs to: entering it puts the resource in the dynamic scope.
+    pub resource: Option<usize>,
+    pub reference: Option<NodeId>,
+    pub dynamic: Option<Dynamic>,
+    pub types: Option<Vec<String>>,
+    pub enumeration: Option<Vec<Value>>,
+    pub constant: Option<Value>,
+    pub multiple_of: Option<f64>,
+    pub maximum: Option<f64>,
+    pub exclusive_maximum: Option<f64>,
+    pub minimum: Option<f64>,
+    pub exclusive_minimum: Option<f64>,
+    pub max_length: Option<u64>,
+    pub min_length: Option<u64>,
+    pub pattern: Option<Pattern>,
+    pub max_items: Option<u64>,
+    pub min_items: Option<u64>,
+    pub unique_items: bool,
+    pub max_contains: Option<u64>,
+    pub min_contains: Option<u64>,
+    pub max_properties: Option<u64>,
+    pub min_properties: Option<u64>,
+    pub required: Vec<String>,
+    pub dependent_required: Vec<(String, Vec<String>)>,
+    pub all_of: Vec<NodeId>,
+    pub any_of: Vec<NodeId>,
+    pub one_of: Vec<NodeId>,
+    pub not: Option<NodeId>,
+    pub if_: Option<NodeId>,
+    pub then: Option<NodeId>,
+    pub else_: Option<NodeId>,
+    pub dependent_schemas: Vec<(String, NodeId)>,
+    pub prefix_items: Vec<NodeId>,
+    /// `items` (2020-12) or `additionalItems` (draft 7): every item after `prefix_items`.
+    pub items: Option<NodeId>,
+    /// The keyword `items` came from, for reports.
+    pub items_keyword: &'static str,
+    pub prefix_keyword: &'static str,
+    pub contains: Option<NodeId>,
+    pub properties: Vec<(String, NodeId)>,
+    pub pattern_properties: Vec<(Pattern, NodeId)>,
+    pub additional_properties: Option<NodeId>,
+    pub property_names: Option<NodeId>,
+    pub unevaluated_items: Option<NodeId>,
+    pub unevaluated_properties: Option<NodeId>,
+}
+
+/// A schema node: a boolean schema, or an object of keywords.
+#[derive(Debug)]
+pub(crate) enum Node {
+    /// `true` or `{}`.
+    Always,
+    /// `false`, with its JSON pointer.
+    Never(String),
+    /// A schema object.
+    Keywords(Box<Keywords>),
+    /// Not compiled yet (only while compiling).
+    Pending,
+}
+
+/// A resource (a schema with its own base URI) and its dynamic anchors.
+#[derive(Debug, Default)]
+pub(crate) struct Resource {
+    pub dynamic_anchors: HashMap<String, NodeId>,
+}
+
+/// A document the compiler read: its base URI and its JSON.
+struct Document {
+    uri: String,
+    value: Value,
+}
+
+/// Where a URI points: a document and a JSON pointer in it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Location {
+    doc: usize,
+    pointer: String,
+}
+
+/// What the index knows of a schema object it walked over.
+#[derive(Debug, Clone)]
+struct Scanned {
+    base: Url,
+    draft: Draft,
+}
+
+pub(crate) struct Compiled {
+    pub nodes: Vec<Node>,
+    pub resources: Vec<Resource>,
+    pub docs: Vec<Value>,
+    pub doc_uris: Vec<String>,
+    pub root: NodeId,
+    pub tracks_evaluation: bool,
+    pub problems: Vec<Problem>,
+}
+
+pub(crate) struct Compiler {
+    docs: Vec<Document>,
+    /// Absolute URIs (resources without fragment, and `base#anchor`) to locations.
+    index: HashMap<String, Location>,
+    /// Every schema object walked, by location.
+    scanned: HashMap<Location, Scanned>,
+    /// Dynamic anchors declared in each resource: resource URI to (name, location).
+    dynamic_anchors: HashMap<String, Vec<(String, Location)>>,
+    remotes: HashMap<String, Value>,
+    nodes: Vec<Node>,
+    memo: HashMap<Location, NodeId>,
+    pending: Vec<(NodeId, Location)>,
+    resources: Vec<Resource>,
+    resource_of: HashMap<String, usize>,
+    problems: Vec<Problem>,
+    tracks_evaluation: bool,
+    /// The schema's metaschema includes the validation vocabulary (or says nothing of
+    /// vocabularies): value keywords (`type`, bounds, lengths, …) are checked.
+    validation: bool,
+}
+
+fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+fn strip_fragment(url: &Url) -> Url {
+    let mut url = url.clone();
+    url.set_fragment(None);
+    url
+}
+
+/// The URI text that keys a resource: without an empty fragment.
+fn key(url: &Url) -> String {
+    strip_fragment(url).to_string()
+}
+
+impl Compiler {
+    pub(crate) fn new(remotes: HashMap<String, Value>) -> Self {
+        Compiler {
+            docs: Vec::new(),
+            index: HashMap::new(),
+            scanned: HashMap::new(),
+            dynamic_anchors: HashMap::new(),
+            remotes,
+            nodes: Vec::new(),
+            memo: HashMap::new(),
+            pending: Vec::new(),
+            resources: Vec::new(),
+            resource_of: HashMap::new(),
+            problems: Vec::new(),
+            tracks_evaluation: false,
+            validation: true,
+        }
+    }
+
+    /// Compiles `schema`, whose base URI is `base` unless it declares its own `$id`.
+    pub(crate) fn compile(mut self, schema: Value, base: &str) -> Compiled {
+        let base = match Url::parse(base) {
+            Ok(base) => base,
+            Err(e) => {
+                self.problems.push(Problem {
+                    pointer: String::new(),
+                    message: format!(
+                        "the base URI `{base}` does not parse ({e}); `{DEFAULT_BASE}` is used"
+                    ),
+                });
+                default_base()
+            }
+        };
+        let meta = schema
+            .get("$schema")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let doc = self.add_document(schema, &base, Draft::Draft2020);
+        if let Some(meta) = meta {
+            self.validation = self.meta_validates(&base, &meta);
+        }
+        let root = self.node(Location {
+            doc,
+            pointer: String::new(),
+        });
+        while let Some((id, at)) = self.pending.pop() {
+            let node = self.build(&at);
+            self.nodes[id] = node;
+        }
+        Compiled {
+            nodes: self.nodes,
+            resources: self.resources,
+            doc_uris: self.docs.iter().map(|d| d.uri.clone()).collect(),
+            docs: self.docs.into_iter().map(|d| d.value).collect(),
+            root,
+            tracks_evaluation: self.tracks_evaluation,
+            problems: self.problems,
+        }
+    }
+
+    fn add_document(&mut self, value: Value, base: &Url, draft: Draft) -> usize {
+        let doc = self.docs.len();
+        self.docs.push(Document {
+            uri: key(base),
+            value,
+        });
+        let value = self.docs[doc].value.clone();
+        self.scan(&value, doc, String::new(), base, draft, true);
+        doc
+    }
+
+    /// Indexes the identifiers of a schema object and of every schema inside it.
+    fn scan(
+        &mut self,
+        value: &Value,
+        doc: usize,
+        pointer: String,
+        base: &Url,
+        draft: Draft,
+        document_root: bool,
+    ) {
+        let Value::Object(map) = value else {
+            return;
+        };
+        let draft = map
+            .get("$schema")
+            .and_then(Value::as_str)
+            .and_then(Draft::from_meta)
+            .unwrap_or(draft);
+        let location = Location {
+            doc,
+            pointer: pointer.clone(),
+        };
+        // In draft 7 a `$ref` hides every keyword beside it, `$id` included.
+        let hidden = draft == Draft::Draft7 && map.contains_key("$ref");
+        let mut base = base.clone();
+        let mut resource = document_root;
+        if let Some(id) = map.get("$id").and_then(Value::as_str).filter(|_| !hidden) {
+            match base.join(id) {
+                Ok(joined) if draft == Draft::Draft7 && id.starts_with('#') => {
+                    // Draft 7's `"$id": "#name"` is an anchor.
+                    self.index.insert(joined.to_string(), location.clone());
+                }
+                Ok(joined) => {
+                    base = strip_fragment(&joined);
+                    resource = true;
+                }
+                Err(e) => self.problems.push(Problem {
+                    pointer: format!("{pointer}/$id"),
+                    message: format!("`{id}` is not a URI reference ({e}); it is ignored"),
+                }),
+            }
+        }
+        if resource {
+            self.index.entry(key(&base)).or_insert(location.clone());
+        }
+        for (keyword, dynamic) in [("$anchor", false), ("$dynamicAnchor", true)] {
+            if let Some(name) = map.get(keyword).and_then(Value::as_str) {
+                let mut anchored = base.clone();
+                anchored.set_fragment(Some(name));
+                self.index.insert(anchored.to_string(), location.clone());
+                if dynamic {
+                    self.dynamic_anchors
+                        .entry(key(&base))
+                        .or_default()
+                        .push((name.to_owned(), location.clone()));
+                }
+            }
+        }
+        self.scanned.insert(
+            location,
+            Scanned {
+                base: base.clone(),
+                draft,
+            },
+        );
+        for (keyword, child) in map {
+            let at = format!("{pointer}/{}", escape(keyword));
+            match keyword.as_str() {
+                "$defs" | "definitions" | "properties" | "patternProperties"
+                | "dependentSchemas" => {
+                    if let Value::Object(children) = child {
+                        for (name, schema) in children {
+                            let at = format!("{at}/{}", escape(name));
+                            self.scan(schema, doc, at, &base, draft, false);
+                        }
+                    }
+                }
+                "dependencies" => {
+                    if let Value::Object(children) = child {
+                        for (name, schema) in children {
+                            let at = format!("{at}/{}", escape(name));
+                            self.scan(schema, doc, at, &base, draft, false);
+                        }
+                    }
+                }
+                "allOf" | "anyOf" | "oneOf" | "prefixItems" | "items" => match child {
+                    Value::Array(children) => {
+                        for (i, schema) in children.iter().enumerate() {
+                            self.scan(schema, doc, format!("{at}/{i}"), &base, draft, false);
+                        }
+                    }
+                    other => self.scan(other, doc, at, &base, draft, false),
+                },
+                "additionalProperties"
+                | "additionalItems"
+                | "contains"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "propertyNames"
+                | "unevaluatedItems"
+                | "unevaluatedProperties" => self.scan(child, doc, at, &base, draft, false),
+                _ => {}
+            }
+        }
+    }
+
+    /// The node of the schema at `at`, compiled later if it is new.
+    fn node(&mut self, at: Location) -> NodeId {
+        if let Some(id) = self.memo.get(&at) {
+            return *id;
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Node::Pending);
+        self.memo.insert(at.clone(), id);
+        self.pending.push((id, at));
+        id
+    }
+
+    /// What the index knows of `at`, or of the nearest schema object above it.
+    fn scanned_at(&self, at: &Location) -> Scanned {
+        let mut pointer = at.pointer.as_str();
+        loop {
+            let here = Location {
+                doc: at.doc,
+                pointer: pointer.to_owned(),
+            };
+            if let Some(s) = self.scanned.get(&here) {
+                return s.clone();
+            }
+            match pointer.rfind('/') {
+                Some(cut) => pointer = &pointer[..cut],
+                None => {
+                    return Scanned {
+                        base: default_base(),
+                        draft: Draft::Draft2020,
+                    };
+                }
+            }
+        }
+    }
+
+    fn build(&mut self, at: &Location) -> Node {
+        let Some(value) = self.docs[at.doc].value.pointer(&at.pointer).cloned() else {
+            return Node::Always;
+        };
+        let map = match value {
+            Value::Bool(true) => return Node::Always,
+            Value::Bool(false) => return Node::Never(at.pointer.clone()),
+            Value::Object(map) => map,
+            _ => {
+                self.problems.push(Problem {
+                    pointer: at.pointer.clone(),
+                    message: "a schema is an object or a boolean; this one is neither, and \
+                              allows any value"
+                        .into(),
+                });
+                return Node::Always;
+            }
+        };
+        let scanned = self.scanned_at(at);
+        let mut k = Keywords {
+            doc: at.doc,
+            at: at.pointer.clone(),
+            items_keyword: "items",
+            prefix_keyword: "prefixItems",
+            ..Keywords::default()
+        };
+        k.resource = Some(self.resource(&scanned.base));
+        let base = scanned.base.clone();
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            k.reference = self
+                .resolve(&base, reference, &at.pointer, "$ref")
+                .map(|target| self.node(target));
+            if scanned.draft == Draft::Draft7 {
+                return Node::Keywords(Box::new(k));
+            }
+        }
+        if let Some(reference) = map.get("$dynamicRef").and_then(Value::as_str)
+            && let Some(target) = self.resolve(&base, reference, &at.pointer, "$dynamicRef")
+        {
+            {
+                // Only a reference to a dynamic anchor looks into the dynamic scope.
+                let declared = self.docs[target.doc]
+                    .value
+                    .pointer(&target.pointer)
+                    .and_then(|v| v.get("$dynamicAnchor"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                let anchor =
+                    dynamic_anchor_name(reference).filter(|name| declared.as_ref() == Some(name));
+                let target = self.node(target);
+                k.dynamic = Some(Dynamic { target, anchor });
+            }
+        }
+        if self.validation {
+            self.read_assertions(&map, &mut k);
+        }
+        let child = |this: &mut Self, path: &str| {
+            this.node(Location {
+                doc: at.doc,
+                pointer: format!("{}/{path}", at.pointer),
+            })
+        };
+        for (keyword, list) in [("allOf", 0), ("anyOf", 1), ("oneOf", 2)] {
+            if let Some(Value::Array(items)) = map.get(keyword) {
+                let ids = (0..items.len())
+                    .map(|i| child(self, &format!("{keyword}/{i}")))
+                    .collect();
+                match list {
+                    0 => k.all_of = ids,
+                    1 => k.any_of = ids,
+                    _ => k.one_of = ids,
+                }
+            }
+        }
+        for keyword in [
+            "not",
+            "if",
+            "then",
+            "else",
+            "contains",
+            "additionalProperties",
+            "propertyNames",
+            "unevaluatedItems",
+            "unevaluatedProperties",
+        ] {
+            if map.contains_key(keyword) {
+                let id = Some(child(self, keyword));
+                match keyword {
+                    "not" => k.not = id,
+                    "if" => k.if_ = id,
+                    "then" => k.then = id,
+                    "else" => k.else_ = id,
+                    "contains" => k.contains = id,
+                    "additionalProperties" => k.additional_properties = id,
+                    "propertyNames" => k.property_names = id,
+                    "unevaluatedItems" => k.unevaluated_items = id,
+                    _ => k.unevaluated_properties = id,
+                }
+            }
+        }
+        if k.unevaluated_items.is_some() || k.unevaluated_properties.is_some() {
+            self.tracks_evaluation = true;
+        }
+        // Arrays: 2020-12 spells a tuple `prefixItems` + `items`, draft 7 `items` (a list) +
+        // `additionalItems`.
+        match (scanned.draft, map.get("items")) {
+            (Draft::Draft7, Some(Value::Array(list))) => {
+                k.prefix_items = (0..list.len())
+                    .map(|i| child(self, &format!("items/{i}")))
+                    .collect();
+                k.prefix_keyword = "items";
+                if map.contains_key("additionalItems") {
+                    k.items = Some(child(self, "additionalItems"));
+                    k.items_keyword = "additionalItems";
+                }
+            }
+            (_, Some(Value::Array(_))) => self.problems.push(Problem {
+                pointer: format!("{}/items", at.pointer),
+                message: "`items` as a list is draft 7's tuple; in draft 2020-12 it is \
+                          `prefixItems`: the list is ignored"
+                    .into(),
+            }),
+            (_, Some(_)) => k.items = Some(child(self, "items")),
+            (_, None) => {}
+        }
+        if scanned.draft == Draft::Draft2020
+            && let Some(Value::Array(list)) = map.get("prefixItems")
+        {
+            k.prefix_items = (0..list.len())
+                .map(|i| child(self, &format!("prefixItems/{i}")))
+                .collect();
+        }
+        if let Some(Value::Object(props)) = map.get("properties") {
+            for name in props.keys() {
+                let id = child(self, &format!("properties/{}", escape(name)));
+                k.properties.push((name.clone(), id));
+            }
+        }
+        if let Some(Value::Object(props)) = map.get("patternProperties") {
+            for name in props.keys() {
+                let id = child(self, &format!("patternProperties/{}", escape(name)));
+                let pointer = format!("{}/patternProperties/{}", at.pointer, escape(name));
+                if let Some(pattern) = self.pattern(name, &pointer) {
+                    k.pattern_properties.push((pattern, id));
+                }
+            }
+        }
+        if let Some(Value::Object(deps)) = map.get("dependentSchemas") {
+            for name in deps.keys() {
+                let id = child(self, &format!("dependentSchemas/{}", escape(name)));
+                k.dependent_schemas.push((name.clone(), id));
+            }
+        }
+        if scanned.draft == Draft::Draft7
+            && let Some(Value::Object(deps)) = map.get("dependencies")
+        {
+            for (name, dep) in deps {
+                match dep {
+                    Value::Array(names) => k.dependent_required.push((
+                        name.clone(),
+                        names
+                            .iter()
+                            .filter_map(|n| n.as_str().map(str::to_owned))
+                            .collect(),
+                    )),
+                    _ => {
+                        let id = child(self, &format!("dependencies/{}", escape(name)));
+                        k.dependent_schemas.push((name.clone(), id));
+                    }
+                }
+            }
+        }
+        Node::Keywords(Box::new(k))
+    }
+
+    /// The value keywords: types, listed values, bounds, lengths, counts, required names.
+    fn read_assertions(&mut self, map: &Map<String, Value>, k: &mut Keywords) {
+        let number = |key: &str| map.get(key).and_then(Value::as_f64);
+        let count = |key: &str| {
+            map.get(key).and_then(|v| {
+                v.as_u64().or_else(|| {
+                    v.as_f64()
+                        .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                        .map(|f| f as u64)
+                })
+            })
+        };
+        k.types = match map.get("type") {
+            Some(Value::String(name)) => Some(vec![name.clone()]),
+            Some(Value::Array(names)) => Some(
+                names
+                    .iter()
+                    .filter_map(|n| n.as_str().map(str::to_owned))
+                    .collect(),
+            ),
+            _ => None,
+        };
+        for name in k.types.iter().flatten() {
+            if !crate::TYPE_NAMES.contains(&name.as_str()) {
+                self.problems.push(Problem {
+                    pointer: format!("{}/type", k.at),
+                    message: format!(
+                        "`{name}` is not a JSON Schema type (one of {}); no value has it",
+                        crate::TYPE_NAMES.join(", ")
+                    ),
+                });
+            }
+        }
+        k.enumeration = map.get("enum").and_then(Value::as_array).cloned();
+        k.constant = map.get("const").cloned();
+        k.multiple_of = number("multipleOf").filter(|m| *m > 0.0);
+        k.maximum = number("maximum");
+        k.minimum = number("minimum");
+        k.exclusive_maximum = number("exclusiveMaximum");
+        k.exclusive_minimum = number("exclusiveMinimum");
+        // Draft 4's boolean exclusive bounds turn the inclusive ones exclusive.
+        if map.get("exclusiveMaximum") == Some(&Value::Bool(true)) {
+            k.exclusive_maximum = k.maximum.take();
+        }
+        if map.get("exclusiveMinimum") == Some(&Value::Bool(true)) {
+            k.exclusive_minimum = k.minimum.take();
+        }
+        k.max_length = count("maxLength");
+        k.min_length = count("minLength");
+        k.max_items = count("maxItems");
+        k.min_items = count("minItems");
+        k.unique_items = map.get("uniqueItems") == Some(&Value::Bool(true));
+        k.max_contains = count("maxContains");
+        k.min_contains = count("minContains");
+        k.max_properties = count("maxProperties");
+        k.min_properties = count("minProperties");
+        if let Some(Value::Array(names)) = map.get("required") {
+            k.required = names
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect();
+        }
+        if let Some(Value::Object(deps)) = map.get("dependentRequired") {
+            for (name, names) in deps {
+                if let Value::Array(names) = names {
+                    k.dependent_required.push((
+                        name.clone(),
+                        names
+                            .iter()
+                            .filter_map(|n| n.as_str().map(str::to_owned))
+                            .collect(),
+                    ));
+                }
+            }
+        }
+        if let Some(source) = map.get("pattern").and_then(Value::as_str) {
+            let pointer = format!("{}/pattern", k.at);
+            k.pattern = self.pattern(source, &pointer);
+        }
+    }
+
+    fn pattern(&mut self, source: &str, pointer: &str) -> Option<Pattern> {
+        match regex_lite::Regex::new(source) {
+            Ok(regex) => Some(Pattern::Lite(regex)),
+            #[cfg(feature = "unicode")]
+            Err(_) if regex::Regex::new(source).is_ok() => {
+                regex::Regex::new(source).ok().map(Pattern::Full)
+            }
+            Err(e) => {
+                let why = e.to_string();
+                let why = why.lines().last().unwrap_or("invalid");
+                self.problems.push(Problem {
+                    pointer: pointer.to_owned(),
+                    message: format!(
+                        "the pattern `{source}` does not compile ({why}); it is not checked{}",
+                        if cfg!(feature = "unicode") {
+                            ""
+                        } else {
+                            " (Unicode classes such as `\\p{L}` compile with the feature `unicode`)"
+                        }
+                    ),
+                });
+                None
+            }
+        }
+    }
+
+    /// The resource whose base URI is `base` (its index in `resources`), with its dynamic
+    /// anchors.
+    fn resource(&mut self, base: &Url) -> usize {
+        let name = key(base);
+        if let Some(r) = self.resource_of.get(&name) {
+            return *r;
+        }
+        let r = self.resources.len();
+        self.resources.push(Resource::default());
+        self.resource_of.insert(name, r);
+        let anchors = self
+            .dynamic_anchors
+            .get(&key(base))
+            .cloned()
+            .unwrap_or_default();
+        for (name, location) in anchors {
+            let id = self.node(location);
+            self.resources[r].dynamic_anchors.insert(name, id);
+        }
+        r
+    }
+
+    /// The node a reference points to, loading a supplied document or a metaschema when the
+    /// reference leaves the schema; a dangling reference is a problem and allows any value.
+    fn resolve(
+        &mut self,
+        base: &Url,
+        reference: &str,
+        pointer: &str,
+        keyword: &str,
+    ) -> Option<Location> {
+        let problem = |message: String| Problem {
+            pointer: format!("{pointer}/{keyword}"),
+            message,
+        };
+        let target = match base.join(reference) {
+            Ok(target) => target,
+            Err(e) => {
+                self.problems.push(problem(format!(
+                    "`{reference}` is not a URI reference ({e}); it is not followed"
+                )));
+                return None;
+            }
+        };
+        let resource = key(&target);
+        if !self.index.contains_key(&resource) {
+            self.load(&resource);
+        }
+        let fragment = target.fragment().unwrap_or("");
+        let decoded = percent_decode(fragment);
+        let location = if decoded.is_empty() || decoded.starts_with('/') {
+            self.index.get(&resource).map(|root| Location {
+                doc: root.doc,
+                pointer: format!("{}{decoded}", root.pointer),
+            })
+        } else {
+            self.index.get(target.as_str()).cloned()
+        };
+        match location {
+            Some(at) if self.docs[at.doc].value.pointer(&at.pointer).is_some() => Some(at),
+            _ => {
+                self.problems.push(problem(format!(
+                    "`{reference}` points to nothing (resolved as `{target}`); supply the \
+                     document it names, or fix the reference: it is not followed"
+                )));
+                None
+            }
+        }
+    }
+
+    /// False when the metaschema `meta` lists its vocabularies and validation is not one of them.
+    fn meta_validates(&mut self, base: &Url, meta: &str) -> bool {
+        let Ok(uri) = base.join(meta) else {
+            return true;
+        };
+        let resource = key(&uri);
+        if !self.index.contains_key(&resource) {
+            self.load(&resource);
+        }
+        let Some(at) = self.index.get(&resource) else {
+            return true;
+        };
+        match self.docs[at.doc]
+            .value
+            .pointer(&at.pointer)
+            .and_then(|m| m.get("$vocabulary"))
+        {
+            Some(Value::Object(vocabularies)) => vocabularies
+                .keys()
+                .any(|v| v.ends_with("/vocab/validation")),
+            _ => true,
+        }
+    }
+
+    /// Loads the document `uri` from the supplied ones or the metaschemas, if there is one.
+    fn load(&mut self, uri: &str) {
+        let trimmed = uri.trim_end_matches('#');
+        let found = self.remotes.get(trimmed).cloned().or_else(|| {
+            METASCHEMAS
+                .iter()
+                .find(|(name, _)| *name == trimmed)
+                .and_then(|(_, text)| serde_json::from_str(text).ok())
+        });
+        if let Some(value) = found
+            && let Ok(base) = Url::parse(trimmed)
+        {
+            let draft = value
+                .get("$schema")
+                .and_then(Value::as_str)
+                .and_then(Draft::from_meta)
+                .unwrap_or(Draft::Draft2020);
+            let doc = self.add_document(value, &base, draft);
+            // A document that declares another `$id` is still found where it was fetched.
+            self.index.entry(key(&base)).or_insert(Location {
+                doc,
+                pointer: String::new(),
+            });
+        }
+    }
+}
+
+fn default_base() -> Url {
+    // A URN with a scheme always parses: this `expect` cannot fire on any input.
+    #[allow(clippy::expect_used)]
+    Url::parse(DEFAULT_BASE).expect("DEFAULT_BASE is an absolute URI")
+}
+
+/// The name in `#name` when a reference's fragment is an anchor name, not a pointer.
+fn dynamic_anchor_name(reference: &str) -> Option<String> {
+    let (_, fragment) = reference.split_once('#')?;
+    (!fragment.is_empty() && !fragment.starts_with('/')).then(|| fragment.to_owned())
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Some(byte) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(byte);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -1,0 +1,134 @@
+//! JSON Schema rules checked over typed values.
+//!
+//! A [`Schema`] is read once (draft 2020-12 or draft 7, chosen by `$schema`): every keyword that
+//! constrains a value is compiled, every reference resolved — `$id` base URIs and embedded
+//! resources, `$anchor`, `$dynamicRef`/`$dynamicAnchor`, the bundled metaschemas, and documents
+//! the caller supplies by URI (never the network). What cannot be honoured (an unknown `type`,
+//! a pattern that does not compile, a reference to nothing) is a [`Problem`] with its JSON
+//! pointer.
+//!
+//! [`Schema::check`] then walks any [`Instance`] — a `serde_json::Value`, or a record generated
+//! by `agents-codegen`, whose fields are typed — and records each [`Breach`] with its path, the
+//! keyword, the rule and the value. `format` is an annotation, as both drafts make it by
+//! default; it is not checked.
+//!
+//! ```
+//! use agents_check::Schema;
+//! use serde_json::json;
+//!
+//! let schema = Schema::compile(&json!({
+//!     "type": "object",
+//!     "required": ["price"],
+//!     "properties": {"rating": {"type": "number", "maximum": 5}}
+//! }));
+//! assert!(schema.problems().is_empty());
+//!
+//! let breaches = schema.check(&json!({"rating": 47}));
+//! assert_eq!(breaches.len(), 2);
+//! assert_eq!(breaches[0].to_string(), "price: missing, and `required` (/required) requires it");
+//! assert_eq!(breaches[1].path, "rating");
+//! assert_eq!(breaches[1].keyword, "maximum");
+//! assert!(schema.is_valid(&json!({"price": 3, "rating": 4.5})));
+//! ```
+
+mod check;
+mod compile;
+mod instance;
+pub mod path;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde_json::Value;
+
+pub use check::Breach;
+pub use compile::{DEFAULT_BASE, Draft, Problem};
+pub use instance::{Instance, Kind, equal, is_integer};
+
+/// The type names JSON Schema defines.
+pub const TYPE_NAMES: &[&str] = &[
+    "null", "boolean", "object", "array", "number", "string", "integer",
+];
+
+/// A compiled schema.
+pub struct Schema {
+    compiled: compile::Compiled,
+}
+
+impl fmt::Debug for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Schema")
+            .field("nodes", &self.compiled.nodes.len())
+            .field("problems", &self.compiled.problems)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a schema is and what it may refer to.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    base: Option<String>,
+    documents: HashMap<String, Value>,
+}
+
+impl Options {
+    /// Options with the default base URI and no other documents.
+    pub fn new() -> Self {
+        Options::default()
+    }
+
+    /// The base URI of the schema when it declares no `$id` (for a file, its `file://` URL),
+    /// which its relative references resolve against.
+    #[must_use]
+    pub fn base(mut self, uri: impl Into<String>) -> Self {
+        self.base = Some(uri.into());
+        self
+    }
+
+    /// A document that references may name by `uri` (as resolved: absolute, no fragment).
+    #[must_use]
+    pub fn document(mut self, uri: impl Into<String>, schema: Value) -> Self {
+        let uri = uri.into();
+        let uri = uri.trim_end_matches('#').to_owned();
+        self.documents.insert(uri, schema);
+        self
+    }
+
+    /// Compiles `schema` with these options.
+    pub fn compile(self, schema: &Value) -> Schema {
+        let base = self.base.unwrap_or_else(|| DEFAULT_BASE.to_owned());
+        Schema {
+            compiled: compile::Compiler::new(self.documents).compile(schema.clone(), &base),
+        }
+    }
+}
+
+impl Schema {
+    /// Compiles `schema` with the default base URI and no other documents than the
+    /// metaschemas.
+    pub fn compile(schema: &Value) -> Schema {
+        Options::new().compile(schema)
+    }
+
+    /// What in the schema cannot be honoured, each with its JSON pointer.
+    pub fn problems(&self) -> &[Problem] {
+        &self.compiled.problems
+    }
+
+    /// Every rule `value` breaks.
+    pub fn check(&self, value: &dyn Instance) -> Vec<Breach> {
+        let mut out = Vec::new();
+        self.check_into(value, &mut out);
+        out
+    }
+
+    /// Appends every rule `value` breaks to `out`; true when there is none.
+    pub fn check_into(&self, value: &dyn Instance, out: &mut Vec<Breach>) -> bool {
+        check::Eval::new(&self.compiled, Some(out)).root(value)
+    }
+
+    /// True when `value` breaks no rule (stops at the first breach).
+    pub fn is_valid(&self, value: &dyn Instance) -> bool {
+        check::Eval::new(&self.compiled, None).root(value)
+    }
+}

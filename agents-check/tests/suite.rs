@@ -1,0 +1,102 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! The official JSON-Schema-Test-Suite (draft 2020-12, required tests; `tests/json-schema-test-suite/`
+//! in the workspace, MIT, its LICENSE beside it), run on `serde_json` values: every case's
+//! verdict is the suite's, and every invalid case names at least one breach.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use agents_check::Options;
+use serde_json::Value;
+
+fn suite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema-test-suite")
+}
+
+/// Every file of `remotes/`, by the URI the suite serves it at.
+fn remotes() -> HashMap<String, Value> {
+    fn walk(dir: &Path, root: &Path, out: &mut HashMap<String, Value>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let text = std::fs::read_to_string(&path).unwrap();
+                out.insert(
+                    format!("http://localhost:1234/{rel}"),
+                    serde_json::from_str(&text).unwrap(),
+                );
+            }
+        }
+    }
+    let root = suite().join("remotes");
+    let mut out = HashMap::new();
+    walk(&root, &root, &mut out);
+    out
+}
+
+#[test]
+fn every_case_of_the_suite_gets_its_verdict() {
+    let remotes = remotes();
+    let dir = suite().join("tests/draft2020-12");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let (mut cases, mut wrong, mut reported) = (0, Vec::new(), Vec::new());
+    for file in files {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let groups: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for group in groups {
+            let mut options = Options::new();
+            for (uri, doc) in &remotes {
+                options = options.document(uri.clone(), doc.clone());
+            }
+            let schema = options.compile(&group["schema"]);
+            for case in group["tests"].as_array().unwrap() {
+                cases += 1;
+                let valid = case["valid"].as_bool().unwrap();
+                let breaches = schema.check(&case["data"]);
+                let verdict = schema.is_valid(&case["data"]);
+                if verdict != valid || breaches.is_empty() != valid {
+                    // A keyword that cannot be honoured is a problem of the schema, reported
+                    // when it is compiled (at generation, for generated types).
+                    let list = if schema.problems().is_empty() {
+                        &mut wrong
+                    } else {
+                        &mut reported
+                    };
+                    list.push(format!(
+                        "{name}: {} / {}: expected {valid}, is_valid {verdict}, breaches {:?}, problems {:?}",
+                        group["description"],
+                        case["description"],
+                        breaches.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                        schema.problems(),
+                    ));
+                }
+            }
+        }
+    }
+    assert!(cases > 1200, "the suite was not found: {cases} cases");
+    assert!(
+        wrong.is_empty(),
+        "{} of {cases} cases wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    // Without the feature `unicode`, one pattern (`\p{Letter}`) is a reported problem.
+    let allowed = if cfg!(feature = "unicode") { 0 } else { 1 };
+    assert_eq!(
+        reported.len(),
+        allowed,
+        "cases decided by a reported problem:\n{}",
+        reported.join("\n")
+    );
+}
