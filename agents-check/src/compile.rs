@@ -84,10 +84,41 @@ impl Draft {
 /// Something in a schema that cannot be honoured, with its JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// What kind of problem.
+    pub kind: ProblemKind,
     /// Where, as a JSON pointer into the schema (`/properties/when/type`).
     pub pointer: String,
     /// What is wrong and what is done instead.
     pub message: String,
+}
+
+/// The kinds of [`Problem`]: whether a type made from the schema would be wrong, or only a
+/// check is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// A `type` name JSON Schema does not define (`"strng"`): no value has it, so a type made
+    /// from the schema would be wrong.
+    UnknownType,
+    /// A reference that points to nothing, or is not a URI: what it stands for is unknown.
+    Reference,
+    /// A schema that is neither an object nor a boolean.
+    NotASchema,
+    /// An `$id` or base URI that does not parse.
+    Identifier,
+    /// A pattern that does not compile: it is not checked.
+    Pattern,
+    /// A keyword spelled as another draft spells it (`items` as a list in 2020-12): ignored.
+    OtherDraft,
+}
+
+impl ProblemKind {
+    /// True when a type made from the schema would be wrong (not only a check missing).
+    pub fn breaks_the_type(self) -> bool {
+        matches!(
+            self,
+            ProblemKind::UnknownType | ProblemKind::Reference | ProblemKind::NotASchema
+        )
+    }
 }
 
 impl std::fmt::Display for Problem {
@@ -291,6 +322,7 @@ impl Compiler {
             Ok(base) => base,
             Err(e) => {
                 self.problems.push(Problem {
+                    kind: ProblemKind::Identifier,
                     pointer: String::new(),
                     message: format!(
                         "the base URI `{base}` does not parse ({e}); `{DEFAULT_BASE}` is used"
@@ -374,6 +406,7 @@ impl Compiler {
                     resource = true;
                 }
                 Err(e) => self.problems.push(Problem {
+                    kind: ProblemKind::Identifier,
                     pointer: format!("{pointer}/$id"),
                     message: format!("`{id}` is not a URI reference ({e}); it is ignored"),
                 }),
@@ -490,6 +523,7 @@ impl Compiler {
             Value::Object(map) => map,
             _ => {
                 self.problems.push(Problem {
+                    kind: ProblemKind::NotASchema,
                     pointer: at.pointer.clone(),
                     message: "a schema is an object or a boolean; this one is neither, and \
                               allows any value"
@@ -597,6 +631,7 @@ impl Compiler {
                 }
             }
             (_, Some(Value::Array(_))) => self.problems.push(Problem {
+                kind: ProblemKind::OtherDraft,
                 pointer: format!("{}/items", at.pointer),
                 message: "`items` as a list is draft 7's tuple; in draft 2020-12 it is \
                           `prefixItems`: the list is ignored"
@@ -678,12 +713,13 @@ impl Compiler {
             _ => None,
         };
         for name in k.types.iter().flatten() {
-            if !crate::TYPE_NAMES.contains(&name.as_str()) {
+            if !crate::instance::TYPE_NAMES.contains(&name.as_str()) {
                 self.problems.push(Problem {
+                    kind: ProblemKind::UnknownType,
                     pointer: format!("{}/type", k.at),
                     message: format!(
                         "`{name}` is not a JSON Schema type (one of {}); no value has it",
-                        crate::TYPE_NAMES.join(", ")
+                        crate::instance::TYPE_NAMES.join(", ")
                     ),
                 });
             }
@@ -747,13 +783,15 @@ impl Compiler {
                 let why = e.to_string();
                 let why = why.lines().last().unwrap_or("invalid");
                 self.problems.push(Problem {
+                    kind: ProblemKind::Pattern,
                     pointer: pointer.to_owned(),
                     message: format!(
                         "the pattern `{source}` does not compile ({why}); it is not checked{}",
-                        if cfg!(feature = "unicode") {
+                        if cfg!(feature = "unicode") || !why.contains("Unicode") {
                             ""
                         } else {
-                            " (Unicode classes such as `\\p{L}` compile with the feature `unicode`)"
+                            " (they are checked with the feature `unicode-patterns` of \
+                             agents-runtime)"
                         }
                     ),
                 });
@@ -794,6 +832,7 @@ impl Compiler {
         keyword: &str,
     ) -> Option<Location> {
         let problem = |message: String| Problem {
+            kind: ProblemKind::Reference,
             pointer: format!("{pointer}/{keyword}"),
             message,
         };

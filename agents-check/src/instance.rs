@@ -63,6 +63,11 @@ pub trait Instance {
     fn to_json(&self) -> Value;
 }
 
+/// The type names JSON Schema defines.
+pub const TYPE_NAMES: &[&str] = &[
+    "null", "boolean", "object", "array", "number", "string", "integer",
+];
+
 /// True when `number` is a whole number.
 pub fn is_integer(number: f64) -> bool {
     number.is_finite() && number.fract() == 0.0
@@ -197,7 +202,31 @@ macro_rules! numbers {
         }
     )*};
 }
-numbers!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+numbers!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! fractions {
+    ($($ty:ty),*) => {$(
+        impl Instance for $ty {
+            fn kind(&self) -> Kind {
+                Kind::Number
+            }
+            fn as_f64(&self) -> Option<f64> {
+                Some(f64::from(*self))
+            }
+            /// A whole number is reported as one (`47`, not `47.0`): the same JSON number.
+            #[allow(clippy::cast_possible_truncation)]
+            fn to_json(&self) -> Value {
+                let v = f64::from(*self);
+                if is_integer(v) && v.abs() < 9.0e15 {
+                    Value::from(v as i64)
+                } else {
+                    Value::from(v)
+                }
+            }
+        }
+    )*};
+}
+fractions!(f32, f64);
 
 impl Instance for String {
     fn kind(&self) -> Kind {

@@ -42,13 +42,8 @@ use std::fmt;
 use serde_json::Value;
 
 pub use check::Breach;
-pub use compile::{DEFAULT_BASE, Draft, Problem};
-pub use instance::{Instance, Kind, equal, is_integer};
-
-/// The type names JSON Schema defines.
-pub const TYPE_NAMES: &[&str] = &[
-    "null", "boolean", "object", "array", "number", "string", "integer",
-];
+pub use compile::{DEFAULT_BASE, Draft, Problem, ProblemKind};
+pub use instance::{Instance, Kind, TYPE_NAMES, equal, is_integer};
 
 /// A compiled schema.
 pub struct Schema {
@@ -108,6 +103,11 @@ impl Schema {
     /// metaschemas.
     pub fn compile(schema: &Value) -> Schema {
         Options::new().compile(schema)
+    }
+
+    /// The schema as it was given.
+    pub fn document(&self) -> &Value {
+        &self.compiled.docs[0]
     }
 
     /// What in the schema cannot be honoured, each with its JSON pointer.

@@ -1,11 +1,13 @@
 //! How a value's place is written: `reviews[2].rating`, `attributes["Screen size"]`. The
 //! decoder's mismatches and the checks' breaches write it the same way, here.
 
-/// Appends the property `key`: `.key` when it is a plain name, `["key"]` (JSON-quoted)
-/// otherwise.
+/// Appends the property `key`: `.key` when it is a plain name (ASCII letters, digits, `_` and
+/// `-`, not starting with a digit), `["key"]` (JSON-quoted) otherwise.
 pub fn push_key(out: &mut String, key: &str) {
     let plain = !key.is_empty()
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         && !key.starts_with(|c: char| c.is_ascii_digit());
     if plain {
         if !out.is_empty() {
@@ -38,6 +40,7 @@ mod tests {
         push_key(&mut out, "rating");
         push_key(&mut out, "Screen size");
         push_key(&mut out, "2nd");
-        assert_eq!(out, r#"reviews[2].rating["Screen size"]["2nd"]"#);
+        push_key(&mut out, "runs-on");
+        assert_eq!(out, r#"reviews[2].rating["Screen size"]["2nd"].runs-on"#);
     }
 }

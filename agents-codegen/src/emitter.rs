@@ -42,7 +42,10 @@ impl Emitter {
     pub(crate) fn tokens(&mut self, a: &AgentIr, out: &mut TokenStream) -> Result<(), Diagnostics> {
         let rt = self.paths.rt().clone();
         self.emit(a, &mut |piece| match piece {
-            emit::Piece::Record(item) => out.extend(quote::quote!(#rt::record! { #item })),
+            emit::Piece::Record(item, None) => out.extend(quote::quote!(#rt::record! { #item })),
+            emit::Piece::Record(item, Some(schema)) => {
+                out.extend(quote::quote!(#rt::record! { #![schema = #schema] #item }));
+            }
             emit::Piece::Enum(item) => out.extend(quote::quote!(#rt::string_enum! { #item })),
             emit::Piece::Union(item) => out.extend(quote::quote!(#rt::union_enum! { #item })),
             emit::Piece::Tree(item) => quote::ToTokens::to_tokens(&item, out),
@@ -57,14 +60,12 @@ impl Emitter {
         let mut unparsed = None;
         let rt_text = self.rt_text.clone();
         self.emit(a, &mut |piece| match piece {
-            emit::Piece::Record(item) => {
-                printer.wrapped(&rt_text, "record", syn::Item::Struct(item))
-            }
+            emit::Piece::Record(item, schema) => printer.record(&rt_text, schema.as_deref(), item),
             emit::Piece::Enum(item) => {
-                printer.wrapped(&rt_text, "string_enum", syn::Item::Enum(item))
+                printer.wrapped(&rt_text, "string_enum", syn::Item::Enum(item), None)
             }
             emit::Piece::Union(item) => {
-                printer.wrapped(&rt_text, "union_enum", syn::Item::Enum(item))
+                printer.wrapped(&rt_text, "union_enum", syn::Item::Enum(item), None)
             }
             emit::Piece::Tree(item) => printer.item(item),
             emit::Piece::Quoted(tokens) => match syn::parse2::<syn::File>(tokens) {

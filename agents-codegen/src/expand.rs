@@ -16,8 +16,18 @@ use crate::{Options, generate_refs};
 
 type Key = (PathBuf, u64, Option<SystemTime>, Options);
 
-fn cache() -> &'static Mutex<HashMap<Key, String>> {
-    static CACHE: OnceLock<Mutex<HashMap<Key, String>>> = OnceLock::new();
+/// An expansion: the items as token text, and the warnings the macro shows as compiler
+/// warnings (each a problem of the schema, with its JSON pointer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expansion {
+    /// The items, as token text.
+    pub text: String,
+    /// Each warning of the generator, one line each.
+    pub warnings: Vec<String>,
+}
+
+fn cache() -> &'static Mutex<HashMap<Key, Expansion>> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, Expansion>>> = OnceLock::new();
     CACHE.get_or_init(Mutex::default)
 }
 
@@ -47,8 +57,18 @@ pub fn times_generated(schema_file: &Path) -> usize {
 /// code that uses it, as token text: the proc macro hands it to the compiler in one
 /// `proc_macro::TokenStream::from_str`, so the engine runs on proc-macro2's own token types
 /// (`proc_macro2::fallback::force`) instead of one compiler round trip per token. Errors are
-/// messages for a compile error on the macro's argument.
+/// messages for a compile error on the macro's argument. The warnings are in
+/// [`expand_with_warnings`], which the macro calls.
 pub fn expand(name: &str, options: &Options, manifest_dir: &Path) -> Result<String, String> {
+    expand_with_warnings(name, options, manifest_dir).map(|e| e.text)
+}
+
+/// [`expand`], with the generator's warnings.
+pub fn expand_with_warnings(
+    name: &str,
+    options: &Options,
+    manifest_dir: &Path,
+) -> Result<Expansion, String> {
     let loaded = locate(name, manifest_dir).map_err(|e| e.to_string())?;
     let path = loaded
         .path
@@ -66,8 +86,8 @@ pub fn expand(name: &str, options: &Options, manifest_dir: &Path) -> Result<Stri
         .unwrap_or_else(PoisonError::into_inner)
         .get(&key)
         .cloned();
-    if let Some(text) = cached {
-        return Ok(text);
+    if let Some(expansion) = cached {
+        return Ok(expansion);
     }
     let output = generate_refs(&[&loaded.record], options).map_err(|d| d.to_string())?;
     let items = output.tokens().map_err(|d| d.to_string())?;
@@ -77,6 +97,10 @@ pub fn expand(name: &str, options: &Options, manifest_dir: &Path) -> Result<Stri
         const _: &[u8] = include_bytes!(#file);
     }
     .to_string();
+    let expansion = Expansion {
+        text,
+        warnings: output.warnings.iter().map(ToString::to_string).collect(),
+    };
     *generated()
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -85,6 +109,6 @@ pub fn expand(name: &str, options: &Options, manifest_dir: &Path) -> Result<Stri
     cache()
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .insert(key, text.clone());
-    Ok(text)
+        .insert(key, expansion.clone());
+    Ok(expansion)
 }

@@ -1,6 +1,7 @@
 //! Formatting generated source: prettyplease for every front door, rustfmt for checked-in files.
 
 use proc_macro2::TokenStream;
+use syn::parse::Parser as _;
 
 use agents_schema::diag::{Diagnostic, Diagnostics};
 
@@ -65,14 +66,20 @@ impl Printer {
             && let Some(name) = ["record", "string_enum", "union_enum"]
                 .into_iter()
                 .find(|n| last.ident == n)
-            && let Ok(body) = syn::parse2::<syn::Item>(m.mac.tokens.clone())
+            && let Ok((schema, body)) = macro_body.parse2(m.mac.tokens.clone())
         {
             let leading = m.mac.path.leading_colon.map_or("", |_| "::");
             let segments = m.mac.path.segments.len().saturating_sub(1);
             let rt: Vec<String> = (m.mac.path.segments.iter().take(segments))
                 .map(|s| s.ident.to_string())
                 .collect();
-            self.wrapped(&format!("{leading}{}", rt.join("::")), name, body);
+            let rt = format!("{leading}{}", rt.join("::"));
+            match (schema, body) {
+                (Some(schema), syn::Item::Struct(record)) => {
+                    self.record(&rt, Some(&schema), record);
+                }
+                (_, body) => self.wrapped(&rt, name, body, None),
+            }
             return;
         }
         let text = self.unparse(item);
@@ -81,12 +88,43 @@ impl Printer {
 
     /// `<rt>::<name>! { item }`. rustfmt leaves the body of a braced macro call as it is, so
     /// the item is printed on its own and indented into the call here.
-    pub(crate) fn wrapped(&mut self, rt: &str, name: &str, item: syn::Item) {
+    /// A record struct wrapped in `record!`, after the schema it carries (a raw string with
+    /// as many `#` as it needs).
+    pub(crate) fn record(&mut self, rt: &str, schema: Option<&str>, item: syn::ItemStruct) {
+        let Some(schema) = schema else {
+            return self.wrapped(rt, "record", syn::Item::Struct(item), None);
+        };
+        let mut hashes = String::from("#");
+        while schema.contains(&format!("\"{hashes}")) {
+            hashes.push('#');
+        }
+        let mut head = String::from("    #![schema = r");
+        head.push_str(&hashes);
+        head.push('"');
+        for (i, line) in schema.lines().enumerate() {
+            if i > 0 {
+                head.push('\n');
+                // Indented with the struct: the spaces are JSON whitespace (pretty JSON has no
+                // raw newline inside a string), so the schema is unchanged.
+                head.push_str("    ");
+            }
+            head.push_str(line);
+        }
+        head.push('"');
+        head.push_str(&hashes);
+        head.push_str("]\n");
+        self.wrapped(rt, "record", syn::Item::Struct(item), Some(&head));
+    }
+
+    pub(crate) fn wrapped(&mut self, rt: &str, name: &str, item: syn::Item, head: Option<&str>) {
         let body = self.unparse(item);
         self.source.push_str(rt);
         self.source.push_str("::");
         self.source.push_str(name);
         self.source.push_str("! {\n");
+        if let Some(head) = head {
+            self.source.push_str(head);
+        }
         for line in body.lines() {
             if !line.is_empty() {
                 self.source.push_str("    ");
@@ -141,4 +179,21 @@ pub fn rustfmt(source: &str) -> Result<String, Diagnostics> {
         )));
     }
     String::from_utf8(out.stdout).map_err(|e| fail(format!("rustfmt wrote invalid UTF-8: {e}")))
+}
+
+/// The body of a `record!`, `string_enum!` or `union_enum!` call: the schema a record carries
+/// (`#![schema = "…"]`), if any, and the item.
+fn macro_body(input: syn::parse::ParseStream<'_>) -> syn::Result<(Option<String>, syn::Item)> {
+    let inner = input.call(syn::Attribute::parse_inner)?;
+    let schema = inner.iter().find_map(|a| match &a.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("schema") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    });
+    Ok((schema, input.parse()?))
 }

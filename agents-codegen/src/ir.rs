@@ -45,6 +45,8 @@ pub struct AgentIr {
     pub localized: bool,
     /// Index in `params.fields` of the pagination parameter.
     pub page: Option<usize>,
+    /// The output's JSON Schema as JSON text, which the output record carries and checks.
+    pub output_schema: String,
 }
 
 /// A generated struct of output data.
@@ -202,6 +204,8 @@ pub fn lower(
         let params = types.claim(&naming::type_base(&[&base, "Params"]));
         let module = naming::field_base(renames.get(&record.name).unwrap_or(&record.name));
         let params = lower_params(record, params, &root, &mut warnings);
+        let output_schema = agents_schema::json_schema::output_schema(record);
+        check_schema(record, &output_schema, &mut found, &mut warnings);
         let mut structs = Vec::new();
         let mut enums = Vec::new();
         let mut unions = Vec::new();
@@ -267,10 +271,54 @@ pub fn lower(
             params,
             localized: record.supports_localization(),
             page,
+            output_schema: output_schema_text(&output_schema),
         });
     }
 
     found.finish(Unit { agents, warnings })
+}
+
+/// The problems of the output schema that the record carries and checks: a `type` no value has
+/// is an error (the field's type would be wrong: `"strng"` is a typo to fix, not a value to
+/// take as raw JSON); a pattern that does not compile, an `$id` that does not parse, a keyword
+/// of another draft are warnings (a check is missing, the type is right). References that point
+/// nowhere are the lowerer's to report, where it says what the field becomes.
+fn check_schema(
+    record: &AgentRecord,
+    schema: &Value,
+    found: &mut Collector,
+    warnings: &mut Vec<Diagnostic>,
+) {
+    use agents_check::ProblemKind;
+    for problem in agents_check::Schema::compile(schema).problems() {
+        let at = format!("output_schema#{}", problem.pointer);
+        match problem.kind {
+            ProblemKind::UnknownType => found.push(Diagnostic::new(
+                &record.name,
+                &at,
+                &format!("{}; fix the type's name", problem.message),
+            )),
+            ProblemKind::Reference => {}
+            _ => warnings.push(Diagnostic::new(&record.name, &at, &problem.message)),
+        }
+    }
+}
+
+/// The output JSON Schema `schema`, pretty-printed (it is read in generated files), with
+/// control and bidirectional characters written as `\u` escapes: the same JSON, and rustc
+/// refuses them in a literal. A raw newline in pretty JSON is always between tokens (serde_json
+/// escapes the ones inside strings), so it stays.
+fn output_schema_text(schema: &Value) -> String {
+    let text = serde_json::to_string_pretty(schema).unwrap_or_else(|_| "true".to_owned());
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c != '\n' && docs::is_hazard(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Two agents of one module would declare the same names.
@@ -310,20 +358,10 @@ struct Lowerer<'a> {
 /// 128.
 const MAX_NESTING: usize = 32;
 
-/// JSON Schema keywords that change what a value may be and that the generated types do not
-/// express; a schema using one gets a warning, and its value is typed by the rest.
-const UNREAD_KEYWORDS: &[&str] = &[
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "dependencies",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "$dynamicRef",
-    "$recursiveRef",
-];
+/// JSON Schema keywords that change what a value may be and that neither the generated types
+/// express nor the decode pass checks (`not`, `if`, `unevaluated*`, … are checked); a schema
+/// using one gets a warning, and its value is typed by the rest.
+const UNREAD_KEYWORDS: &[&str] = &["$recursiveRef"];
 
 /// Keywords the generator reads, found with a value of the wrong JSON type (and so left in
 /// `extra`).

@@ -82,7 +82,7 @@ pub const RESERVED_TYPES: &[&str] = &[
 ];
 
 /// Field names every generated output record uses for its own bookkeeping.
-pub const RECORD_FIELDS: &[&str] = &["unknown_fields", "mismatches"];
+pub const RECORD_FIELDS: &[&str] = &["unknown_fields", "mismatches", "breaches"];
 
 /// Field (and setter) names every generated params type uses for its own members.
 pub const PARAMS_MEMBERS: &[&str] = &["new", "validate", "param", "extra", "uses_localization"];

@@ -204,22 +204,62 @@ fn a_string_pagination_input_is_a_cursor_not_a_page_number() {
 }
 
 #[test]
-fn unknown_and_missing_types_become_raw_json_with_a_note() {
-    let r = AgentRecord::from_json(
-        r#"{"name": "u", "output_schema": {"when": {"type": "date"}, "what": {}}}"#,
+fn an_unknown_type_is_an_error_and_a_missing_one_is_raw_json_with_a_note() {
+    let typo = AgentRecord::from_json(
+        r#"{"name": "u", "output_schema": {"when": {"type": "strng"}, "tags": {"type": ["string", "nul"]}}}"#,
     )
     .unwrap();
+    let err = generate(&[typo], &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("2 problems"), "{err}");
+    assert!(
+        err.contains(
+            "agent `u`: output_schema#/properties/when/type: `strng` is not a JSON Schema type"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("output_schema#/properties/tags/type: `nul`"),
+        "{err}"
+    );
+    assert!(err.contains("fix the type's name"), "{err}");
+
+    let r = AgentRecord::from_json(r#"{"name": "u", "output_schema": {"what": {}}}"#).unwrap();
     let src = generate(&[r], &Options::default())
         .unwrap()
         .to_source()
         .unwrap();
-    assert!(
-        src.contains("pub when: Option<::agents_runtime::Value>"),
-        "{src}"
-    );
-    assert!(src.contains("declares type `date`, which the generator does not know"));
     assert!(src.contains("pub what: Option<::agents_runtime::Value>"));
     assert!(src.contains("The schema declares no type"));
+}
+
+#[test]
+fn a_pattern_that_does_not_compile_is_a_warning_in_every_front_door() {
+    let dir = temp_dir("pattern");
+    let schemas = dir.join("schemas");
+    fs::create_dir_all(&schemas).unwrap();
+    fs::write(
+        schemas.join("names.json"),
+        r#"{"name": "names", "output_schema": {"name": {"type": "string", "pattern": "^(?=x)"}}}"#,
+    )
+    .unwrap();
+    let (_, warnings) = agents_codegen::Builder::new()
+        .schema_dir(&schemas)
+        .cargo_directives(false)
+        .generate_with_warnings()
+        .unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let warning = warnings[0].to_string();
+    assert!(
+        warning.starts_with("agent `names`: output_schema#/properties/name/pattern: the pattern `^(?=x)` does not compile"),
+        "{warning}"
+    );
+    // The macro shows the same warning as a compiler warning (a deprecated constant's note).
+    let expansion =
+        agents_codegen::expand::expand_with_warnings("names", &Default::default(), &dir).unwrap();
+    assert_eq!(expansion.warnings, [warning]);
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

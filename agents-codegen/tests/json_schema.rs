@@ -42,7 +42,11 @@ fn fields_of(source: &str, name: &str) -> Vec<String> {
         .skip(1)
         .take_while(|l| !l.starts_with('}'))
         .filter(|l| l.trim_start().starts_with("pub "))
-        .filter(|l| !l.contains("pub unknown_fields:") && !l.contains("pub mismatches:"))
+        .filter(|l| {
+            !l.contains("pub unknown_fields:")
+                && !l.contains("pub mismatches:")
+                && !l.contains("pub breaches:")
+        })
         .map(|l| l.trim().to_owned())
         .collect()
 }

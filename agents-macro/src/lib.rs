@@ -18,6 +18,9 @@
 //! when the record's flags (or, for JSON Schema records, the inputs named `zip_code`, `store_id`
 //! and `page`) do not say what you want.
 //!
+//! Problems of the schema that the generator handles (a pattern that does not compile, a
+//! keyword it cannot honour) are compiler warnings at the call, each with its JSON pointer.
+//!
 //! An agent's type names depend on its name alone. Two agents whose names give the same types
 //! (`foo_bar` and `foo__bar` are both `FooBar`) cannot share a module as they are: rename one.
 
@@ -91,18 +94,37 @@ pub fn agent(input: TokenStream) -> TokenStream {
     // Rust data instead of a compiler round trip per token, and the result reaches the compiler
     // as one string.
     proc_macro2::fallback::force();
-    let expanded = agents_codegen::expand::expand(&input.name.value(), &input.options, &manifest);
+    let expanded = agents_codegen::expand::expand_with_warnings(
+        &input.name.value(),
+        &input.options,
+        &manifest,
+    );
     proc_macro2::fallback::unforce();
     let error = |message: String| -> TokenStream {
         syn::Error::new(input.name.span(), message)
             .to_compile_error()
             .into()
     };
-    match expanded.map(|text| text.parse::<TokenStream>()) {
+    match expanded.map(|e| format!("{}{}", e.text, warnings(&e.warnings)).parse::<TokenStream>()) {
         Ok(Ok(tokens)) => tokens,
         Ok(Err(e)) => error(format!(
             "internal error: the generated code does not lex ({e}); please report it"
         )),
         Err(message) => error(message),
     }
+}
+
+/// The generator's warnings as compiler warnings: proc macros have no stable way to warn, so
+/// each is the note of a deprecated constant that the expansion uses (the `#[deprecated]`
+/// route), shown at the call as "use of deprecated constant …: <warning>".
+fn warnings(list: &[String]) -> String {
+    list.iter()
+        .enumerate()
+        .map(|(i, w)| {
+            format!(
+                "const _: () = {{ #[deprecated(note = {w:?})] #[allow(non_upper_case_globals)] \
+                 const agent_schema_warning_{i}: () = (); agent_schema_warning_{i} }};"
+            )
+        })
+        .collect()
 }

@@ -162,6 +162,7 @@ pub mod prelude {
 }
 
 pub use agent::{Agent, AgentParams, AgentVisitor, Localized, Paginated};
+pub use agents_check::{Breach, Instance, Schema};
 pub use decode::{DriftError, Mismatch, Parsing, Record};
 pub use endpoint::ApiVersion;
 pub use serde_json::Value;
@@ -174,6 +175,7 @@ pub type JsonMap = serde_json::Map<String, Value>;
 /// Re-exports used by generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use agents_check;
     #[cfg(feature = "arrow")]
     pub use arrow_array;
     #[cfg(feature = "arrow")]
@@ -183,6 +185,7 @@ pub mod __private {
 
     /// The decoder's moving parts that [`record!`](crate::record) expands to.
     pub mod decode {
+        pub use crate::decode::compiled;
         pub use crate::decode::ctx::{Ctx, Path};
         pub use crate::decode::seed::{Key, KeySeed, Seed, deserialize_record, required};
     }

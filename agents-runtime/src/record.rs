@@ -14,19 +14,22 @@
 ///   so (found `null`, left empty);
 /// * `#[json(flatten)]` marks `unknown_fields`, which keeps the keys the struct does not declare
 ///   and serializes them after the declared fields;
-/// * `#[json(skip)]` marks `mismatches`, the values that did not have their declared type; it is
-///   never serialized.
+/// * `#[json(skip)]` marks `mismatches`, the values that did not have their declared type, and
+///   then `breaches`, the rules of the schema that values break; neither is serialized;
+/// * `#![schema = "…"]` before the struct gives the JSON Schema of a root record: decoding one
+///   checks every rule of it and records each breach (see [`Record::breaches`](crate::Record::breaches)).
 ///
 /// Deserializing reads the object once: each key is matched against the declared names without
 /// allocating, each value is read by its field's type, and a value of the wrong type becomes a
 /// [`Mismatch`](crate::Mismatch) on the root record instead of an error. Serializing writes the
 /// declared fields that are set, by JSON name, then the unknown fields.
 ///
-/// Field attributes other than docs are not accepted, and the two bookkeeping fields come last,
+/// Field attributes other than docs are not accepted, and the three bookkeeping fields come last,
 /// each with its marker before its docs.
 ///
 /// ```
 /// agents_runtime::record! {
+///     #![schema = r#"{"properties": {"stars": {"maximum": 5}}}"#]
 ///     /// A review.
 ///     #[derive(Debug, Clone, PartialEq, Default)]
 ///     pub struct Review {
@@ -41,6 +44,9 @@
 ///         #[json(skip)]
 ///         /// Values that did not have their declared type.
 ///         pub mismatches: Vec<agents_runtime::Mismatch>,
+///         #[json(skip)]
+///         /// Rules of the schema that values break.
+///         pub breaches: Vec<agents_runtime::Breach>,
 ///     }
 /// }
 ///
@@ -53,11 +59,15 @@
 ///     serde_json::to_string(&review)?,
 ///     r#"{"stars":4.0,"authorName":"Ada","lang":"en"}"#
 /// );
+///
+/// let review: Review = serde_json::from_str(r#"{"stars": 47}"#)?;
+/// assert_eq!(review.breaches[0].to_string(), "stars: breaks `maximum: 5` (/properties/stars/maximum), found 47");
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[macro_export]
 macro_rules! record {
     (
+        $(#![schema = $schema:literal])?
         $(#[$attr:meta])*
         $vis:vis struct $name:ident {
             $(
@@ -71,7 +81,10 @@ macro_rules! record {
             pub unknown_fields : $unknown_ty:ty,
             #[json(skip)]
             $(#[doc = $mismatches_doc:literal])*
-            pub mismatches : $mismatches_ty:ty $(,)?
+            pub mismatches : $mismatches_ty:ty,
+            #[json(skip)]
+            $(#[doc = $breaches_doc:literal])*
+            pub breaches : $breaches_ty:ty $(,)?
         }
     ) => {
         $(#[$attr])*
@@ -84,6 +97,8 @@ macro_rules! record {
             pub unknown_fields: $unknown_ty,
             $(#[doc = $mismatches_doc])*
             pub mismatches: $mismatches_ty,
+            $(#[doc = $breaches_doc])*
+            pub breaches: $breaches_ty,
         }
 
         impl $crate::decode::Decode for $name {
@@ -160,6 +175,54 @@ macro_rules! record {
             }
             fn set_mismatches(&mut self, mismatches: ::std::vec::Vec<$crate::decode::Mismatch>) {
                 self.mismatches = mismatches;
+            }
+            fn breaches(&self) -> &[$crate::Breach] {
+                &self.breaches
+            }
+            fn set_breaches(&mut self, breaches: ::std::vec::Vec<$crate::Breach>) {
+                self.breaches = breaches;
+            }
+            $(
+                fn schema() -> ::core::option::Option<&'static $crate::Schema> {
+                    static SCHEMA: ::std::sync::OnceLock<$crate::Schema> = ::std::sync::OnceLock::new();
+                    ::core::option::Option::Some($crate::__private::decode::compiled(&SCHEMA, $schema))
+                }
+            )?
+        }
+
+        impl $crate::Instance for $name {
+            fn kind(&self) -> $crate::__private::agents_check::Kind {
+                $crate::__private::agents_check::Kind::Object
+            }
+            fn len(&self) -> usize {
+                let mut n = self.unknown_fields.len();
+                $(
+                    if self.$field.is_some() {
+                        n += 1;
+                    }
+                )*
+                n
+            }
+            fn property(&self, key: &str) -> ::core::option::Option<&dyn $crate::Instance> {
+                match key {
+                    $($crate::__json_name!($field $(= $json)?) => {
+                        self.$field.as_ref().map(|v| v as &dyn $crate::Instance)
+                    })*
+                    _ => self.unknown_fields.get(key).map(|v| v as &dyn $crate::Instance),
+                }
+            }
+            fn properties(&self, each: &mut dyn FnMut(&str, &dyn $crate::Instance)) {
+                $(
+                    if let ::core::option::Option::Some(value) = &self.$field {
+                        each($crate::__json_name!($field $(= $json)?), value);
+                    }
+                )*
+                for (key, value) in &self.unknown_fields {
+                    each(key, value);
+                }
+            }
+            fn to_json(&self) -> $crate::Value {
+                $crate::__private::serde_json::to_value(self).unwrap_or($crate::Value::Null)
             }
         }
 

@@ -119,6 +119,18 @@ macro_rules! string_enum {
             }
         }
 
+        impl $crate::Instance for $name {
+            fn kind(&self) -> $crate::__private::agents_check::Kind {
+                $crate::__private::agents_check::Kind::String
+            }
+            fn as_str(&self) -> ::core::option::Option<&str> {
+                ::core::option::Option::Some($name::as_str(self))
+            }
+            fn to_json(&self) -> $crate::Value {
+                $crate::Value::String($name::as_str(self).to_owned())
+            }
+        }
+
         $crate::__string_enum_columnar!($name);
     };
 }

@@ -41,6 +41,9 @@
 ///         #[json(skip)]
 ///         /// Values that did not have their declared type.
 ///         pub mismatches: Vec<agents_runtime::Mismatch>,
+///         #[json(skip)]
+///         /// Rules of the schema that values break.
+///         pub breaches: Vec<agents_runtime::Breach>,
 ///     }
 /// }
 ///
@@ -169,6 +172,54 @@ macro_rules! union_enum {
                             "a value of none of the kinds the schema allows here",
                         ),
                     ),
+                }
+            }
+        }
+
+        impl $crate::Instance for $name {
+            fn kind(&self) -> $crate::__private::agents_check::Kind {
+                match self {
+                    $(Self::$variant(v) => $crate::Instance::kind(v),)+
+                }
+            }
+            fn as_bool(&self) -> ::core::option::Option<bool> {
+                match self {
+                    $(Self::$variant(v) => $crate::Instance::as_bool(v),)+
+                }
+            }
+            fn as_f64(&self) -> ::core::option::Option<f64> {
+                match self {
+                    $(Self::$variant(v) => $crate::Instance::as_f64(v),)+
+                }
+            }
+            fn as_str(&self) -> ::core::option::Option<&str> {
+                match self {
+                    $(Self::$variant(v) => $crate::Instance::as_str(v),)+
+                }
+            }
+            fn len(&self) -> usize {
+                match self {
+                    $(Self::$variant(v) => $crate::Instance::len(v),)+
+                }
+            }
+            fn item(&self, index: usize) -> ::core::option::Option<&dyn $crate::Instance> {
+                match self {
+                    $(Self::$variant(v) => $crate::Instance::item(v, index),)+
+                }
+            }
+            fn property(&self, key: &str) -> ::core::option::Option<&dyn $crate::Instance> {
+                match self {
+                    $(Self::$variant(v) => $crate::Instance::property(v, key),)+
+                }
+            }
+            fn properties(&self, each: &mut dyn FnMut(&str, &dyn $crate::Instance)) {
+                match self {
+                    $(Self::$variant(v) => $crate::Instance::properties(v, each),)+
+                }
+            }
+            fn to_json(&self) -> $crate::Value {
+                match self {
+                    $(Self::$variant(v) => $crate::Instance::to_json(v),)+
                 }
             }
         }

@@ -18,8 +18,9 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 type Module = Vec<String>;
 
 /// The crates whose files are checked.
-pub const CRATES: [&str; 7] = [
+pub const CRATES: [&str; 8] = [
     "agents-wire",
+    "agents-check",
     "agents-schema",
     "agents-codegen",
     "agents-macro",

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-fn is_hazard(c: char) -> bool {
+pub(crate) fn is_hazard(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
         || matches!(c, '\u{2028}' | '\u{2029}' | '\u{FEFF}')

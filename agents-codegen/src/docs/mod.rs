@@ -4,6 +4,7 @@
 
 mod escape;
 
+pub(crate) use escape::is_hazard;
 pub use escape::{code, text};
 
 use agents_schema::{AgentRecord, FieldSchema, InputProperty};

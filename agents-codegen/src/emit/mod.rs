@@ -28,8 +28,9 @@ use crate::ir::AgentIr;
     reason = "a piece is moved once, into the printer; none is ever stored in bulk"
 )]
 pub enum Piece {
-    /// An output record struct, which printers wrap in the runtime's `record!`.
-    Record(ItemStruct),
+    /// An output record struct, which printers wrap in the runtime's `record!`, with the JSON
+    /// Schema text the root record carries.
+    Record(ItemStruct, Option<String>),
     /// A string enum, which printers wrap in the runtime's `string_enum!`.
     Enum(ItemEnum),
     /// A union of kinds of value, which printers wrap in the runtime's `union_enum!`.
@@ -51,7 +52,8 @@ pub fn agent(
 ) -> syn::Result<()> {
     t.start_agent();
     for s in &agent.structs {
-        sink(Piece::Record(record::record(s, agent, p, t)?));
+        let schema = s.root.then(|| agent.output_schema.clone());
+        sink(Piece::Record(record::record(s, agent, p, t)?, schema));
     }
     for e in &agent.enums {
         sink(Piece::Enum(enums::string_enum(e, t)?));

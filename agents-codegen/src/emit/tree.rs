@@ -49,9 +49,13 @@ pub(super) fn shape(what: &str) -> syn::Error {
     )
 }
 
-fn record_skeleton(rt: &TokenStream, mismatch_doc: &str) -> syn::Result<ItemStruct> {
+fn record_skeleton(
+    rt: &TokenStream,
+    mismatch_doc: &str,
+    breach_doc: &str,
+) -> syn::Result<ItemStruct> {
     // The struct as `record!` takes it: declared fields carry only docs (and a JSON name when it
-    // differs), the two bookkeeping fields their markers.
+    // differs), the three bookkeeping fields their markers.
     syn::parse2(quote! {
         #[derive(Debug, Clone, PartialEq, Default)]
         pub struct __Record {
@@ -62,6 +66,9 @@ fn record_skeleton(rt: &TokenStream, mismatch_doc: &str) -> syn::Result<ItemStru
             #[json(skip)]
             #[doc = #mismatch_doc]
             pub mismatches: Vec<#rt::Mismatch>,
+            #[json(skip)]
+            #[doc = #breach_doc]
+            pub breaches: Vec<#rt::Breach>,
         }
     })
 }
@@ -97,10 +104,12 @@ impl Templates {
             root: record_skeleton(
                 rt,
                 " Values of this record (at any depth) that did not have their declared type, with their paths.",
+                " Rules of the schema that values of this record (at any depth) break, with their paths; a value in `mismatches` is not repeated here.",
             )?,
             nested: record_skeleton(
                 rt,
                 " Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.",
+                " Rules of the schema that values break. Empty when this object was decoded as part of a record: those are recorded on the record.",
             )?,
             skip_none: attribute(quote!(#[serde(skip_serializing_if = "Option::is_none")]))?,
             params_struct: syn::parse2(quote! {

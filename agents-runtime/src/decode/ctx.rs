@@ -28,34 +28,17 @@ impl Path<'_> {
     fn write(&self, out: &mut String) {
         match self {
             Path::Root => {}
-            Path::Field(parent, name) => {
+            Path::Field(parent, key) => {
                 parent.write(out);
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(name);
+                agents_check::path::push_key(out, key);
             }
             Path::Key(parent, key) => {
                 parent.write(out);
-                let plain = !key.is_empty()
-                    && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    && !key.starts_with(|c: char| c.is_ascii_digit());
-                if plain {
-                    if !out.is_empty() {
-                        out.push('.');
-                    }
-                    out.push_str(key);
-                } else {
-                    out.push('[');
-                    out.push_str(&Value::String((*key).to_owned()).to_string());
-                    out.push(']');
-                }
+                agents_check::path::push_key(out, key);
             }
             Path::Index(parent, i) => {
                 parent.write(out);
-                out.push('[');
-                out.push_str(&i.to_string());
-                out.push(']');
+                agents_check::path::push_index(out, *i);
             }
         }
     }

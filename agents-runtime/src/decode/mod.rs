@@ -21,6 +21,8 @@ use serde::de::{Deserializer, MapAccess, SeqAccess};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub use agents_check::{Breach, Instance, Schema};
+
 pub(crate) mod ctx;
 mod mismatch;
 pub(crate) mod seed;
@@ -80,8 +82,9 @@ pub trait Decode: Sized {
     }
 }
 
-/// A generated output record: an object with declared fields, unknown fields and mismatches.
-pub trait Record: Decode + Default {
+/// A generated output record: an object with declared fields, unknown fields, mismatches and
+/// breaches.
+pub trait Record: Decode + Default + Instance {
     /// Keys the schema does not declare, kept as sent.
     fn unknown_fields(&self) -> &Map<String, Value>;
     /// Every value of this record (and the objects nested in it) that did not have its declared
@@ -90,6 +93,54 @@ pub trait Record: Decode + Default {
     fn mismatches(&self) -> &[Mismatch];
     /// Replaces the mismatch list (used by the decoder on the root record).
     fn set_mismatches(&mut self, mismatches: Vec<Mismatch>);
+    /// Every rule of the schema that a value of this record breaks (a rating of 47 where the
+    /// schema says `"maximum": 5`, a required field missing), with its path, keyword and
+    /// value. A value already in [`Record::mismatches`] is not repeated here. Empty for
+    /// records nested inside another record, and for records without a schema.
+    fn breaches(&self) -> &[Breach];
+    /// Replaces the breach list (used by the decoder on the root record).
+    fn set_breaches(&mut self, breaches: Vec<Breach>);
+    /// The JSON Schema this record was generated from, compiled on first use; `None` for
+    /// records declared without one (objects nested in a record are checked by its root).
+    fn schema() -> Option<&'static Schema> {
+        None
+    }
+}
+
+/// The schema of a generated record, compiled from its text on first use. The generator wrote
+/// the text from a schema it read, so it parses; if it did not, nothing would be checked.
+#[doc(hidden)]
+pub fn compiled(cell: &'static std::sync::OnceLock<Schema>, text: &str) -> &'static Schema {
+    cell.get_or_init(|| {
+        let value = serde_json::from_str(text).unwrap_or(Value::Bool(true));
+        Schema::compile(&value)
+    })
+}
+
+/// Checks a root record against its schema and keeps the breaches that no mismatch already
+/// reports (a value of the wrong type is coerced or left empty: its rules were not checked on
+/// what was sent, and the mismatch says so).
+pub(crate) fn check_record<T: Record>(record: &mut T) {
+    let Some(schema) = T::schema() else {
+        return;
+    };
+    let mut breaches = Vec::new();
+    if schema.check_into(&*record, &mut breaches) {
+        return;
+    }
+    let mismatches = record.mismatches();
+    if !mismatches.is_empty() {
+        breaches.retain(|b| !mismatches.iter().any(|m| covers(&m.path, &b.path)));
+    }
+    record.set_breaches(breaches);
+}
+
+/// True when `path` is `at` or inside it (`a.b` covers `a.b`, `a.b.c`, `a.b[2]`).
+fn covers(at: &str, path: &str) -> bool {
+    at.is_empty()
+        || path
+            .strip_prefix(at)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
 
 /// `data.parsing` of a run result: one record (product pages) or a list of records (search and
@@ -161,21 +212,42 @@ pub fn from_slice<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> serde_json::R
     }
 }
 
-/// A record decoded in strict mode had values of the wrong type.
+/// A record decoded in strict mode had values of the wrong type, or broke its schema's rules.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{} value(s) did not match the schema, first: {}", .mismatches.len(), .mismatches.first().map(ToString::to_string).unwrap_or_default())]
+#[error("{}", drift_message(.mismatches, .breaches))]
 pub struct DriftError {
     /// Every mismatch of the record.
     pub mismatches: Vec<Mismatch>,
+    /// Every rule of the schema the record breaks.
+    pub breaches: Vec<Breach>,
 }
 
-/// Strict mode: the record if every value had its declared type, else every mismatch.
+fn drift_message(mismatches: &[Mismatch], breaches: &[Breach]) -> String {
+    let mut parts = Vec::new();
+    if let Some(first) = mismatches.first() {
+        parts.push(format!(
+            "{} value(s) did not have their declared type, first: {first}",
+            mismatches.len()
+        ));
+    }
+    if let Some(first) = breaches.first() {
+        parts.push(format!(
+            "{} breach(es) of the schema's rules, first: {first}",
+            breaches.len()
+        ));
+    }
+    parts.join("; ")
+}
+
+/// Strict mode: the record if every value had its declared type and every rule of the schema
+/// holds, else every mismatch and breach.
 pub fn strict<T: Record>(record: T) -> Result<T, DriftError> {
-    if record.mismatches().is_empty() {
+    if record.mismatches().is_empty() && record.breaches().is_empty() {
         Ok(record)
     } else {
         Err(DriftError {
             mismatches: record.mismatches().to_vec(),
+            breaches: record.breaches().to_vec(),
         })
     }
 }
@@ -279,9 +351,10 @@ impl Decode for i64 {
     fn from_u64(v: u64) -> Outcome<Self> {
         i64::try_from(v).map_or(Outcome::Rejected, Outcome::Exact)
     }
+    /// `1.0` is an integer in JSON Schema: taken exactly.
     #[inline]
     fn from_f64(v: f64) -> Outcome<Self> {
-        whole(v).map_or(Outcome::Rejected, Outcome::Coerced)
+        whole(v).map_or(Outcome::Rejected, Outcome::Exact)
     }
     #[inline]
     fn from_str(v: &str) -> Outcome<Self> {

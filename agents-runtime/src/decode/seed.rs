@@ -223,6 +223,7 @@ pub fn deserialize_record<'de, T: Record, D: Deserializer<'de>>(d: D) -> Result<
             )?;
             let mut record = record.ok_or_else(|| de::Error::custom("record rejected"))?;
             record.set_mismatches(sink);
+            super::check_record(&mut record);
             Ok(record)
         }
     }
@@ -247,6 +248,7 @@ impl<'de, T: Record> DeserializeSeed<'de> for RecordSeed<T> {
         };
         let mut record = d.deserialize_any(seed)?.unwrap_or_default();
         record.set_mismatches(sink);
+        super::check_record(&mut record);
         Ok(record)
     }
 }
