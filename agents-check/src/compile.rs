@@ -235,6 +235,8 @@ pub(crate) struct Resource {
 struct Document {
     uri: String,
     value: Value,
+    /// Read from the caller's documents or directories (not the schema, not a metaschema).
+    supplied: bool,
 }
 
 /// Where a URI points: a document and a JSON pointer in it.
@@ -249,6 +251,9 @@ struct Location {
 struct Scanned {
     base: Url,
     draft: Draft,
+    /// The metaschema in effect (`$schema`, resolved), which decides whether value keywords
+    /// are checked once every document is indexed.
+    meta: Option<String>,
 }
 
 pub(crate) struct Compiled {
@@ -256,6 +261,8 @@ pub(crate) struct Compiled {
     pub resources: Vec<Resource>,
     pub docs: Vec<Value>,
     pub doc_uris: Vec<String>,
+    /// Which of `docs` were supplied by the caller (bundled with the schema).
+    pub supplied: Vec<bool>,
     pub root: NodeId,
     pub tracks_evaluation: bool,
     pub problems: Vec<Problem>,
@@ -270,6 +277,8 @@ pub(crate) struct Compiler {
     /// Dynamic anchors declared in each resource: resource URI to (name, location).
     dynamic_anchors: HashMap<String, Vec<(String, Location)>>,
     remotes: HashMap<String, Value>,
+    directories: Vec<(String, std::path::PathBuf)>,
+    loaded: std::collections::HashSet<String>,
     nodes: Vec<Node>,
     memo: HashMap<Location, NodeId>,
     pending: Vec<(NodeId, Location)>,
@@ -277,9 +286,6 @@ pub(crate) struct Compiler {
     resource_of: HashMap<String, usize>,
     problems: Vec<Problem>,
     tracks_evaluation: bool,
-    /// The schema's metaschema includes the validation vocabulary (or says nothing of
-    /// vocabularies): value keywords (`type`, bounds, lengths, …) are checked.
-    validation: bool,
 }
 
 fn escape(segment: &str) -> String {
@@ -298,13 +304,18 @@ fn key(url: &Url) -> String {
 }
 
 impl Compiler {
-    pub(crate) fn new(remotes: HashMap<String, Value>) -> Self {
+    pub(crate) fn new(
+        remotes: HashMap<String, Value>,
+        directories: Vec<(String, std::path::PathBuf)>,
+    ) -> Self {
         Compiler {
             docs: Vec::new(),
             index: HashMap::new(),
             scanned: HashMap::new(),
             dynamic_anchors: HashMap::new(),
             remotes,
+            directories,
+            loaded: std::collections::HashSet::new(),
             nodes: Vec::new(),
             memo: HashMap::new(),
             pending: Vec::new(),
@@ -312,7 +323,6 @@ impl Compiler {
             resource_of: HashMap::new(),
             problems: Vec::new(),
             tracks_evaluation: false,
-            validation: true,
         }
     }
 
@@ -331,14 +341,7 @@ impl Compiler {
                 default_base()
             }
         };
-        let meta = schema
-            .get("$schema")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let doc = self.add_document(schema, &base, Draft::Draft2020);
-        if let Some(meta) = meta {
-            self.validation = self.meta_validates(&base, &meta);
-        }
+        let doc = self.add_document(schema, &base, Draft::Draft2020, false);
         let root = self.node(Location {
             doc,
             pointer: String::new(),
@@ -351,6 +354,7 @@ impl Compiler {
             nodes: self.nodes,
             resources: self.resources,
             doc_uris: self.docs.iter().map(|d| d.uri.clone()).collect(),
+            supplied: self.docs.iter().map(|d| d.supplied).collect(),
             docs: self.docs.into_iter().map(|d| d.value).collect(),
             root,
             tracks_evaluation: self.tracks_evaluation,
@@ -358,25 +362,31 @@ impl Compiler {
         }
     }
 
-    fn add_document(&mut self, value: Value, base: &Url, draft: Draft) -> usize {
+    fn add_document(&mut self, value: Value, base: &Url, draft: Draft, supplied: bool) -> usize {
         let doc = self.docs.len();
         self.docs.push(Document {
             uri: key(base),
             value,
+            supplied,
         });
         let value = self.docs[doc].value.clone();
-        self.scan(&value, doc, String::new(), base, draft, true);
+        let context = Scanned {
+            base: base.clone(),
+            draft,
+            meta: None,
+        };
+        self.scan(&value, doc, String::new(), &context, true);
         doc
     }
 
-    /// Indexes the identifiers of a schema object and of every schema inside it.
+    /// Indexes the identifiers of a schema object and of every schema inside it; `outer` is
+    /// what the schema around it says (its base URI, draft and metaschema).
     fn scan(
         &mut self,
         value: &Value,
         doc: usize,
         pointer: String,
-        base: &Url,
-        draft: Draft,
+        outer: &Scanned,
         document_root: bool,
     ) {
         let Value::Object(map) = value else {
@@ -386,7 +396,12 @@ impl Compiler {
             .get("$schema")
             .and_then(Value::as_str)
             .and_then(Draft::from_meta)
-            .unwrap_or(draft);
+            .unwrap_or(outer.draft);
+        let meta = match map.get("$schema").and_then(Value::as_str) {
+            Some(meta) => (outer.base.join(meta).ok().map(|m| key(&m))).or(outer.meta.clone()),
+            None => outer.meta.clone(),
+        };
+        let base = &outer.base;
         let location = Location {
             doc,
             pointer: pointer.clone(),
@@ -428,13 +443,12 @@ impl Compiler {
                 }
             }
         }
-        self.scanned.insert(
-            location,
-            Scanned {
-                base: base.clone(),
-                draft,
-            },
-        );
+        let here = Scanned {
+            base: base.clone(),
+            draft,
+            meta,
+        };
+        self.scanned.insert(location, here.clone());
         for (keyword, child) in map {
             let at = format!("{pointer}/{}", escape(keyword));
             match keyword.as_str() {
@@ -443,7 +457,7 @@ impl Compiler {
                     if let Value::Object(children) = child {
                         for (name, schema) in children {
                             let at = format!("{at}/{}", escape(name));
-                            self.scan(schema, doc, at, &base, draft, false);
+                            self.scan(schema, doc, at, &here, false);
                         }
                     }
                 }
@@ -451,17 +465,17 @@ impl Compiler {
                     if let Value::Object(children) = child {
                         for (name, schema) in children {
                             let at = format!("{at}/{}", escape(name));
-                            self.scan(schema, doc, at, &base, draft, false);
+                            self.scan(schema, doc, at, &here, false);
                         }
                     }
                 }
                 "allOf" | "anyOf" | "oneOf" | "prefixItems" | "items" => match child {
                     Value::Array(children) => {
                         for (i, schema) in children.iter().enumerate() {
-                            self.scan(schema, doc, format!("{at}/{i}"), &base, draft, false);
+                            self.scan(schema, doc, format!("{at}/{i}"), &here, false);
                         }
                     }
-                    other => self.scan(other, doc, at, &base, draft, false),
+                    other => self.scan(other, doc, at, &here, false),
                 },
                 "additionalProperties"
                 | "additionalItems"
@@ -472,7 +486,7 @@ impl Compiler {
                 | "else"
                 | "propertyNames"
                 | "unevaluatedItems"
-                | "unevaluatedProperties" => self.scan(child, doc, at, &base, draft, false),
+                | "unevaluatedProperties" => self.scan(child, doc, at, &here, false),
                 _ => {}
             }
         }
@@ -507,6 +521,7 @@ impl Compiler {
                     return Scanned {
                         base: default_base(),
                         draft: Draft::Draft2020,
+                        meta: None,
                     };
                 }
             }
@@ -567,7 +582,11 @@ impl Compiler {
                 k.dynamic = Some(Dynamic { target, anchor });
             }
         }
-        if self.validation {
+        let validation = match &scanned.meta {
+            Some(meta) => self.meta_validates(meta),
+            None => true,
+        };
+        if validation {
             self.read_assertions(&map, &mut k);
         }
         let child = |this: &mut Self, path: &str| {
@@ -871,16 +890,43 @@ impl Compiler {
         }
     }
 
-    /// False when the metaschema `meta` lists its vocabularies and validation is not one of them.
-    fn meta_validates(&mut self, base: &Url, meta: &str) -> bool {
-        let Ok(uri) = base.join(meta) else {
-            return true;
-        };
-        let resource = key(&uri);
-        if !self.index.contains_key(&resource) {
-            self.load(&resource);
+    /// The document `uri` from a directory whose prefix it starts with; a file that is there
+    /// but does not read as JSON is a problem.
+    fn read_file(&mut self, uri: &str) -> Option<Value> {
+        let (prefix, dir) = self
+            .directories
+            .iter()
+            .find(|(prefix, _)| uri.starts_with(prefix.as_str()))?;
+        let rest = &uri[prefix.len()..];
+        // A reference may not climb out of the directory it was given.
+        if rest.split('/').any(|s| s == ".." || s.contains('\\')) {
+            return None;
         }
-        let Some(at) = self.index.get(&resource) else {
+        let path = dir.join(rest);
+        let text = std::fs::read_to_string(&path).ok()?;
+        match serde_json::from_str(&text) {
+            Ok(value) => Some(value),
+            Err(e) => {
+                self.problems.push(Problem {
+                    kind: ProblemKind::Reference,
+                    pointer: String::new(),
+                    message: format!(
+                        "`{uri}` is the file {}, which is not JSON ({e}); references to it are \
+                         not followed",
+                        path.display()
+                    ),
+                });
+                None
+            }
+        }
+    }
+
+    /// False when the metaschema `meta` lists its vocabularies and validation is not one of them.
+    fn meta_validates(&mut self, resource: &str) -> bool {
+        if !self.index.contains_key(resource) {
+            self.load(resource);
+        }
+        let Some(at) = self.index.get(resource) else {
             return true;
         };
         match self.docs[at.doc]
@@ -895,15 +941,27 @@ impl Compiler {
         }
     }
 
-    /// Loads the document `uri` from the supplied ones or the metaschemas, if there is one.
+    /// Loads the document `uri` from the supplied ones, the directories or the metaschemas, if
+    /// there is one.
     fn load(&mut self, uri: &str) {
         let trimmed = uri.trim_end_matches('#');
-        let found = self.remotes.get(trimmed).cloned().or_else(|| {
-            METASCHEMAS
-                .iter()
-                .find(|(name, _)| *name == trimmed)
-                .and_then(|(_, text)| serde_json::from_str(text).ok())
-        });
+        // A metaschema names itself as its `$schema`: each document is read once.
+        if !self.loaded.insert(trimmed.to_owned()) {
+            return;
+        }
+        let mut supplied = true;
+        let found = self
+            .remotes
+            .get(trimmed)
+            .cloned()
+            .or_else(|| self.read_file(trimmed))
+            .or_else(|| {
+                supplied = false;
+                METASCHEMAS
+                    .iter()
+                    .find(|(name, _)| *name == trimmed)
+                    .and_then(|(_, text)| serde_json::from_str(text).ok())
+            });
         if let Some(value) = found
             && let Ok(base) = Url::parse(trimmed)
         {
@@ -912,7 +970,7 @@ impl Compiler {
                 .and_then(Value::as_str)
                 .and_then(Draft::from_meta)
                 .unwrap_or(Draft::Draft2020);
-            let doc = self.add_document(value, &base, draft);
+            let doc = self.add_document(value, &base, draft, supplied);
             // A document that declares another `$id` is still found where it was fetched.
             self.index.entry(key(&base)).or_insert(Location {
                 doc,
@@ -953,4 +1011,65 @@ fn percent_decode(text: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The root document with the supplied documents embedded under `$defs` (`definitions` in a
+/// draft 7 root), each as a resource whose `$id` is the URI it was fetched by. A document that
+/// declares another `$id` is embedded as it is, beside a resource of the fetched URI that
+/// refers to it.
+pub(crate) fn bundle(compiled: &Compiled) -> Value {
+    let mut root = compiled.docs[0].clone();
+    let extra: Vec<usize> = (1..compiled.docs.len())
+        .filter(|i| compiled.supplied[*i])
+        .collect();
+    if extra.is_empty() {
+        return root;
+    }
+    if let Value::Bool(allowed) = root {
+        root = if allowed {
+            Value::Object(Map::new())
+        } else {
+            serde_json::json!({"not": {}})
+        };
+    }
+    let Value::Object(map) = &mut root else {
+        return root;
+    };
+    let draft7 = map
+        .get("$schema")
+        .and_then(Value::as_str)
+        .and_then(Draft::from_meta)
+        == Some(Draft::Draft7);
+    let defs_keyword = if draft7 { "definitions" } else { "$defs" };
+    let defs = map
+        .entry(defs_keyword)
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(defs) = defs else {
+        return root;
+    };
+    for i in extra {
+        let uri = &compiled.doc_uris[i];
+        let mut doc = compiled.docs[i].clone();
+        let declared = doc.get("$id").and_then(Value::as_str).and_then(|id| {
+            Url::parse(uri)
+                .ok()
+                .and_then(|base| base.join(id).ok())
+                .map(|u| key(&u))
+        });
+        match (&mut doc, declared) {
+            (Value::Object(d), Some(id)) if id != *uri => {
+                d.insert("$id".into(), Value::String(id.clone()));
+                defs.insert(format!("{uri} (as {id})"), doc);
+                defs.insert(uri.clone(), serde_json::json!({"$id": uri, "$ref": id}));
+            }
+            (Value::Object(d), _) => {
+                d.insert("$id".into(), Value::String(uri.clone()));
+                defs.insert(uri.clone(), doc);
+            }
+            (_, _) => {
+                defs.insert(uri.clone(), doc);
+            }
+        }
+    }
+    root
 }

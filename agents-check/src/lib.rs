@@ -38,6 +38,7 @@ pub mod path;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -64,6 +65,7 @@ impl fmt::Debug for Schema {
 pub struct Options {
     base: Option<String>,
     documents: HashMap<String, Value>,
+    directories: Vec<(String, PathBuf)>,
 }
 
 impl Options {
@@ -89,11 +91,21 @@ impl Options {
         self
     }
 
+    /// Documents whose URIs start with `prefix` are the files under `dir` (`prefix` +
+    /// `a/b.json` is `dir/a/b.json`), read when a reference names one: a user's remote
+    /// references resolved from local files, never the network.
+    #[must_use]
+    pub fn directory(mut self, prefix: impl Into<String>, dir: impl Into<PathBuf>) -> Self {
+        self.directories.push((prefix.into(), dir.into()));
+        self
+    }
+
     /// Compiles `schema` with these options.
     pub fn compile(self, schema: &Value) -> Schema {
         let base = self.base.unwrap_or_else(|| DEFAULT_BASE.to_owned());
         Schema {
-            compiled: compile::Compiler::new(self.documents).compile(schema.clone(), &base),
+            compiled: compile::Compiler::new(self.documents, self.directories)
+                .compile(schema.clone(), &base),
         }
     }
 }
@@ -108,6 +120,14 @@ impl Schema {
     /// The schema as it was given.
     pub fn document(&self) -> &Value {
         &self.compiled.docs[0]
+    }
+
+    /// The schema with every document it refers to outside itself (supplied, or read from a
+    /// directory; not the metaschemas, which every compile has) embedded under `$defs` with its
+    /// URI as `$id`, so that it compiles alone to the same checks: what a generated record
+    /// carries.
+    pub fn bundled(&self) -> Value {
+        compile::bundle(&self.compiled)
     }
 
     /// What in the schema cannot be honoured, each with its JSON pointer.

@@ -151,6 +151,7 @@ pub struct ParamIr {
 pub fn lower(
     records: &[&AgentRecord],
     renames: &BTreeMap<String, String>,
+    documents: &BTreeMap<String, std::path::PathBuf>,
 ) -> Result<Unit, Diagnostics> {
     let mut found = Collector::default();
     let mut warnings = Vec::new();
@@ -204,8 +205,7 @@ pub fn lower(
         let params = types.claim(&naming::type_base(&[&base, "Params"]));
         let module = naming::field_base(renames.get(&record.name).unwrap_or(&record.name));
         let params = lower_params(record, params, &root, &mut warnings);
-        let output_schema = agents_schema::json_schema::output_schema(record);
-        check_schema(record, &output_schema, &mut found, &mut warnings);
+        let output_schema = check_schema(record, documents, &mut found, &mut warnings);
         let mut structs = Vec::new();
         let mut enums = Vec::new();
         let mut unions = Vec::new();
@@ -271,7 +271,7 @@ pub fn lower(
             params,
             localized: record.supports_localization(),
             page,
-            output_schema: output_schema_text(&output_schema),
+            output_schema: output_schema_text(&output_schema.bundled()),
         });
     }
 
@@ -285,12 +285,17 @@ pub fn lower(
 /// nowhere are the lowerer's to report, where it says what the field becomes.
 fn check_schema(
     record: &AgentRecord,
-    schema: &Value,
+    documents: &BTreeMap<String, std::path::PathBuf>,
     found: &mut Collector,
     warnings: &mut Vec<Diagnostic>,
-) {
+) -> agents_check::Schema {
     use agents_check::ProblemKind;
-    for problem in agents_check::Schema::compile(schema).problems() {
+    let mut options = agents_check::Options::new();
+    for (prefix, dir) in documents {
+        options = options.directory(prefix.clone(), dir.clone());
+    }
+    let schema = options.compile(&agents_schema::json_schema::output_schema(record));
+    for problem in schema.problems() {
         let at = format!("output_schema#{}", problem.pointer);
         match problem.kind {
             ProblemKind::UnknownType => found.push(Diagnostic::new(
@@ -302,6 +307,7 @@ fn check_schema(
             _ => warnings.push(Diagnostic::new(&record.name, &at, &problem.message)),
         }
     }
+    schema
 }
 
 /// The output JSON Schema `schema`, pretty-printed (it is read in generated files), with

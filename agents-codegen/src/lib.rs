@@ -78,6 +78,9 @@ pub struct Options {
     /// Agents' localization and pagination set by hand instead of derived from their records
     /// (see [`Options::localized`] and [`Options::paginated`]).
     pub capabilities: BTreeMap<String, Capabilities>,
+    /// Where schemas' references outside themselves are read from: a URI prefix and the
+    /// directory of its files (see [`Options::documents`]).
+    pub documents: BTreeMap<String, std::path::PathBuf>,
 }
 
 /// An agent's localization and pagination as [`Options`] set them; `None` leaves the record's.
@@ -141,6 +144,27 @@ impl Options {
         self.renames.insert(agent.into(), type_name.into());
         self
     }
+
+    /// Reads the documents whose URIs start with `prefix` from the files under `dir`, when a
+    /// schema refers to one (`"$ref": "https://example.com/schemas/price.json"` with prefix
+    /// `https://example.com/schemas/` is `dir/price.json`). Nothing is fetched from the
+    /// network; the documents used are embedded in the schema each record carries, so its
+    /// checks need no files at run time.
+    ///
+    /// ```
+    /// let options = agents_codegen::Options::default()
+    ///     .documents("https://example.com/schemas/", "schemas/shared");
+    /// assert_eq!(options.documents.len(), 1);
+    /// ```
+    #[must_use]
+    pub fn documents(
+        mut self,
+        prefix: impl Into<String>,
+        dir: impl Into<std::path::PathBuf>,
+    ) -> Self {
+        self.documents.insert(prefix.into(), dir.into());
+        self
+    }
 }
 
 impl Default for Options {
@@ -149,6 +173,7 @@ impl Default for Options {
             runtime_path: "::agents_runtime".to_owned(),
             renames: BTreeMap::new(),
             capabilities: BTreeMap::new(),
+            documents: BTreeMap::new(),
         }
     }
 }
@@ -237,7 +262,7 @@ pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Outp
     })?;
     let adjusted = with_capabilities(records, &options.capabilities)?;
     let records: Vec<&AgentRecord> = adjusted.iter().map(|r| &**r).collect();
-    let unit = ir::lower(&records, &options.renames)?;
+    let unit = ir::lower(&records, &options.renames, &options.documents)?;
     let warnings = unit.warnings;
     let agents = unit
         .agents

@@ -12,7 +12,9 @@
 /// * `#[json(required = true)]` after a field's JSON name marks a field the schema requires and does
 ///   not allow to be `null`: when it is missing or `null`, a [`Mismatch`](crate::Mismatch) says
 ///   so (found `null`, left empty);
-/// * `#[json(flatten)]` marks `unknown_fields`, which keeps the keys the struct does not declare
+/// * `#[json(flatten)]` marks `unknown_fields`, which keeps the keys the struct does not declare,
+///   and the declared fields sent as `null` or as a value their type cannot hold (the field is
+///   `None`; writing the record back writes the value as sent, unless the field was set since),
 ///   and serializes them after the declared fields;
 /// * `#[json(skip)]` marks `mismatches`, the values that did not have their declared type, and
 ///   then `breaches`, the rules of the schema that values break; neither is serialized;
@@ -137,12 +139,13 @@ macro_rules! record {
                 {
                     match key {
                         $($crate::__private::decode::Key::Known(Field::$field) => {
-                            out.$field = map.next_value_seed(
-                                $crate::__private::decode::Seed::field(
-                                    &mut *sink,
-                                    &path,
-                                    $crate::__json_name!($field $(= $json)?),
-                                ),
+                            $crate::__private::decode::field(
+                                &mut map,
+                                &mut *sink,
+                                &path,
+                                $crate::__json_name!($field $(= $json)?),
+                                &mut out.$field,
+                                &mut out.unknown_fields,
                             )?;
                         })*
                         $crate::__private::decode::Key::Unknown(name) => {
@@ -195,21 +198,22 @@ macro_rules! record {
                 $crate::__private::agents_check::Kind::Object
             }
             fn len(&self) -> usize {
-                let mut n = self.unknown_fields.len();
-                $(
-                    if self.$field.is_some() {
-                        n += 1;
-                    }
-                )*
+                let mut n = 0;
+                self.properties(&mut |_, _| n += 1);
                 n
             }
             fn property(&self, key: &str) -> ::core::option::Option<&dyn $crate::Instance> {
+                // A declared field that is not set may have been sent as `null`, which
+                // `unknown_fields` keeps.
                 match key {
                     $($crate::__json_name!($field $(= $json)?) => {
-                        self.$field.as_ref().map(|v| v as &dyn $crate::Instance)
+                        if let ::core::option::Option::Some(v) = &self.$field {
+                            return ::core::option::Option::Some(v);
+                        }
                     })*
-                    _ => self.unknown_fields.get(key).map(|v| v as &dyn $crate::Instance),
+                    _ => {}
                 }
+                self.unknown_fields.get(key).map(|v| v as &dyn $crate::Instance)
             }
             fn properties(&self, each: &mut dyn FnMut(&str, &dyn $crate::Instance)) {
                 $(
@@ -218,7 +222,9 @@ macro_rules! record {
                     }
                 )*
                 for (key, value) in &self.unknown_fields {
-                    each(key, value);
+                    if !$crate::__record_set!(self, key; $($field $(= $json)?),*) {
+                        each(key, value);
+                    }
                 }
             }
             fn to_json(&self) -> $crate::Value {
@@ -251,10 +257,25 @@ macro_rules! record {
                     }
                 )*
                 for (key, value) in &self.unknown_fields {
-                    map.serialize_entry(key, value)?;
+                    if !$crate::__record_set!(self, key; $($field $(= $json)?),*) {
+                        map.serialize_entry(key, value)?;
+                    }
                 }
                 map.end()
             }
+        }
+    };
+}
+
+/// True when `key` is the JSON name of a field of the record that is set: `unknown_fields` then
+/// holds the `null` the field was sent as, which the field's value replaces.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __record_set {
+    ($record:ident, $key:ident; $($field:ident $(= $json:literal)?),*) => {
+        match $key.as_str() {
+            $($crate::__json_name!($field $(= $json)?) => $record.$field.is_some(),)*
+            _ => false,
         }
     };
 }

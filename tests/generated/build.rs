@@ -64,5 +64,87 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let random = generate_refs(&refs, &options)?.to_source()?;
     write_if_changed(&out.join("random.rs"), &random)?;
     write_if_changed(&out.join("random_count.rs"), &format!("{}\n", sample.len()))?;
+
+    // The JSON-Schema-Test-Suite's draft 2020-12 groups, one agent each.
+    let suite = corpus.join("../json-schema-test-suite");
+    println!("cargo:rerun-if-changed={}", suite.display());
+    let (source, table) = suite_unit(&suite)?;
+    write_if_changed(&out.join("suite.rs"), &source)?;
+    write_if_changed(&out.join("suite_table.rs"), &table)?;
     Ok(())
+}
+
+/// Each group's schema as the field `value` of an object root (the suite's README's reading for
+/// a type generator), given its own `$id` when it has none so that its `#` references still
+/// mean it; remote references are read from the suite's `remotes/`. Generated as one unit with
+/// each root renamed `Suite{n}`; a group the generator refuses is left out and named in the
+/// table with the generator's message, so the test counts it as failed, not skipped.
+fn suite_unit(suite: &std::path::Path) -> Result<(String, String), Box<dyn std::error::Error>> {
+    use serde_json::{Value, json};
+    let dir = suite.join("tests/draft2020-12");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut options = Options::default().documents("http://localhost:1234/", suite.join("remotes"));
+    let mut records = Vec::new();
+    let mut entries = Vec::new();
+    for file in &files {
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(file)?)?;
+        for (i, group) in groups.iter().enumerate() {
+            let n = entries.len();
+            let agent = format!("suite_{n}");
+            let mut schema = group["schema"].clone();
+            if let Value::Object(map) = &mut schema {
+                map.entry("$id")
+                    .or_insert_with(|| json!(format!("https://suite.invalid/{stem}/{i}.json")));
+            }
+            let wrapped = json!({"type": "object", "properties": {"value": schema}});
+            let record =
+                agents_schema::json_schema::record(&agent, &json!({}), &wrapped, &json!({}))?;
+            options = options.rename(&agent, format!("Suite{n}"));
+            records.push(record);
+            entries.push((stem.clone(), i, agent));
+        }
+    }
+    // A group the generator refuses is reported by agent; it is left out and the rest retried.
+    let mut refused: std::collections::BTreeMap<String, String> = Default::default();
+    let source = loop {
+        let kept: Vec<_> = records
+            .iter()
+            .filter(|r| !refused.contains_key(&r.name))
+            .collect();
+        match agents_codegen::generate_refs(&kept, &options) {
+            Ok(output) => break output.to_source()?,
+            Err(diagnostics) => {
+                let before = refused.len();
+                for d in &diagnostics.0 {
+                    if let Some(agent) = &d.agent {
+                        refused
+                            .entry(agent.clone())
+                            .or_insert_with(|| d.to_string());
+                    }
+                }
+                if refused.len() == before {
+                    return Err(diagnostics.into());
+                }
+            }
+        }
+    };
+    let mut table = String::from("&[\n");
+    for (n, (stem, i, agent)) in entries.iter().enumerate() {
+        let decode = match refused.get(agent) {
+            Some(why) => format!("Err({why:?})"),
+            None => format!("Ok(crate::suite_case::<crate::suite::Suite{n}>)"),
+        };
+        table.push_str(&format!("    ({stem:?}, {i}, {decode}),\n"));
+    }
+    table.push_str("]\n");
+    Ok((source, table))
 }

@@ -60,8 +60,8 @@ fn record_skeleton(
         #[derive(Debug, Clone, PartialEq, Default)]
         pub struct __Record {
             #[json(flatten)]
-            /// Keys the schema does not declare, kept as the service sent them (serialized
-            /// after the declared fields).
+            /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+            /// the service sent them (serialized after the declared fields).
             pub unknown_fields: #rt::JsonMap,
             #[json(skip)]
             #[doc = #mismatch_doc]

@@ -930,8 +930,8 @@ crate::record! {
             RetailerAPdpAlternateProductsForTop3Alternates,
         >,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values of this record (at any depth) that did not have their declared type, with their paths.
@@ -950,8 +950,8 @@ crate::record! {
         /// The JSON field `value`, a string.
         pub value: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -970,8 +970,8 @@ crate::record! {
         /// The JSON field `value`, a string.
         pub value: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -992,8 +992,8 @@ crate::record! {
         /// The JSON field `review_body`, a string.
         pub review_body: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -1014,8 +1014,8 @@ crate::record! {
         /// The JSON field `title`, a string.
         pub title: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -1036,8 +1036,8 @@ crate::record! {
         /// The JSON field `title`, a string.
         pub title: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -1058,8 +1058,8 @@ crate::record! {
         /// The JSON field `title`, a string.
         pub title: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -1080,8 +1080,8 @@ crate::record! {
         /// The JSON field `title`, a string.
         pub title: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -1113,8 +1113,8 @@ crate::record! {
         #[json(rename = "1_star")]
         pub _1_star: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -1135,8 +1135,8 @@ crate::record! {
         /// The JSON field `products`, a list.
         pub products: Option<Vec<RetailerAPdpFrequentlyBoughtWithProductsItem>>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -1157,8 +1157,8 @@ crate::record! {
         /// The JSON field `asin`, a string.
         pub asin: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -1205,8 +1205,8 @@ crate::record! {
         /// The JSON field `product_3_feature_value`, a string.
         pub product_3_feature_value: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.

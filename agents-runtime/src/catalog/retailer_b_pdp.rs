@@ -199,8 +199,8 @@ crate::record! {
         /// Badges
         pub badges: Option<Vec<crate::Value>>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values of this record (at any depth) that did not have their declared type, with their paths.
@@ -219,8 +219,8 @@ crate::record! {
         /// The JSON field `value`, a string.
         pub value: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -243,8 +243,8 @@ crate::record! {
         /// Format: `uri`.
         pub url: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -267,8 +267,8 @@ crate::record! {
         /// The JSON field `available`, a boolean.
         pub available: Option<bool>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -291,8 +291,8 @@ crate::record! {
         /// The JSON field `delivery_date`, a string.
         pub delivery_date: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.

@@ -200,8 +200,8 @@ crate::record! {
         /// The JSON field `protection_plans`, a list.
         pub protection_plans: Option<Vec<RetailerCPdpProtectionPlansItem>>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values of this record (at any depth) that did not have their declared type, with their paths.
@@ -220,8 +220,8 @@ crate::record! {
         /// The JSON field `value`, a string.
         pub value: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -244,8 +244,8 @@ crate::record! {
         /// Format: `uri`.
         pub url: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -268,8 +268,8 @@ crate::record! {
         /// The JSON field `available`, a boolean.
         pub available: Option<bool>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -290,8 +290,8 @@ crate::record! {
         /// The JSON field `term`, a string.
         pub term: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.

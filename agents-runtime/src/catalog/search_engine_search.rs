@@ -132,8 +132,8 @@ crate::record! {
         /// Number of entities per kind
         pub entities_count: Option<crate::JsonMap>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values of this record (at any depth) that did not have their declared type, with their paths.
@@ -162,8 +162,8 @@ crate::record! {
         #[json(rename = "Ad")]
         pub ad: Option<Vec<SearchEngineSearchEntitiesAdItem>>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -190,8 +190,8 @@ crate::record! {
         /// The JSON field `sitelinks`, a list.
         pub sitelinks: Option<Vec<SearchEngineSearchEntitiesOrganicResultItemSitelinksItem>>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -210,8 +210,8 @@ crate::record! {
         /// Format: `uri`.
         pub url: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -232,8 +232,8 @@ crate::record! {
         /// Format: `uri`.
         pub source_url: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -252,8 +252,8 @@ crate::record! {
         /// Format: `uri`.
         pub url: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.
@@ -276,8 +276,8 @@ crate::record! {
         /// The JSON field `description`, a string.
         pub description: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.

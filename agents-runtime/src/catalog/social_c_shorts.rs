@@ -65,8 +65,8 @@ crate::record! {
         /// The JSON field `videos`, a list.
         pub videos: Option<Vec<SocialCShortsVideosItem>>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values of this record (at any depth) that did not have their declared type, with their paths.
@@ -97,8 +97,8 @@ crate::record! {
         /// Format: `uri`.
         pub url: Option<String>,
         #[json(flatten)]
-        /// Keys the schema does not declare, kept as the service sent them (serialized
-        /// after the declared fields).
+        /// Keys the schema does not declare, and declared fields sent as `null`, kept as
+        /// the service sent them (serialized after the declared fields).
         pub unknown_fields: crate::JsonMap,
         #[json(skip)]
         /// Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.

@@ -70,6 +70,7 @@ impl Ctx<'_, '_> {
             expected,
             found,
             coerced,
+            kept: false,
         });
     }
 

@@ -58,14 +58,18 @@ pub struct Mismatch {
     pub found: Value,
     /// True when the field holds a value converted from `found`; false when it was left empty.
     pub coerced: bool,
+    /// True when `found` is kept in the record's `unknown_fields` under the field's name (a
+    /// field of a record left empty), so that writing the record back writes it as sent.
+    #[serde(default)]
+    pub kept: bool,
 }
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = if self.coerced {
-            "coerced"
-        } else {
-            "left empty"
+        let what = match (self.coerced, self.kept) {
+            (true, _) => "coerced",
+            (false, true) => "left empty, kept in unknown_fields",
+            (false, false) => "left empty",
         };
         write!(
             f,

@@ -117,20 +117,43 @@ pub fn compiled(cell: &'static std::sync::OnceLock<Schema>, text: &str) -> &'sta
     })
 }
 
-/// Checks a root record against its schema and keeps the breaches that no mismatch already
-/// reports (a value of the wrong type is coerced or left empty: its rules were not checked on
-/// what was sent, and the mismatch says so).
+/// Checks a root record against its schema. The schema decides what a mismatch is: a value
+/// left empty because its field's type cannot hold it, but that the schema allows (a schema
+/// without `type` allows any kind), is kept in `unknown_fields` and is not a mismatch; a
+/// breach that a remaining mismatch already reports is not repeated.
+///
+/// An array item its type cannot hold is left out of the array, so the items after it moved:
+/// the checks saw them at other positions. Its mismatch reports the array, the breaches inside
+/// that array are not kept (their paths would name the wrong items), and no mismatch is
+/// dropped as allowed.
 pub(crate) fn check_record<T: Record>(record: &mut T) {
     let Some(schema) = T::schema() else {
         return;
     };
     let mut breaches = Vec::new();
-    if schema.check_into(&*record, &mut breaches) {
+    schema.check_into(&*record, &mut breaches);
+    let mismatches = record.mismatches();
+    if mismatches.is_empty() {
+        if !breaches.is_empty() {
+            record.set_breaches(breaches);
+        }
         return;
     }
-    let mismatches = record.mismatches();
-    if !mismatches.is_empty() {
-        breaches.retain(|b| !mismatches.iter().any(|m| covers(&m.path, &b.path)));
+    let moved: Vec<&str> = mismatches
+        .iter()
+        .filter(|m| !m.coerced && !m.kept && m.path.ends_with(']'))
+        .filter_map(|m| m.path.rfind('[').map(|cut| &m.path[..cut]))
+        .collect();
+    let allowed = |m: &Mismatch| {
+        moved.is_empty() && m.kept && !breaches.iter().any(|b| covers(&m.path, &b.path))
+    };
+    let kept: Vec<Mismatch> = mismatches.iter().filter(|m| !allowed(m)).cloned().collect();
+    breaches.retain(|b| {
+        !kept.iter().any(|m| covers(&m.path, &b.path))
+            && !moved.iter().any(|array| covers(array, &b.path))
+    });
+    if kept.len() != record.mismatches().len() {
+        record.set_mismatches(kept);
     }
     record.set_breaches(breaches);
 }

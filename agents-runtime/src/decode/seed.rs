@@ -19,19 +19,30 @@ use super::{Decode, Expected, Mismatch, Outcome, Parsing, Record};
 pub struct Seed<'s, 'p, T> {
     ctx: Ctx<'s, 'p>,
     in_array: bool,
+    /// A map's value: `null` is kept when `T` can hold it (`Value`), else the key is left out.
+    entry: bool,
+    /// Set when the value is `null` (a record keeps a field sent as `null`, see `record!`).
+    null: Option<&'s mut bool>,
     _type: PhantomData<fn() -> T>,
 }
 
 impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
-    /// A seed for the field `name` under `parent`.
+    /// A seed for the field `name` under `parent`; `null` is set when the value is `null`.
     #[inline]
-    pub fn field(sink: &'s mut Vec<Mismatch>, parent: &'p Path<'p>, name: &'static str) -> Self {
+    pub fn field(
+        sink: &'s mut Vec<Mismatch>,
+        parent: &'p Path<'p>,
+        name: &'static str,
+        null: &'s mut bool,
+    ) -> Self {
         Seed {
             ctx: Ctx {
                 sink,
                 path: Path::Field(parent, name),
             },
             in_array: false,
+            entry: false,
+            null: Some(null),
             _type: PhantomData,
         }
     }
@@ -45,6 +56,8 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
                 path: Path::Index(parent, index),
             },
             in_array: true,
+            entry: false,
+            null: None,
             _type: PhantomData,
         }
     }
@@ -55,6 +68,8 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
         Seed {
             ctx: Ctx { sink, path },
             in_array: false,
+            entry: false,
+            null: None,
             _type: PhantomData,
         }
     }
@@ -68,6 +83,8 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
                 path: Path::Key(parent, key),
             },
             in_array: false,
+            entry: true,
+            null: None,
             _type: PhantomData,
         }
     }
@@ -136,6 +153,13 @@ impl<'de, T: Decode> Visitor<'de> for Seed<'_, '_, T> {
     }
     #[inline]
     fn visit_unit<E: de::Error>(mut self) -> Result<Option<T>, E> {
+        if let Some(null) = self.null {
+            *null = true;
+            return Ok(None);
+        }
+        if self.entry {
+            return Ok(T::from_null_item());
+        }
         if self.in_array {
             match T::from_null_item() {
                 Some(v) => return Ok(Some(v)),
@@ -244,6 +268,8 @@ impl<'de, T: Record> DeserializeSeed<'de> for RecordSeed<T> {
                 path: Path::Root,
             },
             in_array: true,
+            entry: false,
+            null: None,
             _type: PhantomData,
         };
         let mut record = d.deserialize_any(seed)?.unwrap_or_default();
@@ -272,6 +298,47 @@ impl<T: Decode> Decode for Vec<T> {
             i += 1;
         }
         Ok(Some(out))
+    }
+}
+
+/// Decodes the value of the field `name` into `slot`. A `null`, or a value the field's type
+/// cannot hold (its mismatch says so), is kept in `unknown`, so that nothing sent is lost and
+/// the schema's checks see it. One call per field of a `record!`, so that a record of thousands
+/// of fields does not hold each field's locals in one stack frame.
+pub fn field<'de, A: MapAccess<'de>, T: Decode>(
+    map: &mut A,
+    sink: &mut Vec<Mismatch>,
+    parent: &Path<'_>,
+    name: &'static str,
+    slot: &mut Option<T>,
+    unknown: &mut serde_json::Map<String, Value>,
+) -> Result<(), A::Error> {
+    let before = sink.len();
+    let mut null = false;
+    *slot = map.next_value_seed(Seed::field(&mut *sink, parent, name, &mut null))?;
+    let kept = if null {
+        Some(Value::Null)
+    } else if slot.is_none() {
+        rejected(sink, before)
+    } else {
+        None
+    };
+    if let Some(value) = kept {
+        unknown.insert(name.to_owned(), value);
+    }
+    Ok(())
+}
+
+/// The value a field was sent as when its type could not hold it: decoding it pushed exactly one
+/// mismatch (at `before`), which left it empty. The record keeps it in `unknown_fields` (and
+/// the mismatch says so), so that nothing sent is lost and the schema's checks see it.
+fn rejected(sink: &mut [Mismatch], before: usize) -> Option<Value> {
+    match sink.get_mut(before..) {
+        Some([one]) if !one.coerced => {
+            one.kept = true;
+            Some(one.found.clone())
+        }
+        _ => None,
     }
 }
 
@@ -379,6 +446,7 @@ fn scalar_record<T: Record>(found: Value) -> T {
         expected: Expected::Object,
         found,
         coerced: false,
+        kept: false,
     }]);
     record
 }

@@ -31,6 +31,48 @@ pub mod random {
     include!(concat!(env!("OUT_DIR"), "/random.rs"));
 }
 
+/// Bindings of the JSON-Schema-Test-Suite's draft 2020-12 groups
+/// (`tests/json-schema-test-suite/`): each group's schema is the field `value` of `Suite{n}`.
+pub mod suite {
+    include!(concat!(env!("OUT_DIR"), "/suite.rs"));
+}
+
+/// How one case of the suite decoded into its group's type.
+#[derive(Debug)]
+pub struct SuiteOutcome {
+    /// The record written back as JSON.
+    pub written: serde_json::Value,
+    /// Every mismatch and breach, one line each.
+    pub reported: Vec<String>,
+}
+
+/// Decodes `text` (`{"value": …}`) as `T` and writes it back.
+pub fn suite_case<T>(text: &str) -> Result<SuiteOutcome, String>
+where
+    T: agents_runtime::Record + serde::Serialize + serde::de::DeserializeOwned,
+{
+    let record: T = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let written = serde_json::to_value(&record).map_err(|e| e.to_string())?;
+    let reported = record
+        .mismatches()
+        .iter()
+        .map(ToString::to_string)
+        .chain(record.breaches().iter().map(ToString::to_string))
+        .collect();
+    Ok(SuiteOutcome { written, reported })
+}
+
+/// A group of the suite: its file, its index there, and how to decode its cases (or why the
+/// generator refused it).
+pub type SuiteGroup = (
+    &'static str,
+    usize,
+    Result<fn(&str) -> Result<SuiteOutcome, String>, &'static str>,
+);
+
+/// Every group of the suite, in file order.
+pub const SUITE: &[SuiteGroup] = include!(concat!(env!("OUT_DIR"), "/suite_table.rs"));
+
 /// How many random records were generated into [`random`].
 pub const RANDOM_RECORDS: usize = include!(concat!(env!("OUT_DIR"), "/random_count.rs"));
 

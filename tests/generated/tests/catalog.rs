@@ -180,7 +180,8 @@ fn decode_field<T: decode::Decode>(text: &str) -> (Option<T>, Vec<decode::Mismat
     // The decoder's own seed, as generated records use it for each field.
     use agents_runtime::__private::decode::{Path, Seed};
     let root = Path::Root;
-    let seed = Seed::<T>::field(&mut sink, &root, "x");
+    let mut null = false;
+    let seed = Seed::<T>::field(&mut sink, &root, "x", &mut null);
     let value = seed
         .deserialize(&mut serde_json::Deserializer::from_str(text))
         .unwrap();

@@ -57,12 +57,20 @@ fn sample() -> &'static [u8] {
 fn decode_everything(bytes: &[u8]) {
     if let Ok(r) = from_slice::<RunResult<RetailerAPdp>>(bytes) {
         for record in r.data.parsing.into_records() {
+            // Written back, a record reads back the same: coerced values are written as their
+            // conversion, and what no field could hold is written as sent (so it is reported
+            // again, as kept).
             let again = serde_json::to_vec(&record).unwrap();
             let back: RetailerAPdp = from_slice(&again).unwrap();
             assert_eq!(
-                back.mismatches().len(),
-                0,
-                "a written record reads back clean"
+                serde_json::to_vec(&back).unwrap(),
+                again,
+                "writing is stable"
+            );
+            assert!(
+                back.mismatches().iter().all(|m| m.kept),
+                "only values kept as sent are reported again: {:?}",
+                back.mismatches()
             );
             let _ = strict(record);
         }

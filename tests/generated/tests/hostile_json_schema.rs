@@ -132,8 +132,10 @@ fn unions_pick_their_variant_by_the_kind_of_value_and_record_the_rest() {
         .collect();
     assert_eq!(found, [("amount", false), ("runs_on", true)]);
     assert_eq!(record.mismatches()[0].found, json!("seven"));
+    // What no variant could hold is kept as sent and written back so.
+    assert!(record.mismatches()[0].kept);
     assert_eq!(
         serde_json::to_value(&record).unwrap(),
-        json!({"runs_on": "5"})
+        json!({"runs_on": "5", "amount": "seven"})
     );
 }
