@@ -162,6 +162,10 @@ pub mod prelude {
 }
 
 pub use agent::{Agent, AgentParams, AgentVisitor, Localized, Paginated};
+/// JSON Schema rules over typed values (the `agents-check` crate): what records check as they
+/// are decoded, and what a program can check its own values with (`check::Schema::compile`,
+/// `check::Options::documents`, `Kind` for implementing `Instance`).
+pub use agents_check as check;
 pub use agents_check::{Breach, Instance, Schema};
 pub use decode::{DriftError, Mismatch, Parsing, Record};
 pub use endpoint::ApiVersion;

@@ -35,7 +35,7 @@ struct Tally {
 /// JSON equality: numbers compared by value (an `f64` field gives back `4.0` for `4`); a field
 /// sent as `null` comes back `null`.
 fn same(a: &Value, b: &Value) -> bool {
-    agents_runtime::__private::agents_check::equal(a, b)
+    agents_runtime::check::equal(a, b)
 }
 
 /// A path with `["key"]` written `.key`, so that the decoder's spelling (which quotes only the

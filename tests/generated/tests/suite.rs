@@ -48,12 +48,7 @@ fn run() -> (BTreeMap<String, String>, usize, [usize; 4]) {
                     (Ok(out), true) if !out.reported.is_empty() => {
                         Some(format!("valid, but reported: {}", out.reported.join("; ")))
                     }
-                    (Ok(out), true)
-                        if !agents_runtime::__private::agents_check::equal(
-                            &out.written,
-                            &wrapped,
-                        ) =>
-                    {
+                    (Ok(out), true) if !agents_runtime::check::equal(&out.written, &wrapped) => {
                         Some(format!("valid, but written back as {}", out.written))
                     }
                     (Ok(_), true) => None,
