@@ -154,9 +154,20 @@ pub fn new_agent(
     output_schema: Option<&Value>,
     metadata: Option<&Value>,
 ) -> Result<AgentRecord, String> {
-    let output = match output_schema {
-        Some(v) => schema_map(v)?,
-        None => fields_of(prompt)
+    // Documents (objects with `properties`) are read as a template version's are, and kept as
+    // written; a plain name → descriptor map or a list of inputs is the /v1 shape.
+    let is_document = |v: &&Value| v.get("properties").is_some_and(Value::is_object);
+    let documents = agents_schema::json_schema::record(
+        name,
+        input_schema.filter(is_document),
+        output_schema.filter(is_document),
+        None,
+    )
+    .map_err(|e| e.to_string())?;
+    let output = match (output_schema, &documents.output_schema) {
+        (Some(v), None) => schema_map(v)?,
+        (Some(_), Some(read)) => read.clone(),
+        (None, _) => fields_of(prompt)
             .into_iter()
             .map(|f| (f.clone(), field_schema(&f)))
             .collect(),
@@ -164,9 +175,10 @@ pub fn new_agent(
     if output.is_empty() {
         return Err("the prompt names no data to extract; list the fields, for example \"extract the title, price and rating\"".into());
     }
-    let inputs = match input_schema {
-        Some(v) => input_list(v)?,
-        None => vec![url_input()],
+    let inputs = match (input_schema, &documents.input_properties) {
+        (Some(v), None) => input_list(v)?,
+        (Some(_), Some(read)) => read.clone(),
+        (None, _) => vec![url_input()],
     };
     let domain = url
         .split("://")
@@ -189,9 +201,16 @@ pub fn new_agent(
         domain,
         input_properties: Some(inputs),
         output_schema: Some(output),
-        feature_flags: Some(FeatureFlags::default()),
-        output_document: None,
+        feature_flags: documents.feature_flags.or_else(|| {
+            documents
+                .written
+                .input
+                .is_none()
+                .then(FeatureFlags::default)
+        }),
+        output_document: documents.output_document,
         template_version: None,
+        written: documents.written,
         extra,
     })
 }
@@ -247,30 +266,22 @@ fn schema_map(v: &Value) -> Result<IndexMap<String, FieldSchema>, String> {
 fn input_list(v: &Value) -> Result<Vec<InputProperty>, String> {
     let list = match v {
         Value::Array(_) => v.clone(),
-        Value::Object(m) => {
-            let props = m.get("properties").and_then(Value::as_object).unwrap_or(m);
-            let required: Vec<&str> = m
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            Value::Array(
-                props
-                    .iter()
-                    .map(|(name, d)| {
-                        json!({
-                            "name": name,
-                            "type": d.get("type").cloned().unwrap_or(json!("string")),
-                            "description": d.get("description").cloned().unwrap_or(json!("")),
-                            "required": required.contains(&name.as_str()),
-                            "rules": [],
-                            "is_localization_param": false,
-                            "is_pagination_param": false,
-                        })
+        // A map of input name to descriptor (a document with `properties` is read as one).
+        Value::Object(m) => Value::Array(
+            m.iter()
+                .map(|(name, d)| {
+                    json!({
+                        "name": name,
+                        "type": d.get("type").cloned().unwrap_or(json!("string")),
+                        "description": d.get("description").cloned().unwrap_or(json!("")),
+                        "required": false,
+                        "rules": [],
+                        "is_localization_param": false,
+                        "is_pagination_param": false,
                     })
-                    .collect(),
-            )
-        }
+                })
+                .collect(),
+        ),
         _ => return Err("input_schema must be an object or an array of input properties".into()),
     };
     let probe = json!({ "name": "probe", "input_properties": list });

@@ -135,18 +135,23 @@ pub fn seed(record: &AgentRecord, params: &Map<String, Value>, pages: u32) -> u6
     mix(0, &format!("{}\u{0}{}", record.name, Value::Object(p)))
 }
 
-/// `data.parsing` for a request with this seed.
+/// `data.parsing` for a request with this seed: records made from the agent's whole output
+/// document, so that what its fields refer to (`$defs`) is followed.
 pub fn parsing(record: &AgentRecord, seed: u64) -> Value {
-    let empty = indexmap::IndexMap::new();
-    let schema = record.output_schema.as_ref().unwrap_or(&empty);
+    let mut document = record
+        .output_document
+        .as_deref()
+        .cloned()
+        .unwrap_or_default();
+    document.properties = Some(record.output_schema.clone().unwrap_or_default());
     if is_list(record) {
         Value::Array(
             (0..LIST_LEN)
-                .map(|i| sample::record(schema, mix(seed, &i.to_string())))
+                .map(|i| sample::document(&document, mix(seed, &i.to_string())))
                 .collect(),
         )
     } else {
-        sample::record(schema, seed)
+        sample::document(&document, seed)
     }
 }
 

@@ -210,11 +210,12 @@ pub(crate) async fn update(
         &part("output_schema"),
         "body.published_version.output_schema",
     )?;
+    let present = |key: &str| Some(part(key)).filter(|v| !v.is_null());
     let mut record = agents_schema::json_schema::record(
         &name,
-        &part("input_schema"),
-        &part("output_schema"),
-        &part("metadata"),
+        present("input_schema").as_ref(),
+        present("output_schema").as_ref(),
+        present("metadata").as_ref(),
     )
     .map_err(|e| {
         // The first path at fault, in the template record's words (the version is its

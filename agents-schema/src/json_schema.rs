@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::inputs::{ParamTy, param_type};
-use crate::{AgentRecord, InputProperty};
+use crate::{AgentRecord, FieldSchema, InputProperty};
 
 /// The JSON Schema dialect both documents declare.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -26,6 +26,18 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 /// assert_eq!(schema["properties"]["sku"]["minLength"], 3);
 /// ```
 pub fn input_schema(record: &AgentRecord) -> Value {
+    if let Some(written) = &record.written.input
+        && FieldSchema::from_document(written).is_ok_and(|doc| {
+            Some(crate::inputs::from_json_schema(&doc)) == record.input_properties
+                && doc.extra.get("x-feature-flags").cloned()
+                    == record
+                        .feature_flags
+                        .as_ref()
+                        .and_then(|f| serde_json::to_value(f).ok())
+        })
+    {
+        return Value::clone(written);
+    }
     let mut properties = Map::new();
     let mut required = Vec::new();
     for input in record.input_properties.iter().flatten() {
@@ -101,43 +113,79 @@ fn input_property(input: &InputProperty) -> Map<String, Value> {
 
 /// The record's output descriptors as one JSON Schema object (each descriptor is already a
 /// JSON Schema; unknown keys such as `unit` are kept as they were sent). A record read from
-/// JSON Schema gives its own document back, `$defs` and all.
+/// JSON Schema gives its own document back as written, `$defs` and all; a descriptor that
+/// changed since (or was added) is written from the record.
 pub fn output_schema(record: &AgentRecord) -> Value {
+    let written = record.written.output.as_deref().and_then(Value::as_object);
+    let written_properties = written
+        .and_then(|w| w.get("properties"))
+        .and_then(Value::as_object);
     let properties: Map<String, Value> = record
         .output_schema
         .iter()
         .flatten()
         .map(|(name, field)| {
-            let value = serde_json::to_value(field).unwrap_or(Value::Null);
+            let as_written = written_properties
+                .and_then(|p| p.get(name))
+                .filter(|w| FieldSchema::from_document(w).is_ok_and(|read| read == *field));
+            let value = match as_written {
+                Some(w) => w.clone(),
+                None => serde_json::to_value(field).unwrap_or(Value::Null),
+            };
             (name.clone(), value)
         })
         .collect();
-    let mut doc = match record.output_document.as_deref().map(serde_json::to_value) {
-        Some(Ok(Value::Object(doc))) => doc,
-        _ => Map::new(),
+    let rest_as_written = written
+        .map(|w| {
+            let mut rest = w.clone();
+            rest.remove("properties");
+            rest
+        })
+        .filter(|rest| {
+            FieldSchema::from_document(&Value::Object(rest.clone()))
+                .is_ok_and(|read| Some(&read) == record.output_document.as_deref())
+        });
+    let mut doc = match rest_as_written {
+        Some(rest) => rest,
+        None => match record.output_document.as_deref().map(serde_json::to_value) {
+            Some(Ok(Value::Object(doc))) => doc,
+            _ => Map::new(),
+        },
     };
-    doc.entry("$schema").or_insert_with(|| json!(DIALECT));
-    doc.entry("type").or_insert_with(|| json!("object"));
-    doc.insert("properties".into(), Value::Object(properties));
+    if written.is_none() {
+        doc.entry("$schema").or_insert_with(|| json!(DIALECT));
+        doc.entry("type").or_insert_with(|| json!("object"));
+    }
+    if record.output_schema.is_some() || written_properties.is_some() {
+        doc.insert("properties".into(), Value::Object(properties));
+    }
     Value::Object(doc)
 }
 
 /// A record from the documents [`input_schema`], [`output_schema`] and [`metadata`] make (a
-/// template version edited as JSON), read as a `/v2` version record is: each input property
-/// becomes an input (see [`crate::inputs::from_json_schema`]), the output's properties are the
-/// descriptors. Every problem is reported with its path, as when a record is read.
+/// template version edited as JSON, a user's schema files), read as a `/v2` version record is:
+/// each input property becomes an input (see [`crate::inputs::from_json_schema`]), the output's
+/// properties are the descriptors, and the documents are kept as written
+/// ([`crate::Written`]). A document left out is absent from the record. Every problem is
+/// reported with its path, as when a record is read.
 pub fn record(
     name: &str,
-    input: &Value,
-    output: &Value,
-    metadata: &Value,
+    input: Option<&Value>,
+    output: Option<&Value>,
+    metadata: Option<&Value>,
 ) -> Result<AgentRecord, crate::RecordError> {
-    AgentRecord::from_value(&json!({
-        "name": name,
-        "input_schema": input,
-        "output_schema": output,
-        "metadata": metadata,
-    }))
+    let mut version = Map::new();
+    version.insert("name".into(), json!(name));
+    for (key, doc) in [
+        ("input_schema", input),
+        ("output_schema", output),
+        ("metadata", metadata),
+    ] {
+        if let Some(doc) = doc {
+            version.insert(key.into(), doc.clone());
+        }
+    }
+    crate::load::version_from_value(&Value::Object(version))
 }
 
 /// The record's catalog facts as `/v2` version metadata: `display_name`, `description`,
@@ -171,9 +219,9 @@ mod tests {
                 AgentRecord::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
             let back = record(
                 &original.name,
-                &input_schema(&original),
-                &output_schema(&original),
-                &metadata(&original),
+                Some(&input_schema(&original)),
+                Some(&output_schema(&original)),
+                Some(&metadata(&original)),
             )
             .unwrap();
             assert_eq!(

@@ -73,9 +73,25 @@ pub struct AgentRecord {
     /// For a record read from a `/v2` template: the version it describes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub template_version: Option<TemplateVersion>,
+    /// The JSON Schema documents the record was read from, as they were written.
+    #[serde(skip)]
+    pub written: Written,
     /// Keys this model does not know, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// The JSON Schema documents a record was read from (a `/v2` template version, a user's schema
+/// files), as they were written: [`json_schema::input_schema`] and
+/// [`json_schema::output_schema`] give back what was written wherever the record still says
+/// what was read from it — `1` stays `1`, `false` stays `false`, draft 7's `items` list stays a
+/// list — and describe only what changed since (a field a refinement added) from the record.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Written {
+    /// The input document.
+    pub input: Option<std::sync::Arc<Value>>,
+    /// The output document.
+    pub output: Option<std::sync::Arc<Value>>,
 }
 
 /// Which published version of a `/v2` extract template a record describes.

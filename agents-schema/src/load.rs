@@ -2,11 +2,14 @@
 //! tracks the JSON path, and collects every problem instead of stopping at the first.
 
 use std::fmt;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::{AgentRecord, FeatureFlags, FieldSchema, InputProperty, SchemaType, TemplateVersion};
+use crate::{
+    AgentRecord, FeatureFlags, FieldSchema, InputProperty, SchemaType, TemplateVersion, Written,
+};
 
 /// Why an agent record could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -106,6 +109,18 @@ impl FieldSchema {
     /// names its JSON path from `$`.
     pub fn from_document(value: &Value) -> Result<FieldSchema, RecordError> {
         document_from_value(value)
+    }
+}
+
+/// A `/v2` version record (`name`, `input_schema`, `output_schema`, `metadata`), read as one
+/// whatever its documents look like.
+pub(crate) fn version_from_value(value: &Value) -> Result<AgentRecord, RecordError> {
+    let tree = Json::from(value);
+    let mut reader = Reader::default();
+    let record = reader.version(&tree, "$", None);
+    match record {
+        Some(record) if reader.errors.is_empty() => Ok(record),
+        _ => Err(RecordError::Invalid(reader.errors)),
     }
 }
 
@@ -453,12 +468,15 @@ impl Reader {
             None => None,
         };
         let created_at = self.string(&mut f, "created_at");
+        let mut written = Written::default();
         let input = f.take("input_schema").and_then(|v| {
             let p = f.path("input_schema");
+            written.input = Some(Arc::new(v.to_value()));
             self.field(v, &p)
         });
         let output = f.take("output_schema").and_then(|v| {
             let p = f.path("output_schema");
+            written.output = Some(Arc::new(v.to_value()));
             self.field(v, &p)
         });
         let mut facts = Map::new();
@@ -510,6 +528,7 @@ impl Reader {
                 number,
                 created_at,
             }),
+            written,
             extra,
         })
     }
@@ -627,6 +646,7 @@ impl Reader {
             feature_flags,
             output_document,
             template_version,
+            written: Written::default(),
             extra: f.extra(),
         })
     }

@@ -166,12 +166,26 @@ fn value_with_arrays(name: &str, field: &FieldSchema, seed: u64, array_len: usiz
                 })
                 .collect(),
         ),
-        Some("object") => match &field.properties {
-            Some(props) => record_with_arrays(props, seed, array_len),
-            None => json!({ "key": text(name, seed), "other_key": text("other", seed) }),
+        Some("object") => match (&field.properties, &field.additional_properties) {
+            (Some(props), _) => record_with_arrays(props, seed, array_len),
+            // A map: its values follow `additionalProperties`.
+            (None, Some(values)) if !values.is_never() => {
+                let mut map = Map::new();
+                for key in ["key", "other_key"] {
+                    let v = value_with_arrays(key, values, mix(seed, key), array_len);
+                    map.insert(key.to_owned(), v);
+                }
+                Value::Object(map)
+            }
+            (None, Some(_)) => json!({}),
+            (None, None) => json!({ "key": text(name, seed), "other_key": text("other", seed) }),
         },
-        _ if field.format.as_deref() == Some("uri") => uri(name, seed),
-        _ => label(name, seed).unwrap_or_else(|| text(name, seed)),
+        _ => field
+            .format
+            .as_deref()
+            .and_then(|f| formatted(f, name, seed))
+            .or_else(|| label(name, seed))
+            .unwrap_or_else(|| text(name, seed)),
     }
 }
 
@@ -253,6 +267,21 @@ fn number(name: &str, field: &FieldSchema, seed: u64) -> Value {
         _ => 100.0,
     };
     let v = (((lo + (hi - lo) * step) * scale).round() / scale).clamp(lo, hi);
+    let v = match field.multiple_of.filter(|m| *m > 0.0) {
+        // The multiple nearest inside the bounds.
+        Some(m) => {
+            let k = (v / m).round();
+            let k = if k * m > hi {
+                k - 1.0
+            } else if k * m < lo {
+                k + 1.0
+            } else {
+                k
+            };
+            k * m
+        }
+        None => v,
+    };
     Number::from_f64(v).map_or(Value::Null, Value::Number)
 }
 
@@ -260,7 +289,15 @@ fn integer(name: &str, field: &FieldSchema, seed: u64) -> Value {
     let (lo, hi) = bounds(name, field);
     let (lo, hi) = (lo.ceil() as i64, hi.floor() as i64);
     let span = (hi - lo).max(0) as u64 + 1;
-    json!(lo + (seed % span) as i64)
+    let v = lo + (seed % span) as i64;
+    match field.multiple_of.filter(|m| *m >= 1.0 && m.fract() == 0.0) {
+        Some(m) => {
+            let m = m as i64;
+            let up = v + (m - v.rem_euclid(m)) % m;
+            json!(if up > hi { up - m } else { up })
+        }
+        None => json!(v),
+    }
 }
 
 /// Labels that repeat across records: a small vocabulary for fields that name a brand, a
@@ -319,8 +356,47 @@ fn label(name: &str, seed: u64) -> Option<Value> {
     ))
 }
 
-fn uri(name: &str, seed: u64) -> Value {
-    Value::String(format!("https://example.com/{}/{seed:x}", slug(name)))
+/// A string in one of the formats JSON Schema names, shaped as the format says (a `date-time`
+/// holds a time, not words); `None` for a format it does not name.
+fn formatted(format: &str, name: &str, seed: u64) -> Option<Value> {
+    let day = 1 + seed % 28;
+    let month = 1 + (seed >> 8) % 12;
+    let year = 2020 + (seed >> 16) % 6;
+    let (h, m, sec) = ((seed >> 20) % 24, (seed >> 28) % 60, (seed >> 34) % 60);
+    let octet = |shift: u32| (seed >> shift) % 254 + 1;
+    let slugged = slug(name);
+    let label: String = slugged.trim_matches('-').chars().take(40).collect();
+    let label = if label.is_empty() {
+        "site"
+    } else {
+        label.trim_end_matches('-')
+    };
+    let text = match format {
+        "uri" | "iri" | "uri-reference" | "iri-reference" | "uri-template" => {
+            format!("https://example.com/{}/{seed:x}", slug(name))
+        }
+        "date-time" => format!("{year}-{month:02}-{day:02}T{h:02}:{m:02}:{sec:02}Z"),
+        "date" => format!("{year}-{month:02}-{day:02}"),
+        "time" => format!("{h:02}:{m:02}:{sec:02}Z"),
+        "duration" => format!("PT{}H{}M", h + 1, m),
+        "email" | "idn-email" => format!("{label}@example.com"),
+        "hostname" | "idn-hostname" => format!("{label}.example.com"),
+        "ipv4" => format!("192.0.2.{}", octet(0)),
+        "ipv6" => format!("2001:db8::{:x}", seed & 0xffff),
+        "uuid" => format!(
+            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+            seed >> 32,
+            (seed >> 16) & 0xffff,
+            seed & 0xfff,
+            (seed >> 12) & 0xfff,
+            splitmix(seed) & 0xffff_ffff_ffff
+        ),
+        "json-pointer" => format!("/{}", slug(name)),
+        "relative-json-pointer" => "0".to_owned(),
+        "regex" => "^[a-z]+$".to_owned(),
+        _ => return None,
+    };
+    Some(Value::String(text))
 }
 
 const WORDS: [&str; 16] = [

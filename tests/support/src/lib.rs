@@ -96,6 +96,7 @@ pub fn wide_record(name: &str, n: usize) -> AgentRecord {
         feature_flags: None,
         output_document: None,
         template_version: None,
+        written: Default::default(),
         extra: serde_json::Map::new(),
     }
 }
@@ -274,6 +275,7 @@ pub fn arb_record() -> impl Strategy<Value = AgentRecord> {
             }),
             output_document: None,
             template_version: None,
+            written: Default::default(),
             extra: serde_json::Map::new(),
         })
 }

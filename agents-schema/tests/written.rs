@@ -1,0 +1,96 @@
+//! A JSON Schema document read into a record is given back as it was written: every schema of
+//! `tests/json-schema/` (the user's files and the real-world corpus), compared as JSON values.
+//! A reading that normalizes (`1` to `1.0`, `false` to `{"not": {}}`, draft 7's `items` list to
+//! `prefixItems`) would change the user's contract on its way to the service and back.
+
+use std::path::{Path, PathBuf};
+
+use agents_schema::json_schema;
+use serde_json::{Value, json};
+
+fn schema_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(|p| p.join("tests").join("json-schema"))
+        .unwrap_or_default();
+    let mut files: Vec<PathBuf> = [root.clone(), root.join("corpus").join("schemas")]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".schema.json"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() > 20,
+        "the corpus is missing: {}",
+        root.display()
+    );
+    files
+}
+
+fn read(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn documents_come_back_as_written() {
+    let empty_output = json!({"type": "object", "properties": {}});
+    for path in schema_files() {
+        let doc = read(&path);
+        let is_input = path.to_string_lossy().ends_with(".input.schema.json");
+        let (input, output) = if is_input {
+            (Some(&doc), Some(&empty_output))
+        } else {
+            (None, Some(&doc))
+        };
+        let record = json_schema::record("t", input, output, None)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let back = if is_input {
+            json_schema::input_schema(&record)
+        } else {
+            json_schema::output_schema(&record)
+        };
+        assert!(back == doc, "{} changed on the way back", path.display());
+    }
+}
+
+#[test]
+fn a_changed_record_describes_only_what_changed() {
+    let doc = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "required": ["price"],
+        "properties": {
+            "price": {"type": "number", "minimum": 0},
+            "pair": {"type": "array", "items": [{"type": "string"}, false]}
+        }
+    });
+    let mut record = json_schema::record("t", None, Some(&doc), None).expect("record");
+    let added = agents_schema::FieldSchema {
+        description: Some("added by a refinement".into()),
+        ..Default::default()
+    };
+    record
+        .output_schema
+        .get_or_insert_with(Default::default)
+        .insert("seller".into(), added);
+    if let Some(price) = record
+        .output_schema
+        .as_mut()
+        .and_then(|s| s.get_mut("price"))
+    {
+        price.maximum = Some(10_000.0);
+    }
+    let back = json_schema::output_schema(&record);
+    // Untouched: the root and `pair`, number and boolean schema as written.
+    assert_eq!(back["$schema"], doc["$schema"]);
+    assert_eq!(back["required"], doc["required"]);
+    assert_eq!(back["properties"]["pair"], doc["properties"]["pair"]);
+    // Changed and added: written from the record.
+    assert_eq!(back["properties"]["price"]["maximum"], json!(10_000.0));
+    assert_eq!(
+        back["properties"]["seller"]["description"],
+        "added by a refinement"
+    );
+}
