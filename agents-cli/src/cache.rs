@@ -144,19 +144,33 @@ pub(crate) async fn fetch_version(
 
 pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Failure> {
     let files = agents_codegen::schema_files(&cli.dir).map_err(|d| Failure(d.to_string()))?;
+    let mut cached = Vec::with_capacity(files.len());
+    for file in files {
+        let record = agents_codegen::load_file(&file)
+            .map_err(|d| Failure(d.to_string()))?
+            .record;
+        if names.is_empty() || names.contains(&record.name) {
+            cached.push(record);
+        }
+    }
+    // Each schema is checked as `generate` checks it, alone (two agents' type names meet only
+    // in generation, where --rename settles them): a problem in one is an error or a warning
+    // here too, before the live API is asked anything.
+    for record in &cached {
+        crate::generate::bindings(
+            &cli.dir,
+            Some(std::slice::from_ref(&record.name)),
+            "agents_runtime",
+            &crate::generate::Overrides::default(),
+        )?;
+    }
     let c = client(cli)?;
     // A record cached from a `/v2` template is compared with the template's published version,
     // whatever the command's default interface.
     let mut v2: Option<Client> = None;
     let mut report = Vec::new();
     let mut drifted = 0;
-    for file in files {
-        let cached = agents_codegen::load_file(&file)
-            .map_err(|d| Failure(d.to_string()))?
-            .record;
-        if !names.is_empty() && !names.contains(&cached.name) {
-            continue;
-        }
+    for cached in cached {
         let source = if cached.template_version.is_some() && c.api_version() == ApiVersion::V1 {
             if v2.is_none() {
                 v2 = Some(client_v2(cli, "template versions")?);

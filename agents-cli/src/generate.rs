@@ -70,7 +70,7 @@ fn parse_rename(text: &str) -> Result<(String, String), String> {
 }
 
 /// Generates bindings; warnings (record defects the generator handled) go to standard error.
-fn bindings(
+pub(crate) fn bindings(
     dir: &Path,
     agents: Option<&[String]>,
     runtime: &str,

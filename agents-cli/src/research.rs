@@ -43,7 +43,6 @@ pub struct ResearchArgs {
 }
 
 pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Failure> {
-    let schema = args.schema.as_deref().map(read_schema).transpose()?;
     let name = match (&args.agent, &args.schema) {
         (Some(agent), _) => agent.clone(),
         (None, Some(path)) => name_of(path)?,
@@ -53,6 +52,11 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
             ));
         }
     };
+    let schema = args
+        .schema
+        .as_deref()
+        .map(|path| read_schema(path, &name))
+        .transpose()?;
     let mut request = ResearchRunRequest::new(&args.question).events(!args.quiet);
     if let Some(effort) = &args.effort {
         request = request.effort(Effort::from(effort.as_str()));
@@ -285,9 +289,10 @@ fn read_json(path: &Path) -> Result<Value, Failure> {
     serde_json::from_str(&text).map_err(|e| Failure(format!("{} is not JSON: {e}", path.display())))
 }
 
-/// The file's JSON Schema document, read as the generator reads it, so a schema that cannot make
-/// bindings is refused before a run is paid for.
-fn read_schema(path: &Path) -> Result<Value, Failure> {
+/// The file's JSON Schema document, read and checked as the generator checks it, so a schema
+/// that cannot make bindings (a `type` JSON Schema does not name, a dangling reference) is
+/// refused before a run is paid for, and what it cannot honour is a warning naming its pointer.
+fn read_schema(path: &Path, agent: &str) -> Result<Value, Failure> {
     let doc = read_json(path)?;
     if !doc.is_object() {
         return Err(Failure(format!(
@@ -296,8 +301,16 @@ fn read_schema(path: &Path) -> Result<Value, Failure> {
             agents_schema::diag::json_kind(&doc)
         )));
     }
+    // Shape problems first, with paths from the file's own root.
     agents_schema::FieldSchema::from_document(&doc)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    let record = agents_schema::json_schema::record(agent, None, Some(&doc), None)
+        .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    let generated = agents_codegen::generate(&[record], &agents_codegen::Options::default())
+        .map_err(|d| Failure(format!("{}: {d}", path.display())))?;
+    for w in &generated.warnings {
+        eprintln!("warning: {}: {w}", path.display());
+    }
     Ok(doc)
 }
 

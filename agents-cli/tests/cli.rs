@@ -89,6 +89,22 @@ async fn fetch_then_check_reports_drift_field_by_field() {
     let src = std::fs::read_to_string(&gen_out).unwrap();
     assert!(src.contains("pub struct RetailerAPdp"));
     assert!(src.contains("pub struct LlmAParams"));
+
+    // A type JSON Schema does not name, in a cached schema: `check` reports it as `generate`
+    // does, with its pointer and the fix, before asking the live API.
+    v["output_schema"]["web_price"]["type"] = "strng".into();
+    std::fs::write(dir.join("schemas/retailer_a_pdp.json"), v.to_string()).unwrap();
+    let before = e.requests_seen(KEY);
+    let typo = cargo_agents(&e, &dir, KEY, &["check"]).await;
+    assert_eq!(typo.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&typo.stderr);
+    assert!(
+        err.contains("retailer_a_pdp")
+            && err.contains("output_schema#/properties/web_price/type")
+            && err.contains("fix the type's name"),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(KEY), before, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -265,6 +265,51 @@ async fn failures_name_the_run_the_agent_or_the_schema_and_what_to_do() {
         "nothing sent for a broken schema"
     );
 
+    // A type JSON Schema does not name is the generator's error, with its pointer and the fix;
+    // what the checks cannot honour is a warning, and the run goes on.
+    std::fs::write(
+        dir.join("typo.output.schema.json"),
+        r#"{"type": "object", "properties": {"when": {"type": "strng"}}}"#,
+    )
+    .unwrap();
+    let before = e.requests_seen(KEY);
+    let typo = cargo_agents(
+        &e,
+        &dir,
+        &["research", "q", "--schema", "typo.output.schema.json"],
+    )
+    .await;
+    assert_eq!(typo.status.code(), Some(1));
+    let err = stderr(&typo);
+    assert!(
+        err.contains("output_schema#/properties/when/type") && err.contains("fix the type's name"),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(KEY), before, "nothing sent for a typo");
+    std::fs::write(
+        dir.join("odd.output.schema.json"),
+        r#"{"type": "object", "properties": {"when": {"type": "string", "$id": "http://[bad"}}}"#,
+    )
+    .unwrap();
+    let odd = cargo_agents(
+        &e,
+        &dir,
+        &["research", "q", "--schema", "odd.output.schema.json"],
+    )
+    .await;
+    let err = stderr(&odd);
+    let warning = err
+        .split_inclusive('\n')
+        .find(|l| l.starts_with("warning: "))
+        .unwrap_or_else(|| panic!("no warning: {err}"));
+    assert!(
+        warning.contains("odd.output.schema.json")
+            && warning.contains("output_schema#/properties/when/$id")
+            && warning.ends_with('\n'),
+        "{warning:?}"
+    );
+    succeeded(&odd);
+
     let before = e.requests_seen(KEY);
     let refused = cargo_agents(
         &e,
