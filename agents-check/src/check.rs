@@ -26,8 +26,27 @@ pub struct Breach {
     pub schema_path: String,
     /// The keyword's value in the schema (`5` for `"maximum": 5`).
     pub rule: Value,
-    /// The value that breaks it; `None` for a property that is required and absent.
+    /// The value that breaks it; `None` for a property that is required and absent (and then
+    /// left out of the JSON form, so that a `null` found reads back as `Some(Value::Null)`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub found: Option<Value>,
+}
+
+/// A key that is present holds a value, `null` included.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+impl Breach {
+    /// The record's property the breach is in (`reviews` of `reviews[2].rating`); `None` for a
+    /// rule of the record as a whole.
+    pub fn field(&self) -> Option<String> {
+        path::first_key(&self.path)
+    }
 }
 
 impl fmt::Display for Breach {

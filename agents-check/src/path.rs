@@ -28,9 +28,39 @@ pub fn push_index(out: &mut String, index: usize) {
     out.push(']');
 }
 
+/// The property a path starts with (`reviews` of `reviews[2].rating`, `Screen size` of
+/// `["Screen size"].unit`); `None` for the empty path (the value itself) or one starting with
+/// an item.
+pub fn first_key(path: &str) -> Option<String> {
+    if let Some(rest) = path.strip_prefix('[') {
+        // A quoted key: a JSON string, then `]`.
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+        return match stream.next() {
+            Some(Ok(key)) if rest[stream.byte_offset()..].starts_with(']') => Some(key),
+            _ => None,
+        };
+    }
+    let end = path.find(['.', '[']).unwrap_or(path.len());
+    (end > 0).then(|| path[..end].to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_key_is_read_back() {
+        for (path, key) in [
+            ("reviews[2].rating", Some("reviews")),
+            ("runs-on", Some("runs-on")),
+            (r#"["Screen size"].unit"#, Some("Screen size")),
+            (r#"["a\"]b"]"#, Some("a\"]b")),
+            ("[0].x", None),
+            ("", None),
+        ] {
+            assert_eq!(first_key(path).as_deref(), key, "{path}");
+        }
+    }
 
     #[test]
     fn plain_names_are_dotted_and_others_quoted() {

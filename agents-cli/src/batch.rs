@@ -144,7 +144,8 @@ pub async fn batch(
                     skipped: items.len(),
                     ..Tally::default()
                 };
-                return Ok(report(cli, agent, out, &failures, &tally));
+                let table = crate::parquet::table(out)?;
+                return Ok(report(cli, agent, out, &failures, &tally, &table));
             }
             crate::parquet::staging_path(out)
         }
@@ -230,7 +231,7 @@ pub async fn batch(
         std::fs::remove_file(&rows_path)
             .map_err(|e| format!("cannot remove {}: {e}", rows_path.display()))?;
     }
-    let code = report(cli, agent, out, sink.failures_path(), &tally);
+    let code = report(cli, agent, out, sink.failures_path(), &tally, &sink.table);
     if interrupted {
         eprintln!(
             "interrupted: {} rows are not finished; run the same command with --resume to finish \
@@ -242,8 +243,16 @@ pub async fn batch(
     Ok(code)
 }
 
-/// Prints what became of the rows; fails when some are not finished.
-fn report(cli: &Global, agent: &str, out: &Path, failures: &Path, t: &Tally) -> ExitCode {
+/// Prints what became of the rows and the field table of this run's records (standard output);
+/// fails when some rows are not finished.
+fn report(
+    cli: &Global,
+    agent: &str,
+    out: &Path,
+    failures: &Path,
+    t: &Tally,
+    table: &crate::fields::Table,
+) -> ExitCode {
     if cli.json {
         outln!(
             "{}",
@@ -259,9 +268,11 @@ fn report(cli: &Global, agent: &str, out: &Path, failures: &Path, t: &Tally) -> 
                 "errors": t.errors,
                 "out": out,
                 "failures": failures,
+                "fields": table.to_json(),
             })
         );
     } else {
+        crate::fields::print(cli, table);
         eprintln!(
             "{agent}: this run: {} rows succeeded ({} records) into {}, {} failed and {} invalid \
              into {}; {} rows were done before this run",

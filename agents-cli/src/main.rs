@@ -29,6 +29,7 @@ macro_rules! out {
 
 mod batch;
 mod cache;
+mod fields;
 mod generate;
 mod global;
 mod inputs;
@@ -84,6 +85,13 @@ enum Command {
         /// failures file are skipped and never sent again.
         #[arg(long)]
         resume: bool,
+    },
+    /// The field table of a finished `batch` output (.jsonl or .parquet): per field, how many
+    /// records fill it, how many leave it empty, and the rules of the agent's schema its values
+    /// break, by keyword (from each record's `_breaches`). `batch` prints it when it ends.
+    Fields {
+        /// The output file.
+        out: PathBuf,
     },
     /// Write agent records (GET /v1/agents/{name}) into the schema cache.
     Fetch {
@@ -221,6 +229,7 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
             overrides,
         } => generate::generate(cli, out.as_deref(), runtime, overrides),
         Command::Check { names } => cache::check(cli, names).await,
+        Command::Fields { out } => fields::fields(cli, out),
         Command::Jobs(command) => jobs::jobs(cli, command).await,
         Command::Research(args) => research::research(cli, args).await,
         Command::GenerateAgent {

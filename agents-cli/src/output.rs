@@ -1,6 +1,8 @@
 //! Where `cargo agents batch` writes: the results (JSONL or CSV, one line per record, each
 //! carrying the input row it came from and that row's inputs) and, beside them, the failures
-//! (JSONL, one line per input row with the reason).
+//! (JSONL, one line per input row with the reason). A record that breaks rules of the agent's
+//! output schema carries them in `_breaches` (a list of `{path, keyword, schema_path, rule,
+//! found}`; in CSV, that list as JSON text), so a query can keep or drop such records.
 //!
 //! Both are appended a whole row at a time, with one write of all the row's lines, and flushed,
 //! so a run that is killed stops between rows: the write of a row is one system call, which a
@@ -15,6 +17,8 @@ use std::path::{Path, PathBuf};
 
 use agents_schema::AgentRecord;
 use serde_json::{Map, Value, json};
+
+use crate::fields::BREACHES;
 
 /// The results file's format, by extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +37,10 @@ const UNKNOWN: &str = "_unknown";
 
 /// The results and failures files of one batch run.
 pub struct Sink {
+    /// The agent's output schema, which every record is checked against.
+    schema: agents_runtime::Schema,
+    /// This run's records, field by field.
+    pub table: crate::fields::Table,
     format: Format,
     out: File,
     failures: File,
@@ -93,7 +101,7 @@ impl Sink {
             .map(|s| s.keys().cloned().collect())
             .unwrap_or_default();
         let inputs: Vec<String> = record.inputs().iter().map(|i| i.name.clone()).collect();
-        let width = columns.len() + inputs.len() + 3;
+        let width = columns.len() + inputs.len() + 4;
         let mut done = HashSet::new();
         let open = |p: &Path| {
             OpenOptions::new()
@@ -113,6 +121,10 @@ impl Sink {
         let kept = keep_jsonl(&mut failures, &failures_path, &mut done)?;
         failures.set_len(kept).map_err(|e| io(&failures_path, e))?;
         let mut sink = Sink {
+            schema: agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(
+                record,
+            )),
+            table: crate::fields::Table::new(&columns),
             format,
             out: out_file,
             failures,
@@ -126,6 +138,7 @@ impl Sink {
             header.extend(sink.inputs.iter().map(|i| format!("{INPUT}.{i}")));
             header.extend(sink.columns.iter().cloned());
             header.push(UNKNOWN.to_owned());
+            header.push(BREACHES.to_owned());
             let line = csv_line(&header)?;
             sink.write(&line, false)?;
         }
@@ -165,6 +178,13 @@ impl Sink {
         };
         let mut buf = Vec::new();
         for record in records {
+            let breaches = self.schema.check(record);
+            let no_fields = Map::new();
+            self.table
+                .add(record.as_object().unwrap_or(&no_fields), &breaches);
+            let breaches = (!breaches.is_empty())
+                .then(|| serde_json::to_value(&breaches).map_err(|e| e.to_string()))
+                .transpose()?;
             match self.format {
                 Format::Jsonl => {
                     let mut line = Map::new();
@@ -178,6 +198,9 @@ impl Sink {
                         other => {
                             line.insert("_value".into(), other.clone());
                         }
+                    }
+                    if let Some(breaches) = &breaches {
+                        line.insert(BREACHES.into(), breaches.clone());
                     }
                     serde_json::to_writer(&mut buf, &line).map_err(|e| e.to_string())?;
                     buf.push(b'\n');
@@ -204,6 +227,7 @@ impl Sink {
                     } else {
                         Value::Object(unknown).to_string()
                     });
+                    cells.push(breaches.as_ref().map_or_else(String::new, Value::to_string));
                     buf.extend(csv_line(&cells)?);
                 }
             }

@@ -7,7 +7,7 @@
 //! The Parquet file is written under a temporary name and renamed when complete, so a file by
 //! the output's name is always a finished one: `--resume` reads its `_row` column back.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter};
 use std::path::{Path, PathBuf};
@@ -17,11 +17,13 @@ use agents_runtime::columnar::{INPUT, ParquetOptions, ParquetWriter, ROW};
 use agents_runtime::{Agent, AgentVisitor, catalog};
 use agents_schema::AgentRecord;
 use agents_schema::inputs::{ParamTy, param_type};
-use arrow_array::{Array, UInt64Array};
+use arrow_array::{Array, StringArray, UInt64Array};
 use arrow_schema::{DataType, Field, Fields};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Map, Value};
+
+use crate::global::Failure;
 
 /// Where the rows go before they become Parquet.
 pub fn staging_path(out: &Path) -> PathBuf {
@@ -89,6 +91,88 @@ pub fn rows_in(out: &Path) -> Result<HashSet<usize>, String> {
     Ok(rows)
 }
 
+/// The field table of a finished Parquet output: each record column's values and nulls, and
+/// the `_breaches` column's breaches by field and keyword.
+pub fn table(out: &Path) -> Result<crate::fields::Table, Failure> {
+    use agents_runtime::columnar::{
+        BREACH_COUNT, BREACHES, MISMATCH_COUNT, MISMATCHES, UNKNOWN_FIELDS,
+    };
+    let fail = |e: &dyn std::fmt::Display| Failure(format!("{}: {e}", out.display()));
+    let file = File::open(out).map_err(|e| fail(&e))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|e| fail(&e))?
+        .build()
+        .map_err(|e| fail(&e))?;
+    let mut table = crate::fields::Table::default();
+    let not_fields = [
+        ROW,
+        INPUT,
+        UNKNOWN_FIELDS,
+        MISMATCH_COUNT,
+        MISMATCHES,
+        BREACH_COUNT,
+        BREACHES,
+    ];
+    for batch in reader {
+        let batch = batch.map_err(|e| fail(&e))?;
+        let rows = batch.num_rows() as u64;
+        // A value the typed column could not hold is a mismatch, not a breach: a `type` breach
+        // of its field, as the JSONL output counts it.
+        let mut mismatched: Vec<agents_runtime::Breach> = Vec::new();
+        if let Some(column) = batch.column_by_name(MISMATCHES) {
+            let Some(texts) = column.as_any().downcast_ref::<StringArray>() else {
+                return Err(fail(&format!("its {MISMATCHES} column is not text")));
+            };
+            for (i, text) in texts.iter().enumerate() {
+                let Some(text) = text else { continue };
+                let mismatches: Vec<Value> = serde_json::from_str(text)
+                    .map_err(|e| fail(&format!("{MISMATCHES} of record {i}: {e}")))?;
+                mismatched.extend(mismatches.iter().map(|m| agents_runtime::Breach {
+                    path: m["path"].as_str().unwrap_or_default().to_owned(),
+                    keyword: "type".to_owned(),
+                    schema_path: String::new(),
+                    rule: m["expected"].clone(),
+                    found: m.get("found").cloned(),
+                }));
+            }
+        }
+        // A field's value the column could not hold is null there, but it was sent (and is
+        // kept in `_unknown_fields`): the field was filled.
+        let mut rejected: HashMap<String, u64> = HashMap::new();
+        for b in &mismatched {
+            if let Some(field) = b.field() {
+                let mut bare = String::new();
+                agents_runtime::check::path::push_key(&mut bare, &field);
+                if bare == b.path {
+                    *rejected.entry(field).or_default() += 1;
+                }
+            }
+        }
+        for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+            if not_fields.contains(&field.name().as_str()) {
+                continue;
+            }
+            let nulls = column.null_count() as u64;
+            let empty = nulls - rejected.get(field.name()).copied().unwrap_or(0).min(nulls);
+            table.count_column(field.name(), rows - empty, empty);
+        }
+        table.count_breaches(&mismatched);
+        if let Some(column) = batch.column_by_name(BREACHES) {
+            let Some(texts) = column.as_any().downcast_ref::<StringArray>() else {
+                return Err(fail(&format!("its {BREACHES} column is not text")));
+            };
+            for (i, text) in texts.iter().enumerate() {
+                let Some(text) = text else { continue };
+                let breaches: Vec<agents_runtime::Breach> = serde_json::from_str(text)
+                    .map_err(|e| fail(&format!("{BREACHES} of record {i}: {e}")))?;
+                table.count_breaches(&breaches);
+            }
+        }
+        table.count_records(rows);
+    }
+    Ok(table)
+}
+
 /// The `_input` column's fields: the record's declared inputs, typed as they are sent.
 fn input_fields(record: &AgentRecord) -> Fields {
     let page = record.pagination_param().map(|p| p.name.as_str());
@@ -144,6 +228,8 @@ pub fn convert(
                     serde_json::from_str(&line).map_err(|e| fail(&e))?;
                 let row = fields.remove(ROW).and_then(|r| r.as_u64()).unwrap_or(0);
                 fields.remove("_task_id");
+                // The typed record finds its breaches again as it is decoded.
+                fields.remove(crate::fields::BREACHES);
                 let input = match fields.remove(INPUT) {
                     Some(Value::Object(input)) => input,
                     _ => Map::new(),

@@ -670,3 +670,84 @@ async fn run_and_batch_speak_either_version() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("expected one of `v1`, `v2`"), "{err}");
 }
+
+/// A batch whose answers drift from the schema (values of the wrong type): each such record
+/// carries its breaches in `_breaches`, the run ends with the field table, and `cargo agents
+/// fields` gives the same table again from the JSONL and the Parquet output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
+    let e = emulator().await;
+    e.inject(KEY, Fault::Drift, None);
+    let dir = scratch("breaches");
+    asins_csv(&dir, 'B', 40);
+    let mut tables = Vec::new();
+    for out in ["b.jsonl", "b.parquet"] {
+        let batch = cargo_agents(
+            &e,
+            &dir,
+            &[
+                "batch",
+                "retailer_a_pdp",
+                "--input",
+                "asins.csv",
+                "--out",
+                out,
+            ],
+        )
+        .await;
+        assert!(
+            batch.status.success(),
+            "{}",
+            String::from_utf8_lossy(&batch.stderr)
+        );
+        let printed = String::from_utf8_lossy(&batch.stdout).into_owned();
+        let again = cargo_agents(&e, &dir, &["fields", out]).await;
+        assert!(
+            again.status.success(),
+            "{}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&again.stdout), printed, "{out}");
+        tables.push(printed);
+    }
+    let table = &tables[0];
+    assert!(table.starts_with("40 records\n"), "{table}");
+    // Drift sends about one value in four with the wrong type: the table counts them by field.
+    let typed: Vec<&str> = table.lines().filter(|l| l.contains("type ")).collect();
+    assert!(!typed.is_empty(), "{table}");
+    assert!(
+        table.lines().any(|l| l.starts_with("product_title ")),
+        "{table}"
+    );
+    // Both outputs hold the same breaches, counted the same way.
+    let breach_lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.split("  ").last().unwrap_or_default().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        breach_lines(&tables[0]).len(),
+        breach_lines(&tables[1]).len()
+    );
+
+    // Each breach is in the record's line, with its path and keyword, where a query finds it.
+    let rows = lines(&dir.join("b.jsonl"));
+    let broken: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r.get("_breaches").is_some())
+        .collect();
+    assert_eq!(rows.len(), 40);
+    assert!(!broken.is_empty());
+    for r in &broken {
+        for b in r["_breaches"].as_array().unwrap() {
+            let path = b["path"].as_str().unwrap();
+            let field = agents_runtime::check::path::first_key(path).unwrap();
+            assert!(r.get(&field).is_some(), "{b} names a field the record has");
+            assert!(
+                b["keyword"].is_string() && b["schema_path"].is_string(),
+                "{b}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

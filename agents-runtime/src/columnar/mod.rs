@@ -16,7 +16,9 @@
 //! (the schema's description and facts) under `description`. Nothing the service sent is lost:
 //! every struct has a `_unknown_fields` column (the keys the schema does not declare, as JSON
 //! text, null when there are none) and a batch has `_mismatch_count` and `_mismatches` (the
-//! values that did not have their declared type, as JSON text) per record.
+//! values that did not have their declared type, as JSON text) and `_breach_count` and
+//! `_breaches` (the rules of the record's JSON Schema its values break, as JSON text) per
+//! record, so a query can keep or drop the records that break a rule.
 //!
 //! ```
 //! use agents_runtime::catalog::RetailerAPdp;
@@ -59,6 +61,11 @@ pub const UNKNOWN_FIELDS: &str = "_unknown_fields";
 pub const MISMATCH_COUNT: &str = "_mismatch_count";
 /// The column of a record's mismatches as JSON text.
 pub const MISMATCHES: &str = "_mismatches";
+/// The column counting the rules of its schema a record breaks.
+pub const BREACH_COUNT: &str = "_breach_count";
+/// The column of a record's breaches as JSON text (`[{"path", "keyword", "schema_path",
+/// "rule", "found"}]`).
+pub const BREACHES: &str = "_breaches";
 
 /// A type whose values make an Arrow column. Generated records implement it through
 /// [`record!`](crate::record); the field types (`String`, `f64`, `i64`, `bool`, `Vec<T>`,
@@ -363,7 +370,8 @@ pub fn object_column(fields: &Fields, objects: &[&Map<String, Value>]) -> ArrayR
     Arc::new(StructArray::new(fields, columns, None))
 }
 
-/// The Arrow schema of a batch of `T`: `T`'s fields, then `_mismatch_count` and `_mismatches`.
+/// The Arrow schema of a batch of `T`: `T`'s fields, then `_mismatch_count`, `_mismatches`,
+/// `_breach_count` and `_breaches`.
 pub fn schema<T: Columnar + Record>() -> SchemaRef {
     let DataType::Struct(fields) = T::data_type() else {
         return Arc::new(Schema::empty());
@@ -378,6 +386,19 @@ pub fn schema<T: Columnar + Record>() -> SchemaRef {
         Field::new(MISMATCHES, DataType::Utf8, true).with_metadata(json_metadata(
             description_metadata(
                 "The values that did not have their declared type, with their paths (JSON text)",
+            ),
+        )),
+    ));
+    all.push(Arc::new(
+        Field::new(BREACH_COUNT, DataType::UInt32, false).with_metadata(description_metadata(
+            "How many rules of the record's JSON Schema its values break",
+        )),
+    ));
+    all.push(Arc::new(
+        Field::new(BREACHES, DataType::Utf8, true).with_metadata(json_metadata(
+            description_metadata(
+                "The rules of the record's JSON Schema its values break, each with the value's \
+                 path, the keyword and the value (JSON text)",
             ),
         )),
     ));
@@ -402,6 +423,15 @@ pub fn record_batch<T: Columnar + Record>(records: &[T]) -> Result<RecordBatch, 
     columns.push(json_column(records.iter().map(|r| {
         let m = r.mismatches();
         (!m.is_empty()).then_some(m)
+    })));
+    let counts: UInt32Array = records
+        .iter()
+        .map(|r| Some(u32::try_from(r.breaches().len()).unwrap_or(u32::MAX)))
+        .collect();
+    columns.push(Arc::new(counts));
+    columns.push(json_column(records.iter().map(|r| {
+        let b = r.breaches();
+        (!b.is_empty()).then_some(b)
     })));
     RecordBatch::try_new(schema::<T>(), columns)
 }

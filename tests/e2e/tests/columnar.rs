@@ -82,7 +82,8 @@ fn restore_object<'a>(fields: impl Iterator<Item = &'a Field>, m: &mut Map<Strin
     }
 }
 
-/// A row read back, decoded into `T` again, with its mismatches from `_mismatches`.
+/// A row read back, decoded into `T` again, with its mismatches from `_mismatches` (and its
+/// breaches, which decoding finds again, checked against `_breaches`).
 fn decode_row<T: columnar::Columnar + Record + serde::de::DeserializeOwned>(
     mut row: Map<String, Value>,
 ) -> T {
@@ -94,8 +95,16 @@ fn decode_row<T: columnar::Columnar + Record + serde::de::DeserializeOwned>(
         None => Vec::new(),
     };
     assert_eq!(count, json!(mismatches.len()));
+    let count = row.remove(columnar::BREACH_COUNT).unwrap();
+    let breaches: Vec<agents_runtime::Breach> = match row.remove(columnar::BREACHES) {
+        Some(v) => serde_json::from_value(v).unwrap(),
+        None => Vec::new(),
+    };
+    assert_eq!(count, json!(breaches.len()));
     let mut record: T = serde_json::from_value(Value::Object(row)).unwrap();
     record.set_mismatches(mismatches);
+    // Decoding again finds the same breaches the file recorded.
+    assert_eq!(record.breaches(), breaches);
     record
 }
 
@@ -128,10 +137,19 @@ fn the_schema_comes_from_the_types_with_json_names_and_descriptions() {
         .fields()
         .iter()
         .rev()
-        .take(3)
+        .take(5)
         .map(|f| f.name().as_str())
         .collect();
-    assert_eq!(last, ["_mismatches", "_mismatch_count", "_unknown_fields"]);
+    assert_eq!(
+        last,
+        [
+            "_breaches",
+            "_breach_count",
+            "_mismatches",
+            "_mismatch_count",
+            "_unknown_fields"
+        ]
+    );
 }
 
 #[test]

@@ -1,0 +1,269 @@
+//! What a batch's records hold, field by field: how many records fill each field, how many
+//! leave it empty (absent or `null`), and which rules of the agent's JSON Schema its values
+//! break, by keyword. `cargo agents batch` prints the table when it ends; `cargo agents fields
+//! OUT` prints it again from a finished JSONL or Parquet output, from the `_breaches` each
+//! record carries (in Parquet, with the typed values' `_mismatches`, which are `type` breaches
+//! the typed columns could not hold).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::ExitCode;
+
+use agents_runtime::Breach;
+use serde_json::{Map, Value, json};
+
+use crate::global::{Failure, Global};
+
+/// The columns of a results line that are not the record's fields.
+pub const BOOKKEEPING: [&str; 4] = ["_row", "_task_id", "_input", BREACHES];
+
+/// A results line's breaches of the agent's output schema (JSONL and CSV; Parquet has the
+/// runtime's column of the same name).
+pub const BREACHES: &str = "_breaches";
+
+/// One field's counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Records with a value other than `null`.
+    pub filled: u64,
+    /// Records without one.
+    pub empty: u64,
+    /// Breaches in the field, by keyword.
+    pub breaches: BTreeMap<String, u64>,
+}
+
+/// The table: fields by name (a finished JSONL output does not keep the schema's order), the
+/// breaches of rules about a record as a whole first, under `(record)`.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    records: u64,
+    fields: BTreeMap<String, Counts>,
+}
+
+/// The row of rules about the record as a whole (`required`, `minProperties`, a root `oneOf`).
+const WHOLE: &str = "(record)";
+
+impl Table {
+    /// A table whose rows start as the schema's fields, so that a field no record fills is
+    /// counted too (a JSONL output cannot say so afterwards; a Parquet one can).
+    pub fn new<'a>(fields: impl IntoIterator<Item = &'a String>) -> Table {
+        Table {
+            records: 0,
+            fields: fields
+                .into_iter()
+                .map(|f| (f.clone(), Counts::default()))
+                .collect(),
+        }
+    }
+
+    /// Counts one record (its fields, without the bookkeeping columns) and its breaches.
+    pub fn add(&mut self, record: &Map<String, Value>, breaches: &[Breach]) {
+        self.records += 1;
+        for name in record.keys() {
+            if BOOKKEEPING.contains(&name.as_str()) {
+                continue;
+            }
+            self.fields.entry(name.clone()).or_insert_with(|| Counts {
+                // Records counted before this field was first seen did not have it.
+                empty: self.records - 1,
+                ..Counts::default()
+            });
+        }
+        for (name, counts) in &mut self.fields {
+            if name == WHOLE {
+                continue;
+            }
+            match record.get(name) {
+                Some(v) if !v.is_null() => counts.filled += 1,
+                _ => counts.empty += 1,
+            }
+        }
+        self.count_breaches(breaches);
+    }
+
+    /// Counts `records` records at once, with how many of them fill `field` (a column of a
+    /// Parquet file, say).
+    pub fn count_column(&mut self, field: &str, filled: u64, empty: u64) {
+        let counts = self.fields.entry(field.to_owned()).or_default();
+        counts.filled += filled;
+        counts.empty += empty;
+    }
+
+    /// Counts records whose fields are counted by [`Table::count_column`].
+    pub fn count_records(&mut self, records: u64) {
+        self.records += records;
+    }
+
+    /// Counts one record's breaches, each in the field it is in.
+    pub fn count_breaches(&mut self, breaches: &[Breach]) {
+        for b in breaches {
+            let field = b.field().unwrap_or_else(|| WHOLE.to_owned());
+            let records = self.records;
+            let counts = self.fields.entry(field).or_insert_with(|| Counts {
+                // A field only a breach names (a required one, absent) is empty so far.
+                empty: records,
+                ..Counts::default()
+            });
+            *counts.breaches.entry(b.keyword.clone()).or_default() += 1;
+        }
+    }
+
+    /// The table as JSON, for `--json`.
+    pub fn to_json(&self) -> Value {
+        let fields: Vec<Value> = self
+            .fields
+            .iter()
+            .map(|(name, c)| {
+                json!({"field": name, "filled": c.filled, "empty": c.empty, "breaches": c.breaches})
+            })
+            .collect();
+        json!({"records": self.records, "fields": fields})
+    }
+
+    /// The rows, by field name.
+    #[cfg(test)]
+    fn get(&self, field: &str) -> Option<&Counts> {
+        self.fields.get(field)
+    }
+}
+
+impl fmt::Display for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let width = self
+            .fields
+            .keys()
+            .map(|k| k.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max("field".len());
+        writeln!(f, "{} records", self.records)?;
+        writeln!(
+            f,
+            "{:width$}  {:>8}  {:>8}  breaches",
+            "field", "filled", "empty"
+        )?;
+        for (name, c) in &self.fields {
+            let breaches: Vec<String> =
+                c.breaches.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            let (filled, empty) = if name == WHOLE {
+                (String::new(), String::new())
+            } else {
+                (c.filled.to_string(), c.empty.to_string())
+            };
+            writeln!(
+                f,
+                "{name:width$}  {filled:>8}  {empty:>8}  {}",
+                breaches.join(", ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `cargo agents fields OUT`: the table of a finished output.
+pub fn fields(cli: &Global, out: &Path) -> Result<ExitCode, Failure> {
+    let table = match out.extension().and_then(|e| e.to_str()) {
+        Some("jsonl" | "ndjson") => from_jsonl(out)?,
+        #[cfg(feature = "parquet")]
+        Some("parquet") => crate::parquet::table(out)?,
+        _ => {
+            return Err(Failure(format!(
+                "{}: read a .jsonl or .parquet output of `cargo agents batch` (.parquet needs \
+                 the `parquet` feature of agents-cli, on by default)",
+                out.display()
+            )));
+        }
+    };
+    print(cli, &table);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the table: as text on standard output, or as JSON with `--json`.
+pub fn print(cli: &Global, table: &Table) {
+    if cli.json {
+        outln!("{}", table.to_json());
+    } else {
+        out!("{table}");
+    }
+}
+
+/// The breaches a results line carries.
+pub fn breaches_of(value: Option<&Value>, at: &dyn Fn() -> String) -> Result<Vec<Breach>, Failure> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            Failure(format!(
+                "{}: `{BREACHES}` is not a list of breaches: {e}",
+                at()
+            ))
+        }),
+    }
+}
+
+fn from_jsonl(path: &Path) -> Result<Table, Failure> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+    let mut table = Table::default();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = || format!("{} line {}", path.display(), i + 1);
+        let Value::Object(record) =
+            serde_json::from_str(&line).map_err(|e| Failure(format!("{}: not JSON: {e}", at())))?
+        else {
+            return Err(Failure(format!("{}: not a JSON object", at())));
+        };
+        let breaches = breaches_of(record.get(BREACHES), &at)?;
+        table.add(&record, &breaches);
+    }
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn breach(path: &str, keyword: &str) -> Breach {
+        Breach {
+            path: path.into(),
+            keyword: keyword.into(),
+            schema_path: String::new(),
+            rule: Value::Null,
+            found: None,
+        }
+    }
+
+    #[test]
+    fn fields_are_counted_filled_empty_and_by_broken_keyword() {
+        let names = ["price".to_owned(), "title".to_owned()];
+        let mut t = Table::new(&names);
+        let r = |v: Value| v.as_object().cloned().unwrap_or_default();
+        t.add(
+            &r(json!({"_row": 1, "price": 47, "title": null})),
+            &[breach("price", "maximum")],
+        );
+        t.add(
+            &r(json!({"_row": 2, "price": 3, "extra": [1]})),
+            &[breach("", "required"), breach("extra[0]", "type")],
+        );
+        assert_eq!(t.get("price").map(|c| (c.filled, c.empty)), Some((2, 0)));
+        assert_eq!(t.get("title").map(|c| (c.filled, c.empty)), Some((0, 2)));
+        // A field first seen in the second record was empty in the first.
+        assert_eq!(t.get("extra").map(|c| (c.filled, c.empty)), Some((1, 1)));
+        assert_eq!(t.get("price").map(|c| c.breaches["maximum"]), Some(1));
+        assert_eq!(t.get(WHOLE).map(|c| c.breaches["required"]), Some(1));
+        assert!(t.get("_row").is_none());
+        let text = t.to_string();
+        assert!(text.starts_with("2 records\n"), "{text}");
+        assert!(text.contains("price"), "{text}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("price") && l.ends_with("maximum 1")),
+            "{text}"
+        );
+    }
+}
