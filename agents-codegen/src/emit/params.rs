@@ -183,6 +183,44 @@ fn validate_body(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
             };
             these.push(check);
         }
+        // A value given with `.param(name, …)` under a declared input's name is read as the
+        // setter's type and checked by the same rules, before anything is sent.
+        if !matches!(f.ty, Ty::Any) {
+            let inner = super::tokens::ty_tokens(&f.ty, agent, p);
+            let setter = if f.required {
+                format!("{}::new(…)", params.ident)
+            } else {
+                format!(".{}(…)", f.ident)
+            };
+            let set = if f.required {
+                quote!(true)
+            } else {
+                quote!(self.#id.is_some())
+            };
+            let bind = match f.ty {
+                Ty::String => quote!(let value = value.as_str();),
+                _ => quote!(let value = &value;),
+            };
+            checks.push(if these.is_empty() {
+                quote! {
+                    if let Some(given) = self.extra.get(#json) {
+                        let set = #set;
+                        let _: Option<#inner> = v.given(#json, #setter, set, given);
+                    }
+                }
+            } else {
+                quote! {
+                    if let Some(given) = self.extra.get(#json) {
+                        let set = #set;
+                        let value: Option<#inner> = v.given(#json, #setter, set, given);
+                        if let Some(value) = value {
+                            #bind
+                            #(#these)*
+                        }
+                    }
+                }
+            });
+        }
         if these.is_empty() {
             continue;
         }

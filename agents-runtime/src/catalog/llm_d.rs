@@ -148,13 +148,42 @@ impl LlmDParams {
     /// Checks the rules of the agent's inputs; every broken rule is reported.
     pub fn validate(&self) -> Result<(), crate::ValidationError> {
         let mut v = crate::validate::Violations::new("llm_d");
+        if let Some(given) = self.extra.get("prompt") {
+            let set = true;
+            let value: Option<String> = v.given("prompt", "LlmDParams::new(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.min_length("prompt", "minimum length 1", value, 1);
+                v.max_length("prompt", "maximum length 10000", value, 10000);
+            }
+        }
         {
             let value = self.prompt.as_str();
             v.min_length("prompt", "minimum length 1", value, 1);
             v.max_length("prompt", "maximum length 10000", value, 10000);
         }
+        if let Some(given) = self.extra.get("country") {
+            let set = self.country.is_some();
+            let value: Option<String> = v.given("country", ".country(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.country_code("country", value);
+            }
+        }
         if let Some(value) = self.country.as_deref() {
             v.country_code("country", value);
+        }
+        if let Some(given) = self.extra.get("locale") {
+            let set = self.locale.is_some();
+            let _: Option<String> = v.given("locale", ".locale(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("tag") {
+            let set = self.tag.is_some();
+            let _: Option<String> = v.given("tag", ".tag(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("parse") {
+            let set = self.parse.is_some();
+            let _: Option<bool> = v.given("parse", ".parse(…)", set, given);
         }
         v.finish()
     }

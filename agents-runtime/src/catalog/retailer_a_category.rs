@@ -138,16 +138,58 @@ impl RetailerACategoryParams {
     /// Checks the rules of the agent's inputs; every broken rule is reported.
     pub fn validate(&self) -> Result<(), crate::ValidationError> {
         let mut v = crate::validate::Violations::new("retailer_a_category");
+        if let Some(given) = self.extra.get("category_url") {
+            let set = true;
+            let value: Option<String> = v.given(
+                "category_url",
+                "RetailerACategoryParams::new(…)",
+                set,
+                given,
+            );
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.min_length("category_url", "minimum length 1", value, 1);
+            }
+        }
         {
             let value = self.category_url.as_str();
             v.min_length("category_url", "minimum length 1", value, 1);
+        }
+        if let Some(given) = self.extra.get("page") {
+            let set = self.page.is_some();
+            let value: Option<u32> = v.given("page", ".page(…)", set, given);
+            if let Some(value) = value {
+                let value = &value;
+                v.minimum("page", "minimum 1", f64::from(*value), 1f64);
+                v.maximum("page", "maximum 100", f64::from(*value), 100f64);
+            }
         }
         if let Some(value) = self.page.as_ref() {
             v.minimum("page", "minimum 1", f64::from(*value), 1f64);
             v.maximum("page", "maximum 100", f64::from(*value), 100f64);
         }
+        if let Some(given) = self.extra.get("country") {
+            let set = self.country.is_some();
+            let value: Option<String> = v.given("country", ".country(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.country_code("country", value);
+            }
+        }
         if let Some(value) = self.country.as_deref() {
             v.country_code("country", value);
+        }
+        if let Some(given) = self.extra.get("locale") {
+            let set = self.locale.is_some();
+            let _: Option<String> = v.given("locale", ".locale(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("tag") {
+            let set = self.tag.is_some();
+            let _: Option<String> = v.given("tag", ".tag(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("parse") {
+            let set = self.parse.is_some();
+            let _: Option<bool> = v.given("parse", ".parse(…)", set, given);
         }
         v.finish()
     }

@@ -370,19 +370,65 @@ impl RetailerBPdpParams {
     pub fn validate(&self) -> Result<(), crate::ValidationError> {
         static PATTERN_0: crate::validate::Pattern = crate::validate::Pattern::new("^[0-9]+$");
         let mut v = crate::validate::Violations::new("retailer_b_pdp");
+        if let Some(given) = self.extra.get("product_id") {
+            let set = true;
+            let value: Option<String> =
+                v.given("product_id", "RetailerBPdpParams::new(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.min_length("product_id", "minimum length 1", value, 1);
+                v.pattern("product_id", "pattern: ^[0-9]+$", value, &PATTERN_0);
+            }
+        }
         {
             let value = self.product_id.as_str();
             v.min_length("product_id", "minimum length 1", value, 1);
             v.pattern("product_id", "pattern: ^[0-9]+$", value, &PATTERN_0);
         }
+        if let Some(given) = self.extra.get("zip_code") {
+            let set = self.zip_code.is_some();
+            let value: Option<String> = v.given("zip_code", ".zip_code(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.min_length("zip_code", "minimum length 1", value, 1);
+            }
+        }
         if let Some(value) = self.zip_code.as_deref() {
             v.min_length("zip_code", "minimum length 1", value, 1);
+        }
+        if let Some(given) = self.extra.get("store_id") {
+            let set = self.store_id.is_some();
+            let value: Option<String> = v.given("store_id", ".store_id(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.min_length("store_id", "minimum length 1", value, 1);
+            }
         }
         if let Some(value) = self.store_id.as_deref() {
             v.min_length("store_id", "minimum length 1", value, 1);
         }
+        if let Some(given) = self.extra.get("country") {
+            let set = self.country.is_some();
+            let value: Option<String> = v.given("country", ".country(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.country_code("country", value);
+            }
+        }
         if let Some(value) = self.country.as_deref() {
             v.country_code("country", value);
+        }
+        if let Some(given) = self.extra.get("locale") {
+            let set = self.locale.is_some();
+            let _: Option<String> = v.given("locale", ".locale(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("tag") {
+            let set = self.tag.is_some();
+            let _: Option<String> = v.given("tag", ".tag(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("parse") {
+            let set = self.parse.is_some();
+            let _: Option<bool> = v.given("parse", ".parse(…)", set, given);
         }
         v.finish()
     }

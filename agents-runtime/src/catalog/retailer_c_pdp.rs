@@ -361,17 +361,55 @@ impl RetailerCPdpParams {
     pub fn validate(&self) -> Result<(), crate::ValidationError> {
         static PATTERN_0: crate::validate::Pattern = crate::validate::Pattern::new("^[0-9]{5,12}$");
         let mut v = crate::validate::Violations::new("retailer_c_pdp");
+        if let Some(given) = self.extra.get("sku") {
+            let set = true;
+            let value: Option<String> = v.given("sku", "RetailerCPdpParams::new(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.min_length("sku", "minimum length 5", value, 5);
+                v.max_length("sku", "maximum length 12", value, 12);
+                v.pattern("sku", "pattern: ^[0-9]{5,12}$", value, &PATTERN_0);
+            }
+        }
         {
             let value = self.sku.as_str();
             v.min_length("sku", "minimum length 5", value, 5);
             v.max_length("sku", "maximum length 12", value, 12);
             v.pattern("sku", "pattern: ^[0-9]{5,12}$", value, &PATTERN_0);
         }
+        if let Some(given) = self.extra.get("zip_code") {
+            let set = self.zip_code.is_some();
+            let value: Option<String> = v.given("zip_code", ".zip_code(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.min_length("zip_code", "minimum length 1", value, 1);
+            }
+        }
         if let Some(value) = self.zip_code.as_deref() {
             v.min_length("zip_code", "minimum length 1", value, 1);
         }
+        if let Some(given) = self.extra.get("country") {
+            let set = self.country.is_some();
+            let value: Option<String> = v.given("country", ".country(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.country_code("country", value);
+            }
+        }
         if let Some(value) = self.country.as_deref() {
             v.country_code("country", value);
+        }
+        if let Some(given) = self.extra.get("locale") {
+            let set = self.locale.is_some();
+            let _: Option<String> = v.given("locale", ".locale(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("tag") {
+            let set = self.tag.is_some();
+            let _: Option<String> = v.given("tag", ".tag(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("parse") {
+            let set = self.parse.is_some();
+            let _: Option<bool> = v.given("parse", ".parse(…)", set, given);
         }
         v.finish()
     }

@@ -225,19 +225,65 @@ impl SearchEngineMapsSearchParams {
     /// Checks the rules of the agent's inputs; every broken rule is reported.
     pub fn validate(&self) -> Result<(), crate::ValidationError> {
         let mut v = crate::validate::Violations::new("search_engine_maps_search");
+        if let Some(given) = self.extra.get("query") {
+            let set = true;
+            let value: Option<String> =
+                v.given("query", "SearchEngineMapsSearchParams::new(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.min_length("query", "minimum length 1", value, 1);
+            }
+        }
         {
             let value = self.query.as_str();
             v.min_length("query", "minimum length 1", value, 1);
+        }
+        if let Some(given) = self.extra.get("page") {
+            let set = self.page.is_some();
+            let value: Option<u32> = v.given("page", ".page(…)", set, given);
+            if let Some(value) = value {
+                let value = &value;
+                v.minimum("page", "minimum 1", f64::from(*value), 1f64);
+                v.maximum("page", "maximum 100", f64::from(*value), 100f64);
+            }
         }
         if let Some(value) = self.page.as_ref() {
             v.minimum("page", "minimum 1", f64::from(*value), 1f64);
             v.maximum("page", "maximum 100", f64::from(*value), 100f64);
         }
+        if let Some(given) = self.extra.get("zip_code") {
+            let set = self.zip_code.is_some();
+            let value: Option<String> = v.given("zip_code", ".zip_code(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.min_length("zip_code", "minimum length 1", value, 1);
+            }
+        }
         if let Some(value) = self.zip_code.as_deref() {
             v.min_length("zip_code", "minimum length 1", value, 1);
         }
+        if let Some(given) = self.extra.get("country") {
+            let set = self.country.is_some();
+            let value: Option<String> = v.given("country", ".country(…)", set, given);
+            if let Some(value) = value {
+                let value = value.as_str();
+                v.country_code("country", value);
+            }
+        }
         if let Some(value) = self.country.as_deref() {
             v.country_code("country", value);
+        }
+        if let Some(given) = self.extra.get("locale") {
+            let set = self.locale.is_some();
+            let _: Option<String> = v.given("locale", ".locale(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("tag") {
+            let set = self.tag.is_some();
+            let _: Option<String> = v.given("tag", ".tag(…)", set, given);
+        }
+        if let Some(given) = self.extra.get("parse") {
+            let set = self.parse.is_some();
+            let _: Option<bool> = v.given("parse", ".parse(…)", set, given);
         }
         v.finish()
     }

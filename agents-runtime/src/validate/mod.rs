@@ -202,6 +202,46 @@ impl Violations {
         }
     }
 
+    /// A value given with `.param(param, …)` for an input the agent declares: the value read
+    /// as the input's type (the one `typed`, its setter or constructor, takes), or `None` with
+    /// the violation recorded. `set` says the input is also set by its setter (or is required):
+    /// one of the two would be lost, so that is a violation too.
+    pub fn given<T>(
+        &mut self,
+        param: &str,
+        typed: &str,
+        set: bool,
+        given: &serde_json::Value,
+    ) -> Option<T>
+    where
+        T: serde::de::DeserializeOwned,
+    {
+        if set {
+            self.push(
+                param,
+                "set once",
+                format!(
+                    "`{param}` is given by `.param(\"{param}\", …)` and set by its setter or \
+                     constructor as well; set it once, with `{typed}`"
+                ),
+            );
+        }
+        match T::deserialize(given) {
+            Ok(value) => Some(value),
+            Err(e) => {
+                self.push(
+                    param,
+                    "type",
+                    format!(
+                        "{given} given by `.param(\"{param}\", …)` is not what the input takes \
+                         ({e}); use `{typed}`, which takes the input's type"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
     /// The value is an ISO 3166-1 alpha-2 country code (two ASCII letters).
     pub fn country_code(&mut self, param: &str, value: &str) {
         if value.len() != 2 || !value.bytes().all(|b| b.is_ascii_alphabetic()) {

@@ -107,7 +107,31 @@ async fn validation_stops_a_bad_request_before_it_is_sent() {
         matches!(err, Error::InvalidOption { option: "url", .. }),
         "{err}"
     );
+    // `.param()` under a declared input's name is checked as the typed setter is: its type,
+    // its rules, and that it is not set twice; the message names the setter to use.
+    let err = c
+        .run(RetailerASerpParams::new("kettle").param("page", "two"))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("page") && err.to_string().contains("use `.page(…)`"),
+        "{err}"
+    );
+    let err = c
+        .run(RetailerASerpParams::new("kettle").param("page", 0))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("minimum 1"), "{err}");
+    let err = c
+        .run(RetailerASerpParams::new("kettle").page(2).param("page", 3))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("set it once"), "{err}");
     assert_eq!(e.requests_seen(KEY), 0, "the emulator saw nothing");
+    // Given right, it is sent as given.
+    c.run(RetailerASerpParams::new("kettle").param("page", 2))
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
