@@ -62,7 +62,8 @@ pub(super) fn params(
             #new
             #validate
             #(#setters)*
-            /// Adds a parameter the agent record does not declare; it is sent as given.
+            /// Adds a parameter the agent record does not declare; it is sent as given. A
+            /// declared input's name is checked by `validate()` as its setter's value is.
             #[must_use]
             pub fn param(mut self, name: impl Into<String>, value: impl Into<#rt::Value>) -> Self {
                 self.extra.insert(name.into(), value.into());

@@ -441,7 +441,8 @@ impl RetailerDPdpParams {
         self.parse = Some(value);
         self
     }
-    /// Adds a parameter the agent record does not declare; it is sent as given.
+    /// Adds a parameter the agent record does not declare; it is sent as given. A
+    /// declared input's name is checked by `validate()` as its setter's value is.
     #[must_use]
     pub fn param(mut self, name: impl Into<String>, value: impl Into<crate::Value>) -> Self {
         self.extra.insert(name.into(), value.into());
