@@ -211,12 +211,7 @@ pub fn lower(
         let mut unions = Vec::new();
         // The document references resolve in: a JSON Schema record's own, or for a `/v1`
         // record an object of its descriptors.
-        let mut doc = record
-            .output_document
-            .as_deref()
-            .cloned()
-            .unwrap_or_default();
-        doc.properties = Some(record.output_schema.clone().unwrap_or_default());
+        let doc = record.output_document_read();
         let mut lowerer = Lowerer {
             agent: &record.name,
             doc: &doc,

@@ -138,12 +138,7 @@ pub fn seed(record: &AgentRecord, params: &Map<String, Value>, pages: u32) -> u6
 /// `data.parsing` for a request with this seed: records made from the agent's whole output
 /// document, so that what its fields refer to (`$defs`) is followed.
 pub fn parsing(record: &AgentRecord, seed: u64) -> Value {
-    let mut document = record
-        .output_document
-        .as_deref()
-        .cloned()
-        .unwrap_or_default();
-    document.properties = Some(record.output_schema.clone().unwrap_or_default());
+    let document = record.output_document_read();
     if is_list(record) {
         Value::Array(
             (0..LIST_LEN)

@@ -442,6 +442,15 @@ impl SchemaType {
 }
 
 impl AgentRecord {
+    /// The whole output document, read: `output_document` with the descriptors as its
+    /// `properties` — what the descriptors' references (`#/$defs/…`) resolve in. For a `/v1`
+    /// record, an object of its descriptors.
+    pub fn output_document_read(&self) -> FieldSchema {
+        let mut doc = self.output_document.as_deref().cloned().unwrap_or_default();
+        doc.properties = Some(self.output_schema.clone().unwrap_or_default());
+        doc
+    }
+
     /// True when the agent accepts localization: the feature flag, or an input marked
     /// `is_localization_param`.
     pub fn supports_localization(&self) -> bool {

@@ -5,22 +5,11 @@
 //! written, and every record a run of it answers validates against its output schema.
 
 use agents_runtime::{ApiVersion, Client};
+use agents_test_support::instances::Offline;
 use agents_test_support::workspace_root;
 use agents_tests_e2e::{client_for, start};
 use futures::TryStreamExt;
 use serde_json::Value;
-
-/// Nothing leaves loopback: a reference to another document on the web allows anything.
-struct Offline;
-
-impl jsonschema::Retrieve for Offline {
-    fn retrieve(
-        &self,
-        _uri: &jsonschema::Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(Value::Bool(true))
-    }
-}
 
 const UNCOMPILABLE: [&str; 2] = ["shop_v2", "drone_ci"];
 
