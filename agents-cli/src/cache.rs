@@ -153,17 +153,6 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
             cached.push(record);
         }
     }
-    // Each schema is checked as `generate` checks it, alone (two agents' type names meet only
-    // in generation, where --rename settles them): a problem in one is an error or a warning
-    // here too, before the live API is asked anything.
-    for record in &cached {
-        crate::generate::bindings(
-            &cli.dir,
-            Some(std::slice::from_ref(&record.name)),
-            "agents_runtime",
-            &crate::generate::Overrides::default(),
-        )?;
-    }
     let c = client(cli)?;
     // A record cached from a `/v2` template is compared with the template's published version,
     // whatever the command's default interface.

@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::ExitCode;
 
 use agents_runtime::Breach;
 use serde_json::{Map, Value, json};
@@ -162,24 +161,6 @@ impl fmt::Display for Table {
     }
 }
 
-/// `cargo agents fields OUT`: the table of a finished output.
-pub fn fields(cli: &Global, out: &Path) -> Result<ExitCode, Failure> {
-    let table = match out.extension().and_then(|e| e.to_str()) {
-        Some("jsonl" | "ndjson") => from_jsonl(out)?,
-        #[cfg(feature = "parquet")]
-        Some("parquet") => crate::parquet::table(out)?,
-        _ => {
-            return Err(Failure(format!(
-                "{}: read a .jsonl or .parquet output of `cargo agents batch` (.parquet needs \
-                 the `parquet` feature of agents-cli, on by default)",
-                out.display()
-            )));
-        }
-    };
-    print(cli, &table);
-    Ok(ExitCode::SUCCESS)
-}
-
 /// Prints the table: as text on standard output, or as JSON with `--json`.
 pub fn print(cli: &Global, table: &Table) {
     if cli.json {
@@ -202,7 +183,8 @@ pub fn breaches_of(value: Option<&Value>, at: &dyn Fn() -> String) -> Result<Vec
     }
 }
 
-fn from_jsonl(path: &Path) -> Result<Table, Failure> {
+/// The table of a finished JSONL output, from each line's fields and `_breaches`.
+pub fn from_jsonl(path: &Path) -> Result<Table, Failure> {
     let file = std::fs::File::open(path)
         .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
     let mut table = Table::default();

@@ -102,6 +102,28 @@ pub(crate) fn bindings(
     Ok(source)
 }
 
+/// Checks every cached schema (or those of `names`) as `generate` checks it, each alone (two
+/// agents' type names meet only in generation, where --rename settles them): a problem in one
+/// is an error, or a warning on standard error. `check` runs it before asking the live API.
+pub(crate) fn check_schemas(dir: &Path, names: &[String]) -> Result<(), Failure> {
+    let files = agents_codegen::schema_files(dir).map_err(|d| Failure(d.to_string()))?;
+    for file in files {
+        let name = agents_codegen::load_file(&file)
+            .map_err(|d| Failure(d.to_string()))?
+            .record
+            .name;
+        if names.is_empty() || names.contains(&name) {
+            bindings(
+                dir,
+                Some(std::slice::from_ref(&name)),
+                "agents_runtime",
+                &Overrides::default(),
+            )?;
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn generate(
     cli: &Global,
     out: Option<&Path>,

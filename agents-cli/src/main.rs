@@ -155,6 +155,24 @@ enum Command {
     Research(research::ResearchArgs),
 }
 
+/// `cargo agents fields OUT`: the field table of a finished output.
+fn fields_of(cli: &Global, out: &std::path::Path) -> Result<ExitCode, Failure> {
+    let table = match out.extension().and_then(|e| e.to_str()) {
+        Some("jsonl" | "ndjson") => fields::from_jsonl(out)?,
+        #[cfg(feature = "parquet")]
+        Some("parquet") => parquet::table(out)?,
+        _ => {
+            return Err(Failure(format!(
+                "{}: read a .jsonl or .parquet output of `cargo agents batch` (.parquet needs \
+                 the `parquet` feature of agents-cli, on by default)",
+                out.display()
+            )));
+        }
+    };
+    fields::print(cli, &table);
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Writes to standard output; a reader that went away ends the process with success (nothing is
 /// left to say to anyone), any other failure with an error.
 fn write_out(args: std::fmt::Arguments<'_>) {
@@ -228,8 +246,11 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
             runtime,
             overrides,
         } => generate::generate(cli, out.as_deref(), runtime, overrides),
-        Command::Check { names } => cache::check(cli, names).await,
-        Command::Fields { out } => fields::fields(cli, out),
+        Command::Check { names } => {
+            generate::check_schemas(&cli.dir, names)?;
+            cache::check(cli, names).await
+        }
+        Command::Fields { out } => fields_of(cli, out),
         Command::Jobs(command) => jobs::jobs(cli, command).await,
         Command::Research(args) => research::research(cli, args).await,
         Command::GenerateAgent {
