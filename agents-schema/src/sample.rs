@@ -30,6 +30,10 @@ pub fn record_with_arrays(
 ) -> Value {
     let mut out = Map::with_capacity(schema.len());
     for (name, field) in schema {
+        // A property no value may have (`false`) is left out.
+        if field.is_never() {
+            continue;
+        }
         out.insert(
             name.clone(),
             value_with_arrays(name, field, mix(seed, name), array_len),
@@ -93,6 +97,12 @@ fn inline(
         // A recursive list stops empty.
         out.max_items = Some(0);
     }
+    // A map's values follow `additionalProperties`; a recursive one stops empty.
+    out.additional_properties = match target.additional_properties.as_deref() {
+        Some(a) if cut(a, budget) => Some(Box::new(FieldSchema::never())),
+        Some(a) => Some(Box::new(inline(a, root, depth, budget))),
+        None => None,
+    };
     out.properties = target.properties.as_ref().map(|props| {
         props
             .iter()
@@ -254,6 +264,27 @@ fn bounds(name: &str, field: &FieldSchema) -> (f64, f64) {
     let (lo, hi) = Kind::of(name).range();
     let lo = field.minimum.unwrap_or(lo);
     let hi = field.maximum.unwrap_or(hi.max(lo + 1.0));
+    // Exclusive bounds: a hundredth of the range inside them.
+    let (lo, hi) = match (field.exclusive_minimum, field.exclusive_maximum) {
+        (None, None) => (lo, hi),
+        (x_lo, x_hi) => {
+            let lo = x_lo.map_or(lo, |x| lo.max(x));
+            let hi = x_hi.map_or(hi, |x| hi.min(x));
+            let step = ((hi - lo).abs() / 100.0).max(f64::EPSILON);
+            (
+                if x_lo.is_some_and(|x| lo <= x) {
+                    lo + step
+                } else {
+                    lo
+                },
+                if x_hi.is_some_and(|x| hi >= x) {
+                    hi - step
+                } else {
+                    hi
+                },
+            )
+        }
+    };
     (lo, hi.max(lo))
 }
 

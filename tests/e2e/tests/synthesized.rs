@@ -137,4 +137,4 @@ async fn the_corpus_keeps_its_text_and_more_of_its_records_validate() {
 }
 
 /// Templates of the corpus whose records all validate, as measured (ratchet: raise it).
-const VALID_CORPUS_FLOOR: usize = 7;
+const VALID_CORPUS_FLOOR: usize = 8;
