@@ -1,6 +1,7 @@
 //! `cargo agents`: run agents (once, or over a file of inputs with resume), fetch agent schemas
-//! into `schemas/`, generate bindings, check the cache for drift against the live API, generate
-//! custom agents from a prompt, run jobs, and ask research agents questions.
+//! into `schemas/`, generate bindings, check the cache for drift against the live API, publish
+//! schema files as templates, generate custom agents from a prompt, run jobs, and ask research
+//! agents questions.
 //!
 //! Reads `AGENTS_API_KEY`, `AGENTS_BASE_URL` and `AGENTS_REDIS_URL` (a rate limit shared with
 //! the other processes on the key; feature `redis`) like the runtime. `--json` prints one JSON
@@ -37,6 +38,7 @@ mod jobs;
 mod output;
 #[cfg(feature = "parquet")]
 mod parquet;
+mod publish;
 mod research;
 use serde_json::json;
 
@@ -118,6 +120,17 @@ enum Command {
         runtime: String,
         #[command(flatten)]
         overrides: generate::Overrides,
+    },
+    /// Templates as code (`/v2`): make each schema file's template say what the file says —
+    /// created if absent, the next version published if a schema changed, left alone if not.
+    /// Files are `NAME.output.schema.json` (with `NAME.input.schema.json` beside it) or records
+    /// `NAME.json`; each is checked as `generate` checks it before anything is sent.
+    Publish {
+        /// Schema files, or directories of them (default: the schema directory).
+        paths: Vec<PathBuf>,
+        /// Only say what would change (create, update version N, unchanged); change nothing.
+        #[arg(long)]
+        plan: bool,
     },
     /// Compare cached schemas with the live API, field by field; exit 1 on drift.
     Check {
@@ -251,6 +264,7 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
             cache::check(cli, names).await
         }
         Command::Fields { out } => fields_of(cli, out),
+        Command::Publish { paths, plan } => publish::publish(cli, paths, *plan).await,
         Command::Jobs(command) => jobs::jobs(cli, command).await,
         Command::Research(args) => research::research(cli, args).await,
         Command::GenerateAgent {

@@ -94,25 +94,7 @@ impl Printer {
         let Some(schema) = schema else {
             return self.wrapped(rt, "record", syn::Item::Struct(item), None);
         };
-        let mut hashes = String::from("#");
-        while schema.contains(&format!("\"{hashes}")) {
-            hashes.push('#');
-        }
-        let mut head = String::from("    #![schema = r");
-        head.push_str(&hashes);
-        head.push('"');
-        for (i, line) in schema.lines().enumerate() {
-            if i > 0 {
-                head.push('\n');
-                // Indented with the struct: the spaces are JSON whitespace (pretty JSON has no
-                // raw newline inside a string), so the schema is unchanged.
-                head.push_str("    ");
-            }
-            head.push_str(line);
-        }
-        head.push('"');
-        head.push_str(&hashes);
-        head.push_str("]\n");
+        let head = format!("    #![schema = {}]\n", raw_json(schema, "    "));
         self.wrapped(rt, "record", syn::Item::Struct(item), Some(&head));
     }
 
@@ -196,4 +178,25 @@ fn macro_body(input: syn::parse::ParseStream<'_>) -> syn::Result<(Option<String>
         _ => None,
     });
     Ok((schema, input.parse()?))
+}
+
+/// Pretty-printed JSON `json` as a raw string literal (with as many `#` as it needs), each line
+/// after the first indented by `indent` so it lines up with the code around it: the spaces are
+/// JSON whitespace (pretty JSON has no raw newline inside a string), so the JSON is unchanged.
+pub(crate) fn raw_json(json: &str, indent: &str) -> String {
+    let mut hashes = String::from("#");
+    while json.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    let mut out = format!("r{hashes}\"");
+    for (i, line) in json.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
+    out.push('"');
+    out.push_str(&hashes);
+    out
 }

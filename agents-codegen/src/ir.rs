@@ -47,6 +47,8 @@ pub struct AgentIr {
     pub page: Option<usize>,
     /// The output's JSON Schema as JSON text, which the output record carries and checks.
     pub output_schema: String,
+    /// The inputs' JSON Schema as JSON text, which the `Agent` impl carries (to publish it).
+    pub input_schema: String,
 }
 
 /// A generated struct of output data.
@@ -266,7 +268,8 @@ pub fn lower(
             params,
             localized: record.supports_localization(),
             page,
-            output_schema: output_schema_text(&output_schema.bundled()),
+            output_schema: schema_text(&output_schema.bundled()),
+            input_schema: schema_text(&agents_schema::json_schema::input_schema(record)),
         });
     }
 
@@ -305,11 +308,11 @@ fn check_schema(
     schema
 }
 
-/// The output JSON Schema `schema`, pretty-printed (it is read in generated files), with
+/// A JSON Schema document `schema`, pretty-printed (it is read in generated files), with
 /// control and bidirectional characters written as `\u` escapes: the same JSON, and rustc
 /// refuses them in a literal. A raw newline in pretty JSON is always between tokens (serde_json
 /// escapes the ones inside strings), so it stays.
-fn output_schema_text(schema: &Value) -> String {
+fn schema_text(schema: &Value) -> String {
     let text = serde_json::to_string_pretty(schema).unwrap_or_else(|_| "true".to_owned());
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

@@ -13,6 +13,10 @@ pub trait Agent:
 {
     /// The agent name used in calls (`retailer_a_pdp`).
     const NAME: &'static str;
+    /// The JSON Schema of the agent's inputs (its params), as the generator read it: what
+    /// `Client::publish` sends as the template's `input_schema`. The
+    /// output's is [`Record::schema_text`].
+    const INPUT_SCHEMA: &'static str;
     /// The generated parameters type.
     type Params: AgentParams<Agent = Self>;
 }

@@ -154,6 +154,7 @@ pub mod prelude {
     pub use crate::client::{
         Client, ClientBuilder, Error, ErrorKind, WaitOptions,
         generation::GenerationRequest,
+        publish::{Published, TemplateSource},
         run::{Delivery, Format, RunOptions, RunResult},
     };
     pub use crate::{Agent, AgentParams, Localized, Paginated, Record};

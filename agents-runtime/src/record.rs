@@ -190,6 +190,9 @@ macro_rules! record {
                     static SCHEMA: ::std::sync::OnceLock<$crate::Schema> = ::std::sync::OnceLock::new();
                     ::core::option::Option::Some($crate::__private::decode::compiled(&SCHEMA, $schema))
                 }
+                fn schema_text() -> ::core::option::Option<&'static str> {
+                    ::core::option::Option::Some($schema)
+                }
             )?
         }
 

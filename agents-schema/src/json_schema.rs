@@ -28,7 +28,14 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 pub fn input_schema(record: &AgentRecord) -> Value {
     if let Some(written) = &record.written.input
         && FieldSchema::from_document(written).is_ok_and(|doc| {
-            Some(crate::inputs::from_json_schema(&doc)) == record.input_properties
+            // By name: the written document is kept as a value, whose keys are sorted, and the
+            // record keeps the order the text had.
+            let by_name = |mut inputs: Vec<crate::InputProperty>| {
+                inputs.sort_by(|a, b| a.name.cmp(&b.name));
+                inputs
+            };
+            Some(by_name(crate::inputs::from_json_schema(&doc)))
+                == record.input_properties.clone().map(by_name)
                 && doc.extra.get("x-feature-flags").cloned()
                     == record
                         .feature_flags

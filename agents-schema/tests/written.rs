@@ -94,3 +94,23 @@ fn a_changed_record_describes_only_what_changed() {
         "added by a refinement"
     );
 }
+
+/// A pair of files read as the generator reads them (the text's order of properties kept)
+/// gives its input document back too.
+#[test]
+fn a_pair_of_files_gives_its_input_document_back() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(|p| p.join("tests").join("json-schema"))
+        .unwrap_or_default();
+    let loaded = agents_schema::files::load_file(&root.join("review.output.schema.json"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        json_schema::input_schema(&loaded.record),
+        read(&root.join("review.input.schema.json"))
+    );
+    assert_eq!(
+        json_schema::output_schema(&loaded.record),
+        read(&root.join("review.output.schema.json"))
+    );
+}

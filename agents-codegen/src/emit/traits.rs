@@ -75,6 +75,10 @@ pub(super) fn traits(agent: &AgentIr, p: &Paths) -> TokenStream {
             }
         }
     });
+    // Lined up with the `const` it is the value of; a raw literal, so it reads as JSON.
+    let input_schema: TokenStream = crate::format::raw_json(&agent.input_schema, "    ")
+        .parse()
+        .unwrap_or_else(|_| quote!("true"));
     quote! {
         #version
         #default_impl
@@ -91,6 +95,7 @@ pub(super) fn traits(agent: &AgentIr, p: &Paths) -> TokenStream {
 
         impl #rt::Agent for #output {
             const NAME: &'static str = #name;
+            const INPUT_SCHEMA: &'static str = #input_schema;
             type Params = #params;
         }
         #localized

@@ -230,5 +230,27 @@ impl crate::AgentParams for LlmAParams {
 }
 impl crate::Agent for LlmA {
     const NAME: &'static str = "llm_a";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "prompt": {
+          "description": "The prompt to send",
+          "examples": [
+            "What is the tallest mountain in Europe?"
+          ],
+          "maxLength": 10000,
+          "minLength": 1,
+          "type": "string"
+        }
+      },
+      "required": [
+        "prompt"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": false,
+        "is_pagination_supported": false
+      }
+    }"#;
     type Params = LlmAParams;
 }

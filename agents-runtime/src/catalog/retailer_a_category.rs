@@ -242,6 +242,39 @@ impl crate::AgentParams for RetailerACategoryParams {
 }
 impl crate::Agent for RetailerACategory {
     const NAME: &'static str = "retailer_a_category";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "category_url": {
+          "description": "URL of the category page",
+          "examples": [
+            "https://retailer-a.example/b?node=172282"
+          ],
+          "minLength": 1,
+          "type": "string"
+        },
+        "page": {
+          "default": "1",
+          "description": "Result page number, starting at 1",
+          "examples": [
+            1,
+            2
+          ],
+          "maximum": 100.0,
+          "minimum": 1.0,
+          "type": "number",
+          "x-pagination": true
+        }
+      },
+      "required": [
+        "category_url"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": false,
+        "is_pagination_supported": true
+      }
+    }"#;
     type Params = RetailerACategoryParams;
 }
 impl crate::Paginated for RetailerACategory {

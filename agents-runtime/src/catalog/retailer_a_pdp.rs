@@ -1372,6 +1372,38 @@ impl crate::AgentParams for RetailerAPdpParams {
 }
 impl crate::Agent for RetailerAPdp {
     const NAME: &'static str = "retailer_a_pdp";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "asin": {
+          "description": "Product identifier (ASIN)",
+          "examples": [
+            "B08N5WRWNW"
+          ],
+          "minLength": 1,
+          "type": "string"
+        },
+        "zip_code": {
+          "default": "90210",
+          "description": "ZIP code to localize prices and delivery terms",
+          "examples": [
+            "90210",
+            "10001"
+          ],
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        }
+      },
+      "required": [
+        "asin"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": false
+      }
+    }"#;
     type Params = RetailerAPdpParams;
 }
 impl crate::Localized for RetailerAPdp {}

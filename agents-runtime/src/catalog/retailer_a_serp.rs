@@ -290,6 +290,51 @@ impl crate::AgentParams for RetailerASerpParams {
 }
 impl crate::Agent for RetailerASerp {
     const NAME: &'static str = "retailer_a_serp";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "keyword": {
+          "description": "Search keyword",
+          "examples": [
+            "wireless earbuds"
+          ],
+          "maxLength": 200,
+          "minLength": 1,
+          "type": "string"
+        },
+        "page": {
+          "default": "1",
+          "description": "Result page number, starting at 1",
+          "examples": [
+            1,
+            2
+          ],
+          "maximum": 100.0,
+          "minimum": 1.0,
+          "type": "number",
+          "x-pagination": true
+        },
+        "zip_code": {
+          "default": "90210",
+          "description": "ZIP code to localize prices and delivery terms",
+          "examples": [
+            "90210",
+            "10001"
+          ],
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        }
+      },
+      "required": [
+        "keyword"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": true
+      }
+    }"#;
     type Params = RetailerASerpParams;
 }
 impl crate::Localized for RetailerASerp {}

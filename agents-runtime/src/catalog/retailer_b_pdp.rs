@@ -487,6 +487,48 @@ impl crate::AgentParams for RetailerBPdpParams {
 }
 impl crate::Agent for RetailerBPdp {
     const NAME: &'static str = "retailer_b_pdp";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "product_id": {
+          "description": "Retailer B item id",
+          "examples": [
+            "5129928603"
+          ],
+          "minLength": 1,
+          "pattern": "^[0-9]+$",
+          "type": "string"
+        },
+        "store_id": {
+          "description": "Store to localize stock and prices",
+          "examples": [
+            "2280"
+          ],
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        },
+        "zip_code": {
+          "default": "90210",
+          "description": "ZIP code to localize prices and delivery terms",
+          "examples": [
+            "90210",
+            "10001"
+          ],
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        }
+      },
+      "required": [
+        "product_id"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": false
+      }
+    }"#;
     type Params = RetailerBPdpParams;
 }
 impl crate::Localized for RetailerBPdp {}

@@ -275,6 +275,48 @@ impl crate::AgentParams for RetailerBSearchParams {
 }
 impl crate::Agent for RetailerBSearch {
     const NAME: &'static str = "retailer_b_search";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "page": {
+          "default": "1",
+          "description": "Result page number, starting at 1",
+          "examples": [
+            1,
+            2
+          ],
+          "maximum": 100.0,
+          "minimum": 1.0,
+          "type": "number",
+          "x-pagination": true
+        },
+        "query": {
+          "description": "Search query",
+          "examples": [
+            "tv"
+          ],
+          "minLength": 1,
+          "type": "string"
+        },
+        "store_id": {
+          "description": "Store to localize stock and prices",
+          "examples": [
+            "2280"
+          ],
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        }
+      },
+      "required": [
+        "query"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": true
+      }
+    }"#;
     type Params = RetailerBSearchParams;
 }
 impl crate::Localized for RetailerBSearch {}

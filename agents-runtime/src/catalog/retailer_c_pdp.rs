@@ -462,6 +462,40 @@ impl crate::AgentParams for RetailerCPdpParams {
 }
 impl crate::Agent for RetailerCPdp {
     const NAME: &'static str = "retailer_c_pdp";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "sku": {
+          "description": "Retailer C SKU",
+          "examples": [
+            "6505727"
+          ],
+          "maxLength": 12,
+          "minLength": 5,
+          "pattern": "^[0-9]{5,12}$",
+          "type": "string"
+        },
+        "zip_code": {
+          "default": "90210",
+          "description": "ZIP code to localize prices and delivery terms",
+          "examples": [
+            "90210",
+            "10001"
+          ],
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        }
+      },
+      "required": [
+        "sku"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": false
+      }
+    }"#;
     type Params = RetailerCPdpParams;
 }
 impl crate::Localized for RetailerCPdp {}

@@ -460,6 +460,39 @@ impl crate::AgentParams for RetailerDPdpParams {
 }
 impl crate::Agent for RetailerDPdp {
     const NAME: &'static str = "retailer_d_pdp";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "store_id": {
+          "description": "Store to localize stock and prices",
+          "examples": [
+            "2280"
+          ],
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        },
+        "url": {
+          "description": "Full product page URL",
+          "examples": [
+            "https://retailer-d.example/p/123"
+          ],
+          "minLength": 1,
+          "type": "string",
+          "x-rules": [
+            "must be a product page URL of the retailer"
+          ]
+        }
+      },
+      "required": [
+        "url"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": false
+      }
+    }"#;
     type Params = RetailerDPdpParams;
 }
 impl crate::Localized for RetailerDPdp {}

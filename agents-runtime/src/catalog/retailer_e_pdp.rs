@@ -454,6 +454,38 @@ impl crate::AgentParams for RetailerEPdpParams {
 }
 impl crate::Agent for RetailerEPdp {
     const NAME: &'static str = "retailer_e_pdp";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "item_id": {
+          "description": "Retailer E item id",
+          "examples": [
+            "1001740851"
+          ],
+          "minLength": 1,
+          "type": "string"
+        },
+        "zip_code": {
+          "default": "90210",
+          "description": "ZIP code to localize prices and delivery terms",
+          "examples": [
+            "90210",
+            "10001"
+          ],
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        }
+      },
+      "required": [
+        "item_id"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": false
+      }
+    }"#;
     type Params = RetailerEPdpParams;
 }
 impl crate::Localized for RetailerEPdp {}

@@ -342,6 +342,45 @@ impl crate::AgentParams for SearchEngineMapsSearchParams {
 }
 impl crate::Agent for SearchEngineMapsSearch {
     const NAME: &'static str = "search_engine_maps_search";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "page": {
+          "default": "1",
+          "description": "Result page number, starting at 1",
+          "examples": [
+            1,
+            2
+          ],
+          "maximum": 100.0,
+          "minimum": 1.0,
+          "type": "number",
+          "x-pagination": true
+        },
+        "query": {
+          "description": "What to look for",
+          "examples": [
+            "coffee near me"
+          ],
+          "minLength": 1,
+          "type": "string"
+        },
+        "zip_code": {
+          "description": "ZIP code to search around",
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        }
+      },
+      "required": [
+        "query"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": true
+      }
+    }"#;
     type Params = SearchEngineMapsSearchParams;
 }
 impl crate::Localized for SearchEngineMapsSearch {}

@@ -500,6 +500,53 @@ impl crate::AgentParams for SearchEngineSearchParams {
 }
 impl crate::Agent for SearchEngineSearch {
     const NAME: &'static str = "search_engine_search";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "num_results": {
+          "default": "10",
+          "description": "Results per page",
+          "maximum": 100.0,
+          "minimum": 1.0,
+          "type": "number"
+        },
+        "page": {
+          "default": "1",
+          "description": "Result page number, starting at 1",
+          "examples": [
+            1,
+            2
+          ],
+          "maximum": 100.0,
+          "minimum": 1.0,
+          "type": "number",
+          "x-pagination": true
+        },
+        "query": {
+          "description": "Search query",
+          "examples": [
+            "best running shoes"
+          ],
+          "maxLength": 2048,
+          "minLength": 1,
+          "type": "string"
+        },
+        "zip_code": {
+          "description": "ZIP code to localize results",
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        }
+      },
+      "required": [
+        "query"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": true
+      }
+    }"#;
     type Params = SearchEngineSearchParams;
 }
 impl crate::Localized for SearchEngineSearch {}

@@ -273,6 +273,33 @@ impl crate::AgentParams for SearchEngineSearchAioParams {
 }
 impl crate::Agent for SearchEngineSearchAio {
     const NAME: &'static str = "search_engine_search_aio";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "query": {
+          "description": "Search query",
+          "examples": [
+            "how do heat pumps work"
+          ],
+          "minLength": 1,
+          "type": "string"
+        },
+        "zip_code": {
+          "description": "ZIP code to localize the overview",
+          "minLength": 1,
+          "type": "string",
+          "x-localization": true
+        }
+      },
+      "required": [
+        "query"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": true,
+        "is_pagination_supported": false
+      }
+    }"#;
     type Params = SearchEngineSearchAioParams;
 }
 impl crate::Localized for SearchEngineSearchAio {}

@@ -308,6 +308,43 @@ impl crate::AgentParams for SocialAAccountParams {
 }
 impl crate::Agent for SocialAAccount {
     const NAME: &'static str = "social_a_account";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "page": {
+          "default": "1",
+          "description": "Result page number, starting at 1",
+          "examples": [
+            1,
+            2
+          ],
+          "maximum": 100.0,
+          "minimum": 1.0,
+          "type": "number",
+          "x-pagination": true
+        },
+        "username": {
+          "description": "Account handle without the @",
+          "examples": [
+            "natgeo"
+          ],
+          "maxLength": 30,
+          "minLength": 1,
+          "type": "string",
+          "x-rules": [
+            "must be an existing public account"
+          ]
+        }
+      },
+      "required": [
+        "username"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": false,
+        "is_pagination_supported": true
+      }
+    }"#;
     type Params = SocialAAccountParams;
 }
 impl crate::Paginated for SocialAAccount {

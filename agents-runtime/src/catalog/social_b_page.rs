@@ -278,5 +278,26 @@ impl crate::AgentParams for SocialBPageParams {
 }
 impl crate::Agent for SocialBPage {
     const NAME: &'static str = "social_b_page";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "page_url": {
+          "description": "URL of the page",
+          "examples": [
+            "https://social-b.example/acme"
+          ],
+          "minLength": 1,
+          "type": "string"
+        }
+      },
+      "required": [
+        "page_url"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": false,
+        "is_pagination_supported": false
+      }
+    }"#;
     type Params = SocialBPageParams;
 }

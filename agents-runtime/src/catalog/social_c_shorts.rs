@@ -267,6 +267,39 @@ impl crate::AgentParams for SocialCShortsParams {
 }
 impl crate::Agent for SocialCShorts {
     const NAME: &'static str = "social_c_shorts";
+    const INPUT_SCHEMA: &'static str = r#"{
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "properties": {
+        "channel": {
+          "description": "Channel handle",
+          "examples": [
+            "@channel"
+          ],
+          "minLength": 2,
+          "type": "string"
+        },
+        "page": {
+          "default": "1",
+          "description": "Result page number, starting at 1",
+          "examples": [
+            1,
+            2
+          ],
+          "maximum": 100.0,
+          "minimum": 1.0,
+          "type": "number",
+          "x-pagination": true
+        }
+      },
+      "required": [
+        "channel"
+      ],
+      "type": "object",
+      "x-feature-flags": {
+        "is_localization_supported": false,
+        "is_pagination_supported": true
+      }
+    }"#;
     type Params = SocialCShortsParams;
 }
 impl crate::Paginated for SocialCShorts {

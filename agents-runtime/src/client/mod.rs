@@ -21,6 +21,7 @@ pub mod media;
 pub mod pages;
 pub mod patch;
 pub mod proxy;
+pub mod publish;
 mod records;
 pub mod research;
 pub mod retry;
@@ -128,11 +129,22 @@ impl Client {
         call: &endpoint::Endpoint,
         instead: &'static str,
     ) -> Result<(), Error> {
+        self.require_for(call.client, version, call, instead)
+    }
+
+    /// [`Client::require`] for a method of this client (`method`) that is built on `call`.
+    pub(crate) fn require_for(
+        &self,
+        method: &'static str,
+        version: ApiVersion,
+        call: &endpoint::Endpoint,
+        instead: &'static str,
+    ) -> Result<(), Error> {
         if self.inner.version == version {
             return Ok(());
         }
         Err(Error::Endpoint(endpoint::PathError::NotInVersion {
-            call: call.client,
+            call: method,
             endpoint: call.name,
             method: call.method,
             version: self.inner.version,

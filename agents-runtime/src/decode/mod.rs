@@ -105,6 +105,13 @@ pub trait Record: Decode + Default + Instance {
     fn schema() -> Option<&'static Schema> {
         None
     }
+    /// The JSON Schema text of a root record, as the generator wrote it (the documents it
+    /// refers to bundled under `$defs`): what [`Record::schema`] is compiled from, and what
+    /// `Client::publish` sends as a template's `output_schema`.
+    /// `None` for records without a schema.
+    fn schema_text() -> Option<&'static str> {
+        None
+    }
 }
 
 /// The schema of a generated record, compiled from its text on first use. The generator wrote

@@ -1,0 +1,153 @@
+//! `cargo agents publish`: templates as code. Each schema file (a `NAME.output.schema.json` with
+//! its `NAME.input.schema.json`, or a record `NAME.json`) is the template `NAME` as it should
+//! be; `--plan` says what would change, without it the service is made to say so (created,
+//! next version published, or left alone).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use agents_runtime::client::publish::{Plan, TemplateSource};
+use agents_schema::json_schema;
+use serde_json::{Value, json};
+
+use crate::generate::{Overrides, bindings};
+use crate::global::{Failure, Global, client_v2};
+
+/// The files `paths` name: each file itself, each directory's schema files.
+fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            files.extend(agents_codegen::schema_files(path).map_err(|d| Failure(d.to_string()))?);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    if files.is_empty() {
+        return Err(Failure(
+            "no schema files to publish: name NAME.output.schema.json files, NAME.json records, \
+             or directories of them"
+                .into(),
+        ));
+    }
+    Ok(files)
+}
+
+/// The template a file describes, checked as the generator checks it first: a schema the
+/// bindings could not be generated from is not published either.
+fn source(file: &Path) -> Result<TemplateSource, Failure> {
+    let record = agents_codegen::load_file(file)
+        .map_err(|d| Failure(d.to_string()))?
+        .record;
+    let dir = file.parent().unwrap_or(Path::new("."));
+    bindings(
+        dir,
+        Some(std::slice::from_ref(&record.name)),
+        "agents_runtime",
+        &Overrides::default(),
+    )?;
+    // What the generated type carries and `Client::publish` sends: the documents as written,
+    // the output with any document it refers to bundled, so both routes compare equal.
+    let output =
+        agents_runtime::check::Schema::compile(&json_schema::output_schema(&record)).bundled();
+    Ok(TemplateSource::new(
+        record.name.clone(),
+        json_schema::input_schema(&record),
+        output,
+    ))
+}
+
+pub(crate) async fn publish(
+    cli: &Global,
+    paths: &[PathBuf],
+    plan_only: bool,
+) -> Result<ExitCode, Failure> {
+    // Relative to where the command runs, as `--dir` is (the generator would read a relative
+    // directory against the package being built).
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let paths: Vec<PathBuf> = if paths.is_empty() {
+        vec![cli.dir.clone()]
+    } else {
+        paths.iter().map(|p| cwd.join(p)).collect()
+    };
+    // Every file is read and checked before anything is sent; their problems come together.
+    let mut sources = Vec::new();
+    let mut problems = Vec::new();
+    for file in files(&paths)? {
+        match source(&file) {
+            Ok(s) => sources.push((file, s)),
+            Err(Failure(message)) => problems.push(message),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Failure(problems.join("\n")));
+    }
+    let client = client_v2(cli, "templates")?;
+    let mut report = Vec::new();
+    let mut failed = false;
+    for (file, source) in sources {
+        let name = source.template_name().to_owned();
+        let done = if plan_only {
+            client
+                .plan_template(&source)
+                .await
+                .map(|plan| (plan, plan.to_string(), None))
+        } else {
+            client
+                .publish_template(source)
+                .await
+                .map(|p| (p.plan, p.to_string(), p.version()))
+        };
+        match done {
+            Ok((plan, line, version)) => {
+                if !cli.json {
+                    // A plan's line names what it would do; a publication's names itself.
+                    if plan_only {
+                        outln!("{name}: {line}");
+                    } else {
+                        outln!("{line}");
+                    }
+                }
+                report.push(json!({
+                    "name": name,
+                    "file": file,
+                    "plan": plan_word(plan),
+                    "version": version.map_or_else(|| json!(plan_version(plan)), |v| json!(v)),
+                    "applied": !plan_only,
+                }));
+            }
+            Err(e) => {
+                failed = true;
+                let message = format!("{}: {name}: {e}", file.display());
+                if !cli.json {
+                    eprintln!("error: {message}");
+                }
+                report.push(json!({ "name": name, "file": file, "error": message }));
+            }
+        }
+    }
+    if cli.json {
+        outln!("{}", json!({ "templates": report }));
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn plan_word(plan: Plan) -> &'static str {
+    match plan {
+        Plan::Create => "create",
+        Plan::Update { .. } => "update",
+        Plan::Unchanged { .. } => "unchanged",
+    }
+}
+
+/// The version a plan was made against (none for a template to create).
+fn plan_version(plan: Plan) -> Value {
+    match plan {
+        Plan::Create => Value::Null,
+        Plan::Update { version, .. } | Plan::Unchanged { version } => json!(version),
+    }
+}

@@ -1,0 +1,139 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! `cargo agents publish` against the emulator over loopback: templates as code — a plan that
+//! changes nothing, then created, unchanged, a new version for a changed file, and a bad file
+//! refused before anything is sent.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use agents_emulator::EmulatorHandle;
+use common::{KEY, emulator, scratch};
+
+async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Output {
+    let mut c = common::command(e, cwd, KEY, args);
+    c.args(["--rate-limit", "0"]);
+    common::output(c).await
+}
+
+fn lines(out: &Output) -> Vec<String> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The user's schema files of `tests/json-schema/` for `names`, copied into `dir`.
+fn copy(dir: &Path, names: &[&str]) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema");
+    for name in names {
+        std::fs::copy(from.join(name), dir.join(name)).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_next_version() {
+    let e = emulator().await;
+    let dir = scratch("publish");
+    let schemas = dir.join("templates");
+    std::fs::create_dir_all(&schemas).unwrap();
+    copy(
+        &schemas,
+        &[
+            "review.output.schema.json",
+            "review.input.schema.json",
+            "price_check.output.schema.json",
+        ],
+    );
+    let v2 = ["--api-version", "v2", "publish", "templates"];
+
+    let plan = [&v2[..], &["--plan"]].concat();
+    let expected = ["price_check: create", "review: create"];
+    assert_eq!(lines(&cargo_agents(&e, &dir, &plan).await), expected);
+    // A plan sends nothing that changes: asked again, the same.
+    assert_eq!(lines(&cargo_agents(&e, &dir, &plan).await), expected);
+
+    assert_eq!(
+        lines(&cargo_agents(&e, &dir, &v2).await),
+        [
+            "price_check: created, version 1",
+            "review: created, version 1"
+        ]
+    );
+    let again = cargo_agents(&e, &dir, &[&v2[..], &["--json"]].concat()).await;
+    let report = common::json(&again);
+    let plans: Vec<(&str, &str, u64)> = report["templates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap(),
+                t["plan"].as_str().unwrap(),
+                t["version"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        plans,
+        [("price_check", "unchanged", 1), ("review", "unchanged", 1)]
+    );
+
+    // The file changes: only its template moves, to the next version.
+    let output = schemas.join("review.output.schema.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    doc["properties"]["stars"]["maximum"] = 10.into();
+    std::fs::write(&output, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    assert_eq!(
+        lines(&cargo_agents(&e, &dir, &plan).await),
+        [
+            "price_check: unchanged, version 1",
+            "review: update version 1 (output schema changed)"
+        ]
+    );
+    assert_eq!(
+        lines(&cargo_agents(&e, &dir, &v2).await),
+        [
+            "price_check: unchanged, version 1",
+            "review: updated, version 1 → 2"
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() {
+    let e = emulator().await;
+    let dir = scratch("publish-bad");
+    copy(
+        &dir,
+        &["review.output.schema.json", "review.input.schema.json"],
+    );
+    std::fs::write(
+        dir.join("typo.output.schema.json"),
+        r#"{"type": "object", "properties": {"when": {"type": "strng"}}}"#,
+    )
+    .unwrap();
+    let before = e.requests_seen(KEY);
+    let out = cargo_agents(&e, &dir, &["--api-version", "v2", "publish", "."]).await;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("typo"), "{err}");
+    assert!(err.contains("/properties/when/type"), "{err}");
+    assert!(err.ends_with('\n'), "{err:?}");
+    assert_eq!(e.requests_seen(KEY), before, "nothing is sent");
+
+    std::fs::remove_file(dir.join("typo.output.schema.json")).unwrap();
+    let out = cargo_agents(&e, &dir, &["--api-version", "v1", "publish", "."]).await;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/v2"), "{err}");
+    assert_eq!(e.requests_seen(KEY), before, "nothing is sent");
+}

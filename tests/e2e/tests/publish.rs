@@ -1,0 +1,126 @@
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
+//! Publishing a template from the type generated from it: created once, unchanged after, a new
+//! version when the schema changes, never a public template overwritten.
+
+use agents_runtime::catalog::RetailerAPdp;
+use agents_runtime::client::publish::{Plan, TemplateSource};
+use agents_runtime::{Agent, ApiVersion, Record};
+use agents_test_support::workspace_root;
+use agents_tests_e2e::{client_for, emulator};
+use agents_tests_generated::json_schema::{Review, ReviewParams};
+use serde_json::Value;
+
+fn file(name: &str) -> Value {
+    let path = workspace_root().join("tests/json-schema").join(name);
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn a_type_publishes_its_template_once_and_a_changed_schema_as_the_next_version() {
+    let e = emulator().await;
+    let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
+
+    let first = c.publish::<Review>().await.unwrap();
+    assert_eq!(first.plan, Plan::Create);
+    assert_eq!(first.version(), Some(1));
+    assert_eq!(first.to_string(), "review: created, version 1");
+    // The service keeps the documents as the files say them, so the next run compares equal.
+    let version = first.template.published_version.clone().unwrap();
+    assert_eq!(
+        Value::Object(version.output_schema),
+        file("review.output.schema.json")
+    );
+    assert_eq!(
+        Value::Object(version.input_schema),
+        file("review.input.schema.json")
+    );
+    assert_eq!(version.metadata.display_name.as_deref(), Some("Review"));
+
+    // A program that publishes and runs, run again: nothing is sent but the read.
+    let before = e.requests_seen(agents_tests_e2e::KEY);
+    let again = c.publish::<Review>().await.unwrap();
+    assert_eq!(again.plan, Plan::Unchanged { version: 1 });
+    assert_eq!(again.to_string(), "review: unchanged, version 1");
+    assert_eq!(e.requests_seen(agents_tests_e2e::KEY), before + 1);
+    let run = c
+        .run(ReviewParams::new("https://shop.example/reviews/1"))
+        .await
+        .unwrap();
+    assert!(run.record().unwrap().stars.is_some());
+
+    // A changed output schema: the next version, its inputs left as they were.
+    let mut output: Value = serde_json::from_str(Review::schema_text().unwrap()).unwrap();
+    output["properties"]["stars"]["maximum"] = 10.into();
+    let input: Value = serde_json::from_str(Review::INPUT_SCHEMA).unwrap();
+    let changed = TemplateSource::new("review", input.clone(), output.clone());
+    assert_eq!(
+        c.plan_template(&changed).await.unwrap(),
+        Plan::Update {
+            version: 1,
+            input: false,
+            output: true
+        }
+    );
+    let updated = c.publish_template(changed.clone()).await.unwrap();
+    assert_eq!(updated.to_string(), "review: updated, version 1 → 2");
+    let v2 = updated.template.published_version.unwrap();
+    assert_eq!(Value::Object(v2.output_schema), output);
+    assert_eq!(Value::Object(v2.input_schema), input);
+    assert_eq!(
+        c.plan_template(&changed).await.unwrap(),
+        Plan::Unchanged { version: 2 }
+    );
+    // And the type's own schema again is one more version, not a conflict.
+    assert_eq!(c.publish::<Review>().await.unwrap().version(), Some(3));
+}
+
+#[tokio::test]
+async fn a_public_template_is_not_overwritten_and_the_message_says_to_rename() {
+    let e = emulator().await;
+    let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
+    // The catalog's own type, unchanged, is already what the public template says.
+    let same = c.publish::<RetailerAPdp>().await.unwrap();
+    assert!(matches!(same.plan, Plan::Unchanged { .. }), "{same}");
+
+    let mut output: Value = serde_json::from_str(RetailerAPdp::schema_text().unwrap()).unwrap();
+    output["title"] = "Mine".into();
+    let input: Value = serde_json::from_str(RetailerAPdp::INPUT_SCHEMA).unwrap();
+    let err = c
+        .publish_template(TemplateSource::new(
+            RetailerAPdp::NAME,
+            input.clone(),
+            output.clone(),
+        ))
+        .await
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("public template"), "{message}");
+    assert!(
+        message.contains(".name(\"my_retailer_a_pdp\")"),
+        "{message}"
+    );
+
+    let mine = TemplateSource::new(RetailerAPdp::NAME, input, output).name("my_retailer_a_pdp");
+    let created = c.publish_template(mine).await.unwrap();
+    assert_eq!(created.to_string(), "my_retailer_a_pdp: created, version 1");
+    assert_eq!(
+        created
+            .template
+            .published_version
+            .unwrap()
+            .metadata
+            .display_name
+            .as_deref(),
+        Some("Mine")
+    );
+}
+
+#[tokio::test]
+async fn publishing_is_a_v2_call_and_says_so_on_v1() {
+    let e = emulator().await;
+    let c = client_for(&e).api_version(ApiVersion::V1).build().unwrap();
+    let err = c.publish::<Review>().await.unwrap_err().to_string();
+    assert!(err.contains("`Client::publish`"), "{err}");
+    assert!(err.contains("ApiVersion::V2"), "{err}");
+    assert_eq!(e.requests_seen(agents_tests_e2e::KEY), 0);
+}
