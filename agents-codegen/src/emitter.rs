@@ -42,9 +42,10 @@ impl Emitter {
     pub(crate) fn tokens(&mut self, a: &AgentIr, out: &mut TokenStream) -> Result<(), Diagnostics> {
         let rt = self.paths.rt().clone();
         self.emit(a, &mut |piece| match piece {
-            emit::Piece::Record(item, None) => out.extend(quote::quote!(#rt::record! { #item })),
-            emit::Piece::Record(item, Some(schema)) => {
-                out.extend(quote::quote!(#rt::record! { #![schema = #schema] #item }));
+            emit::Piece::Record(item, head) => {
+                let fields = crate::naming::ident(&head.fields);
+                let schema = head.schema.map(|s| quote::quote!(#![schema = #s]));
+                out.extend(quote::quote!(#rt::record! { #schema #![fields = #fields] #item }));
             }
             emit::Piece::Enum(item) => out.extend(quote::quote!(#rt::string_enum! { #item })),
             emit::Piece::Union(item) => out.extend(quote::quote!(#rt::union_enum! { #item })),
@@ -60,7 +61,9 @@ impl Emitter {
         let mut unparsed = None;
         let rt_text = self.rt_text.clone();
         self.emit(a, &mut |piece| match piece {
-            emit::Piece::Record(item, schema) => printer.record(&rt_text, schema.as_deref(), item),
+            emit::Piece::Record(item, head) => {
+                printer.record(&rt_text, head.schema.as_deref(), &head.fields, item);
+            }
             emit::Piece::Enum(item) => {
                 printer.wrapped(&rt_text, "string_enum", syn::Item::Enum(item), None)
             }

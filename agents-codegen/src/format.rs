@@ -66,7 +66,7 @@ impl Printer {
             && let Some(name) = ["record", "string_enum", "union_enum"]
                 .into_iter()
                 .find(|n| last.ident == n)
-            && let Ok((schema, body)) = macro_body.parse2(m.mac.tokens.clone())
+            && let Ok((schema, fields, body)) = macro_body.parse2(m.mac.tokens.clone())
         {
             let leading = m.mac.path.leading_colon.map_or("", |_| "::");
             let segments = m.mac.path.segments.len().saturating_sub(1);
@@ -74,9 +74,9 @@ impl Printer {
                 .map(|s| s.ident.to_string())
                 .collect();
             let rt = format!("{leading}{}", rt.join("::"));
-            match (schema, body) {
-                (Some(schema), syn::Item::Struct(record)) => {
-                    self.record(&rt, Some(&schema), record);
+            match (fields, body) {
+                (Some(fields), syn::Item::Struct(record)) => {
+                    self.record(&rt, schema.as_deref(), &fields, record);
                 }
                 (_, body) => self.wrapped(&rt, name, body, None),
             }
@@ -89,13 +89,20 @@ impl Printer {
     /// `<rt>::<name>! { item }`. rustfmt leaves the body of a braced macro call as it is, so
     /// the item is printed on its own and indented into the call here.
     /// A record struct wrapped in `record!`, after the schema it carries (a raw string with
-    /// as many `#` as it needs).
-    pub(crate) fn record(&mut self, rt: &str, schema: Option<&str>, item: syn::ItemStruct) {
-        let Some(schema) = schema else {
-            return self.wrapped(rt, "record", syn::Item::Struct(item), None);
-        };
-        let head = format!("    #![schema = {}]\n", raw_json(schema, "    "));
-        self.wrapped(rt, "record", syn::Item::Struct(item), Some(&head));
+    /// as many `#` as it needs) and the name of its field paths' struct.
+    pub(crate) fn record(
+        &mut self,
+        rt: &str,
+        schema: Option<&str>,
+        fields: &str,
+        item: syn::ItemStruct,
+    ) {
+        let mut text = String::new();
+        if let Some(schema) = schema {
+            text.push_str(&format!("    #![schema = {}]\n", raw_json(schema, "    ")));
+        }
+        text.push_str(&format!("    #![fields = {fields}]\n"));
+        self.wrapped(rt, "record", syn::Item::Struct(item), Some(&text));
     }
 
     pub(crate) fn wrapped(&mut self, rt: &str, name: &str, item: syn::Item, head: Option<&str>) {
@@ -163,21 +170,31 @@ pub fn rustfmt(source: &str) -> Result<String, Diagnostics> {
     String::from_utf8(out.stdout).map_err(|e| fail(format!("rustfmt wrote invalid UTF-8: {e}")))
 }
 
+/// What a `record!` is told before its struct (`#![schema = "…"]`, `#![fields = Name]`).
+type RecordHeads = (Option<String>, Option<String>);
+
 /// The body of a `record!`, `string_enum!` or `union_enum!` call: the schema a record carries
-/// (`#![schema = "…"]`), if any, and the item.
-fn macro_body(input: syn::parse::ParseStream<'_>) -> syn::Result<(Option<String>, syn::Item)> {
+/// and the name of its field paths' struct, if any, and the item.
+fn macro_body(
+    input: syn::parse::ParseStream<'_>,
+) -> syn::Result<(Option<String>, Option<String>, syn::Item)> {
     let inner = input.call(syn::Attribute::parse_inner)?;
-    let schema = inner.iter().find_map(|a| match &a.meta {
-        syn::Meta::NameValue(nv) if nv.path.is_ident("schema") => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) => Some(s.value()),
-            _ => None,
-        },
-        _ => None,
-    });
-    Ok((schema, input.parse()?))
+    let mut heads: RecordHeads = (None, None);
+    for a in &inner {
+        if let syn::Meta::NameValue(nv) = &a.meta {
+            match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) if nv.path.is_ident("schema") => heads.0 = Some(s.value()),
+                syn::Expr::Path(p) if nv.path.is_ident("fields") => {
+                    heads.1 = p.path.get_ident().map(ToString::to_string);
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok((heads.0, heads.1, input.parse()?))
 }
 
 /// Pretty-printed JSON `json` as a raw string literal (with as many `#` as it needs), each line

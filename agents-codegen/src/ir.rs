@@ -62,6 +62,9 @@ pub struct StructIr {
     pub fields: Vec<FieldIr>,
     /// True for the agent's output record.
     pub root: bool,
+    /// The name of the struct of its typed field paths (`FIELDS`), claimed after every other
+    /// type of the agent so that it never takes a data type's name.
+    pub fields_ident: String,
 }
 
 /// A generated string enum (a schema's `enum` of strings).
@@ -232,9 +235,12 @@ pub fn lower(
             Some((schema, at)) => lowerer.object(root.clone(), record_docs, &schema, &at, true),
             None => lowerer.object(root.clone(), record_docs, &doc, "#", true),
         };
+        for s in &mut structs {
+            s.fields_ident = types.claim(&naming::type_base(&[&s.ident, "Fields"]));
+        }
         let names = structs
             .iter()
-            .map(|s| ("type", s.ident.clone()))
+            .flat_map(|s| [("type", s.ident.clone()), ("type", s.fields_ident.clone())])
             .chain(enums.iter().map(|e| ("type", e.ident.clone())))
             .chain(unions.iter().map(|u| ("type", u.ident.clone())))
             .chain([("type", params.ident.clone()), ("module", module.clone())]);
@@ -528,6 +534,7 @@ impl Lowerer<'_> {
             docs,
             fields: Vec::new(),
             root,
+            fields_ident: String::new(),
         });
         self.depth += 1;
         let fields = self.fields(&ident, schema, at);

@@ -98,7 +98,8 @@ fn check_errors_of_all_agents_come_together() {
         [
             "agent `b`: $.name: two records have this agent name",
             "agent ``: $.name: the agent name is empty; every record needs the name it is called by",
-            "agent `foo_bar`: $.name: its type `FooBar`, type `FooBarParams`, module `foo_bar` \
+            "agent `foo_bar`: $.name: its type `FooBar`, type `FooBarFields`, type `FooBarParams`, \
+             module `foo_bar` \
              would also be generated for agent `foo__bar` in the same module; give one of them \
              another type name: \
              `Options::default().rename(\"foo_bar\", \"FooBarAgent\")` in `Builder::options`, \

@@ -113,6 +113,7 @@ pub mod agent;
 #[cfg(feature = "arrow")]
 pub mod columnar;
 pub mod decode;
+pub mod fields;
 pub use agents_wire::endpoint;
 mod record;
 pub mod research;
@@ -170,6 +171,7 @@ pub use agents_check as check;
 pub use agents_check::{Breach, Instance, Schema};
 pub use decode::{DriftError, Mismatch, Parsing, Record};
 pub use endpoint::ApiVersion;
+pub use fields::FieldPath;
 pub use serde_json::Value;
 pub use validate::{ValidationError, Violation};
 

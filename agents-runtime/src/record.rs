@@ -19,7 +19,10 @@
 /// * `#[json(skip)]` marks `mismatches`, the values that did not have their declared type, and
 ///   then `breaches`, the rules of the schema that values break; neither is serialized;
 /// * `#![schema = "…"]` before the struct gives the JSON Schema of a root record: decoding one
-///   checks every rule of it and records each breach (see [`Record::breaches`](crate::Record::breaches)).
+///   checks every rule of it and records each breach (see [`Record::breaches`](crate::Record::breaches));
+/// * `#![fields = NameFields]` names the struct of the record's typed field paths, which the
+///   macro declares with a [`FieldPath`](crate::fields::FieldPath) per field, and the record's
+///   `FIELDS` constant of it (see [`fields`](crate::fields)).
 ///
 /// Deserializing reads the object once: each key is matched against the declared names without
 /// allocating, each value is read by its field's type, and a value of the wrong type becomes a
@@ -32,6 +35,7 @@
 /// ```
 /// agents_runtime::record! {
 ///     #![schema = r#"{"properties": {"stars": {"maximum": 5}}}"#]
+///     #![fields = ReviewFields]
 ///     /// A review.
 ///     #[derive(Debug, Clone, PartialEq, Default)]
 ///     pub struct Review {
@@ -70,6 +74,7 @@
 macro_rules! record {
     (
         $(#![schema = $schema:literal])?
+        #![fields = $fields:ident]
         $(#[$attr:meta])*
         $vis:vis struct $name:ident {
             $(
@@ -101,6 +106,30 @@ macro_rules! record {
             pub mismatches: $mismatches_ty,
             $(#[doc = $breaches_doc])*
             pub breaches: $breaches_ty,
+        }
+
+        #[doc = ::core::concat!(
+            "Typed paths to the fields of [`", ::core::stringify!($name), "`], one per field: `",
+            ::core::stringify!($name), "::FIELDS`."
+        )]
+        #[derive(Debug, Clone, PartialEq)]
+        $vis struct $fields {
+            $(
+                $(#[doc = $doc])*
+                pub $field: $crate::fields::FieldPath<$name, $ty>,
+            )*
+        }
+
+        impl $name {
+            /// Typed paths to this record's fields (`FIELDS.price`), for code that names a
+            /// field: checked by the compiler, renamed with the field.
+            pub const FIELDS: $fields = $fields {
+                $($field: $crate::fields::FieldPath::field($crate::__json_name!($field $(= $json)?)),)*
+            };
+        }
+
+        impl $crate::fields::Nested for $name {
+            type Record = $name;
         }
 
         impl $crate::decode::Decode for $name {

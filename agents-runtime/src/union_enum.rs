@@ -29,6 +29,7 @@
 /// }
 ///
 /// agents_runtime::record! {
+///     #![fields = JobFields]
 ///     /// A job.
 ///     #[derive(Debug, Clone, Default, PartialEq)]
 ///     pub struct Job {

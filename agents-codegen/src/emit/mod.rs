@@ -28,9 +28,9 @@ use crate::ir::AgentIr;
     reason = "a piece is moved once, into the printer; none is ever stored in bulk"
 )]
 pub enum Piece {
-    /// An output record struct, which printers wrap in the runtime's `record!`, with the JSON
-    /// Schema text the root record carries.
-    Record(ItemStruct, Option<String>),
+    /// An output record struct, which printers wrap in the runtime's `record!`, with what the
+    /// macro is told before it.
+    Record(ItemStruct, RecordHead),
     /// A string enum, which printers wrap in the runtime's `string_enum!`.
     Enum(ItemEnum),
     /// A union of kinds of value, which printers wrap in the runtime's `union_enum!`.
@@ -39,6 +39,15 @@ pub enum Piece {
     Tree(Item),
     /// Quoted one-off items, parsed only by printers that need trees.
     Quoted(TokenStream),
+}
+
+/// What `record!` is told before a record struct: the JSON Schema text a root record carries,
+/// and the name of the struct of its field paths.
+pub struct RecordHead {
+    /// `#![schema = "…"]`, for the root record.
+    pub schema: Option<String>,
+    /// `#![fields = …]`.
+    pub fields: String,
 }
 
 /// Every item of one agent, in order, handed to `sink` a piece at a time: record structs, the
@@ -52,8 +61,11 @@ pub fn agent(
 ) -> syn::Result<()> {
     t.start_agent();
     for s in &agent.structs {
-        let schema = s.root.then(|| agent.output_schema.clone());
-        sink(Piece::Record(record::record(s, agent, p, t)?, schema));
+        let head = RecordHead {
+            schema: s.root.then(|| agent.output_schema.clone()),
+            fields: s.fields_ident.clone(),
+        };
+        sink(Piece::Record(record::record(s, agent, p, t)?, head));
     }
     for e in &agent.enums {
         sink(Piece::Enum(enums::string_enum(e, t)?));

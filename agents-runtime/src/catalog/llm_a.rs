@@ -42,6 +42,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = LlmAFields]
     /// LLM A Response
     ///
     /// The answer LLM platform A gives to a prompt, with the sources it cites
@@ -76,6 +77,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = LlmACitationsItemFields]
     /// An item of the field `citations` of [`LlmA`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct LlmACitationsItem {

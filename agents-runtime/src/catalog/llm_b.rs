@@ -42,6 +42,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = LlmBFields]
     /// LLM B Response
     ///
     /// The answer LLM platform B gives to a prompt, with the sources it cites
@@ -76,6 +77,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = LlmBCitationsItemFields]
     /// An item of the field `citations` of [`LlmB`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct LlmBCitationsItem {

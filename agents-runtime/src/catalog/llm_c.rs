@@ -42,6 +42,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = LlmCFields]
     /// LLM C Response
     ///
     /// The answer LLM platform C gives to a prompt, with the sources it cites
@@ -76,6 +77,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = LlmCCitationsItemFields]
     /// An item of the field `citations` of [`LlmC`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct LlmCCitationsItem {

@@ -42,6 +42,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = LlmDFields]
     /// LLM D Response
     ///
     /// The answer LLM platform D gives to a prompt, with the sources it cites
@@ -76,6 +77,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = LlmDCitationsItemFields]
     /// An item of the field `citations` of [`LlmD`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct LlmDCitationsItem {

@@ -38,6 +38,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = RetailerACategoryFields]
     /// Retailer A Category
     ///
     /// Products of a Retailer A category page; data.parsing is an array of listings

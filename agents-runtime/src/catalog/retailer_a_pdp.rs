@@ -673,6 +673,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = RetailerAPdpFields]
     /// Retailer A Product Page
     ///
     /// Structured data of a Retailer A product detail page
@@ -942,6 +943,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpProductDetailColumnAndInformationWithinTableItemFields]
     /// An item of the field `product_detail_column_and_information_within_table` of [`RetailerAPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerAPdpProductDetailColumnAndInformationWithinTableItem {
@@ -962,6 +964,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpTechnicalDetailsItemFields]
     /// An item of the field `technical_details` of [`RetailerAPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerAPdpTechnicalDetailsItem {
@@ -982,6 +985,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpTopReviewsItemFields]
     /// An item of the field `top_reviews` of [`RetailerAPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerAPdpTopReviewsItem {
@@ -1004,6 +1008,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpAlternativesItemFields]
     /// An item of the field `alternatives` of [`RetailerAPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerAPdpAlternativesItem {
@@ -1026,6 +1031,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdp4StarsAndAboveItemFields]
     /// An item of the field `4_stars_and_above` of [`RetailerAPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerAPdp4StarsAndAboveItem {
@@ -1048,6 +1054,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpRelatedProductsItemFields]
     /// An item of the field `related_products` of [`RetailerAPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerAPdpRelatedProductsItem {
@@ -1070,6 +1077,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpRelatedProductsFreeDeliveryItemFields]
     /// An item of the field `related_products_free_delivery` of [`RetailerAPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerAPdpRelatedProductsFreeDeliveryItem {
@@ -1092,6 +1100,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpReviewsStatisticsPercentageFiveToZeroFields]
     /// Share of reviews per star rating
     ///
     /// The value of the field `reviews_statistics_percentage_five_to_zero` of [`RetailerAPdp`].
@@ -1125,6 +1134,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpFrequentlyBoughtWithFields]
     /// Products frequently bought together
     ///
     /// The value of the field `frequently_bought_with` of [`RetailerAPdp`].
@@ -1147,6 +1157,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpFrequentlyBoughtWithProductsItemFields]
     /// An item of the field `products` of [`RetailerAPdpFrequentlyBoughtWith`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerAPdpFrequentlyBoughtWithProductsItem {
@@ -1169,6 +1180,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerAPdpAlternateProductsForTop3AlternatesFields]
     /// Top three alternate products
     ///
     /// The value of the field `alternate_products_for_top_3_alternates` of [`RetailerAPdp`].

@@ -55,6 +55,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = RetailerASerpFields]
     /// Retailer A Search Results
     ///
     /// Product listings of a Retailer A search results page; data.parsing is an array of listings

@@ -144,6 +144,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = RetailerBPdpFields]
     /// Retailer B Product Page
     ///
     /// Structured data of a Retailer B product page
@@ -211,6 +212,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerBPdpSpecificationsItemFields]
     /// An item of the field `specifications` of [`RetailerBPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerBPdpSpecificationsItem {
@@ -231,6 +233,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerBPdpSellerFields]
     /// Seller of the offer
     ///
     /// The value of the field `seller` of [`RetailerBPdp`].
@@ -255,6 +258,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerBPdpVariantsItemFields]
     /// An item of the field `variants` of [`RetailerBPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerBPdpVariantsItem {
@@ -279,6 +283,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerBPdpFulfillmentFields]
     /// The value of the field `fulfillment` of [`RetailerBPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerBPdpFulfillment {

@@ -46,6 +46,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = RetailerBSearchFields]
     /// Retailer B Search
     ///
     /// Product listings of a Retailer B search; data.parsing is an array of listings

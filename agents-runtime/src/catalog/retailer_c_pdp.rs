@@ -146,6 +146,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = RetailerCPdpFields]
     /// Retailer C Product Page
     ///
     /// Structured data of a Retailer C product page
@@ -212,6 +213,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerCPdpSpecificationsItemFields]
     /// An item of the field `specifications` of [`RetailerCPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerCPdpSpecificationsItem {
@@ -232,6 +234,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerCPdpSellerFields]
     /// Seller of the offer
     ///
     /// The value of the field `seller` of [`RetailerCPdp`].
@@ -256,6 +259,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerCPdpVariantsItemFields]
     /// An item of the field `variants` of [`RetailerCPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerCPdpVariantsItem {
@@ -280,6 +284,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerCPdpProtectionPlansItemFields]
     /// An item of the field `protection_plans` of [`RetailerCPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerCPdpProtectionPlansItem {

@@ -147,6 +147,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = RetailerDPdpFields]
     /// Retailer D Product Page
     ///
     /// Structured data of a Retailer D product page
@@ -211,6 +212,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerDPdpSpecificationsItemFields]
     /// An item of the field `specifications` of [`RetailerDPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerDPdpSpecificationsItem {
@@ -231,6 +233,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerDPdpSellerFields]
     /// Seller of the offer
     ///
     /// The value of the field `seller` of [`RetailerDPdp`].
@@ -255,6 +258,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerDPdpVariantsItemFields]
     /// An item of the field `variants` of [`RetailerDPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerDPdpVariantsItem {
@@ -279,6 +283,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerDPdpStoreAvailabilityItemFields]
     /// An item of the field `store_availability` of [`RetailerDPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerDPdpStoreAvailabilityItem {

@@ -143,6 +143,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = RetailerEPdpFields]
     /// Retailer E Product Page
     ///
     /// Structured data of a Retailer E product page
@@ -210,6 +211,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerEPdpSpecificationsItemFields]
     /// An item of the field `specifications` of [`RetailerEPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerEPdpSpecificationsItem {
@@ -230,6 +232,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerEPdpSellerFields]
     /// Seller of the offer
     ///
     /// The value of the field `seller` of [`RetailerEPdp`].
@@ -254,6 +257,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerEPdpVariantsItemFields]
     /// An item of the field `variants` of [`RetailerEPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerEPdpVariantsItem {
@@ -278,6 +282,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = RetailerEPdpPriceHistoryItemFields]
     /// An item of the field `price_history` of [`RetailerEPdp`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct RetailerEPdpPriceHistoryItem {

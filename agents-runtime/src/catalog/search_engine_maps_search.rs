@@ -70,6 +70,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = SearchEngineMapsSearchFields]
     /// Search Engine Maps
     ///
     /// Places returned by a maps search
@@ -100,6 +101,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineMapsSearchEntitiesFields]
     /// The value of the field `entities` of [`SearchEngineMapsSearch`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SearchEngineMapsSearchEntities {
@@ -119,6 +121,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineMapsSearchEntitiesPlaceItemFields]
     /// An item of the field `Place` of [`SearchEngineMapsSearchEntities`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SearchEngineMapsSearchEntitiesPlaceItem {

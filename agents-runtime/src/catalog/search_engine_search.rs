@@ -114,6 +114,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = SearchEngineSearchFields]
     /// Search Engine Results
     ///
     /// Web search results grouped by entity kind
@@ -144,6 +145,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineSearchEntitiesFields]
     /// Results by entity kind
     ///
     /// The value of the field `entities` of [`SearchEngineSearch`].
@@ -174,6 +176,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineSearchEntitiesOrganicResultItemFields]
     /// An item of the field `OrganicResult` of [`SearchEngineSearchEntities`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SearchEngineSearchEntitiesOrganicResultItem {
@@ -202,6 +205,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineSearchEntitiesOrganicResultItemSitelinksItemFields]
     /// An item of the field `sitelinks` of [`SearchEngineSearchEntitiesOrganicResultItem`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SearchEngineSearchEntitiesOrganicResultItemSitelinksItem {
@@ -222,6 +226,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineSearchEntitiesPeopleAlsoAskItemFields]
     /// An item of the field `PeopleAlsoAsk` of [`SearchEngineSearchEntities`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SearchEngineSearchEntitiesPeopleAlsoAskItem {
@@ -244,6 +249,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineSearchEntitiesRelatedSearchItemFields]
     /// An item of the field `RelatedSearch` of [`SearchEngineSearchEntities`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SearchEngineSearchEntitiesRelatedSearchItem {
@@ -264,6 +270,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineSearchEntitiesAdItemFields]
     /// An item of the field `Ad` of [`SearchEngineSearchEntities`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SearchEngineSearchEntitiesAdItem {

@@ -43,6 +43,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = SearchEngineSearchAioFields]
     /// Search Engine AI Overview
     ///
     /// The AI-written overview shown above web search results
@@ -73,6 +74,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineSearchAioAiOverviewFields]
     /// The value of the field `ai_overview` of [`SearchEngineSearchAio`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SearchEngineSearchAioAiOverview {
@@ -95,6 +97,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SearchEngineSearchAioAiOverviewSourcesItemFields]
     /// An item of the field `sources` of [`SearchEngineSearchAioAiOverview`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SearchEngineSearchAioAiOverviewSourcesItem {

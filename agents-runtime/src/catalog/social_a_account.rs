@@ -70,6 +70,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = SocialAAccountFields]
     /// Social A Account
     ///
     /// Profile and recent posts of a Social A account
@@ -114,6 +115,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SocialAAccountPostsItemFields]
     /// An item of the field `posts` of [`SocialAAccount`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SocialAAccountPostsItem {

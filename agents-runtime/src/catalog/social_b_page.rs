@@ -70,6 +70,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = SocialBPageFields]
     /// Social B Page
     ///
     /// Public page of a Social B organisation
@@ -121,6 +122,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SocialBPageRecentPostsItemFields]
     /// An item of the field `recent_posts` of [`SocialBPage`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SocialBPageRecentPostsItem {

@@ -47,6 +47,7 @@ crate::record! {
       },
       "type": "object"
     }"#]
+    #![fields = SocialCShortsFields]
     /// Social C Shorts
     ///
     /// Short videos of a Social C channel
@@ -77,6 +78,7 @@ crate::record! {
     }
 }
 crate::record! {
+    #![fields = SocialCShortsVideosItemFields]
     /// An item of the field `videos` of [`SocialCShorts`].
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SocialCShortsVideosItem {

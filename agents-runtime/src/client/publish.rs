@@ -7,6 +7,7 @@
 //! # use agents_runtime::prelude::*;
 //! # agents_runtime::record! {
 //! #     #![schema = r#"{"type": "object", "properties": {"stars": {"type": "integer"}}}"#]
+//! #     #![fields = ReviewFields]
 //! #     #[derive(Debug, Clone, PartialEq, Default)]
 //! #     pub struct Review {
 //! #         pub stars: Option<i64>,

@@ -59,7 +59,7 @@ mod handle;
 mod request;
 pub(crate) mod run;
 
-pub use answer::{Answer, Citation, Claim, ClaimPath, Trust, TrustSource};
+pub use answer::{Answer, AnswerPath, Citation, Claim, ClaimPath, Trust, TrustSource};
 pub use events::{ResearchEvent, RunEvent};
 pub use handle::{Outcome, ResearchRunHandle, STALL_AFTER};
 pub use request::*;

@@ -20,6 +20,16 @@ async fn a_type_publishes_its_template_once_and_a_changed_schema_as_the_next_ver
     let e = emulator().await;
     let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
 
+    // What the type carries is what the files say (so the CLI's `publish`, from the files,
+    // and the type's agree).
+    assert_eq!(
+        TemplateSource::of::<Review>().unwrap(),
+        TemplateSource::new(
+            "review",
+            file("review.input.schema.json"),
+            file("review.output.schema.json")
+        )
+    );
     let first = c.publish::<Review>().await.unwrap();
     assert_eq!(first.plan, Plan::Create);
     assert_eq!(first.version(), Some(1));

@@ -12,7 +12,7 @@ use agents_runtime::client::research::{
 };
 use agents_runtime::{ApiVersion, Error, ErrorKind};
 use agents_tests_e2e::{client, client_for, emulator};
-use agents_tests_generated::json_schema::{PriceCheck, PriceCheckCurrency};
+use agents_tests_generated::json_schema::{PriceCheck, PriceCheckCurrency, PriceCheckOffer};
 use futures::{StreamExt, TryStreamExt};
 use serde_json::{Value, json};
 
@@ -49,11 +49,13 @@ async fn a_question_becomes_a_typed_cited_answer_with_events_waiter_and_result_a
             ResearchAgentRequest::new()
                 .agent_name("price-checker")
                 .goals(["Find every seller", "Report the lowest price"])
-                .output_schema(schema.clone()),
+                .output_schema_of::<PriceCheck>(),
         )
         .await
         .unwrap();
     assert!(agent.id.starts_with("wsa_"));
+    // The type's schema is the user's file, kept as written.
+    assert_eq!(agent.output_schema.as_ref(), Some(&schema));
     assert_eq!(agent.goals[1].goal, "Report the lowest price");
     assert_eq!(agent.goals[1].order, 1);
 
@@ -130,12 +132,25 @@ async fn a_question_becomes_a_typed_cited_answer_with_events_waiter_and_result_a
     assert!(errors.is_empty(), "{errors:?}");
     // Claims are anchored in the answer, and their citations reachable from the field.
     assert!(answer.unanchored_claims().is_empty());
-    let cited = answer.citations("offers[0].price");
+    // By the field's typed path, which a misspelt field would not compile with.
+    let price = PriceCheck::FIELDS
+        .offers
+        .at(0)
+        .then(PriceCheckOffer::FIELDS.price);
+    assert_eq!(price.to_string(), "offers[0].price");
+    let cited = answer.citations(&price);
     assert_eq!(cited.len(), 1, "{:?}", answer.trust.claims);
-    assert_eq!(answer.citations("$.offers[0].price"), cited);
-    assert_eq!(answer.citations("/offers/0/price"), cited);
-    assert!(answer.citations("offers").len() >= cited.len());
-    assert!(answer.citations("no_such_field").is_empty());
+    assert_eq!(
+        answer.value(&price).and_then(Value::as_f64),
+        offers[0].price
+    );
+    assert!(answer.citations(PriceCheck::FIELDS.offers).len() >= cited.len());
+    // The same answer untyped takes the notations claims use, as text.
+    let untyped: Answer<Value> = run.answer().await.unwrap();
+    assert_eq!(untyped.citations("offers[0].price"), cited);
+    assert_eq!(untyped.citations("$.offers[0].price"), cited);
+    assert_eq!(untyped.citations("/offers/0/price"), cited);
+    assert!(untyped.citations("no_such_field").is_empty());
     // The cited page exists on loopback and says what the citation quotes.
     let citation = cited[0];
     assert!(read.contains(&citation.url.as_str()));
@@ -159,7 +174,7 @@ async fn a_question_becomes_a_typed_cited_answer_with_events_waiter_and_result_a
         } = &e.event
         {
             assert!(
-                answer.claims_for(path).next().is_some(),
+                untyped.claims_for(path.as_str()).next().is_some(),
                 "drafted claim {path} is in the answer"
             );
         }
@@ -237,7 +252,7 @@ async fn enrichment_keeps_given_values_as_pre_existing() {
         .map(|r| r.product.as_deref().unwrap())
         .collect();
     assert_eq!(products, ["X100", "Y200"]);
-    let given: Vec<_> = answer.claims_for("[1].product").collect();
+    let given: Vec<_> = answer.claims_for((1, PriceCheck::FIELDS.product)).collect();
     assert_eq!(given.len(), 1);
     assert_eq!(given[0].confidence, Confidence::PreExisting);
     assert!(given[0].citations.is_empty());

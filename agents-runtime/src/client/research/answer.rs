@@ -3,6 +3,7 @@
 
 use super::request::{Confidence, SourceCategory, SourceType};
 use super::run::ResearchRun;
+use crate::fields::{FieldPath, Step};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -111,11 +112,69 @@ pub struct Answer<T> {
     pub run: ResearchRun,
 }
 
+/// A part of an answer of type `T`: for a typed answer, a field's typed path (`T::FIELDS.price`,
+/// on into nested records with `.then(…)`, into items with `.at(i)`; for a list answer, an item
+/// and a path in it, `(1, T::FIELDS.product)`), so a field that does not exist does not compile;
+/// for an untyped answer (`Answer<Value>`), text in any notation claims use (`offers[0].price`,
+/// `$.offers[0].price`, `/offers/0/price`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not name a part of an `Answer<{T}>`",
+    label = "name the field with its typed path",
+    note = "a typed answer's fields are named by their paths, `{T}::FIELDS.field` (on into a nested record with `.then(…)`, an item with `.at(i)`), so a field that does not exist does not compile; text paths are for `Answer<serde_json::Value>`"
+)]
+pub trait AnswerPath<T> {
+    /// The path, as claims compare it.
+    fn claim_path(&self) -> ClaimPath;
+}
+
+impl AnswerPath<Value> for &str {
+    fn claim_path(&self) -> ClaimPath {
+        ClaimPath::parse(self)
+    }
+}
+
+impl AnswerPath<Value> for String {
+    fn claim_path(&self) -> ClaimPath {
+        ClaimPath::parse(self)
+    }
+}
+
+impl<T, V> AnswerPath<T> for FieldPath<T, V> {
+    fn claim_path(&self) -> ClaimPath {
+        ClaimPath(
+            self.steps()
+                .map(|s| match s {
+                    Step::Key(k) => k.into_owned(),
+                    Step::Index(i) => i.to_string(),
+                })
+                .collect(),
+        )
+    }
+}
+
+impl<T, V> AnswerPath<T> for &FieldPath<T, V> {
+    fn claim_path(&self) -> ClaimPath {
+        (*self).claim_path()
+    }
+}
+
+impl<T, V> AnswerPath<Vec<T>> for (usize, FieldPath<T, V>) {
+    fn claim_path(&self) -> ClaimPath {
+        let mut path = vec![self.0.to_string()];
+        path.extend(self.1.claim_path().0);
+        ClaimPath(path)
+    }
+}
+
 impl<T> Answer<T> {
-    /// The claims about the part of the answer at `path` or inside it: `"price"`, `"offers[0]"`
-    /// (dotted with indexes, with or without a leading `$.`, or a JSON pointer `/offers/0`).
-    pub fn claims_for<'a>(&'a self, path: &str) -> impl Iterator<Item = &'a Claim> + 'a {
-        let want = ClaimPath::parse(path);
+    /// The claims about the part of the answer at `path` or inside it ([`AnswerPath`]:
+    /// `PriceCheck::FIELDS.offers.at(0)` of an `Answer<PriceCheck>`, `"offers[0]"` of an
+    /// `Answer<Value>`).
+    pub fn claims_for<'a>(
+        &'a self,
+        path: impl AnswerPath<T>,
+    ) -> impl Iterator<Item = &'a Claim> + 'a {
+        let want = path.claim_path();
         self.trust.claims.iter().filter(move |c| {
             c.path
                 .as_deref()
@@ -123,8 +182,14 @@ impl<T> Answer<T> {
         })
     }
 
-    /// The citations behind the part of the answer at `path` or inside it, each once.
-    pub fn citations(&self, path: &str) -> Vec<&Citation> {
+    /// The part of the answer at `path`, as sent (`None` when the answer has nothing there).
+    pub fn value(&self, path: impl AnswerPath<T>) -> Option<&Value> {
+        path.claim_path().find(&self.raw)
+    }
+
+    /// The citations behind the part of the answer at `path` or inside it, each once:
+    /// `answer.citations(PriceCheck::FIELDS.offers.at(0).then(Offer::FIELDS.price))`.
+    pub fn citations(&self, path: impl AnswerPath<T>) -> Vec<&Citation> {
         let mut out: Vec<&Citation> = Vec::new();
         for c in self.claims_for(path).flat_map(|c| &c.citations) {
             if !out.contains(&c) {

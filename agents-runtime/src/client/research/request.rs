@@ -282,6 +282,16 @@ impl ResearchAgentRequest {
         use_case: UseCase => "use_case",
     }
 
+    /// The JSON Schema of its answers: the one generated record type `T` carries
+    /// ([`Record::schema_text`](crate::Record::schema_text)), so its answers read as
+    /// `Answer<T>`. A type without a schema sets nothing.
+    pub fn output_schema_of<T: crate::Record>(self) -> Self {
+        match schema_of::<T>() {
+            Some(schema) => self.output_schema(schema),
+            None => self,
+        }
+    }
+
     /// Its goals, in order.
     pub fn goals(mut self, goals: impl IntoIterator<Item = impl Into<String>>) -> Self {
         let goals: Vec<String> = goals.into_iter().map(Into::into).collect();
@@ -350,6 +360,15 @@ impl ResearchRunRequest {
         agent_name: &str => "agent_name",
     }
 
+    /// The JSON Schema of this run's answer: the one generated record type `T` carries, so
+    /// the answer reads as `Answer<T>`. A type without a schema sets nothing.
+    pub fn output_schema_of<T: crate::Record>(self) -> Self {
+        match schema_of::<T>() {
+            Some(schema) => self.output_schema(schema),
+            None => self,
+        }
+    }
+
     /// Every rule the run breaks for `version` (each naming its field), as one
     /// [`Error::InvalidOption`]; starting the run runs the same check before sending.
     pub fn check(&self, version: ApiVersion) -> Result<(), Error> {
@@ -405,4 +424,9 @@ mod tests {
         let max = ResearchAgentRequest::new().effort(Effort::FiveXHigh);
         assert!(max.wire(ApiVersion::V1).is_err());
     }
+}
+
+/// The schema a generated record carries, as JSON (the generator wrote it, so it reads).
+fn schema_of<T: crate::Record>() -> Option<Value> {
+    T::schema_text().and_then(|text| serde_json::from_str(text).ok())
 }
