@@ -92,23 +92,61 @@ pub trait AgentParams: Serialize + Clone + Send + Sync + 'static {
 /// # }
 /// ```
 ///
-/// An agent without localization has no such setter, so this is a compile error rather than a
-/// 422 from the service:
+/// An agent without localization has no such input, so this is a compile error rather than a
+/// 422 from the service, and the message says so (through [`Localize`], in the prelude):
 ///
 /// ```compile_fail
+/// use agents_runtime::prelude::*;
 /// use agents_runtime::catalog::LlmAParams;
+/// // error: `LlmA` is not localized: it takes no localization input such as `zip_code` or `store_id`
 /// let params = LlmAParams::new("hello").zip_code("10001");
 /// ```
-///
-/// So "no method named `zip_code`" (or `store_id`) on an agent's params means the agent is not
-/// localized: the service would refuse the input.
 #[doc(alias = "zip_code", alias = "store_id", alias = "localization")]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not localized: it takes no localization input such as `zip_code` or `store_id`",
     label = "this agent is not localized",
-    note = "only agents whose record supports localization implement `Localized`"
+    note = "only agents whose record supports localization implement `Localized`; run it without a location, or choose a localized agent"
 )]
-pub trait Localized: Agent {}
+pub trait Localized: Agent {
+    /// Sets the localization input `input` (`zip_code`, `store_id`) of `params` to `value`:
+    /// its field where the params declare it as text, otherwise a parameter sent as given.
+    /// What [`Localize`]'s methods call; the params' own setters do the same.
+    fn localize(params: Self::Params, input: &'static str, value: String) -> Self::Params;
+}
+
+/// `zip_code` and `store_id` for the params of every agent, so that asking for a location on
+/// an agent that is not localized is a compile error saying so (`Localized` is not
+/// implemented), not a missing method. An agent whose params declare the input has its own
+/// setter, which is the one called; this one is in the prelude.
+pub trait Localize: AgentParams {
+    /// The ZIP or postal code to run from.
+    #[must_use]
+    fn zip_code(self, value: impl Into<String>) -> Self
+    where
+        Self::Agent: Localized;
+
+    /// The store to run from.
+    #[must_use]
+    fn store_id(self, value: impl Into<String>) -> Self
+    where
+        Self::Agent: Localized;
+}
+
+impl<P: AgentParams> Localize for P {
+    fn zip_code(self, value: impl Into<String>) -> Self
+    where
+        P::Agent: Localized,
+    {
+        <P::Agent as Localized>::localize(self, "zip_code", value.into())
+    }
+
+    fn store_id(self, value: impl Into<String>) -> Self
+    where
+        P::Agent: Localized,
+    {
+        <P::Agent as Localized>::localize(self, "store_id", value.into())
+    }
+}
 
 /// Agents with a pagination parameter: one call per page, the page number in `params`.
 /// Page iteration is only available for these agents.
@@ -125,4 +163,25 @@ pub trait Paginated: Agent {
     fn page(params: &Self::Params) -> Option<u32>;
     /// Sets the page to ask for.
     fn set_page(params: &mut Self::Params, page: u32);
+}
+
+#[cfg(all(test, feature = "catalog"))]
+mod tests {
+    use super::{AgentParams, Localize};
+    use crate::catalog::{RetailerAPdpParams, RetailerBSearchParams};
+
+    #[test]
+    fn localize_sets_the_declared_input_or_sends_the_other_and_localizes_either_way() {
+        // `retailer_b_search` is localized by store; its own setter and the trait's agree.
+        let own = RetailerBSearchParams::new("milk").store_id("4711");
+        let by_trait = Localize::store_id(RetailerBSearchParams::new("milk"), "4711");
+        assert_eq!(own, by_trait);
+        // It declares no `zip_code`: the value is sent as given, and the request localized.
+        let zip = RetailerBSearchParams::new("milk").zip_code("10001");
+        assert_eq!(zip.extra["zip_code"], "10001");
+        assert!(zip.uses_localization());
+        assert!(!RetailerBSearchParams::new("milk").uses_localization());
+        let pdp = Localize::zip_code(RetailerAPdpParams::new("B1"), "10001");
+        assert_eq!(pdp.zip_code.as_deref(), Some("10001"));
+    }
 }

@@ -158,12 +158,12 @@ pub mod prelude {
         publish::{Published, TemplateSource},
         run::{Delivery, Format, RunOptions, RunResult},
     };
-    pub use crate::{Agent, AgentParams, Localized, Paginated, Record};
+    pub use crate::{Agent, AgentParams, Localize, Localized, Paginated, Record};
     #[cfg(feature = "client")]
     pub use futures::{StreamExt as _, TryStreamExt as _};
 }
 
-pub use agent::{Agent, AgentParams, AgentVisitor, Localized, Paginated};
+pub use agent::{Agent, AgentParams, AgentVisitor, Localize, Localized, Paginated};
 /// JSON Schema rules over typed values (the `agents-check` crate): what records check as they
 /// are decoded, and what a program can check its own values with (`check::Schema::compile`,
 /// `check::Options::documents`, `Kind` for implementing `Instance`).

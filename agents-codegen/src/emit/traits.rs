@@ -29,19 +29,60 @@ pub(super) fn traits(agent: &AgentIr, p: &Paths) -> TokenStream {
     });
     let localization = {
         let localizing: Vec<&ParamIr> = fields.iter().filter(|f| f.localization).collect();
+        // A localized agent's `Localize::zip_code`/`store_id` put an input its params do not
+        // declare into `extra`; it localizes the request all the same.
+        let undeclared: Vec<&str> = if agent.localized {
+            agents_schema::inputs::LOCALIZATION_PARAMS
+                .iter()
+                .copied()
+                .filter(|n| !fields.iter().any(|f| f.json == *n))
+                .collect()
+        } else {
+            Vec::new()
+        };
         if localizing.iter().any(|f| f.required) {
             // A required localization input is always set.
             quote!(true)
-        } else if localizing.is_empty() {
+        } else if localizing.is_empty() && undeclared.is_empty() {
             quote!(false)
         } else {
             let ids = localizing.iter().map(|f| ident(&f.ident));
-            quote!(#(self.#ids.is_some())||*)
+            let set = ids.map(|id| quote!(self.#id.is_some()));
+            let given = undeclared
+                .iter()
+                .map(|n| quote!(self.extra.contains_key(#n)));
+            let all = set.chain(given);
+            quote!(#(#all)||*)
         }
     };
-    let localized = agent
-        .localized
-        .then(|| quote!(impl #rt::Localized for #output {}));
+    let localized = agent.localized.then(|| {
+        // The localization inputs the params hold as text; any other name is sent as given.
+        let arms = fields
+            .iter()
+            .filter(|f| f.localization && f.ty == crate::types::Ty::String)
+            .map(|f| {
+                let (json, id) = (&f.json, ident(&f.ident));
+                let value = if f.required {
+                    quote!(value)
+                } else {
+                    quote!(Some(value))
+                };
+                quote!(#json => params.#id = #value,)
+            });
+        quote! {
+            impl #rt::Localized for #output {
+                fn localize(mut params: #params, input: &'static str, value: String) -> #params {
+                    match input {
+                        #(#arms)*
+                        _ => {
+                            params.extra.insert(input.to_owned(), value.into());
+                        }
+                    }
+                    params
+                }
+            }
+        }
+    });
     let paginated = agent.page.and_then(|i| fields.get(i)).map(|f| {
         let id = ident(&f.ident);
         let json = &f.json;

@@ -1379,7 +1379,7 @@ impl crate::AgentParams for RetailerAPdpParams {
         RetailerAPdpParams::validate(self)
     }
     fn uses_localization(&self) -> bool {
-        self.zip_code.is_some()
+        self.zip_code.is_some() || self.extra.contains_key("store_id")
     }
 }
 impl crate::Agent for RetailerAPdp {
@@ -1418,4 +1418,18 @@ impl crate::Agent for RetailerAPdp {
     }"#;
     type Params = RetailerAPdpParams;
 }
-impl crate::Localized for RetailerAPdp {}
+impl crate::Localized for RetailerAPdp {
+    fn localize(
+        mut params: RetailerAPdpParams,
+        input: &'static str,
+        value: String,
+    ) -> RetailerAPdpParams {
+        match input {
+            "zip_code" => params.zip_code = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}

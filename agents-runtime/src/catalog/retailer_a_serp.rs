@@ -286,7 +286,7 @@ impl crate::AgentParams for RetailerASerpParams {
         RetailerASerpParams::validate(self)
     }
     fn uses_localization(&self) -> bool {
-        self.zip_code.is_some()
+        self.zip_code.is_some() || self.extra.contains_key("store_id")
     }
 }
 impl crate::Agent for RetailerASerp {
@@ -338,7 +338,21 @@ impl crate::Agent for RetailerASerp {
     }"#;
     type Params = RetailerASerpParams;
 }
-impl crate::Localized for RetailerASerp {}
+impl crate::Localized for RetailerASerp {
+    fn localize(
+        mut params: RetailerASerpParams,
+        input: &'static str,
+        value: String,
+    ) -> RetailerASerpParams {
+        match input {
+            "zip_code" => params.zip_code = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}
 impl crate::Paginated for RetailerASerp {
     const PAGE_PARAM: &'static str = "page";
     fn page(params: &RetailerASerpParams) -> Option<u32> {

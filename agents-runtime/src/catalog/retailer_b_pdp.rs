@@ -536,4 +536,19 @@ impl crate::Agent for RetailerBPdp {
     }"#;
     type Params = RetailerBPdpParams;
 }
-impl crate::Localized for RetailerBPdp {}
+impl crate::Localized for RetailerBPdp {
+    fn localize(
+        mut params: RetailerBPdpParams,
+        input: &'static str,
+        value: String,
+    ) -> RetailerBPdpParams {
+        match input {
+            "zip_code" => params.zip_code = Some(value),
+            "store_id" => params.store_id = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}

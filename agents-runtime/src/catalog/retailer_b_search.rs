@@ -271,7 +271,7 @@ impl crate::AgentParams for RetailerBSearchParams {
         RetailerBSearchParams::validate(self)
     }
     fn uses_localization(&self) -> bool {
-        self.store_id.is_some()
+        self.store_id.is_some() || self.extra.contains_key("zip_code")
     }
 }
 impl crate::Agent for RetailerBSearch {
@@ -320,7 +320,21 @@ impl crate::Agent for RetailerBSearch {
     }"#;
     type Params = RetailerBSearchParams;
 }
-impl crate::Localized for RetailerBSearch {}
+impl crate::Localized for RetailerBSearch {
+    fn localize(
+        mut params: RetailerBSearchParams,
+        input: &'static str,
+        value: String,
+    ) -> RetailerBSearchParams {
+        match input {
+            "store_id" => params.store_id = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}
 impl crate::Paginated for RetailerBSearch {
     const PAGE_PARAM: &'static str = "page";
     fn page(params: &RetailerBSearchParams) -> Option<u32> {

@@ -462,7 +462,7 @@ impl crate::AgentParams for RetailerCPdpParams {
         RetailerCPdpParams::validate(self)
     }
     fn uses_localization(&self) -> bool {
-        self.zip_code.is_some()
+        self.zip_code.is_some() || self.extra.contains_key("store_id")
     }
 }
 impl crate::Agent for RetailerCPdp {
@@ -503,4 +503,18 @@ impl crate::Agent for RetailerCPdp {
     }"#;
     type Params = RetailerCPdpParams;
 }
-impl crate::Localized for RetailerCPdp {}
+impl crate::Localized for RetailerCPdp {
+    fn localize(
+        mut params: RetailerCPdpParams,
+        input: &'static str,
+        value: String,
+    ) -> RetailerCPdpParams {
+        match input {
+            "zip_code" => params.zip_code = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}

@@ -460,7 +460,7 @@ impl crate::AgentParams for RetailerDPdpParams {
         RetailerDPdpParams::validate(self)
     }
     fn uses_localization(&self) -> bool {
-        self.store_id.is_some()
+        self.store_id.is_some() || self.extra.contains_key("zip_code")
     }
 }
 impl crate::Agent for RetailerDPdp {
@@ -500,4 +500,18 @@ impl crate::Agent for RetailerDPdp {
     }"#;
     type Params = RetailerDPdpParams;
 }
-impl crate::Localized for RetailerDPdp {}
+impl crate::Localized for RetailerDPdp {
+    fn localize(
+        mut params: RetailerDPdpParams,
+        input: &'static str,
+        value: String,
+    ) -> RetailerDPdpParams {
+        match input {
+            "store_id" => params.store_id = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}

@@ -454,7 +454,7 @@ impl crate::AgentParams for RetailerEPdpParams {
         RetailerEPdpParams::validate(self)
     }
     fn uses_localization(&self) -> bool {
-        self.zip_code.is_some()
+        self.zip_code.is_some() || self.extra.contains_key("store_id")
     }
 }
 impl crate::Agent for RetailerEPdp {
@@ -493,4 +493,18 @@ impl crate::Agent for RetailerEPdp {
     }"#;
     type Params = RetailerEPdpParams;
 }
-impl crate::Localized for RetailerEPdp {}
+impl crate::Localized for RetailerEPdp {
+    fn localize(
+        mut params: RetailerEPdpParams,
+        input: &'static str,
+        value: String,
+    ) -> RetailerEPdpParams {
+        match input {
+            "zip_code" => params.zip_code = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}

@@ -340,7 +340,7 @@ impl crate::AgentParams for SearchEngineMapsSearchParams {
         SearchEngineMapsSearchParams::validate(self)
     }
     fn uses_localization(&self) -> bool {
-        self.zip_code.is_some()
+        self.zip_code.is_some() || self.extra.contains_key("store_id")
     }
 }
 impl crate::Agent for SearchEngineMapsSearch {
@@ -386,7 +386,21 @@ impl crate::Agent for SearchEngineMapsSearch {
     }"#;
     type Params = SearchEngineMapsSearchParams;
 }
-impl crate::Localized for SearchEngineMapsSearch {}
+impl crate::Localized for SearchEngineMapsSearch {
+    fn localize(
+        mut params: SearchEngineMapsSearchParams,
+        input: &'static str,
+        value: String,
+    ) -> SearchEngineMapsSearchParams {
+        match input {
+            "zip_code" => params.zip_code = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}
 impl crate::Paginated for SearchEngineMapsSearch {
     const PAGE_PARAM: &'static str = "page";
     fn page(params: &SearchEngineMapsSearchParams) -> Option<u32> {

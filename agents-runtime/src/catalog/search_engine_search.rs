@@ -502,7 +502,7 @@ impl crate::AgentParams for SearchEngineSearchParams {
         SearchEngineSearchParams::validate(self)
     }
     fn uses_localization(&self) -> bool {
-        self.zip_code.is_some()
+        self.zip_code.is_some() || self.extra.contains_key("store_id")
     }
 }
 impl crate::Agent for SearchEngineSearch {
@@ -556,7 +556,21 @@ impl crate::Agent for SearchEngineSearch {
     }"#;
     type Params = SearchEngineSearchParams;
 }
-impl crate::Localized for SearchEngineSearch {}
+impl crate::Localized for SearchEngineSearch {
+    fn localize(
+        mut params: SearchEngineSearchParams,
+        input: &'static str,
+        value: String,
+    ) -> SearchEngineSearchParams {
+        match input {
+            "zip_code" => params.zip_code = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}
 impl crate::Paginated for SearchEngineSearch {
     const PAGE_PARAM: &'static str = "page";
     fn page(params: &SearchEngineSearchParams) -> Option<u32> {

@@ -271,7 +271,7 @@ impl crate::AgentParams for SearchEngineSearchAioParams {
         SearchEngineSearchAioParams::validate(self)
     }
     fn uses_localization(&self) -> bool {
-        self.zip_code.is_some()
+        self.zip_code.is_some() || self.extra.contains_key("store_id")
     }
 }
 impl crate::Agent for SearchEngineSearchAio {
@@ -305,4 +305,18 @@ impl crate::Agent for SearchEngineSearchAio {
     }"#;
     type Params = SearchEngineSearchAioParams;
 }
-impl crate::Localized for SearchEngineSearchAio {}
+impl crate::Localized for SearchEngineSearchAio {
+    fn localize(
+        mut params: SearchEngineSearchAioParams,
+        input: &'static str,
+        value: String,
+    ) -> SearchEngineSearchAioParams {
+        match input {
+            "zip_code" => params.zip_code = Some(value),
+            _ => {
+                params.extra.insert(input.to_owned(), value.into());
+            }
+        }
+        params
+    }
+}

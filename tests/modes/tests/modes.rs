@@ -175,7 +175,12 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
         .unwrap();
     assert!(!plain.contains("Localized for"), "{plain}");
     assert!(!plain.contains("Paginated for"), "{plain}");
-    assert!(built.contains("Localized for StoreFinder {}"), "{built}");
+    assert!(built.contains("Localized for StoreFinder {"), "{built}");
+    // The input chosen by hand is one `Localized::localize` sets by name.
+    assert!(
+        built.contains("\"postcode\" => params.postcode = Some(value)"),
+        "{built}"
+    );
 
     // Overrides that name what is not there are reported together, each with what to do.
     let err = Builder::new()
