@@ -134,3 +134,49 @@ async fn publishing_is_a_v2_call_and_says_so_on_v1() {
     assert!(err.contains("ApiVersion::V2"), "{err}");
     assert_eq!(e.requests_seen(agents_tests_e2e::KEY), 0);
 }
+
+#[tokio::test]
+async fn a_research_agent_publishes_from_its_type_once_and_changes_only_what_differs() {
+    use agents_runtime::client::publish::AgentPlan;
+    use agents_runtime::client::research::ResearchAgentRequest;
+    use agents_tests_generated::json_schema::PriceCheck;
+
+    let e = emulator().await;
+    let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
+    let request = || {
+        ResearchAgentRequest::new()
+            .agent_name("price-checker")
+            .goals(["Find every seller"])
+            .output_schema_of::<PriceCheck>()
+    };
+    let first = c.publish_research_agent(request()).await.unwrap();
+    assert_eq!(first.plan, AgentPlan::Create);
+    assert_eq!(
+        first.agent.output_schema,
+        Some(file("price_check.output.schema.json"))
+    );
+
+    let before = e.requests_seen(agents_tests_e2e::KEY);
+    let again = c.publish_research_agent(request()).await.unwrap();
+    assert_eq!(again.plan, AgentPlan::Unchanged, "{again}");
+    assert_eq!(again.to_string(), "price-checker: unchanged");
+    assert_eq!(again.agent.id, first.agent.id);
+    // One page of the list and one read; nothing written.
+    assert_eq!(e.requests_seen(agents_tests_e2e::KEY), before + 2);
+
+    let changed = c
+        .publish_research_agent(request().description("Checks prices"))
+        .await
+        .unwrap();
+    assert_eq!(changed.plan, AgentPlan::Update(vec!["description".into()]));
+    assert_eq!(changed.agent.id, first.agent.id);
+    assert_eq!(changed.agent.description, "Checks prices");
+    assert_eq!(changed.agent.goals[0].goal, "Find every seller");
+
+    let unnamed = c
+        .publish_research_agent(ResearchAgentRequest::new())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(unnamed.contains("agent_name"), "{unnamed}");
+}

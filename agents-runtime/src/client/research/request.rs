@@ -316,7 +316,7 @@ impl ResearchAgentRequest {
         refuse(crate::research::check_agent(&self.body, version))
     }
 
-    pub(super) fn wire(&self, version: ApiVersion) -> Result<Map<String, Value>, Error> {
+    pub(crate) fn wire(&self, version: ApiVersion) -> Result<Map<String, Value>, Error> {
         self.check(version)?;
         let mut body = self.body.clone();
         crate::words::respell(&mut body, &[|w| w.skill], crate::words::KEPT, version);
