@@ -198,7 +198,8 @@ pub mod __private {
     }
 }
 
-/// The examples of README.md, compiled and run as doctests so that the README never lies.
-#[cfg(all(doctest, feature = "catalog"))]
+/// The examples of README.md, compiled and run as doctests so that the README never lies
+/// (`cargo test --workspace`, whose members turn on the features they use).
+#[cfg(all(doctest, feature = "catalog", feature = "parquet"))]
 #[doc = include_str!("../../README.md")]
 mod readme {}

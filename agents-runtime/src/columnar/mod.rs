@@ -45,7 +45,11 @@ use serde_json::{Map, Value};
 use crate::decode::Record;
 
 #[cfg(feature = "parquet")]
+mod parquet_reader;
+#[cfg(feature = "parquet")]
 mod parquet_writer;
+#[cfg(feature = "parquet")]
+pub use parquet_reader::{ParquetReader, ReadRecord};
 #[cfg(feature = "parquet")]
 pub use parquet_writer::{ParquetOptions, ParquetWriter};
 

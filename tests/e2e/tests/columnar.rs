@@ -5,7 +5,7 @@
 
 use agents_emulator::Fault;
 use agents_runtime::catalog::{RetailerAPdp, RetailerAPdpParams, RetailerASerp};
-use agents_runtime::columnar::{self, ParquetOptions, ParquetWriter};
+use agents_runtime::columnar::{self, ParquetOptions, ParquetReader, ParquetWriter, ReadRecord};
 use agents_runtime::{Mismatch, Record};
 use agents_tests_e2e::{KEY, client, emulator};
 use arrow_array::RecordBatch;
@@ -15,23 +15,42 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Map, Value, json};
 
 /// Writes `records` to Parquet in row groups of `group`, reads the file back with the parquet
-/// crate's reader: the batches and the number of row groups.
-fn round_trip<T: columnar::Columnar + Record>(
-    records: Vec<T>,
-    group: usize,
-) -> (Vec<RecordBatch>, usize) {
+/// crate's reader: the batches and the number of row groups. The runtime's own reader
+/// (`ParquetReader`) gives the records back exactly, rows numbered as written.
+fn round_trip<T>(records: Vec<T>, group: usize) -> (Vec<RecordBatch>, usize)
+where
+    T: columnar::Columnar
+        + Record
+        + serde::de::DeserializeOwned
+        + Clone
+        + PartialEq
+        + std::fmt::Debug,
+{
+    let expected = records.clone();
     let mut writer = ParquetWriter::<T, _>::new(
         Vec::new(),
         ParquetOptions {
             row_group_size: group,
+            row_column: true,
             ..ParquetOptions::default()
         },
     )
     .unwrap();
-    for r in records {
-        writer.write(r).unwrap();
+    for (i, r) in records.into_iter().enumerate() {
+        writer.write_row(i as u64 + 1, r).unwrap();
     }
     let bytes = bytes::Bytes::from(writer.finish().unwrap());
+    let read: Vec<ReadRecord<T>> = ParquetReader::new(bytes.clone())
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let rows: Vec<Option<u64>> = read.iter().map(|r| r.row).collect();
+    assert_eq!(
+        rows,
+        (1..=expected.len() as u64).map(Some).collect::<Vec<_>>()
+    );
+    let back: Vec<T> = read.into_iter().map(|r| r.record).collect();
+    assert_eq!(back, expected);
     let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
     let groups = builder.metadata().num_row_groups();
     let batches = builder.build().unwrap().map(Result::unwrap).collect();
@@ -88,6 +107,7 @@ fn decode_row<T: columnar::Columnar + Record + serde::de::DeserializeOwned>(
     mut row: Map<String, Value>,
 ) -> T {
     let schema = columnar::schema::<T>();
+    row.remove(columnar::ROW);
     restore_object(schema.fields().iter().map(|f| &**f), &mut row);
     let count = row.remove(columnar::MISMATCH_COUNT).unwrap();
     let mismatches: Vec<Mismatch> = match row.remove(columnar::MISMATCHES) {

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use agents_runtime::catalog::RetailerAPdp;
 use agents_runtime::client::jobs::{
     ArtifactFormat, JobDestination, JobInputs, JobRequest, JobSchedule, JobStatus, JobUpdate,
     TriggeredBy,
@@ -93,13 +94,28 @@ async fn a_triggered_run_writes_artifacts_in_each_format() {
                 _ => {
                     let reader =
                         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
-                            bytes,
+                            bytes.clone(),
                         )
                         .unwrap()
                         .build()
                         .unwrap();
                     let rows: usize = reader.map(|b| b.unwrap().num_rows()).sum();
                     assert_eq!(rows, 3);
+                    // And typed: the artifact's rows as the template's records.
+                    let records: Vec<RetailerAPdp> =
+                        agents_runtime::columnar::ParquetReader::new(bytes)
+                            .unwrap()
+                            .map(|r| r.unwrap().record)
+                            .collect();
+                    assert_eq!(records.len(), 3);
+                    assert!(
+                        records.iter().all(|r| r.product_title.is_some()),
+                        "{records:?}"
+                    );
+                    assert!(
+                        records.iter().all(|r| r.mismatches.is_empty()),
+                        "{records:?}"
+                    );
                 }
             }
             let errors = c
