@@ -57,7 +57,7 @@ pub(super) fn traits(agent: &AgentIr, p: &Paths) -> TokenStream {
     };
     let localized = agent.localized.then(|| {
         // The localization inputs the params hold as text; any other name is sent as given.
-        let arms = fields
+        let arms: Vec<TokenStream> = fields
             .iter()
             .filter(|f| f.localization && f.ty == crate::types::Ty::String)
             .map(|f| {
@@ -68,16 +68,25 @@ pub(super) fn traits(agent: &AgentIr, p: &Paths) -> TokenStream {
                     quote!(Some(value))
                 };
                 quote!(#json => params.#id = #value,)
-            });
+            })
+            .collect();
+        let other = quote!(params.extra.insert(input.to_owned(), value.into()););
+        let set = if arms.is_empty() {
+            other
+        } else {
+            quote! {
+                match input {
+                    #(#arms)*
+                    _ => {
+                        #other
+                    }
+                }
+            }
+        };
         quote! {
             impl #rt::Localized for #output {
                 fn localize(mut params: #params, input: &'static str, value: String) -> #params {
-                    match input {
-                        #(#arms)*
-                        _ => {
-                            params.extra.insert(input.to_owned(), value.into());
-                        }
-                    }
+                    #set
                     params
                 }
             }

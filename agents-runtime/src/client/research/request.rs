@@ -381,6 +381,11 @@ impl ResearchRunRequest {
     }
 }
 
+/// The schema a generated record carries, as JSON (the generator wrote it, so it reads).
+fn schema_of<T: crate::Record>() -> Option<Value> {
+    T::schema_text().and_then(|text| serde_json::from_str(text).ok())
+}
+
 /// The broken rules of a request body (every one, each naming its field) as one error; nothing
 /// is sent.
 fn refuse(found: Vec<crate::research::Broken>) -> Result<(), Error> {
@@ -424,9 +429,4 @@ mod tests {
         let max = ResearchAgentRequest::new().effort(Effort::FiveXHigh);
         assert!(max.wire(ApiVersion::V1).is_err());
     }
-}
-
-/// The schema a generated record carries, as JSON (the generator wrote it, so it reads).
-fn schema_of<T: crate::Record>() -> Option<Value> {
-    T::schema_text().and_then(|text| serde_json::from_str(text).ok())
 }
