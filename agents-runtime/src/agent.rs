@@ -164,24 +164,3 @@ pub trait Paginated: Agent {
     /// Sets the page to ask for.
     fn set_page(params: &mut Self::Params, page: u32);
 }
-
-#[cfg(all(test, feature = "catalog"))]
-mod tests {
-    use super::{AgentParams, Localize};
-    use crate::catalog::{RetailerAPdpParams, RetailerBSearchParams};
-
-    #[test]
-    fn localize_sets_the_declared_input_or_sends_the_other_and_localizes_either_way() {
-        // `retailer_b_search` is localized by store; its own setter and the trait's agree.
-        let own = RetailerBSearchParams::new("milk").store_id("4711");
-        let by_trait = Localize::store_id(RetailerBSearchParams::new("milk"), "4711");
-        assert_eq!(own, by_trait);
-        // It declares no `zip_code`: the value is sent as given, and the request localized.
-        let zip = RetailerBSearchParams::new("milk").zip_code("10001");
-        assert_eq!(zip.extra["zip_code"], "10001");
-        assert!(zip.uses_localization());
-        assert!(!RetailerBSearchParams::new("milk").uses_localization());
-        let pdp = Localize::zip_code(RetailerAPdpParams::new("B1"), "10001");
-        assert_eq!(pdp.zip_code.as_deref(), Some("10001"));
-    }
-}
