@@ -407,7 +407,11 @@ async fn generate_takes_localization_and_pagination_by_hand() {
     );
     let set = String::from_utf8_lossy(&set.stdout).into_owned();
     assert!(
-        set.contains("impl ::agents_runtime::Localized for StoreFinder {}"),
+        set.contains("impl ::agents_runtime::Localized for StoreFinder {"),
+        "{set}"
+    );
+    assert!(
+        set.contains("\"postcode\" => params.postcode = Some(value)"),
         "{set}"
     );
     assert!(

@@ -320,10 +320,13 @@ impl Client {
                     let template = self.template(&source.name).await?;
                     return Ok(Published { plan, template });
                 }
-                // Created meanwhile (another run of the same program): compare with that.
+                // Created meanwhile (another run of the same program): compare with that; a
+                // template still without a published version cannot be, so the error stands.
                 Err(e) => match self.current_template(&source).await? {
-                    Some(now) => plan = source.plan(Some(&now)),
-                    None => return Err(e),
+                    Some(now) if now.published_version.is_some() => {
+                        plan = source.plan(Some(&now));
+                    }
+                    _ => return Err(e),
                 },
             }
         }
@@ -374,9 +377,16 @@ fn own_templates_only(mut e: Error, name: &str) -> Error {
     e
 }
 
-/// Fields of a research agent request that shape the agent only when it is made: goals and
-/// suggested questions become records with ids, a template is copied once.
-const SET_AT_CREATION: [&str; 4] = ["agent_name", "goals", "suggested_questions", "template"];
+/// Fields of a research agent request that shape the agent only when it is made: goals,
+/// suggested questions and source groups become records with ids and positions (so the request's
+/// never equal the record's), a template is copied once.
+const SET_AT_CREATION: [&str; 5] = [
+    "agent_name",
+    "goals",
+    "suggested_questions",
+    "sources",
+    "template",
+];
 
 /// What [`Client::publish_research_agent`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -413,8 +423,9 @@ impl Client {
     /// Makes the active research agent named by the request's
     /// [`agent_name`](ResearchAgentRequest::agent_name) say what the request says: creates it
     /// if there is none, changes the fields that differ (its output schema, texts, effort,
-    /// sources, use case) in one patch, sends nothing if none does. Goals, suggested questions
-    /// and a template shape an agent when it is made and are not compared afterwards.
+    /// skill, use case) in one patch, sends nothing if none does. Goals, suggested questions,
+    /// source rules and a template shape an agent when it is made and are not compared
+    /// afterwards ([`Client::update_research_agent`] changes them).
     ///
     /// ```no_run
     /// # use agents_runtime::client::research::ResearchAgentRequest;

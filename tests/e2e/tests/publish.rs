@@ -138,15 +138,18 @@ async fn publishing_is_a_v2_call_and_says_so_on_v1() {
 #[tokio::test]
 async fn a_research_agent_publishes_from_its_type_once_and_changes_only_what_differs() {
     use agents_runtime::client::publish::AgentPlan;
-    use agents_runtime::client::research::ResearchAgentRequest;
+    use agents_runtime::client::research::{ResearchAgentRequest, SourceGroup, Sources};
     use agents_tests_generated::json_schema::PriceCheck;
 
     let e = emulator().await;
     let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
+    // Goals and source groups come back as records with ids: publishing again must not take
+    // that for a change.
     let request = || {
         ResearchAgentRequest::new()
             .agent_name("price-checker")
             .goals(["Find every seller"])
+            .sources(Sources::new().allow(SourceGroup::new("shops", ["shop.example"])))
             .output_schema_of::<PriceCheck>()
     };
     let first = c.publish_research_agent(request()).await.unwrap();
