@@ -56,12 +56,14 @@ pub use run::{Effort, ResearchRun, ResearchStatus, RunError, RunFailure, StreamE
 mod answer;
 mod events;
 mod handle;
+mod publish;
 mod request;
 pub(crate) mod run;
 
 pub use answer::{Answer, AnswerPath, Citation, Claim, ClaimPath, Trust, TrustSource};
 pub use events::{ResearchEvent, RunEvent};
 pub use handle::{Outcome, ResearchRunHandle, STALL_AFTER};
+pub use publish::{AgentPlan, PublishedAgent};
 pub use request::*;
 
 /// A result answer: `{output: {type, content, trust}, run}`, or `{error, run}`.

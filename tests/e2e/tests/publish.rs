@@ -137,8 +137,7 @@ async fn publishing_is_a_v2_call_and_says_so_on_v1() {
 
 #[tokio::test]
 async fn a_research_agent_publishes_from_its_type_once_and_changes_only_what_differs() {
-    use agents_runtime::client::publish::AgentPlan;
-    use agents_runtime::client::research::{ResearchAgentRequest, SourceGroup, Sources};
+    use agents_runtime::client::research::{AgentPlan, ResearchAgentRequest, SourceGroup, Sources};
     use agents_tests_generated::json_schema::PriceCheck;
 
     let e = emulator().await;
