@@ -210,10 +210,10 @@ pub fn object_path(storage_url: &str, object: &str) -> Result<PathBuf, KeyError>
     Ok(path)
 }
 
-/// Writes a result into the local-directory bucket.
 /// The longest object key S3 and GCS take, in bytes.
 const MAX_KEY_BYTES: usize = 1024;
 
+/// Writes a result into the local-directory bucket.
 fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Value) -> Result<(), String> {
     let Some(root) = &state.config.bucket_dir else {
         return Err(format!(
@@ -240,8 +240,12 @@ fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Value) -> Re
     } else {
         (format!("{name}.json"), bytes)
     };
+    // An object store shows an object whole or not at all: written under a temporary name and
+    // renamed, so a reader polling for the object never reads half of it.
+    let partial = dir.join(format!(".{file}.partial"));
     std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(dir.join(&file), data))
+        .and_then(|()| std::fs::write(&partial, data))
+        .and_then(|()| std::fs::rename(&partial, dir.join(&file)))
         .map_err(|e| format!("cannot write {}: {e}", dir.join(file).display()))
 }
 

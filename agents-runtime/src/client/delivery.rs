@@ -20,34 +20,7 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt};
 use serde::de::DeserializeOwned;
 
-/// Why a delivered result could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum DeliveryError {
-    /// The storage URL is not `s3://bucket/prefix/` or `gs://bucket/prefix/`.
-    #[error(
-        "invalid storage_url {0:?}: expected s3://<bucket>/<prefix>/ or gs://<bucket>/<prefix>/"
-    )]
-    Url(String),
-    /// No object under any of the names tried.
-    #[error("no delivered result: tried {}", .tried.join(", "))]
-    NotFound {
-        /// The object paths tried.
-        tried: Vec<String>,
-    },
-    /// The store failed.
-    #[error("object store: {0}")]
-    Store(#[from] object_store::Error),
-    /// The object is not the result type.
-    #[error("cannot decode {object} at `{path}`: {message}")]
-    Decode {
-        /// The object.
-        object: String,
-        /// Where in the JSON.
-        path: String,
-        /// What is wrong.
-        message: String,
-    },
-}
+pub use super::error::DeliveryError;
 
 /// Reads delivered results from one bucket.
 #[derive(Debug, Clone)]
@@ -107,7 +80,7 @@ impl DeliveryReader {
                     } else {
                         bytes[..].into()
                     };
-                    return super::decode_body(&data).map_err(|(path, message)| {
+                    return super::body::decode_body(&data).map_err(|(path, message)| {
                         DeliveryError::Decode {
                             object: key,
                             path,

@@ -493,6 +493,10 @@ pub enum Error {
         /// How the stream ended.
         end: super::research::run::StreamEnd,
     },
+    /// A result delivered to a bucket could not be read (feature `delivery`).
+    #[cfg(feature = "delivery")]
+    #[error(transparent)]
+    Delivery(Box<DeliveryError>),
     /// A waiter gave up.
     #[error("gave up waiting for {what} after {waited:?} (last state: {last_state})")]
     WaitTimeout {
@@ -503,6 +507,43 @@ pub enum Error {
         /// The last state seen.
         last_state: String,
     },
+}
+
+/// Why a delivered result could not be read.
+#[cfg(feature = "delivery")]
+#[derive(Debug, thiserror::Error)]
+pub enum DeliveryError {
+    /// The storage URL is not `s3://bucket/prefix/` or `gs://bucket/prefix/`.
+    #[error(
+        "invalid storage_url {0:?}: expected s3://<bucket>/<prefix>/ or gs://<bucket>/<prefix>/"
+    )]
+    Url(String),
+    /// No object under any of the names tried.
+    #[error("no delivered result: tried {}", .tried.join(", "))]
+    NotFound {
+        /// The object paths tried.
+        tried: Vec<String>,
+    },
+    /// The store failed.
+    #[error("object store: {0}")]
+    Store(#[from] object_store::Error),
+    /// The object is not the result type.
+    #[error("cannot decode {object} at `{path}`: {message}")]
+    Decode {
+        /// The object.
+        object: String,
+        /// Where in the JSON.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[cfg(feature = "delivery")]
+impl From<DeliveryError> for Error {
+    fn from(e: DeliveryError) -> Self {
+        Error::Delivery(Box::new(e))
+    }
 }
 
 /// "3 batch item(s) are invalid; nothing was sent: item 4: …; item 9: …".
@@ -628,6 +669,13 @@ impl Error {
             | Error::ResearchFailed(_)
             | Error::WaitTimeout { .. } => ErrorKind::Async,
             Error::EventStream { .. } => ErrorKind::Transport,
+            #[cfg(feature = "delivery")]
+            Error::Delivery(d) => match **d {
+                DeliveryError::Url(_) => ErrorKind::Invalid,
+                DeliveryError::NotFound { .. } => ErrorKind::Async,
+                DeliveryError::Store(_) => ErrorKind::Transport,
+                DeliveryError::Decode { .. } => ErrorKind::Response,
+            },
         }
     }
 

@@ -101,6 +101,14 @@ impl Delivery {
         self
     }
 
+    /// Where results are stored: the storage URL, and the object name that replaces the task
+    /// id.
+    #[cfg(feature = "delivery")]
+    pub(crate) fn storage_location(&self) -> Option<(&str, Option<&str>)> {
+        let (_, url) = self.storage.as_ref()?;
+        Some((url, self.object_name.as_deref()))
+    }
+
     /// Checks the options; the fields they add to a request body.
     pub(crate) fn fields(&self) -> Result<DeliveryFields<'_>, Error> {
         let mut fields = DeliveryFields::default();

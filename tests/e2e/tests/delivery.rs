@@ -14,6 +14,7 @@ use agents_tests_e2e::{client, emulator, start};
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::routing::post;
+use futures::StreamExt as _;
 
 fn fast() -> WaitOptions {
     WaitOptions::TASK.intervals(Duration::from_millis(25), Duration::from_millis(100))
@@ -164,6 +165,77 @@ async fn results_delivered_to_a_bucket_read_back_typed() {
         Err(DeliveryError::NotFound { tried }) => assert_eq!(tried.len(), 2),
         other => panic!("{other:?}"),
     }
+    let _ = std::fs::remove_dir_all(&buckets);
+}
+
+#[tokio::test]
+async fn a_large_batch_reads_its_results_from_the_bucket_not_one_get_each() {
+    let buckets = std::env::temp_dir().join(format!("agents-batch-buckets-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&buckets);
+    std::fs::create_dir_all(buckets.join("results")).unwrap();
+    let e = start(Emulator::builder().rate_limit(None).bucket_dir(&buckets)).await;
+    let c = client(&e);
+    let n = 1_500; // two batches
+    let asin = |i: usize| format!("B{i:09}");
+    let batch = c
+        .batch::<RetailerAPdp>()
+        .delivery(
+            Delivery::new()
+                .storage(StorageType::S3, "s3://results/nightly/")
+                .object_name("pdp"),
+        )
+        .submit((0..n).map(|i| RetailerAPdpParams::new(asin(i))))
+        .await
+        .unwrap()
+        .with_wait(fast());
+    let reader = DeliveryReader::local(buckets.join("results")).unwrap();
+    let before = e.requests_seen(agents_tests_e2e::KEY);
+    let from_bucket = batch.clone().read_from(reader).unwrap();
+    let mut seen = vec![false; n];
+    let mut results = from_bucket.indexed_results();
+    while let Some(item) = results.next().await {
+        let (index, result) = item.unwrap();
+        assert!(
+            !std::mem::replace(&mut seen[index], true),
+            "item {index} twice"
+        );
+        // Each object is the result of its own item, typed.
+        assert!(result.record().is_some(), "item {index}: {result:?}");
+        assert!(
+            result
+                .url
+                .as_deref()
+                .unwrap_or_default()
+                .contains(&asin(index)),
+            "{result:?}"
+        );
+    }
+    assert!(seen.iter().all(|s| *s));
+    let asked = e.requests_seen(agents_tests_e2e::KEY) - before;
+    // Progress and the task lists of two batches, not 1,500 results.
+    assert!(asked < 50, "{asked} requests to the service");
+    // The same results as the service answers them, for a sample.
+    let mut from_service = batch.indexed_results().take(3);
+    while let Some(item) = from_service.next().await {
+        let (index, result) = item.unwrap();
+        assert!(
+            result
+                .url
+                .as_deref()
+                .unwrap_or_default()
+                .contains(&asin(index))
+        );
+    }
+
+    // Without a storage location there is no bucket to read from, and the error says how.
+    let plain = c
+        .batch::<RetailerAPdp>()
+        .submit([RetailerAPdpParams::new("B08N5WRWNW")])
+        .await
+        .unwrap();
+    let reader = DeliveryReader::local(buckets.join("results")).unwrap();
+    let err = plain.read_from(reader).unwrap_err();
+    assert!(err.to_string().contains("BatchBuilder::delivery"), "{err}");
     let _ = std::fs::remove_dir_all(&buckets);
 }
 

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use futures::StreamExt as _;
 use futures::stream::BoxStream;
 use serde::de::DeserializeOwned;
 
@@ -130,5 +131,18 @@ impl ResearchRunHandle {
             self.run.id.clone(),
             self.stall,
         )
+    }
+
+    /// Follows the run's events to its end, handing each to `report`: `run.follow(|e|
+    /// println!("{e}"))` prints `searching: …`, `reading https://…` lines up to
+    /// `status: completed`. The answer is then ready for [`ResearchRunHandle::answer`]. The
+    /// run must have been started with events, as for [`ResearchRunHandle::events`], whose
+    /// typed stream this consumes (match on it instead to act on each kind of event).
+    pub async fn follow(&self, mut report: impl FnMut(&RunEvent)) -> Result<(), Error> {
+        let mut events = self.events();
+        while let Some(event) = events.next().await {
+            report(&event?);
+        }
+        Ok(())
     }
 }
