@@ -124,10 +124,28 @@ impl<R, T: Nested> FieldPath<R, Option<T>> {
     }
 }
 
+impl<R, T: Nested> FieldPath<R, Option<T>> {
+    /// On into the nested record's field that `pick` takes from its `FIELDS`, without naming
+    /// its type: what [`path!`](crate::path!) writes for `.field`.
+    pub fn then_with<V>(
+        self,
+        pick: impl FnOnce(T::Fields) -> FieldPath<T::Record, V>,
+    ) -> FieldPath<R, V> {
+        self.then(pick(T::fields()))
+    }
+}
+
 impl<R, T> FieldPath<R, Option<Vec<T>>> {
     /// On into the list's item `index` (from 0).
     pub fn at(self, index: usize) -> FieldPath<R, Option<T>> {
         self.step(Step::Index(index))
+    }
+
+    /// [`FieldPath::at`], under the name [`path!`](crate::path!)'s `[i]` uses for lists and
+    /// maps alike.
+    #[doc(hidden)]
+    pub fn item(self, index: usize) -> FieldPath<R, Option<T>> {
+        self.at(index)
     }
 }
 
@@ -136,6 +154,12 @@ impl<R, T> FieldPath<R, Option<BTreeMap<String, T>>> {
     pub fn key(self, key: impl Into<Cow<'static, str>>) -> FieldPath<R, Option<T>> {
         self.step(Step::Key(key.into()))
     }
+
+    /// [`FieldPath::key`], under the name [`path!`](crate::path!)'s `["key"]` uses.
+    #[doc(hidden)]
+    pub fn item(self, key: impl Into<Cow<'static, str>>) -> FieldPath<R, Option<T>> {
+        self.key(key)
+    }
 }
 
 /// A generated record (or a box of one), which a path goes on into with [`FieldPath::then`].
@@ -143,10 +167,77 @@ impl<R, T> FieldPath<R, Option<BTreeMap<String, T>>> {
 pub trait Nested {
     /// The record.
     type Record;
+    /// Its typed paths (`…Fields`).
+    type Fields;
+    /// Its `FIELDS`.
+    fn fields() -> Self::Fields;
 }
 
 impl<T: Nested> Nested for Box<T> {
     type Record = T::Record;
+    type Fields = T::Fields;
+    fn fields() -> T::Fields {
+        T::fields()
+    }
+}
+
+/// A typed path written as the breach it names: `path!(PriceCheck.offers[0].price)` is
+/// `PriceCheck::FIELDS.offers.at(0).then(PriceCheckOffer::FIELDS.price)`, without naming the
+/// nested record's type. `[i]` goes into a list's item, `["key"]` into a map's value, `.field`
+/// on into a nested record; a field that does not exist is a compile error naming it.
+///
+/// ```
+/// # agents_runtime::record! {
+/// #     #![fields = OfferFields]
+/// #     #[derive(Debug, Clone, PartialEq, Default)]
+/// #     pub struct Offer {
+/// #         pub price: Option<f64>,
+/// #         #[json(flatten)]
+/// #         pub unknown_fields: agents_runtime::JsonMap,
+/// #         #[json(skip)]
+/// #         pub mismatches: Vec<agents_runtime::Mismatch>,
+/// #         #[json(skip)]
+/// #         pub breaches: Vec<agents_runtime::Breach>,
+/// #     }
+/// # }
+/// # agents_runtime::record! {
+/// #     #![fields = ProductFields]
+/// #     #[derive(Debug, Clone, PartialEq, Default)]
+/// #     pub struct Product {
+/// #         pub offers: Option<Vec<Offer>>,
+/// #         pub by_shop: Option<std::collections::BTreeMap<String, Offer>>,
+/// #         #[json(flatten)]
+/// #         pub unknown_fields: agents_runtime::JsonMap,
+/// #         #[json(skip)]
+/// #         pub mismatches: Vec<agents_runtime::Mismatch>,
+/// #         #[json(skip)]
+/// #         pub breaches: Vec<agents_runtime::Breach>,
+/// #     }
+/// # }
+/// use agents_runtime::path;
+/// assert_eq!(path!(Product.offers[0].price), Product::FIELDS.offers.at(0).then(Offer::FIELDS.price));
+/// assert_eq!(path!(Product.by_shop["acme"].price).to_string(), "by_shop.acme.price");
+/// ```
+#[macro_export]
+macro_rules! path {
+    ($record:ident . $field:ident $($rest:tt)*) => {
+        $crate::__path_on!(($record::FIELDS.$field) $($rest)*)
+    };
+}
+
+/// The steps of [`path!`] after its first field.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __path_on {
+    (($path:expr)) => {
+        $path
+    };
+    (($path:expr) [$step:expr] $($rest:tt)*) => {
+        $crate::__path_on!(($path.item($step)) $($rest)*)
+    };
+    (($path:expr) . $field:ident $($rest:tt)*) => {
+        $crate::__path_on!(($path.then_with(|fields| fields.$field)) $($rest)*)
+    };
 }
 
 impl<R, T> fmt::Display for FieldPath<R, T> {

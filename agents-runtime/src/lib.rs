@@ -158,6 +158,7 @@ pub mod prelude {
         publish::{Published, TemplateSource},
         run::{Delivery, Format, RunOptions, RunResult},
     };
+    pub use crate::path;
     pub use crate::{Agent, AgentParams, Localize, Localized, Paginated, Record};
     #[cfg(feature = "client")]
     pub use futures::{StreamExt as _, TryStreamExt as _};

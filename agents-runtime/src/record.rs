@@ -130,6 +130,10 @@ macro_rules! record {
 
         impl $crate::fields::Nested for $name {
             type Record = $name;
+            type Fields = $fields;
+            fn fields() -> $fields {
+                $name::FIELDS
+            }
         }
 
         impl $crate::decode::Decode for $name {

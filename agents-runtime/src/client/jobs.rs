@@ -33,6 +33,7 @@ use serde_json::{Map, Value, json};
 use super::error::Error;
 use super::waiter::{self, Poll, WaitOptions};
 use super::{Client, JsonBody};
+use crate::agent::{Agent, AgentParams};
 use crate::endpoint::{self, ApiVersion};
 
 open_enum! {
@@ -178,6 +179,46 @@ impl JobInputs {
         }
     }
 
+    /// Inline inputs from typed params (`[RetailerAPdpParams::new("B08N5WRWNW")]`), each
+    /// checked as a run's params are: an item that breaks a rule is an
+    /// [`Error::InvalidItems`] listing every such item with its position, and nothing is sent.
+    pub fn params<P: AgentParams>(items: impl IntoIterator<Item = P>) -> Result<Self, Error> {
+        let mut rows = Vec::new();
+        let mut invalid = Vec::new();
+        for (index, item) in items.into_iter().enumerate() {
+            if let Err(broken) = item.validate() {
+                invalid.push((index, Error::Validation(broken)));
+                continue;
+            }
+            match serde_json::to_value(&item) {
+                Ok(Value::Object(params)) => rows.push(params),
+                Ok(other) => invalid.push((
+                    index,
+                    Error::InvalidOption {
+                        option: "inputs",
+                        message: format!("params serialize to {other}, not an object"),
+                    },
+                )),
+                Err(e) => invalid.push((
+                    index,
+                    Error::InvalidOption {
+                        option: "inputs",
+                        message: format!("params do not serialize: {e}"),
+                    },
+                )),
+            }
+        }
+        if !invalid.is_empty() {
+            return Err(Error::InvalidItems(invalid));
+        }
+        Ok(JobInputs {
+            kind: InputsType::Inline,
+            data: Some(rows),
+            file_path: None,
+            node_data: None,
+        })
+    }
+
     /// Inputs in a file at `path` in S3.
     pub fn s3(path: impl Into<String>) -> Self {
         JobInputs {
@@ -257,6 +298,13 @@ impl JobRequest {
             template: template.into(),
             body,
         }
+    }
+
+    /// A job named `name` running agent `A`'s template:
+    /// `JobRequest::of::<RetailerAPdp>("nightly")`, so a renamed or misspelt agent is a compile
+    /// error, and [`JobInputs::params`] takes `A`'s typed params.
+    pub fn of<A: Agent>(name: impl Into<String>) -> Self {
+        JobRequest::new(name, A::NAME)
     }
 
     setters! {

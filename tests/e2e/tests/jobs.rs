@@ -328,3 +328,30 @@ async fn jobs_list_page_by_page_and_refuse_what_cannot_run() {
         "{err}"
     );
 }
+
+#[test]
+fn typed_job_inputs_are_checked_before_sending_and_name_the_template_from_the_type() {
+    use agents_runtime::catalog::RetailerAPdpParams;
+    // An empty asin breaks the agent's input rule (minimum length 1); every bad item is listed.
+    let bad = JobInputs::params([
+        RetailerAPdpParams::new("B08N5WRWNW"),
+        RetailerAPdpParams::new(""),
+        RetailerAPdpParams::new("B2"),
+        RetailerAPdpParams::new(""),
+    ])
+    .unwrap_err();
+    match &bad {
+        Error::InvalidItems(items) => {
+            assert_eq!(items.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [1, 3]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(bad.to_string().contains("asin"), "{bad}");
+    // Good items go as the untyped form would send them.
+    let typed = JobInputs::params([RetailerAPdpParams::new("B08N5WRWNW")]).unwrap();
+    assert_eq!(typed, JobInputs::inline([json!({"asin": "B08N5WRWNW"})]));
+    assert_eq!(
+        JobRequest::of::<RetailerAPdp>("nightly"),
+        JobRequest::new("nightly", "retailer_a_pdp")
+    );
+}

@@ -257,6 +257,16 @@ impl ResearchAgentRequest {
         ResearchAgentRequest::default()
     }
 
+    /// An agent named `agent_name` whose answers are `T`s: its output schema the one `T`
+    /// carries (as [`output_schema_of`](ResearchAgentRequest::output_schema_of) sets it).
+    /// `client.publish_research_agent(ResearchAgentRequest::of::<PriceCheck>("price-checker"))`
+    /// makes it once and keeps it so.
+    pub fn of<T: crate::Record>(agent_name: &str) -> Self {
+        ResearchAgentRequest::new()
+            .agent_name(agent_name)
+            .output_schema_of::<T>()
+    }
+
     setters! {
         /// Its stable name (runs by name find it).
         agent_name: &str => "agent_name",
