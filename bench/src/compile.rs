@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use agents_bench::measure::{Row, median_of, median_ratio, row};
 use agents_codegen::{Builder, load_dir};
 
 fn cargo() -> Command {
@@ -204,4 +205,45 @@ pub fn measure(root: &Path, build_override: bool) -> Vec<Measured> {
 pub fn workspace_root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     here.parent().map_or(here.clone(), Path::to_path_buf)
+}
+
+/// Rows for one compile configuration: each mode's medians and its ratios to the checked-in mode
+/// (medians of per-round ratios).
+pub fn rows(rows: &mut Vec<Row>, measured: &[Measured], profile: &str) {
+    let Some(checked) = measured.first() else {
+        return;
+    };
+    let figure = |runs: &[Duration], base: &[Duration]| {
+        format!(
+            "{:.2} s ({:.2}×)",
+            median_of(runs).as_secs_f64(),
+            median_ratio(runs, base)
+        )
+    };
+    for m in measured {
+        let (name, result) = if m.mode.starts_with("macro, touch") {
+            (
+                m.mode.clone(),
+                format!("rebuild {}", figure(&m.incremental, &checked.incremental)),
+            )
+        } else {
+            (
+                format!("{}: all catalog agents", m.mode),
+                format!(
+                    "clean {}, incremental {}",
+                    figure(&m.clean, &checked.clean),
+                    figure(&m.incremental, &checked.incremental)
+                ),
+            )
+        };
+        rows.push(row(
+            "compile",
+            name,
+            result,
+            format!(
+                "{profile}; ratios to checked-in, medians of {} interleaved rounds; dependencies prebuilt; target: macro ≤ 1.2×",
+                m.clean.len()
+            ),
+        ));
+    }
 }

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use agents_bench::measure::{Row, median_of, median_ratio, row};
+
 /// One program's builds, one figure per round.
 pub struct Builds {
     /// Clean builds.
@@ -182,4 +184,47 @@ pub fn measure(root: &Path) -> (Builds, Builds) {
         }
     }
     (a, b)
+}
+
+/// The user-build group's rows: the program with agents-runtime and by hand, and their ratio.
+pub fn bench(rows: &mut Vec<Row>) {
+    eprintln!("a user's build: agents-runtime vs reqwest + serde by hand…");
+    let (ours, hand) = measure(&compile::workspace_root());
+    let figure = |runs: &[Duration]| format!("{:.1} s", median_of(runs).as_secs_f64());
+    let note = |n: usize| {
+        format!(
+            "default dev profile, own workspace and target dir; medians of {n} interleaved rounds"
+        )
+    };
+    rows.push(row(
+        "user-build",
+        "10-line program running retailer_a_pdp: agents-runtime (catalog + client)",
+        format!(
+            "clean {}, incremental {:.2} s",
+            figure(&ours.clean),
+            median_of(&ours.incremental).as_secs_f64()
+        ),
+        note(ours.clean.len()),
+    ));
+    rows.push(row(
+        "user-build",
+        "the same program by hand: reqwest + serde + tokio",
+        format!(
+            "clean {}, incremental {:.2} s",
+            figure(&hand.clean),
+            median_of(&hand.incremental).as_secs_f64()
+        ),
+        note(hand.clean.len()),
+    ));
+    rows.push(row(
+        "user-build",
+        "agents-runtime ÷ by hand",
+        format!(
+            "clean {:.2}×, incremental {:.2}×",
+            median_ratio(&ours.clean, &hand.clean),
+            median_ratio(&ours.incremental, &hand.incremental)
+        ),
+        "target ≤ 1.15× clean, ≤ 1.1× incremental (median of per-round ratios)".to_owned(),
+    ));
+
 }
