@@ -19,7 +19,7 @@
 //!   smallest free numeric suffix (`product_url`, `product_url_2`; `FooParams`, `FooParams2`).
 //!   Claims happen in a fixed order (root and params types before nested types; fields in schema
 //!   order), so the result is deterministic. Two agents never share a namespace: a clash between
-//!   them is a diagnostic with a rename (`ir.rs`).
+//!   them is a diagnostic with a rename (`ir/lower.rs`).
 //!
 //! A field whose Rust name differs from its JSON name carries that JSON name beside it
 //! (`#[json(rename = "…")]` inside the runtime's `record!`).
