@@ -189,7 +189,7 @@ pub fn measure(root: &Path) -> (Builds, Builds) {
 /// The user-build group's rows: the program with agents-runtime and by hand, and their ratio.
 pub fn bench(rows: &mut Vec<Row>) {
     eprintln!("a user's build: agents-runtime vs reqwest + serde by hand…");
-    let (ours, hand) = measure(&compile::workspace_root());
+    let (ours, hand) = measure(&crate::compile::workspace_root());
     let figure = |runs: &[Duration]| format!("{:.1} s", median_of(runs).as_secs_f64());
     let note = |n: usize| {
         format!(
@@ -226,5 +226,4 @@ pub fn bench(rows: &mut Vec<Row>) {
         ),
         "target ≤ 1.15× clean, ≤ 1.1× incremental (median of per-round ratios)".to_owned(),
     ));
-
 }

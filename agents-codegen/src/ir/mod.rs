@@ -8,6 +8,8 @@ mod params;
 
 pub use lower::lower;
 
+use agents_schema::diag::Diagnostic;
+
 use crate::rules::Rule;
 use crate::types::Ty;
 

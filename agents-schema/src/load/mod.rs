@@ -98,6 +98,7 @@ pub(crate) fn document_from_value(value: &Value) -> Result<FieldSchema, RecordEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::SchemaType;
 
     #[test]
     fn syntax_errors_carry_line_and_column() {

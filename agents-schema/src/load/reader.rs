@@ -8,7 +8,9 @@ use serde_json::{Map, Value};
 
 use super::error::{FieldError, join_path};
 use super::json::{Json, kind};
-use crate::{AgentRecord, FeatureFlags, FieldSchema, InputProperty, SchemaType, TemplateVersion, Written};
+use crate::{
+    AgentRecord, FeatureFlags, FieldSchema, InputProperty, SchemaType, TemplateVersion, Written,
+};
 
 /// One walk over a record's tree: builds the model, tracks the JSON path, and collects every
 /// problem in `errors` instead of stopping at the first.
@@ -207,7 +209,12 @@ impl Reader {
 
     /// A `/v2` version record (`name` is the template's), or the same shape under a template
     /// record's `published_version` (`name` given by the template).
-    pub(super) fn version(&mut self, value: &Json, path: &str, name: Option<&str>) -> Option<AgentRecord> {
+    pub(super) fn version(
+        &mut self,
+        value: &Json,
+        path: &str,
+        name: Option<&str>,
+    ) -> Option<AgentRecord> {
         let mut f = self.object(value, path, "a template version")?;
         let own_name = match name {
             Some(_) => self.string(&mut f, "name"),
