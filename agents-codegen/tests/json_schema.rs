@@ -78,6 +78,43 @@ fn a_root_reference_is_the_record_and_references_back_box_it() {
     assert!(warnings.is_empty(), "{warnings:#?}");
 }
 
+/// vega-lite's `layer`: a list whose items are a union of the layer spec (which holds `layer`
+/// again) and the unit spec. The union is merged into one object, which copies what the
+/// references point to, so the recursion is met as the same merged content, not the same
+/// reference: one type refers back to itself, where the layers were unrolled 32 types deep
+/// (`…LayerLayerLayer…`, then raw JSON with a warning).
+#[test]
+fn a_recursion_through_a_merged_union_refers_back_to_one_type() {
+    let spec = json!({"anyOf": [{"$ref": "#/$defs/layer"}, {"$ref": "#/$defs/unit"}]});
+    let (source, warnings) = generated(
+        "chart",
+        json!({
+            "type": "object",
+            "properties": {"layer": {"type": "array", "items": spec}},
+            "$defs": {
+                "layer": {
+                    "type": "object",
+                    "properties": {
+                        "layer": {"type": "array", "items": spec},
+                        "title": {"type": "string"},
+                    },
+                },
+                "unit": {"type": "object", "properties": {"mark": {"type": "string"}}},
+            },
+        }),
+    );
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    assert!(!source.contains("LayerLayer"), "{source}");
+    assert_eq!(
+        fields_of(&source, "ChartLayer"),
+        [
+            "pub layer: Option<Vec<ChartLayer>>,",
+            "pub title: Option<String>,",
+            "pub mark: Option<String>,",
+        ]
+    );
+}
+
 #[test]
 fn a_root_all_of_is_merged_and_required_alternatives_do_not_make_a_union() {
     let (source, warnings) = generated(

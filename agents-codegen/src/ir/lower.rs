@@ -93,6 +93,7 @@ pub fn lower(
             unions: &mut unions,
             named: HashMap::new(),
             open: vec!["#".to_owned()],
+            open_merged: Vec::new(),
             depth: 0,
             warnings: &mut warnings,
         };
@@ -225,6 +226,11 @@ struct Lowerer<'a> {
     named: HashMap<String, Ty>,
     /// References being lowered (a reference to one of them closes a recursion).
     open: Vec<String>,
+    /// Merged schemas (unions of objects, `allOf`s) being lowered, by their content, with the
+    /// type each is lowered to: a merge copies what its references point to, so a recursion
+    /// through one (vega-lite's `layer` items, `anyOf` of its layer and unit specs) never meets
+    /// a reference in `open`; meeting the same merged content inside itself closes it.
+    open_merged: Vec<(String, Ty)>,
     /// How many structs enclose the one being lowered.
     depth: usize,
     warnings: &'a mut Vec<Diagnostic>,
@@ -476,7 +482,7 @@ impl Lowerer<'_> {
                 } else {
                     // Arrays of arrays name their inner types after the same field.
                     let (inner, _) = self.ty(parent, json, items, &here);
-                    Ty::Array(Box::new(inner))
+                    Ty::Array(Box::new(unboxed(inner)))
                 }
             }
             Shape::Object(object) => {
@@ -491,7 +497,7 @@ impl Lowerer<'_> {
                     pointer(at, "patternProperties")
                 };
                 let (inner, _) = self.ty(parent, &format!("{json}_value"), values, &key);
-                Ty::MapOf(Box::new(inner))
+                Ty::MapOf(Box::new(unboxed(inner)))
             }
             Shape::Enum(values) => {
                 let ident = self.types.claim(&naming::nested_type_base(parent, &[json]));
@@ -502,13 +508,42 @@ impl Lowerer<'_> {
                 let here = pointer(&pointer(at, keyword), &i.to_string());
                 return self.ty(parent, json, branch, &here);
             }
-            Shape::Merged(merged) => return self.ty(parent, json, &merged, at),
+            Shape::Merged(merged) => return self.merged(parent, json, &merged, at),
             Shape::Union(keyword, branches) => {
                 return self.union(parent, json, schema, keyword, &branches, at);
             }
             Shape::Ref(r) => return self.reference(r, at),
         };
         (ty, note)
+    }
+
+    /// The type of a merged schema (the field `json` of `parent`, at pointer `at`): an object
+    /// is a struct that refers back to itself where its content recurs inside it (`Box`ed, as a
+    /// reference closing a recursion is); anything else is typed as it classifies.
+    fn merged(
+        &mut self,
+        parent: &str,
+        json: &str,
+        merged: &FieldSchema,
+        at: &str,
+    ) -> (Ty, Option<String>) {
+        let key = serde_json::to_string(merged).unwrap_or_default();
+        if let Some((_, ty)) = self.open_merged.iter().find(|(open, _)| *open == key) {
+            return (Ty::Boxed(Box::new(ty.clone())), None);
+        }
+        let Shape::Object(object) = types::classify(merged, self.doc).0 else {
+            return self.ty(parent, json, merged, at);
+        };
+        self.check_keywords(merged, at);
+        if self.too_deep(at) {
+            return (Ty::Any, Some(docs::too_deep(MAX_NESTING)));
+        }
+        let ident = self.types.claim(&naming::nested_type_base(parent, &[json]));
+        let docs = docs::nested(parent, json, merged, false);
+        self.open_merged.push((key, Ty::Struct(self.structs.len())));
+        let ty = Ty::Struct(self.object(ident, docs, object, at, false));
+        self.open_merged.pop();
+        (ty, None)
     }
 
     /// The type of a union of kinds of value (the field `json` of `parent`, at pointer `at`):
@@ -525,7 +560,7 @@ impl Lowerer<'_> {
     ) -> (Ty, Option<String>) {
         let kinds = match types::union_plan(keyword, branches, self.doc) {
             types::UnionPlan::Raw(note) => return (Ty::Any, Some(note)),
-            types::UnionPlan::One(one) => return self.ty(parent, json, &one, at),
+            types::UnionPlan::One(one) => return self.merged(parent, json, &one, at),
             types::UnionPlan::Kinds(kinds) => kinds,
         };
         let mut variants = Vec::with_capacity(kinds.len());
@@ -661,6 +696,15 @@ fn described<'d>(doc: &'d FieldSchema, field: &'d FieldSchema) -> &'d FieldSchem
     match types::classify(field, doc).0 {
         Shape::Branch(_, _, branch) => described(doc, branch),
         _ => field,
+    }
+}
+
+/// A list's item or a map's value without the `Box` that closed a recursion: the list or map
+/// already holds it on the heap, so `Vec<Item>` is the type a person would write.
+fn unboxed(ty: Ty) -> Ty {
+    match ty {
+        Ty::Boxed(inner) => *inner,
+        other => other,
     }
 }
 
