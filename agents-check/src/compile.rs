@@ -69,7 +69,7 @@ pub enum Draft {
 }
 
 impl Draft {
-    fn from_meta(uri: &str) -> Option<Draft> {
+    pub(crate) fn from_meta(uri: &str) -> Option<Draft> {
         let uri = uri.trim_end_matches('#');
         if uri.contains("draft-07") || uri.contains("draft-06") || uri.contains("draft-04") {
             Some(Draft::Draft7)
@@ -258,12 +258,16 @@ struct Scanned {
 
 pub(crate) struct Compiled {
     pub nodes: Vec<Node>,
+    /// Where each node's schema is: a document of `docs` and a JSON pointer in it.
+    pub locations: Vec<(usize, String)>,
     pub resources: Vec<Resource>,
     pub docs: Vec<Value>,
     pub doc_uris: Vec<String>,
     /// Which of `docs` were supplied by the caller (bundled with the schema).
     pub supplied: Vec<bool>,
     pub root: NodeId,
+    /// The files documents were read from (through the caller's directories).
+    pub files: Vec<std::path::PathBuf>,
     pub tracks_evaluation: bool,
     pub problems: Vec<Problem>,
 }
@@ -278,6 +282,7 @@ pub(crate) struct Compiler {
     dynamic_anchors: HashMap<String, Vec<(String, Location)>>,
     remotes: HashMap<String, Value>,
     directories: Vec<(String, std::path::PathBuf)>,
+    files: Vec<std::path::PathBuf>,
     loaded: std::collections::HashSet<String>,
     nodes: Vec<Node>,
     memo: HashMap<Location, NodeId>,
@@ -315,6 +320,7 @@ impl Compiler {
             dynamic_anchors: HashMap::new(),
             remotes,
             directories,
+            files: Vec::new(),
             loaded: std::collections::HashSet::new(),
             nodes: Vec::new(),
             memo: HashMap::new(),
@@ -350,13 +356,21 @@ impl Compiler {
             let node = self.build(&at);
             self.nodes[id] = node;
         }
+        let mut locations = vec![(0, String::new()); self.nodes.len()];
+        for (at, id) in self.memo {
+            if let Some(slot) = locations.get_mut(id) {
+                *slot = (at.doc, at.pointer);
+            }
+        }
         Compiled {
             nodes: self.nodes,
+            locations,
             resources: self.resources,
             doc_uris: self.docs.iter().map(|d| d.uri.clone()).collect(),
             supplied: self.docs.iter().map(|d| d.supplied).collect(),
             docs: self.docs.into_iter().map(|d| d.value).collect(),
             root,
+            files: self.files,
             tracks_evaluation: self.tracks_evaluation,
             problems: self.problems,
         }
@@ -904,6 +918,7 @@ impl Compiler {
         }
         let path = dir.join(rest);
         let text = std::fs::read_to_string(&path).ok()?;
+        self.files.push(path.clone());
         match serde_json::from_str(&text) {
             Ok(value) => Some(value),
             Err(e) => {

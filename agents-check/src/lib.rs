@@ -34,6 +34,7 @@
 mod check;
 mod compile;
 mod instance;
+mod localize;
 pub mod path;
 
 use std::collections::HashMap;
@@ -128,6 +129,21 @@ impl Schema {
     /// carries.
     pub fn bundled(&self) -> Value {
         compile::bundle(&self.compiled)
+    }
+
+    /// The schema as one document whose every reference it follows is a JSON pointer from its
+    /// root (`#/$defs/…`): references by `$id` base URI, `$anchor` and to other documents
+    /// (embedded under `$defs`, named by the last segment of their URI) rewritten, a
+    /// `$dynamicRef` written as the `$ref` it means from the root. For a reader that follows
+    /// only local pointers, such as a generator of types.
+    pub fn localized(&self) -> Value {
+        localize::localized(&self.compiled)
+    }
+
+    /// The files its references were read from (through [`Options::directory`]), in the order
+    /// they were read: what a build must watch to follow the schema.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.compiled.files
     }
 
     /// What in the schema cannot be honoured, each with its JSON pointer.

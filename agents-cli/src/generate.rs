@@ -30,6 +30,11 @@ pub(crate) struct Overrides {
     /// numeric one named page; `AGENT=` for none (repeatable).
     #[arg(long, value_name = "AGENT=INPUT", value_parser = parse_paginated)]
     pub(crate) paginated: Vec<(String, Option<String>)>,
+    /// Where references to other documents are read from: the files under DIR are the URIs
+    /// starting with PREFIX (`https://example.com/schemas/=schemas/shared`), never the network
+    /// (repeatable).
+    #[arg(long, value_name = "PREFIX=DIR", value_parser = parse_documents)]
+    pub(crate) documents: Vec<(String, std::path::PathBuf)>,
 }
 
 /// `AGENT=REST` with a non-empty agent name.
@@ -56,6 +61,17 @@ fn parse_localized(text: &str) -> Result<(String, Vec<String>), String> {
 fn parse_paginated(text: &str) -> Result<(String, Option<String>), String> {
     let (agent, input) = agent_and(text, "AGENT=INPUT, like store_finder=page_no")?;
     Ok((agent, (!input.is_empty()).then_some(input)))
+}
+
+fn parse_documents(text: &str) -> Result<(String, std::path::PathBuf), String> {
+    match text.split_once('=') {
+        Some((prefix, dir)) if !prefix.trim().is_empty() && !dir.trim().is_empty() => {
+            Ok((prefix.trim().to_owned(), dir.trim().into()))
+        }
+        _ => Err(format!(
+            "expected PREFIX=DIR, like https://example.com/schemas/=schemas/shared, not {text:?}"
+        )),
+    }
 }
 
 fn parse_rename(text: &str) -> Result<(String, String), String> {
@@ -85,6 +101,9 @@ pub(crate) fn bindings(
     }
     for (agent, input) in &overrides.paginated {
         options = options.paginated(agent.clone(), input.as_deref());
+    }
+    for (prefix, dir) in &overrides.documents {
+        options = options.documents(prefix.clone(), dir.clone());
     }
     let mut b = Builder::new()
         .schema_dir(dir)

@@ -455,3 +455,47 @@ async fn generate_takes_localization_and_pagination_by_hand() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `generate --documents PREFIX=DIR` reads what a schema's references name from local files
+/// (the same switch as `Options::documents` and `agent!(…, documents = {…})`): without it the
+/// reference is a warning naming its pointer and the way out, with it the shared file's types.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generate_reads_referenced_documents_from_a_directory() {
+    let e = emulator().await;
+    let dir = scratch("documents");
+    let schemas = dir.join("schemas");
+    std::fs::create_dir_all(&schemas).unwrap();
+    let modes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/modes");
+    std::fs::copy(
+        modes.join("schemas/shop_refs.output.schema.json"),
+        schemas.join("shop_refs.output.schema.json"),
+    )
+    .unwrap();
+    let alone = cargo_agents(&e, &dir, KEY, &["generate"]).await;
+    assert!(alone.status.success());
+    let err = String::from_utf8_lossy(&alone.stderr);
+    assert!(
+        err.contains("warning: agent `shop_refs`: output_schema#/properties/price/$ref")
+            && err.contains("--documents"),
+        "{err}"
+    );
+    assert!(err.ends_with('\n'), "{err:?}");
+    let shared = format!(
+        "https://example.com/schemas/={}",
+        modes.join("shared").display()
+    );
+    let with = cargo_agents(&e, &dir, KEY, &["generate", "--documents", &shared]).await;
+    let err = String::from_utf8_lossy(&with.stderr);
+    assert!(with.status.success() && !err.contains("warning"), "{err}");
+    let out = String::from_utf8_lossy(&with.stdout);
+    assert!(out.contains("pub price: Option<ShopRefsPrice>,"), "{out}");
+    assert!(out.contains("pub struct ShopRefsPrice {"), "{out}");
+    let wrong = cargo_agents(&e, &dir, KEY, &["generate", "--documents", "shared"]).await;
+    assert!(!wrong.status.success());
+    assert!(
+        String::from_utf8_lossy(&wrong.stderr).contains("expected PREFIX=DIR"),
+        "{}",
+        String::from_utf8_lossy(&wrong.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -200,7 +200,18 @@ impl Builder {
             return Err(Diagnostics(problems));
         }
         let refs: Vec<_> = records.iter().collect();
-        let output = generate_refs(&refs, &self.options)?;
+        let options = self.options.documents_under(&manifest);
+        let output = generate_refs(&refs, &options)?;
+        if self.cargo_directives {
+            // A document added where a reference looks is a change too, so the directories are
+            // watched as well as the files read.
+            for dir in options.documents.values() {
+                println!("cargo:rerun-if-changed={}", dir.display());
+            }
+            for f in &output.files {
+                println!("cargo:rerun-if-changed={}", f.display());
+            }
+        }
         Ok((output.to_source()?, output.warnings))
     }
 

@@ -52,9 +52,9 @@ pub fn times_generated(schema_file: &Path) -> usize {
 }
 
 /// The items for agent `name` of the package at `manifest_dir`, generated with the call's
-/// `options` (the runtime's path among them), plus an `include_bytes!` of the
-/// schema file so that editing it rebuilds the
-/// code that uses it, as token text: the proc macro hands it to the compiler in one
+/// `options` (the runtime's path among them; relative document directories taken from
+/// `manifest_dir`), plus an `include_bytes!` of the schema file and of every document its
+/// references were read from, so that editing one rebuilds the code that uses it, as token text: the proc macro hands it to the compiler in one
 /// `proc_macro::TokenStream::from_str`, so the engine runs on proc-macro2's own token types
 /// (`proc_macro2::fallback::force`) instead of one compiler round trip per token. Errors are
 /// messages for a compile error on the macro's argument. The warnings are in
@@ -89,12 +89,18 @@ pub fn expand_with_warnings(
     if let Some(expansion) = cached {
         return Ok(expansion);
     }
-    let output = generate_refs(&[&loaded.record], options).map_err(|d| d.to_string())?;
+    let output = generate_refs(&[&loaded.record], &options.documents_under(manifest_dir))
+        .map_err(|d| d.to_string())?;
     let items = output.tokens().map_err(|d| d.to_string())?;
     let file = path.to_string_lossy().into_owned();
+    let read = output
+        .files
+        .iter()
+        .map(|f| f.to_string_lossy().into_owned());
     let text = quote! {
         #items
         const _: &[u8] = include_bytes!(#file);
+        #(const _: &[u8] = include_bytes!(#read);)*
     }
     .to_string();
     let expansion = Expansion {

@@ -167,6 +167,20 @@ impl Options {
     }
 }
 
+impl Options {
+    /// These options with every relative directory of [`Options::documents`] taken from
+    /// `base` (a package's manifest directory): a macro runs wherever the compiler does.
+    pub(crate) fn documents_under(&self, base: &std::path::Path) -> Options {
+        let mut options = self.clone();
+        for dir in options.documents.values_mut() {
+            if dir.is_relative() {
+                *dir = base.join(&*dir);
+            }
+        }
+        options
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -242,6 +256,9 @@ pub struct Output {
     /// Defects of the records that the generator handled (an input declared twice: the first
     /// declaration is used, and the generated docs say so). Front doors print them as warnings.
     pub warnings: Vec<Diagnostic>,
+    /// The files the schemas' references were read from ([`Options::documents`]): a change to
+    /// one changes the bindings, so front doors watch them.
+    pub files: Vec<std::path::PathBuf>,
 }
 
 /// Generates the bindings of `records` together: one namespace for all their types.
@@ -264,6 +281,7 @@ pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Outp
     let records: Vec<&AgentRecord> = adjusted.iter().map(|r| &**r).collect();
     let unit = ir::lower(&records, &options.renames, &options.documents)?;
     let warnings = unit.warnings;
+    let files = unit.files;
     let agents = unit
         .agents
         .into_iter()
@@ -276,7 +294,11 @@ pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Outp
             runtime_path: rt_text.to_owned(),
         })
         .collect();
-    Ok(Output { agents, warnings })
+    Ok(Output {
+        agents,
+        warnings,
+        files,
+    })
 }
 
 impl AgentOutput {

@@ -21,6 +21,7 @@
 //! | `allOf` of objects                           | one struct with every branch's properties |
 //! | `$ref` to a definition                       | the definition's type, generated once and named after it |
 //! | a `$ref` back to a type being defined        | `Box<that type>` (recursion)       |
+//! | a `$ref` by `$id` URI or `$anchor`, into another document, a `$dynamicRef` | the type of what it resolves to (another document is named by its file: `price.json` → `ShopPrice`; a `$dynamicRef` means its outermost dynamic anchor) |
 //! | missing, `null`, unknown or a union of types | `serde_json::Value` (noted in docs) |
 //! | `anyOf`/`oneOf` of schemas of different kinds (a string or a list, …) | a generated enum with a variant per kind (`String(String)`, `List(Vec<…>)`, `Object(…)`, …), branches of one kind merged ([`union_plan`]) |
 //! | a union with a branch of no single kind, tuples (`prefixItems`), `false` | `serde_json::Value` (noted in docs) |

@@ -290,6 +290,83 @@ fn a_root_that_refers_to_itself_or_fans_out_into_a_cycle_ends() {
 }
 
 #[test]
+fn references_by_uri_anchor_base_and_dynamic_anchor_are_typed() {
+    let dir = std::env::temp_dir().join(format!("agents-codegen-refs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("price.json"),
+        json!({
+            "type": "object",
+            "properties": {"amount": {"type": "number"}, "currency": {"$ref": "#/$defs/Code"}},
+            "$defs": {"Code": {"enum": ["EUR", "USD"]}}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let record = AgentRecord::from_value(&json!({
+        "name": "shop",
+        "input_schema": {"type": "object", "properties": {}},
+        "output_schema": {
+            "$id": "https://example.com/schemas/shop.json",
+            "$dynamicAnchor": "node",
+            "type": "object",
+            "properties": {
+                "price": {"$ref": "price.json"},
+                "code": {"$ref": "https://example.com/schemas/price.json#/$defs/Code"},
+                "seller": {"$ref": "#seller"},
+                "warranty": {"$ref": "warranty.json"},
+                "children": {"type": "array", "items": {"$dynamicRef": "#node"}}
+            },
+            "$defs": {
+                "Seller": {"$anchor": "seller", "type": "object",
+                           "properties": {"name": {"type": "string"}}},
+                "Warranty": {
+                    "$id": "warranty.json",
+                    "type": "object",
+                    "properties": {"months": {"$ref": "#/$defs/Months"}},
+                    "$defs": {"Months": {"type": "integer"}}
+                }
+            }
+        },
+    }))
+    .unwrap();
+    let options = Options::default().documents("https://example.com/schemas/", &dir);
+    let out = generate(&[record], &options).unwrap();
+    let warnings: Vec<String> = out.warnings.iter().map(ToString::to_string).collect();
+    let source = out.to_source().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    assert_eq!(
+        fields_of(&source, "Shop"),
+        [
+            "pub children: Option<Vec<Shop>>,",
+            "pub code: Option<ShopCode>,",
+            "pub price: Option<ShopPrice>,",
+            "pub seller: Option<ShopSeller>,",
+            "pub warranty: Option<ShopWarranty>,",
+        ]
+    );
+    assert_eq!(
+        fields_of(&source, "ShopPrice"),
+        [
+            "pub amount: Option<f64>,",
+            "pub currency: Option<ShopCode>,"
+        ]
+    );
+    assert_eq!(
+        fields_of(&source, "ShopWarranty"),
+        ["pub months: Option<i64>,"]
+    );
+    assert!(source.contains("pub enum ShopCode"), "{source}");
+    // The record still carries the schema as written, with the file it refers to.
+    assert!(source.contains(r#""$ref": "price.json""#), "{source}");
+    assert!(
+        source.contains(r#""$id": "https://example.com/schemas/price.json""#),
+        "{source}"
+    );
+}
+
+#[test]
 fn references_to_nowhere_are_raw_json_with_their_pointer() {
     let (source, warnings) = generated(
         "hostile",

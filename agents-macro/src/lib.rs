@@ -12,7 +12,12 @@
 //! agent!("foo__bar", rename = "FooBarDouble");  // FooBarDouble, FooBarDoubleParams, …
 //! agent!("store_finder", localized = ["postcode"], paginated = "page_no");
 //! agent!("price_check", localized = [], paginated = false); // neither, whatever the record says
+//! agent!("shop", documents = {"https://example.com/schemas/": "schemas/shared"});
 //! ```
+//!
+//! `documents` maps a URI prefix to a directory (relative to the package) that the schema's
+//! references to other documents are read from, never the network: their types are generated
+//! too, and editing one of the files read rebuilds the code that uses it.
 //!
 //! `localized` and `paginated` decide which inputs make the params `Localized` and `Paginated`
 //! when the record's flags (or, for JSON Schema records, the inputs named `zip_code`, `store_id`
@@ -34,7 +39,8 @@ struct Input {
 }
 
 const OPTIONS: &str = "the options are `runtime = \"path\"`, `rename = \"TypeName\"`, \
-                       `localized = [\"input\", …]` and `paginated = \"input\"` or `paginated = false`";
+                       `localized = [\"input\", …]`, `paginated = \"input\"` or `paginated = false`, \
+                       and `documents = {\"https://uri/prefix/\": \"dir\", …}`";
 
 impl Parse for Input {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
@@ -57,6 +63,20 @@ impl Parse for Input {
                 syn::bracketed!(list in input);
                 let inputs = list.parse_terminated(|i| i.parse::<LitStr>(), Token![,])?;
                 options = options.localized(&agent, inputs.iter().map(LitStr::value));
+            } else if key == "documents" {
+                let map;
+                syn::braced!(map in input);
+                let pairs = map.parse_terminated(
+                    |pair| {
+                        let prefix = pair.parse::<LitStr>()?;
+                        pair.parse::<Token![:]>()?;
+                        Ok((prefix, pair.parse::<LitStr>()?))
+                    },
+                    Token![,],
+                )?;
+                for (prefix, dir) in pairs {
+                    options = options.documents(prefix.value(), dir.value());
+                }
             } else if key == "paginated" {
                 let page = match input.parse::<syn::Lit>()? {
                     syn::Lit::Str(s) => Some(s.value()),

@@ -67,6 +67,7 @@ pub fn lower(
     // Which agent claimed each type and module name of the module, to report clashes.
     let mut owners: BTreeMap<String, &str> = BTreeMap::new();
     let mut agents = Vec::with_capacity(by_name.len());
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
     for record in by_name.values() {
         let base = renames
             .get(&record.name)
@@ -78,12 +79,23 @@ pub fn lower(
         let module = naming::field_base(renames.get(&record.name).unwrap_or(&record.name));
         let params = lower_params(record, params, &root, &mut warnings);
         let output_schema = check_schema(record, documents, &mut found, &mut warnings);
+        for file in output_schema.files() {
+            if !files.contains(file) {
+                files.push(file.clone());
+            }
+        }
         let mut structs = Vec::new();
         let mut enums = Vec::new();
         let mut unions = Vec::new();
         // The document references resolve in: a JSON Schema record's own, or for a `/v1`
-        // record an object of its descriptors.
-        let doc = record.output_document_read();
+        // record an object of its descriptors. A reference by URI, anchor or to another
+        // document is lowered as the JSON pointer it resolves to, the documents it reaches
+        // embedded under `$defs`.
+        let localized = output_schema.localized();
+        let doc = match FieldSchema::from_document(&localized) {
+            Ok(doc) if localized != *output_schema.document() => doc,
+            _ => record.output_document_read(),
+        };
         let mut lowerer = Lowerer {
             agent: &record.name,
             doc: &doc,
@@ -147,7 +159,11 @@ pub fn lower(
         });
     }
 
-    found.finish(Unit { agents, warnings })
+    found.finish(Unit {
+        agents,
+        warnings,
+        files,
+    })
 }
 
 /// The problems of the output schema that the record carries and checks: a `type` no value has
@@ -622,9 +638,10 @@ impl Lowerer<'_> {
             self.warn(
                 &pointer(at, "$ref"),
                 format!(
-                    "the reference {r:?} points nowhere in this document (only local references, \
-                     `#/$defs/Name` and other JSON pointers, are followed); the value is kept as \
-                     raw JSON"
+                    "the reference {r:?} points nowhere: fix it, or map the URI prefix of the \
+                     document it names to a directory of files (`Options::documents`, \
+                     `agent!(…, documents = …)`, `cargo agents generate --documents`); the value \
+                     is kept as raw JSON"
                 ),
             );
             return (

@@ -20,6 +20,8 @@ pub struct Unit {
     pub agents: Vec<AgentIr>,
     /// Recoverable defects of the records, handled and reported (an input declared twice).
     pub warnings: Vec<Diagnostic>,
+    /// The files schemas' references were read from (through `Options::documents`).
+    pub files: Vec<std::path::PathBuf>,
 }
 
 /// One agent: its output record (and nested types), its params, its capabilities.

@@ -12,6 +12,11 @@ pub mod expanded {
     agents_runtime::agent!("llm_a");
     // A JSON Schema file a user wrote (`schemas/price_check.output.schema.json` of this package).
     agents_runtime::agent!("price_check");
+    // A schema whose references read a shared file (`shared/price.json` of this package).
+    agents_runtime::agent!(
+        "shop_refs",
+        documents = {"https://example.com/schemas/": "shared"}
+    );
     // Inputs whose names the generator does not take for localization or paging, said by hand.
     agents_runtime::agent!(
         "store_finder",

@@ -6,8 +6,9 @@ use agents_runtime::{Agent, AgentParams, Record};
 use agents_test_support::{schemas_dir, workspace_root};
 
 fn strip_include(text: String) -> proc_macro2::TokenStream {
-    // The macro adds `const _: &[u8] = include_bytes!(…);` to track the schema file.
-    let cut = text.rfind("const _ : & [u8] = include_bytes !").unwrap();
+    // The macro adds `const _: &[u8] = include_bytes!(…);` after the items, to track the schema
+    // file and the documents its references read.
+    let cut = text.find("const _ : & [u8] = include_bytes !").unwrap();
     text[..cut].parse().unwrap()
 }
 
@@ -125,6 +126,60 @@ fn a_json_schema_file_gives_the_same_types_in_every_mode() {
         assert_eq!(serde_json::to_value(&a).unwrap(), instance, "nothing lost");
     }
     assert_eq!(<Built as Agent>::NAME, "price_check");
+}
+
+/// References by URI into a shared file and by `$anchor`, read from the package's `shared/`:
+/// every front door gives the same typed items, the macro watches the file it read, and the
+/// types hold what the schema describes.
+#[test]
+fn references_to_a_shared_file_are_typed_alike_in_every_mode() {
+    let root = workspace_root().join("tests/modes");
+    let options = Options::default().documents("https://example.com/schemas/", root.join("shared"));
+    let expanded = expand::expand("shop_refs", &options, &root).unwrap();
+    assert!(
+        expanded.contains("shared/price.json"),
+        "the macro does not watch the file: {expanded}"
+    );
+    let macro_src = format(strip_include(expanded)).unwrap();
+    let built = Builder::new()
+        .schema_dir(root.join("schemas"))
+        .agents(["shop_refs"])
+        .options(options.clone())
+        .cargo_directives(false)
+        .generate_with_warnings()
+        .unwrap();
+    assert!(built.1.is_empty(), "{:?}", built.1);
+    assert_eq!(macro_src, built.0);
+    let loaded = load_file(&root.join("schemas/shop_refs.output.schema.json")).unwrap();
+    let output = generate_refs(&[&loaded.record], &options).unwrap();
+    assert_eq!(output.files, [root.join("shared/price.json")]);
+    assert_eq!(
+        agents_codegen::rustfmt(&output.to_source().unwrap()).unwrap(),
+        built.0
+    );
+
+    use agents_tests_modes::expanded::{ShopRefs, ShopRefsPrice, ShopRefsPriceCurrency};
+    let shop: ShopRefs = serde_json::from_value(serde_json::json!({
+        "product": "kettle",
+        "price": {"amount": 20.5, "currency": "EUR"},
+        "was": 25,
+        "seller": {"name": "A", "rating": 4.5}
+    }))
+    .unwrap();
+    let price: &ShopRefsPrice = shop.price.as_ref().unwrap();
+    assert_eq!(price.amount, Some(20.5));
+    assert_eq!(price.currency, Some(ShopRefsPriceCurrency::Eur));
+    assert_eq!(shop.was, Some(25.0));
+    assert_eq!(shop.seller.as_ref().unwrap().rating, Some(4.5));
+    assert!(shop.mismatches().is_empty() && shop.breaches().is_empty());
+    // The shared file's rules are checked too, from the schema the record carries.
+    let broken: ShopRefs = serde_json::from_value(serde_json::json!({
+        "product": "kettle",
+        "price": {"amount": -1, "currency": "EUR"}
+    }))
+    .unwrap();
+    let breaches: Vec<String> = broken.breaches().iter().map(|b| b.path.clone()).collect();
+    assert_eq!(breaches, ["price.amount"]);
 }
 
 /// Localization and pagination set by hand in every front door: the same code, and params that

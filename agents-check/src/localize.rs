@@ -1,0 +1,367 @@
+//! The schema as one document whose references are all JSON pointers from its root: what a
+//! reader that knows nothing of `$id`, `$anchor`, `$dynamicRef` or other documents (the
+//! generator's type lowering) can follow and still mean what the compiled schema means.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value};
+
+use crate::compile::{Compiled, Draft, Node, NodeId};
+
+/// The root document with every reference the compiled schema follows rewritten as `#/…`
+/// from the root, and every other document a reference reaches (supplied, or a metaschema)
+/// embedded under `$defs` (`definitions` in a draft 7 root) by the last segment of its URI.
+/// A `$dynamicRef` is written as the `$ref` it means when evaluation starts at the root (the
+/// outermost dynamic anchor of its name, else its static target). References the compiled
+/// schema could not follow are left as written.
+pub(crate) fn localized(compiled: &Compiled) -> Value {
+    let entered = resources_in_order(compiled);
+    // (document, pointer of the schema object) → (keyword to drop, `$ref` to write).
+    let mut rewrites: BTreeMap<usize, Vec<(String, &'static str, NodeId)>> = BTreeMap::new();
+    for node in &compiled.nodes {
+        let Node::Keywords(k) = node else { continue };
+        if let Some(target) = k.reference {
+            rewrites
+                .entry(k.doc)
+                .or_default()
+                .push((k.at.clone(), "$ref", target));
+        }
+        if let Some(dynamic) = &k.dynamic {
+            let target = dynamic
+                .anchor
+                .as_ref()
+                .and_then(|name| {
+                    entered
+                        .iter()
+                        .find_map(|r| compiled.resources.get(*r)?.dynamic_anchors.get(name))
+                        .copied()
+                })
+                .unwrap_or(dynamic.target);
+            rewrites
+                .entry(k.doc)
+                .or_default()
+                .push((k.at.clone(), "$dynamicRef", target));
+        }
+    }
+    if rewrites.is_empty() {
+        return compiled.docs[0].clone();
+    }
+    let mut root = compiled.docs[0].clone();
+    let draft7 = root
+        .get("$schema")
+        .and_then(Value::as_str)
+        .and_then(Draft::from_meta)
+        == Some(Draft::Draft7);
+    let defs_keyword = if draft7 { "definitions" } else { "$defs" };
+    let mut taken: BTreeSet<String> = root
+        .get(defs_keyword)
+        .and_then(Value::as_object)
+        .map(|d| d.keys().cloned().collect())
+        .unwrap_or_default();
+    // Every document a reference reaches, by the key it is embedded under.
+    let mut names: BTreeMap<usize, String> = BTreeMap::new();
+    let mut pointer_of = |target: NodeId| -> Option<String> {
+        let (doc, pointer) = compiled.locations.get(target)?;
+        if *doc == 0 {
+            return Some(pointer.clone());
+        }
+        let name = names
+            .entry(*doc)
+            .or_insert_with(|| unique(&mut taken, &document_name(&compiled.doc_uris[*doc])));
+        Some(format!("/{defs_keyword}/{name}{pointer}"))
+    };
+    let mut written: BTreeMap<usize, Vec<(String, &'static str, String)>> = BTreeMap::new();
+    let mut changed = false;
+    for (doc, list) in &rewrites {
+        for (at, keyword, target) in list {
+            if let Some(pointer) = pointer_of(*target) {
+                let before = compiled.docs[*doc]
+                    .pointer(at)
+                    .and_then(|s| s.get(keyword))
+                    .and_then(Value::as_str);
+                changed |= *keyword == "$dynamicRef" || before != Some(&format!("#{pointer}"));
+                written
+                    .entry(*doc)
+                    .or_default()
+                    .push((at.clone(), keyword, pointer));
+            }
+        }
+    }
+    if !changed && names.is_empty() {
+        return compiled.docs[0].clone();
+    }
+    let mut docs: BTreeMap<usize, Value> = BTreeMap::new();
+    for doc in written.keys().chain(names.keys()) {
+        docs.entry(*doc)
+            .or_insert_with(|| compiled.docs[*doc].clone());
+    }
+    for (doc, list) in written {
+        let Some(value) = docs.get_mut(&doc) else {
+            continue;
+        };
+        for (at, keyword, pointer) in list {
+            let Some(Value::Object(schema)) = value.pointer_mut(&at) else {
+                continue;
+            };
+            let reference = Value::String(format!("#{}", pointer.replace('%', "%25")));
+            if keyword == "$dynamicRef" {
+                schema.remove("$dynamicRef");
+                // A schema with both keeps its `$ref`: a type follows one of them.
+                schema.entry("$ref").or_insert(reference);
+            } else {
+                schema.insert("$ref".into(), reference);
+            }
+        }
+    }
+    // Identifiers would make the pointers written above mean something else to a reader that
+    // honours them; without them the document means what the compiled schema does.
+    docs.entry(0).or_insert_with(|| compiled.docs[0].clone());
+    for doc in docs.values_mut() {
+        strip_ids(doc);
+    }
+    if let Some(rewritten) = docs.remove(&0) {
+        root = rewritten;
+    }
+    if names.is_empty() {
+        return root;
+    }
+    if let Value::Bool(allowed) = root {
+        root = if allowed {
+            Value::Object(Map::new())
+        } else {
+            serde_json::json!({"not": {}})
+        };
+    }
+    if let Value::Object(map) = &mut root {
+        let defs = map
+            .entry(defs_keyword)
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(defs) = defs {
+            for (doc, name) in names {
+                if let Some(mut value) = docs.remove(&doc) {
+                    if let Value::Object(d) = &mut value {
+                        d.remove("$schema");
+                    }
+                    strip_ids(&mut value);
+                    defs.insert(name, value);
+                }
+            }
+        }
+    }
+    root
+}
+
+/// The resources in the order an evaluation from the root first enters them (breadth first
+/// over every subschema and reference): the dynamic scope a `$dynamicRef` most often meets, its
+/// outermost resource first.
+fn resources_in_order(compiled: &Compiled) -> Vec<usize> {
+    let mut seen = vec![false; compiled.nodes.len()];
+    let mut queue = std::collections::VecDeque::from([compiled.root]);
+    let mut order = Vec::new();
+    while let Some(id) = queue.pop_front() {
+        if seen.get(id).is_none_or(|s| *s) {
+            continue;
+        }
+        seen[id] = true;
+        let Some(Node::Keywords(k)) = compiled.nodes.get(id) else {
+            continue;
+        };
+        if let Some(r) = k.resource
+            && !order.contains(&r)
+        {
+            order.push(r);
+        }
+        let singles = [
+            k.reference,
+            k.dynamic.as_ref().map(|d| d.target),
+            k.not,
+            k.if_,
+            k.then,
+            k.else_,
+            k.items,
+            k.contains,
+            k.additional_properties,
+            k.property_names,
+            k.unevaluated_items,
+            k.unevaluated_properties,
+        ];
+        queue.extend(singles.into_iter().flatten());
+        queue.extend(k.all_of.iter().chain(&k.any_of).chain(&k.one_of));
+        queue.extend(&k.prefix_items);
+        queue.extend(k.properties.iter().map(|(_, id)| *id));
+        queue.extend(k.pattern_properties.iter().map(|(_, id)| *id));
+        queue.extend(k.dependent_schemas.iter().map(|(_, id)| *id));
+    }
+    order
+}
+
+/// Removes every `$id` that changes a base URI from a schema and the schemas inside it
+/// (draft 7's `"$id": "#name"` is an anchor and stays).
+fn strip_ids(value: &mut Value) {
+    let Value::Object(map) = value else { return };
+    if map
+        .get("$id")
+        .and_then(Value::as_str)
+        .is_some_and(|id| !id.starts_with('#'))
+    {
+        map.remove("$id");
+    }
+    for (keyword, child) in map.iter_mut() {
+        match keyword.as_str() {
+            "$defs" | "definitions" | "properties" | "patternProperties" | "dependentSchemas"
+            | "dependencies" => {
+                if let Value::Object(children) = child {
+                    children.values_mut().for_each(strip_ids);
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" | "items" => match child {
+                Value::Array(children) => children.iter_mut().for_each(strip_ids),
+                other => strip_ids(other),
+            },
+            "additionalProperties"
+            | "additionalItems"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties" => strip_ids(child),
+            _ => {}
+        }
+    }
+}
+
+/// What a document is called where it is embedded: the last segment of its URI without an
+/// extension, as letters, digits and `_` (`https://example.com/schemas/price.json` → `price`).
+fn document_name(uri: &str) -> String {
+    let path = uri.split(['#', '?']).next().unwrap_or(uri);
+    let last = path
+        .trim_end_matches('/')
+        .rsplit(['/', ':'])
+        .next()
+        .unwrap_or("");
+    let stem = last.split('.').next().unwrap_or("");
+    let name: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if name.trim_matches('_').is_empty() {
+        "document".to_owned()
+    } else {
+        name
+    }
+}
+
+/// `name`, or `name2`, `name3`… when it is taken.
+fn unique(taken: &mut BTreeSet<String>, name: &str) -> String {
+    let mut candidate = name.to_owned();
+    let mut n = 2;
+    while taken.contains(&candidate) {
+        candidate = format!("{name}{n}");
+        n += 1;
+    }
+    taken.insert(candidate.clone());
+    candidate
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::Options;
+
+    #[test]
+    fn references_by_uri_anchor_and_embedded_base_become_pointers() {
+        let schema = json!({
+            "$id": "https://example.com/root.json",
+            "properties": {
+                "price": {"$ref": "price.json"},
+                "amount": {"$ref": "price.json#/$defs/Amount"},
+                "tag": {"$ref": "#tag"},
+                "inner": {"$ref": "inner.json"}
+            },
+            "$defs": {
+                "Tag": {"$anchor": "tag", "type": "string"},
+                "Inner": {
+                    "$id": "inner.json",
+                    "properties": {"n": {"$ref": "#/$defs/N"}},
+                    "$defs": {"N": {"type": "integer"}}
+                }
+            }
+        });
+        let price = json!({
+            "$id": "https://example.com/price.json",
+            "properties": {"amount": {"$ref": "#/$defs/Amount"}},
+            "$defs": {"Amount": {"type": "number"}}
+        });
+        let compiled = Options::new()
+            .document("https://example.com/price.json", price)
+            .compile(&schema);
+        let local = compiled.localized();
+        assert_eq!(local["properties"]["price"]["$ref"], "#/$defs/price");
+        assert_eq!(
+            local["properties"]["amount"]["$ref"],
+            "#/$defs/price/$defs/Amount"
+        );
+        assert_eq!(local["properties"]["tag"]["$ref"], "#/$defs/Tag");
+        assert_eq!(local["properties"]["inner"]["$ref"], "#/$defs/Inner");
+        assert_eq!(
+            local["$defs"]["Inner"]["properties"]["n"]["$ref"],
+            "#/$defs/Inner/$defs/N"
+        );
+        assert_eq!(
+            local["$defs"]["price"]["properties"]["amount"]["$ref"],
+            "#/$defs/price/$defs/Amount"
+        );
+        assert!(local["$defs"]["price"].get("$id").is_none());
+        assert!(local["$defs"]["Inner"].get("$id").is_none());
+        // The same checks: an instance breaks the rewritten schema where it breaks the first.
+        let again = crate::Schema::compile(&local);
+        for value in [
+            json!({"price": {"amount": 3}, "tag": "x", "inner": {"n": 2}}),
+            json!({"price": {"amount": "3"}}),
+            json!({"inner": {"n": 2.5}}),
+            json!({"amount": true}),
+        ] {
+            assert_eq!(compiled.is_valid(&value), again.is_valid(&value), "{value}");
+        }
+    }
+
+    #[test]
+    fn a_dynamic_reference_means_the_outermost_anchor() {
+        let tree = json!({
+            "$id": "https://example.com/tree",
+            "$dynamicAnchor": "node",
+            "type": "object",
+            "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}}
+        });
+        let strict = json!({
+            "$id": "https://example.com/strict-tree",
+            "$dynamicAnchor": "node",
+            "$ref": "tree",
+            "unevaluatedProperties": false
+        });
+        let compiled = Options::new()
+            .document("https://example.com/tree", tree)
+            .compile(&strict);
+        let local = compiled.localized();
+        assert_eq!(local["$ref"], "#/$defs/tree");
+        let items = &local["$defs"]["tree"]["properties"]["children"]["items"];
+        assert_eq!(items["$ref"], "#");
+        assert!(items.get("$dynamicRef").is_none());
+    }
+
+    #[test]
+    fn a_schema_with_local_references_only_is_unchanged() {
+        let schema = json!({
+            "properties": {"a": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"type": "string"}}
+        });
+        assert_eq!(crate::Schema::compile(&schema).localized(), schema);
+        let with_id =
+            json!({"$id": "https://example.com/a", "$ref": "#/$defs/A", "$defs": {"A": {}}});
+        assert_eq!(crate::Schema::compile(&with_id).localized(), with_id);
+    }
+}
