@@ -135,14 +135,29 @@ impl std::fmt::Display for Problem {
 /// A compiled pattern: regex-lite, so `\d` and `\w` are ASCII as in JSON Schema's regexes; with
 /// the feature `unicode`, a pattern regex-lite refuses (`\p{Letter}`) is compiled by regex.
 #[derive(Debug)]
-pub(crate) enum Pattern {
+pub enum Pattern {
+    /// Compiled by regex-lite.
     Lite(regex_lite::Regex),
+    /// Compiled by regex (`\p{..}` classes).
     #[cfg(feature = "unicode")]
     Full(regex::Regex),
 }
 
 impl Pattern {
-    pub(crate) fn is_match(&self, text: &str) -> bool {
+    /// The pattern `source` compiled as the checks compile a `pattern`; `None` when it does not
+    /// compile (the schema's problems say why).
+    pub fn new(source: &str) -> Option<Pattern> {
+        match regex_lite::Regex::new(source) {
+            Ok(regex) => Some(Pattern::Lite(regex)),
+            #[cfg(feature = "unicode")]
+            Err(_) => regex::Regex::new(source).ok().map(Pattern::Full),
+            #[cfg(not(feature = "unicode"))]
+            Err(_) => None,
+        }
+    }
+
+    /// True when `text` has a match (JSON Schema's patterns are not anchored).
+    pub fn is_match(&self, text: &str) -> bool {
         match self {
             Pattern::Lite(regex) => regex.is_match(text),
             #[cfg(feature = "unicode")]
@@ -806,12 +821,11 @@ impl Compiler {
     }
 
     fn pattern(&mut self, source: &str, pointer: &str) -> Option<Pattern> {
+        if let Some(pattern) = Pattern::new(source) {
+            return Some(pattern);
+        }
         match regex_lite::Regex::new(source) {
-            Ok(regex) => Some(Pattern::Lite(regex)),
-            #[cfg(feature = "unicode")]
-            Err(_) if regex::Regex::new(source).is_ok() => {
-                regex::Regex::new(source).ok().map(Pattern::Full)
-            }
+            Ok(_) => None,
             Err(e) => {
                 let why = e.to_string();
                 let why = why.lines().last().unwrap_or("invalid");

@@ -44,7 +44,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 pub use check::Breach;
-pub use compile::{DEFAULT_BASE, Draft, Problem, ProblemKind};
+pub use compile::{DEFAULT_BASE, Draft, Pattern, Problem, ProblemKind};
 pub use instance::{Instance, Kind, TYPE_NAMES, equal, is_integer};
 
 /// A compiled schema.

@@ -13,6 +13,7 @@
 //! | `array` without `items`                      | `Vec<serde_json::Value>`           |
 //! | `object` with non-empty `properties`         | a generated struct                 |
 //! | `object` with only `additionalProperties: S` | `BTreeMap<String, S's type>`       |
+//! | `properties` beside `patternProperties` or a typed `additionalProperties` / `unevaluatedProperties` | the struct, with a `BTreeMap<String, T>` field per pattern (`pattern_properties`, …) and one for every other key (`additional_properties`) after the declared fields |
 //! | `object` without properties                  | `serde_json::Map<String, Value>`   |
 //! | no `type`, but `properties` / `items`        | as `object` / `array`              |
 //! | `["T", "null"]`, or `anyOf`/`oneOf` of `T` and `null` | as `T`                    |

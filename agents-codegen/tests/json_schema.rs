@@ -367,6 +367,70 @@ fn references_by_uri_anchor_base_and_dynamic_anchor_are_typed() {
 }
 
 #[test]
+fn keys_typed_beside_properties_are_typed_maps() {
+    let (source, warnings) = generated(
+        "config",
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "labels": {
+                    "type": "object",
+                    "properties": {"team": {"type": "string"}},
+                    "unevaluatedProperties": {"type": "string"}
+                },
+                "loose": {
+                    "type": "object",
+                    "properties": {"a": {"type": "string"}},
+                    "patternProperties": {"^any": true},
+                    "additionalProperties": false
+                }
+            },
+            "patternProperties": {
+                "^x-": {"type": "string"},
+                "^port_": {"type": "object", "properties": {"number": {"type": "integer"}}}
+            },
+            "additionalProperties": {"type": "integer"}
+        }),
+    );
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    // One map per pattern (in the document's order: `json!` sorts keys), then every other key.
+    let config = fields_of(&source, "Config");
+    assert_eq!(
+        config[..3],
+        [
+            "pub labels: Option<ConfigLabels>,",
+            "pub loose: Option<ConfigLoose>,",
+            "pub name: Option<String>,",
+        ]
+    );
+    let flat = source.split_whitespace().collect::<Vec<_>>().join(" ");
+    for map in [
+        r#"#[json(keys = "^port_")] /// The keys matching `^port_` (`patternProperties`), each an object; a value of another type stays in `unknown_fields`, and `mismatches` says so. pub pattern_properties: ::std::collections::BTreeMap< String, ConfigPatternProperties, >,"#,
+        r#"#[json(keys = "^x-")] /// The keys matching `^x-` (`patternProperties`), each a string; a value of another type stays in `unknown_fields`, and `mismatches` says so. pub pattern_properties_2: ::std::collections::BTreeMap<String, String>,"#,
+        r#"#[json(keys = "")] /// Every other key (`additionalProperties`), each an integer; a value of another type stays in `unknown_fields`, and `mismatches` says so. pub additional_properties: ::std::collections::BTreeMap<String, i64>, #[json(flatten)]"#,
+    ] {
+        assert!(flat.contains(map), "{map}\n{source}");
+    }
+    assert_eq!(
+        fields_of(&source, "ConfigPatternProperties"),
+        ["pub number: Option<i64>,"]
+    );
+    assert_eq!(
+        fields_of(&source, "ConfigLabels"),
+        [
+            "pub team: Option<String>,",
+            "pub unevaluated_properties: ::std::collections::BTreeMap<String, String>,",
+        ]
+    );
+    // Values that may be anything, or no value at all: no map, the keys stay unknown fields.
+    assert_eq!(
+        fields_of(&source, "ConfigLoose"),
+        ["pub a: Option<String>,"]
+    );
+}
+
+#[test]
 fn references_to_nowhere_are_raw_json_with_their_pointer() {
     let (source, warnings) = generated(
         "hostile",

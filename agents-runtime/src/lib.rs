@@ -195,6 +195,7 @@ pub mod __private {
     pub mod decode {
         pub use crate::decode::compiled;
         pub use crate::decode::ctx::{Ctx, Path};
+        pub use crate::decode::rest::{Keys, add_entries, entry};
         pub use crate::decode::seed::{Key, KeySeed, Seed, deserialize_record, field, required};
     }
 }

@@ -12,6 +12,11 @@
 /// * `#[json(required = true)]` after a field's JSON name marks a field the schema requires and does
 ///   not allow to be `null`: when it is missing or `null`, a [`Mismatch`](crate::Mismatch) says
 ///   so (found `null`, left empty);
+/// * `#[json(keys = "pattern")]` before the docs of a `BTreeMap<String, T>` field after the
+///   declared ones makes it a typed map: the keys the struct does not declare that the pattern
+///   matches (`""`: every key the maps before it left) are read into it as `T`; a value `T`
+///   cannot hold stays in `unknown_fields`, with its mismatch. Its entries serialize after the
+///   declared fields;
 /// * `#[json(flatten)]` marks `unknown_fields`, which keeps the keys the struct does not declare,
 ///   and the declared fields sent as `null` or as a value their type cannot hold (the field is
 ///   `None`; writing the record back writes the value as sent, unless the field was set since),
@@ -29,8 +34,9 @@
 /// [`Mismatch`](crate::Mismatch) on the root record instead of an error. Serializing writes the
 /// declared fields that are set, by JSON name, then the unknown fields.
 ///
-/// Field attributes other than docs are not accepted, and the three bookkeeping fields come last,
-/// each with its marker before its docs.
+/// Field attributes other than docs and the ones above are not accepted, typed maps come after
+/// the declared fields, and the three bookkeeping fields come last, each with its marker before
+/// its docs.
 ///
 /// ```
 /// agents_runtime::record! {
@@ -83,6 +89,11 @@ macro_rules! record {
                 $(#[json(required = $required:literal)])?
                 pub $field:ident : $ty:ty,
             )*
+            $(
+                #[json(keys = $keys:literal)]
+                $(#[doc = $map_doc:literal])*
+                pub $map:ident : $map_ty:ty,
+            )*
             #[json(flatten)]
             $(#[doc = $unknown_doc:literal])*
             pub unknown_fields : $unknown_ty:ty,
@@ -99,6 +110,10 @@ macro_rules! record {
             $(
                 $(#[doc = $doc])*
                 pub $field: $ty,
+            )*
+            $(
+                $(#[doc = $map_doc])*
+                pub $map: $map_ty,
             )*
             $(#[doc = $unknown_doc])*
             pub unknown_fields: $unknown_ty,
@@ -182,6 +197,23 @@ macro_rules! record {
                             )?;
                         })*
                         $crate::__private::decode::Key::Unknown(name) => {
+                            $(
+                                if {
+                                    static KEYS: $crate::__private::decode::Keys =
+                                        $crate::__private::decode::Keys::new($keys);
+                                    KEYS.matches(&name)
+                                } {
+                                    $crate::__private::decode::entry(
+                                        &mut map,
+                                        &mut *sink,
+                                        &path,
+                                        name,
+                                        &mut out.$map,
+                                        &mut out.unknown_fields,
+                                    )?;
+                                    continue;
+                                }
+                            )*
                             let value: $crate::Value = map.next_value()?;
                             out.unknown_fields.insert(name, value);
                         }
@@ -218,6 +250,7 @@ macro_rules! record {
             fn set_breaches(&mut self, breaches: ::std::vec::Vec<$crate::Breach>) {
                 self.breaches = breaches;
             }
+            $crate::__record_undeclared!($($map),*);
             $(
                 fn schema() -> ::core::option::Option<&'static $crate::Schema> {
                     static SCHEMA: ::std::sync::OnceLock<$crate::Schema> = ::std::sync::OnceLock::new();
@@ -249,12 +282,22 @@ macro_rules! record {
                     })*
                     _ => {}
                 }
+                $(
+                    if let ::core::option::Option::Some(v) = self.$map.get(key) {
+                        return ::core::option::Option::Some(v as &dyn $crate::Instance);
+                    }
+                )*
                 self.unknown_fields.get(key).map(|v| v as &dyn $crate::Instance)
             }
             fn properties(&self, each: &mut dyn FnMut(&str, &dyn $crate::Instance)) {
                 $(
                     if let ::core::option::Option::Some(value) = &self.$field {
                         each($crate::__json_name!($field $(= $json)?), value);
+                    }
+                )*
+                $(
+                    for (key, value) in &self.$map {
+                        each(key, value);
                     }
                 )*
                 for (key, value) in &self.unknown_fields {
@@ -292,6 +335,11 @@ macro_rules! record {
                         map.serialize_entry($crate::__json_name!($field $(= $json)?), value)?;
                     }
                 )*
+                $(
+                    for (key, value) in &self.$map {
+                        map.serialize_entry(key, value)?;
+                    }
+                )*
                 for (key, value) in &self.unknown_fields {
                     if !$crate::__record_set!(self, key; $($field $(= $json)?),*) {
                         map.serialize_entry(key, value)?;
@@ -299,6 +347,21 @@ macro_rules! record {
                 }
                 map.end()
             }
+        }
+    };
+}
+
+/// A record's [`Record::undeclared`](crate::Record::undeclared) when it has typed maps: their
+/// entries beside its unknown fields (without maps, the trait's own).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __record_undeclared {
+    () => {};
+    ($($map:ident),+) => {
+        fn undeclared(&self) -> ::std::borrow::Cow<'_, $crate::JsonMap> {
+            let mut out = self.unknown_fields.clone();
+            $($crate::__private::decode::add_entries(&mut out, &self.$map);)+
+            ::std::borrow::Cow::Owned(out)
         }
     };
 }

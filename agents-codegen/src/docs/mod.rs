@@ -276,6 +276,35 @@ pub fn field(
     d
 }
 
+/// The docs of a typed map of a record: which keys it takes (`keys`, a pattern; empty: every
+/// other key, by `keyword`), what each value is, and the values' own description.
+pub fn map_field(
+    keys: &str,
+    keyword: &str,
+    values: &FieldSchema,
+    kind: &str,
+    note: Option<&str>,
+) -> Vec<String> {
+    let which = match (keys.is_empty(), keyword) {
+        (false, _) => format!("The keys matching {} (`patternProperties`)", code(keys)),
+        (true, "unevaluated_properties") => "Every other key (`unevaluatedProperties`)".to_owned(),
+        (true, _) => "Every other key (`additionalProperties`)".to_owned(),
+    };
+    let mut d = vec![format!(
+        "{which}, each {kind}; a value of another type stays in `unknown_fields`, and \
+         `mismatches` says so."
+    )];
+    let mut about = described(values);
+    if let Some(note) = note {
+        about.push(note.to_owned());
+    }
+    if !about.is_empty() {
+        d.push(String::new());
+        d.extend(about);
+    }
+    d
+}
+
 fn value_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),

@@ -4,7 +4,7 @@
 use syn::punctuated::Punctuated;
 use syn::{Fields, ItemStruct};
 
-use super::tokens::Paths;
+use super::tokens::{Paths, ty_tokens};
 use super::tree::{Templates, shape};
 use crate::ir::{AgentIr, StructIr};
 use crate::naming::{self, ident};
@@ -42,6 +42,14 @@ pub(super) fn record(
             attrs.push(t.json_required()?);
         }
         fields.push(t.field(attrs, ident(&f.ident), ty));
+    }
+    for m in &s.maps {
+        let value = ty_tokens(&m.ty, agent, p);
+        let ty = syn::parse2(quote::quote!(::std::collections::BTreeMap<String, #value>))?;
+        // `record!` takes the marker before the docs: it tells a map from a declared field.
+        let mut attrs = vec![t.json_keys(&m.keys)?];
+        attrs.extend(t.docs(&m.docs));
+        fields.push(t.field(attrs, ident(&m.ident), ty));
     }
     fields.extend(trailing);
     named.named = fields;

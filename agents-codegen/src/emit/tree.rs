@@ -157,6 +157,11 @@ impl Templates {
         attribute(quote!(#[json(rename = #json)]))
     }
 
+    /// `#[json(keys = "pattern")]`: a typed map of the keys the pattern matches.
+    pub(super) fn json_keys(&self, keys: &str) -> syn::Result<Attribute> {
+        attribute(quote!(#[json(keys = #keys)]))
+    }
+
     /// `#[json(required = true)]`: the schema requires the field, beside it.
     pub(super) fn json_required(&self) -> syn::Result<Attribute> {
         attribute(quote!(#[json(required = true)]))

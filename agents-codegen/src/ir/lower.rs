@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use super::params::lower_params;
-use super::{AgentIr, EnumIr, FieldIr, StructIr, UnionIr, Unit, VariantIr};
+use super::{AgentIr, EnumIr, FieldIr, MapIr, StructIr, UnionIr, Unit, VariantIr};
 use crate::docs;
 use crate::naming::{self, Namespace};
 use crate::types::{self, Shape, Ty};
@@ -422,19 +422,26 @@ impl Lowerer<'_> {
             ident: ident.clone(),
             docs,
             fields: Vec::new(),
+            maps: Vec::new(),
             root,
             fields_ident: String::new(),
         });
         self.depth += 1;
-        let fields = self.fields(&ident, schema, at);
+        let (fields, maps) = self.fields(&ident, schema, at);
         self.depth -= 1;
         if let Some(s) = self.structs.get_mut(index) {
             s.fields = fields;
+            s.maps = maps;
         }
         index
     }
 
-    fn fields(&mut self, ident: &str, schema: &FieldSchema, at: &str) -> Vec<FieldIr> {
+    fn fields(
+        &mut self,
+        ident: &str,
+        schema: &FieldSchema,
+        at: &str,
+    ) -> (Vec<FieldIr>, Vec<MapIr>) {
         let mut names = Namespace::values(naming::RECORD_FIELDS);
         let empty = IndexMap::new();
         let props = schema.properties.as_ref().unwrap_or(&empty);
@@ -460,7 +467,72 @@ impl Lowerer<'_> {
                 required,
             });
         }
-        fields
+        let maps = if props.is_empty() {
+            Vec::new()
+        } else {
+            self.maps(ident, schema, at, &mut names)
+        };
+        (fields, maps)
+    }
+
+    /// The typed maps of an object with properties: one per `patternProperties` entry, then one
+    /// for every other key when `additionalProperties` (or else `unevaluatedProperties`) types
+    /// them. A map whose values could be anything adds nothing to `unknown_fields`, so there is
+    /// none for it.
+    fn maps(
+        &mut self,
+        ident: &str,
+        schema: &FieldSchema,
+        at: &str,
+        names: &mut Namespace,
+    ) -> Vec<MapIr> {
+        let unevaluated = schema
+            .extra
+            .get("unevaluatedProperties")
+            .and_then(|v| FieldSchema::from_document(v).ok());
+        let mut wanted: Vec<(String, &str, String, &FieldSchema)> = Vec::new();
+        for (pattern, values) in schema.pattern_properties.iter().flatten() {
+            wanted.push((
+                pattern.clone(),
+                "pattern_properties",
+                pointer(&pointer(at, "patternProperties"), pattern),
+                values,
+            ));
+        }
+        match (&schema.additional_properties, &unevaluated) {
+            (Some(values), _) => wanted.push((
+                String::new(),
+                "additional_properties",
+                pointer(at, "additionalProperties"),
+                values,
+            )),
+            (None, Some(values)) => wanted.push((
+                String::new(),
+                "unevaluated_properties",
+                pointer(at, "unevaluatedProperties"),
+                values,
+            )),
+            (None, None) => {}
+        }
+        let mut maps = Vec::new();
+        for (keys, base, here, values) in wanted {
+            if values.is_never() {
+                continue;
+            }
+            let (ty, note) = self.ty(ident, base, values, &here);
+            if ty == Ty::Any {
+                continue;
+            }
+            let ty = unboxed(ty);
+            let field_ident = names.claim(base);
+            maps.push(MapIr {
+                docs: docs::map_field(&keys, base, values, types::kind_text(&ty), note.as_deref()),
+                keys,
+                ident: field_ident,
+                ty,
+            });
+        }
+        maps
     }
 
     /// The type of the value `json` of type `parent` with schema `schema` at pointer `at`.

@@ -60,6 +60,8 @@ pub struct StructIr {
     pub docs: Vec<String>,
     /// Declared fields in schema order.
     pub fields: Vec<FieldIr>,
+    /// Typed maps of the keys the schema types without naming them, after the fields.
+    pub maps: Vec<MapIr>,
     /// True for the agent's output record.
     pub root: bool,
     /// The name of the struct of its typed field paths (`FIELDS`), claimed after every other
@@ -110,6 +112,20 @@ pub struct FieldIr {
     /// The schema requires the field and does not allow `null`: decoding records a mismatch
     /// when it is missing or `null`.
     pub required: bool,
+    /// Doc lines.
+    pub docs: Vec<String>,
+}
+
+/// A typed map of a record: the keys its schema types by `patternProperties`, or by a typed
+/// `additionalProperties` / `unevaluatedProperties` beside `properties`.
+#[derive(Debug, Clone)]
+pub struct MapIr {
+    /// The pattern of the keys it takes; empty: every key the fields and maps before it left.
+    pub keys: String,
+    /// The Rust field name.
+    pub ident: String,
+    /// The values' type.
+    pub ty: Ty,
     /// Doc lines.
     pub docs: Vec<String>,
 }

@@ -14,7 +14,8 @@
 //!
 //! Column names are the service's JSON names; each field's metadata carries its documentation
 //! (the schema's description and facts) under `description`. Nothing the service sent is lost:
-//! every struct has a `_unknown_fields` column (the keys the schema does not declare, as JSON
+//! every struct has a `_unknown_fields` column (the keys without a column of their own — those
+//! the schema does not declare, and the entries of typed maps, whose keys are data — as JSON
 //! text, null when there are none) and a batch has `_mismatch_count` and `_mismatches` (the
 //! values that did not have their declared type, as JSON text) and `_breach_count` and
 //! `_breaches` (the rules of the record's JSON Schema its values break, as JSON text) per
@@ -293,12 +294,11 @@ fn description_metadata(text: impl Into<String>) -> HashMap<String, String> {
     HashMap::from([("description".to_owned(), text.into())])
 }
 
-/// The `_unknown_fields` column of `rows`.
+/// The `_unknown_fields` column of `rows`: the keys without a column of their own (the unknown
+/// fields, and the entries of typed maps, whose keys are the data's).
 pub fn unknown_fields_column<R: Record>(rows: &[Option<&R>]) -> ArrayRef {
-    json_column(
-        rows.iter()
-            .map(|r| r.map(Record::unknown_fields).filter(|m| !m.is_empty())),
-    )
+    let maps: Vec<_> = rows.iter().map(|r| r.map(Record::undeclared)).collect();
+    json_column(maps.iter().map(|m| m.as_deref().filter(|m| !m.is_empty())))
 }
 
 /// The fields of a record's struct: `declared`, then `_unknown_fields`.

@@ -25,6 +25,7 @@ pub use agents_check::{Breach, Instance, Schema};
 
 pub(crate) mod ctx;
 mod mismatch;
+pub(crate) mod rest;
 pub(crate) mod seed;
 
 use ctx::Ctx;
@@ -87,6 +88,12 @@ pub trait Decode: Sized {
 pub trait Record: Decode + Default + Instance {
     /// Keys the schema does not declare, kept as sent.
     fn unknown_fields(&self) -> &Map<String, Value>;
+    /// The keys without a field of their own: the entries of the record's typed maps (keys
+    /// its schema types by `patternProperties` or a typed `additionalProperties`), as JSON, and
+    /// [`Record::unknown_fields`]. What a table writes in its `_unknown_fields` column.
+    fn undeclared(&self) -> std::borrow::Cow<'_, Map<String, Value>> {
+        std::borrow::Cow::Borrowed(self.unknown_fields())
+    }
     /// Every value of this record (and the objects nested in it) that did not have its declared
     /// type, with its path. Empty for records nested inside another record: their mismatches are
     /// recorded on the root.

@@ -47,6 +47,19 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
         }
     }
 
+    /// A seed for the value of a key a record's typed map takes (at `ctx`'s path); `null` is
+    /// set when the value is `null`.
+    #[inline]
+    pub(crate) fn keyed(ctx: Ctx<'s, 'p>, null: &'s mut bool) -> Self {
+        Seed {
+            ctx,
+            in_array: false,
+            entry: true,
+            null: Some(null),
+            _type: PhantomData,
+        }
+    }
+
     /// A seed for the item at `index` of the array at `parent`.
     #[inline]
     pub fn item(sink: &'s mut Vec<Mismatch>, parent: &'p Path<'p>, index: usize) -> Self {
@@ -332,7 +345,7 @@ pub fn field<'de, A: MapAccess<'de>, T: Decode>(
 /// The value a field was sent as when its type could not hold it: decoding it pushed exactly one
 /// mismatch (at `before`), which left it empty. The record keeps it in `unknown_fields` (and
 /// the mismatch says so), so that nothing sent is lost and the schema's checks see it.
-fn rejected(sink: &mut [Mismatch], before: usize) -> Option<Value> {
+pub(crate) fn rejected(sink: &mut [Mismatch], before: usize) -> Option<Value> {
     match sink.get_mut(before..) {
         Some([one]) if !one.coerced => {
             one.kept = true;
