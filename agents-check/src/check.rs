@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::compile::{Compiled, Keywords, Node, NodeId};
-use crate::instance::{Instance, Kind, equal, is_integer};
+use crate::instance::{Instance, Kind, equal};
 use crate::path;
 
 /// A rule of the schema that a value breaks.
@@ -100,7 +100,8 @@ impl Loc<'_> {
 #[derive(Default)]
 struct Seen {
     all_properties: bool,
-    properties: HashSet<String>,
+    // A B-tree: creating an empty one costs nothing, and one is made per schema visited.
+    properties: BTreeSet<String>,
     all_items: bool,
     items: BTreeSet<usize>,
 }
@@ -141,7 +142,13 @@ impl<'s, 'o> Eval<'s, 'o> {
             return Some(Seen::default());
         }
         self.depth += 1;
-        let seen = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.node(id, inst, loc));
+        // Looking at the stack's room costs a thread-local read; every 16 levels is enough, as
+        // 16 frames of this walk take far less than the 64 KiB kept free.
+        let seen = if self.depth % 16 == 0 {
+            stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.node(id, inst, loc))
+        } else {
+            self.node(id, inst, loc)
+        };
         self.depth -= 1;
         seen
     }
@@ -174,6 +181,15 @@ impl<'s, 'o> Eval<'s, 'o> {
                     });
                 }
                 None
+            }
+            // Most subschemas only name a type: checked without the machinery of the others.
+            Node::Keywords(k) if k.only_types => {
+                let kind = inst.kind();
+                let ok = k.types.is_none_or(|types| types.allows(inst, kind));
+                if !ok {
+                    self.breach(k, "type", loc, Some(inst));
+                }
+                ok.then(Seen::default)
             }
             Node::Keywords(k) => {
                 let entered = k
@@ -275,8 +291,8 @@ impl<'s, 'o> Eval<'s, 'o> {
         }
 
         let kind = inst.kind();
-        if let Some(types) = &k.types
-            && !types.iter().any(|t| has_type(inst, kind, t))
+        if let Some(types) = k.types
+            && !types.allows(inst, kind)
         {
             fail!("type");
         }
@@ -383,12 +399,15 @@ impl<'s, 'o> Eval<'s, 'o> {
                 }
             }
             Kind::Object => {
-                let len = inst.len();
-                if k.max_properties.is_some_and(|m| len as u64 > m) {
-                    fail!("maxProperties");
-                }
-                if k.min_properties.is_some_and(|m| (len as u64) < m) {
-                    fail!("minProperties");
+                // Counting a record's properties walks its fields: only when a rule needs it.
+                if k.max_properties.is_some() || k.min_properties.is_some() {
+                    let len = inst.len() as u64;
+                    if k.max_properties.is_some_and(|m| len > m) {
+                        fail!("maxProperties");
+                    }
+                    if k.min_properties.is_some_and(|m| len < m) {
+                        fail!("minProperties");
+                    }
                 }
                 for name in &k.required {
                     if inst.property(name).is_none() {
@@ -583,19 +602,6 @@ fn keyword_of(pointer: &str) -> &str {
         | "anyOf" | "oneOf" | "$defs" | "definitions" | "items" => parent,
         _ if last.is_empty() => "false",
         _ => last,
-    }
-}
-
-fn has_type(inst: &dyn Instance, kind: Kind, name: &str) -> bool {
-    match name {
-        "null" => kind == Kind::Null,
-        "boolean" => kind == Kind::Boolean,
-        "number" => kind == Kind::Number,
-        "integer" => kind == Kind::Number && inst.as_f64().is_some_and(is_integer),
-        "string" => kind == Kind::String,
-        "array" => kind == Kind::Array,
-        "object" => kind == Kind::Object,
-        _ => false,
     }
 }
 

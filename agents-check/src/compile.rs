@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 use url::Url;
 
+use crate::instance::{Instance, Kind, is_integer};
+
 /// A node's index in [`Schema::nodes`](crate::Schema).
 pub(crate) type NodeId = usize;
 
@@ -166,6 +168,49 @@ impl Pattern {
     }
 }
 
+/// The names of a `type` keyword as bits, one per kind (`integer` apart): a check is one AND.
+/// A name JSON Schema does not define adds none, so no value has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Types(u8);
+
+impl Types {
+    const INTEGER: u8 = 1 << 6;
+
+    fn bit(kind: Kind) -> u8 {
+        match kind {
+            Kind::Null => 1,
+            Kind::Boolean => 1 << 1,
+            Kind::Number => 1 << 2,
+            Kind::String => 1 << 3,
+            Kind::Array => 1 << 4,
+            Kind::Object => 1 << 5,
+        }
+    }
+
+    pub(crate) fn of(names: &[&str]) -> Types {
+        Types(names.iter().fold(0, |bits, name| {
+            bits | match *name {
+                "null" => Types::bit(Kind::Null),
+                "boolean" => Types::bit(Kind::Boolean),
+                "number" => Types::bit(Kind::Number),
+                "string" => Types::bit(Kind::String),
+                "array" => Types::bit(Kind::Array),
+                "object" => Types::bit(Kind::Object),
+                "integer" => Types::INTEGER,
+                _ => 0,
+            }
+        }))
+    }
+
+    /// True when a value of `kind` (`inst`) has one of the types.
+    pub(crate) fn allows(self, inst: &dyn Instance, kind: Kind) -> bool {
+        self.0 & Types::bit(kind) != 0
+            || (kind == Kind::Number
+                && self.0 & Types::INTEGER != 0
+                && inst.as_f64().is_some_and(is_integer))
+    }
+}
+
 /// A `$dynamicRef`: its static target, and the anchor name when the target is a dynamic anchor
 /// (only then does the dynamic scope decide).
 #[derive(Debug)]
@@ -184,7 +229,7 @@ pub(crate) struct Keywords {
     pub resource: Option<usize>,
     pub reference: Option<NodeId>,
     pub dynamic: Option<Dynamic>,
-    pub types: Option<Vec<String>>,
+    pub types: Option<Types>,
     pub enumeration: Option<Vec<Value>>,
     pub constant: Option<Value>,
     pub multiple_of: Option<f64>,
@@ -225,6 +270,112 @@ pub(crate) struct Keywords {
     pub property_names: Option<NodeId>,
     pub unevaluated_items: Option<NodeId>,
     pub unevaluated_properties: Option<NodeId>,
+    /// Nothing but `type` (or nothing at all) to check: the walk's fast path.
+    pub only_types: bool,
+}
+
+impl Keywords {
+    /// True when no keyword but `type` constrains a value here (every field is named, so that a
+    /// keyword added later must say whether it is one).
+    fn only_types(&self) -> bool {
+        let Keywords {
+            doc: _,
+            at: _,
+            resource: _,
+            reference,
+            dynamic,
+            types: _,
+            enumeration,
+            constant,
+            multiple_of,
+            maximum,
+            exclusive_maximum,
+            minimum,
+            exclusive_minimum,
+            max_length,
+            min_length,
+            pattern,
+            max_items,
+            min_items,
+            unique_items,
+            max_contains,
+            min_contains,
+            max_properties,
+            min_properties,
+            required,
+            dependent_required,
+            all_of,
+            any_of,
+            one_of,
+            not,
+            if_,
+            then,
+            else_,
+            dependent_schemas,
+            prefix_items,
+            items,
+            items_keyword: _,
+            prefix_keyword: _,
+            contains,
+            properties,
+            pattern_properties,
+            additional_properties,
+            property_names,
+            unevaluated_items,
+            unevaluated_properties,
+            only_types: _,
+        } = self;
+        reference.is_none()
+            && dynamic.is_none()
+            && enumeration.is_none()
+            && constant.is_none()
+            && [
+                multiple_of,
+                maximum,
+                exclusive_maximum,
+                minimum,
+                exclusive_minimum,
+            ]
+            .iter()
+            .all(|n| n.is_none())
+            && [
+                max_length,
+                min_length,
+                max_items,
+                min_items,
+                max_contains,
+                min_contains,
+                max_properties,
+                min_properties,
+            ]
+            .iter()
+            .all(|n| n.is_none())
+            && pattern.is_none()
+            && !unique_items
+            && required.is_empty()
+            && dependent_required.is_empty()
+            && all_of.is_empty()
+            && any_of.is_empty()
+            && one_of.is_empty()
+            && [
+                not,
+                if_,
+                then,
+                else_,
+                items,
+                contains,
+                additional_properties,
+                property_names,
+                unevaluated_items,
+                unevaluated_properties,
+            ]
+            .iter()
+            .all(|n| n.is_none())
+            && dependent_schemas.is_empty()
+            && prefix_items.is_empty()
+            && properties.is_empty()
+            && pattern_properties.is_empty()
+    }
 }
 
 /// A schema node: a boolean schema, or an object of keywords.
@@ -591,6 +742,7 @@ impl Compiler {
                 .resolve(&base, reference, &at.pointer, "$ref")
                 .map(|target| self.node(target));
             if scanned.draft == Draft::Draft7 {
+                k.only_types = k.only_types();
                 return Node::Keywords(Box::new(k));
             }
         }
@@ -735,6 +887,7 @@ impl Compiler {
                 }
             }
         }
+        k.only_types = k.only_types();
         Node::Keywords(Box::new(k))
     }
 
@@ -750,18 +903,14 @@ impl Compiler {
                 })
             })
         };
-        k.types = match map.get("type") {
-            Some(Value::String(name)) => Some(vec![name.clone()]),
-            Some(Value::Array(names)) => Some(
-                names
-                    .iter()
-                    .filter_map(|n| n.as_str().map(str::to_owned))
-                    .collect(),
-            ),
+        let names: Option<Vec<&str>> = match map.get("type") {
+            Some(Value::String(name)) => Some(vec![name.as_str()]),
+            Some(Value::Array(names)) => Some(names.iter().filter_map(Value::as_str).collect()),
             _ => None,
         };
-        for name in k.types.iter().flatten() {
-            if !crate::instance::TYPE_NAMES.contains(&name.as_str()) {
+        k.types = names.as_deref().map(Types::of);
+        for name in names.iter().flatten() {
+            if !crate::instance::TYPE_NAMES.contains(name) {
                 self.problems.push(Problem {
                     kind: ProblemKind::UnknownType,
                     pointer: format!("{}/type", k.at),
