@@ -144,7 +144,7 @@ impl<'s, 'o> Eval<'s, 'o> {
         self.depth += 1;
         // Looking at the stack's room costs a thread-local read; every 16 levels is enough, as
         // 16 frames of this walk take far less than the 64 KiB kept free.
-        let seen = if self.depth % 16 == 0 {
+        let seen = if self.depth.is_multiple_of(16) {
             stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.node(id, inst, loc))
         } else {
             self.node(id, inst, loc)

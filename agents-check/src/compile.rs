@@ -211,6 +211,38 @@ impl Types {
     }
 }
 
+/// How a keyword holds subschemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holds {
+    /// An object of them by name (`properties`, `$defs`, …).
+    Named,
+    /// A list of them, or one (`allOf`, `items`: a list in draft 7's tuples).
+    Listed,
+    /// One (`not`, `additionalProperties`, …).
+    One,
+}
+
+/// Where `keyword` keeps subschemas, in either draft; `None` for a keyword that holds none.
+/// Every walk over a schema's subschemas asks here.
+pub(crate) fn holds(keyword: &str) -> Option<Holds> {
+    match keyword {
+        "$defs" | "definitions" | "properties" | "patternProperties" | "dependentSchemas"
+        | "dependencies" => Some(Holds::Named),
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" | "items" => Some(Holds::Listed),
+        "additionalProperties"
+        | "additionalItems"
+        | "contains"
+        | "not"
+        | "if"
+        | "then"
+        | "else"
+        | "propertyNames"
+        | "unevaluatedItems"
+        | "unevaluatedProperties" => Some(Holds::One),
+        _ => None,
+    }
+}
+
 /// A `$dynamicRef`: its static target, and the anchor name when the target is a dynamic anchor
 /// (only then does the dynamic scope decide).
 #[derive(Debug)]
@@ -631,42 +663,21 @@ impl Compiler {
         self.scanned.insert(location, here.clone());
         for (keyword, child) in map {
             let at = format!("{pointer}/{}", escape(keyword));
-            match keyword.as_str() {
-                "$defs" | "definitions" | "properties" | "patternProperties"
-                | "dependentSchemas" => {
-                    if let Value::Object(children) = child {
-                        for (name, schema) in children {
-                            let at = format!("{at}/{}", escape(name));
-                            self.scan(schema, doc, at, &here, false);
-                        }
+            match (holds(keyword), child) {
+                (Some(Holds::Named), Value::Object(children)) => {
+                    for (name, schema) in children {
+                        let at = format!("{at}/{}", escape(name));
+                        self.scan(schema, doc, at, &here, false);
                     }
                 }
-                "dependencies" => {
-                    if let Value::Object(children) = child {
-                        for (name, schema) in children {
-                            let at = format!("{at}/{}", escape(name));
-                            self.scan(schema, doc, at, &here, false);
-                        }
+                (Some(Holds::Listed), Value::Array(children)) => {
+                    for (i, schema) in children.iter().enumerate() {
+                        self.scan(schema, doc, format!("{at}/{i}"), &here, false);
                     }
                 }
-                "allOf" | "anyOf" | "oneOf" | "prefixItems" | "items" => match child {
-                    Value::Array(children) => {
-                        for (i, schema) in children.iter().enumerate() {
-                            self.scan(schema, doc, format!("{at}/{i}"), &here, false);
-                        }
-                    }
-                    other => self.scan(other, doc, at, &here, false),
-                },
-                "additionalProperties"
-                | "additionalItems"
-                | "contains"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "propertyNames"
-                | "unevaluatedItems"
-                | "unevaluatedProperties" => self.scan(child, doc, at, &here, false),
+                (Some(Holds::Listed | Holds::One), other) => {
+                    self.scan(other, doc, at, &here, false);
+                }
                 _ => {}
             }
         }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::compile::{Compiled, Draft, Node, NodeId};
+use crate::compile::{Compiled, Draft, Holds, Node, NodeId, holds};
 
 /// The root document with every reference the compiled schema follows rewritten as `#/…`
 /// from the root, and every other document a reference reaches (supplied, or a metaschema)
@@ -207,27 +207,14 @@ fn strip_ids(value: &mut Value) {
         map.remove("$id");
     }
     for (keyword, child) in map.iter_mut() {
-        match keyword.as_str() {
-            "$defs" | "definitions" | "properties" | "patternProperties" | "dependentSchemas"
-            | "dependencies" => {
-                if let Value::Object(children) = child {
-                    children.values_mut().for_each(strip_ids);
-                }
+        match (holds(keyword), child) {
+            (Some(Holds::Named), Value::Object(children)) => {
+                children.values_mut().for_each(strip_ids);
             }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" | "items" => match child {
-                Value::Array(children) => children.iter_mut().for_each(strip_ids),
-                other => strip_ids(other),
-            },
-            "additionalProperties"
-            | "additionalItems"
-            | "contains"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "propertyNames"
-            | "unevaluatedItems"
-            | "unevaluatedProperties" => strip_ids(child),
+            (Some(Holds::Listed), Value::Array(children)) => {
+                children.iter_mut().for_each(strip_ids);
+            }
+            (Some(Holds::Listed | Holds::One), other) => strip_ids(other),
             _ => {}
         }
     }
@@ -264,104 +251,4 @@ fn unique(taken: &mut BTreeSet<String>, name: &str) -> String {
     }
     taken.insert(candidate.clone());
     candidate
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use crate::Options;
-
-    #[test]
-    fn references_by_uri_anchor_and_embedded_base_become_pointers() {
-        let schema = json!({
-            "$id": "https://example.com/root.json",
-            "properties": {
-                "price": {"$ref": "price.json"},
-                "amount": {"$ref": "price.json#/$defs/Amount"},
-                "tag": {"$ref": "#tag"},
-                "inner": {"$ref": "inner.json"}
-            },
-            "$defs": {
-                "Tag": {"$anchor": "tag", "type": "string"},
-                "Inner": {
-                    "$id": "inner.json",
-                    "properties": {"n": {"$ref": "#/$defs/N"}},
-                    "$defs": {"N": {"type": "integer"}}
-                }
-            }
-        });
-        let price = json!({
-            "$id": "https://example.com/price.json",
-            "properties": {"amount": {"$ref": "#/$defs/Amount"}},
-            "$defs": {"Amount": {"type": "number"}}
-        });
-        let compiled = Options::new()
-            .document("https://example.com/price.json", price)
-            .compile(&schema);
-        let local = compiled.localized();
-        assert_eq!(local["properties"]["price"]["$ref"], "#/$defs/price");
-        assert_eq!(
-            local["properties"]["amount"]["$ref"],
-            "#/$defs/price/$defs/Amount"
-        );
-        assert_eq!(local["properties"]["tag"]["$ref"], "#/$defs/Tag");
-        assert_eq!(local["properties"]["inner"]["$ref"], "#/$defs/Inner");
-        assert_eq!(
-            local["$defs"]["Inner"]["properties"]["n"]["$ref"],
-            "#/$defs/Inner/$defs/N"
-        );
-        assert_eq!(
-            local["$defs"]["price"]["properties"]["amount"]["$ref"],
-            "#/$defs/price/$defs/Amount"
-        );
-        assert!(local["$defs"]["price"].get("$id").is_none());
-        assert!(local["$defs"]["Inner"].get("$id").is_none());
-        // The same checks: an instance breaks the rewritten schema where it breaks the first.
-        let again = crate::Schema::compile(&local);
-        for value in [
-            json!({"price": {"amount": 3}, "tag": "x", "inner": {"n": 2}}),
-            json!({"price": {"amount": "3"}}),
-            json!({"inner": {"n": 2.5}}),
-            json!({"amount": true}),
-        ] {
-            assert_eq!(compiled.is_valid(&value), again.is_valid(&value), "{value}");
-        }
-    }
-
-    #[test]
-    fn a_dynamic_reference_means_the_outermost_anchor() {
-        let tree = json!({
-            "$id": "https://example.com/tree",
-            "$dynamicAnchor": "node",
-            "type": "object",
-            "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}}
-        });
-        let strict = json!({
-            "$id": "https://example.com/strict-tree",
-            "$dynamicAnchor": "node",
-            "$ref": "tree",
-            "unevaluatedProperties": false
-        });
-        let compiled = Options::new()
-            .document("https://example.com/tree", tree)
-            .compile(&strict);
-        let local = compiled.localized();
-        assert_eq!(local["$ref"], "#/$defs/tree");
-        let items = &local["$defs"]["tree"]["properties"]["children"]["items"];
-        assert_eq!(items["$ref"], "#");
-        assert!(items.get("$dynamicRef").is_none());
-    }
-
-    #[test]
-    fn a_schema_with_local_references_only_is_unchanged() {
-        let schema = json!({
-            "properties": {"a": {"$ref": "#/$defs/A"}},
-            "$defs": {"A": {"type": "string"}}
-        });
-        assert_eq!(crate::Schema::compile(&schema).localized(), schema);
-        let with_id =
-            json!({"$id": "https://example.com/a", "$ref": "#/$defs/A", "$defs": {"A": {}}});
-        assert_eq!(crate::Schema::compile(&with_id).localized(), with_id);
-    }
 }
