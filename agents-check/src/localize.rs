@@ -12,7 +12,8 @@ use crate::compile::{Compiled, Draft, Holds, Node, NodeId, holds};
 /// from the root, and every other document a reference reaches (supplied, or a metaschema)
 /// embedded under `$defs` (`definitions` in a draft 7 root) by the last segment of its URI.
 /// A `$dynamicRef` is written as the `$ref` it means when evaluation starts at the root (the
-/// outermost dynamic anchor of its name, else its static target). References the compiled
+/// anchor of its name in the first resource an evaluation from the root enters, else its
+/// static target). References the compiled
 /// schema could not follow are left as written.
 pub(crate) fn localized(compiled: &Compiled) -> Value {
     let entered = resources_in_order(compiled);

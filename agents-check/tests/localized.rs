@@ -92,7 +92,6 @@ fn a_schema_with_local_references_only_is_unchanged() {
         "$defs": {"A": {"type": "string"}}
     });
     assert_eq!(Schema::compile(&schema).localized(), schema);
-    let with_id =
-        json!({"$id": "https://example.com/a", "$ref": "#/$defs/A", "$defs": {"A": {}}});
+    let with_id = json!({"$id": "https://example.com/a", "$ref": "#/$defs/A", "$defs": {"A": {}}});
     assert_eq!(Schema::compile(&with_id).localized(), with_id);
 }
