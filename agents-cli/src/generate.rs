@@ -30,11 +30,29 @@ pub(crate) struct Overrides {
     /// numeric one named page; `AGENT=` for none (repeatable).
     #[arg(long, value_name = "AGENT=INPUT", value_parser = parse_paginated)]
     pub(crate) paginated: Vec<(String, Option<String>)>,
+    #[command(flatten)]
+    pub(crate) documents: Documents,
+}
+
+/// Where a schema's references to other documents are read from, for every command that reads a
+/// schema (`generate`, `check`, `research --schema`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct Documents {
     /// Where references to other documents are read from: the files under DIR are the URIs
     /// starting with PREFIX (`https://example.com/schemas/=schemas/shared`), never the network
     /// (repeatable).
-    #[arg(long, value_name = "PREFIX=DIR", value_parser = parse_documents)]
-    pub(crate) documents: Vec<(String, std::path::PathBuf)>,
+    #[arg(long = "documents", value_name = "PREFIX=DIR", value_parser = parse_documents)]
+    pub(crate) list: Vec<(String, std::path::PathBuf)>,
+}
+
+impl Documents {
+    /// `options` reading these documents.
+    pub(crate) fn apply(&self, mut options: Options) -> Options {
+        for (prefix, dir) in &self.list {
+            options = options.documents(prefix.clone(), dir.clone());
+        }
+        options
+    }
 }
 
 /// `AGENT=REST` with a non-empty agent name.
@@ -102,9 +120,7 @@ pub(crate) fn bindings(
     for (agent, input) in &overrides.paginated {
         options = options.paginated(agent.clone(), input.as_deref());
     }
-    for (prefix, dir) in &overrides.documents {
-        options = options.documents(prefix.clone(), dir.clone());
-    }
+    let options = overrides.documents.apply(options);
     let mut b = Builder::new()
         .schema_dir(dir)
         .options(options)
@@ -124,7 +140,15 @@ pub(crate) fn bindings(
 /// Checks every cached schema (or those of `names`) as `generate` checks it, each alone (two
 /// agents' type names meet only in generation, where --rename settles them): a problem in one
 /// is an error, or a warning on standard error. `check` runs it before asking the live API.
-pub(crate) fn check_schemas(dir: &Path, names: &[String]) -> Result<(), Failure> {
+pub(crate) fn check_schemas(
+    dir: &Path,
+    names: &[String],
+    documents: &Documents,
+) -> Result<(), Failure> {
+    let overrides = Overrides {
+        documents: documents.clone(),
+        ..Overrides::default()
+    };
     let files = agents_codegen::schema_files(dir).map_err(|d| Failure(d.to_string()))?;
     for file in files {
         let name = agents_codegen::load_file(&file)
@@ -136,7 +160,7 @@ pub(crate) fn check_schemas(dir: &Path, names: &[String]) -> Result<(), Failure>
                 dir,
                 Some(std::slice::from_ref(&name)),
                 "agents_runtime",
-                &Overrides::default(),
+                &overrides,
             )?;
         }
     }

@@ -136,6 +136,8 @@ enum Command {
     Check {
         /// Agents to check (default: every cached schema).
         names: Vec<String>,
+        #[command(flatten)]
+        documents: generate::Documents,
     },
     /// Create a custom agent from a prompt (or refine one) and cache its record as
     /// schemas/NAME.json, where `agent!("NAME")` and build scripts find it.
@@ -259,8 +261,8 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
             runtime,
             overrides,
         } => generate::generate(cli, out.as_deref(), runtime, overrides),
-        Command::Check { names } => {
-            generate::check_schemas(&cli.dir, names)?;
+        Command::Check { names, documents } => {
+            generate::check_schemas(&cli.dir, names, documents)?;
             cache::check(cli, names).await
         }
         Command::Fields { out } => fields_of(cli, out),

@@ -40,6 +40,8 @@ pub struct ResearchArgs {
     /// Give up waiting after this many seconds (the run goes on at the service).
     #[arg(long, default_value_t = 1200)]
     timeout: u64,
+    #[command(flatten)]
+    documents: crate::generate::Documents,
 }
 
 pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Failure> {
@@ -55,7 +57,7 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
     let schema = args
         .schema
         .as_deref()
-        .map(|path| read_schema(path, &name))
+        .map(|path| read_schema(path, &name, &args.documents))
         .transpose()?;
     let mut request = ResearchRunRequest::new(&args.question).events(!args.quiet);
     if let Some(effort) = &args.effort {
@@ -292,7 +294,13 @@ fn read_json(path: &Path) -> Result<Value, Failure> {
 /// The file's JSON Schema document, read and checked as the generator checks it, so a schema
 /// that cannot make bindings (a `type` JSON Schema does not name, a dangling reference) is
 /// refused before a run is paid for, and what it cannot honour is a warning naming its pointer.
-fn read_schema(path: &Path, agent: &str) -> Result<Value, Failure> {
+/// With `--documents`, what its references read is embedded under `$defs`, so that the service
+/// gets a schema that stands alone.
+fn read_schema(
+    path: &Path,
+    agent: &str,
+    documents: &crate::generate::Documents,
+) -> Result<Value, Failure> {
     let doc = read_json(path)?;
     if !doc.is_object() {
         return Err(Failure(format!(
@@ -306,12 +314,22 @@ fn read_schema(path: &Path, agent: &str) -> Result<Value, Failure> {
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
     let record = agents_schema::json_schema::record(agent, None, Some(&doc), None)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
-    let generated = agents_codegen::generate(&[record], &agents_codegen::Options::default())
-        .map_err(|d| Failure(format!("{}: {d}", path.display())))?;
+    let generated = agents_codegen::generate(
+        &[record],
+        &documents.apply(agents_codegen::Options::default()),
+    )
+    .map_err(|d| Failure(format!("{}: {d}", path.display())))?;
     for w in &generated.warnings {
         eprintln!("warning: {}: {w}", path.display());
     }
-    Ok(doc)
+    if documents.list.is_empty() {
+        return Ok(doc);
+    }
+    let mut options = agents_runtime::check::Options::new();
+    for (prefix, dir) in &documents.list {
+        options = options.directory(prefix.clone(), dir.clone());
+    }
+    Ok(options.compile(&doc).bundled())
 }
 
 /// The agent a schema file stands for: `price_check` of `price_check.output.schema.json`, as the

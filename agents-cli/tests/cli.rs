@@ -456,9 +456,10 @@ async fn generate_takes_localization_and_pagination_by_hand() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `generate --documents PREFIX=DIR` reads what a schema's references name from local files
-/// (the same switch as `Options::documents` and `agent!(…, documents = {…})`): without it the
-/// reference is a warning naming its pointer and the way out, with it the shared file's types.
+/// `generate --documents PREFIX=DIR` (and `check`'s) reads what a schema's references name from
+/// local files (the same switch as `Options::documents` and `agent!(…, documents = {…})`):
+/// without it the reference is a warning naming its pointer and the way out, with it the shared
+/// file's types.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generate_reads_referenced_documents_from_a_directory() {
     let e = emulator().await;
@@ -490,6 +491,13 @@ async fn generate_reads_referenced_documents_from_a_directory() {
     let out = String::from_utf8_lossy(&with.stdout);
     assert!(out.contains("pub price: Option<ShopRefsPrice>,"), "{out}");
     assert!(out.contains("pub struct ShopRefsPrice {"), "{out}");
+    // `check` reads the same switch: the shared file, and no warning.
+    let checked = cargo_agents(&e, &dir, KEY, &["check", "--documents", &shared]).await;
+    let err = String::from_utf8_lossy(&checked.stderr);
+    assert!(!err.contains("warning"), "{err}");
+    let checked = cargo_agents(&e, &dir, KEY, &["check"]).await;
+    let err = String::from_utf8_lossy(&checked.stderr);
+    assert!(err.contains("output_schema#/properties/price/$ref"), "{err}");
     let wrong = cargo_agents(&e, &dir, KEY, &["generate", "--documents", "shared"]).await;
     assert!(!wrong.status.success());
     assert!(

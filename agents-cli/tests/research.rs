@@ -333,3 +333,68 @@ async fn failures_name_the_run_the_agent_or_the_schema_and_what_to_do() {
         "the agent list was read for the unknown agent"
     );
 }
+
+/// `research --schema FILE --documents PREFIX=DIR`: a schema whose references read a shared file
+/// is checked with that file (no warning), and the service gets it whole (the file embedded
+/// under `$defs`), so the answer satisfies the schema with the shared file's rules.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schema_with_shared_files_is_sent_whole() {
+    let e = emulator().await;
+    let dir = scratch("research-documents");
+    let modes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/modes");
+    let file = modes.join("schemas/shop_refs.output.schema.json");
+    let shared = format!(
+        "https://example.com/schemas/={}",
+        modes.join("shared").display()
+    );
+    let alone = cargo_agents(
+        &e,
+        &dir,
+        &["research", "q", "--schema", file.to_str().unwrap(), "--quiet"],
+    )
+    .await;
+    assert!(
+        stderr(&alone).contains("output_schema#/properties/price/$ref"),
+        "{}",
+        stderr(&alone)
+    );
+    let with = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "research",
+            "What does the kettle cost?",
+            "--schema",
+            file.to_str().unwrap(),
+            "--documents",
+            &shared,
+            "--agent",
+            "shop_whole",
+            "--json",
+            "--quiet",
+        ],
+    )
+    .await;
+    assert!(!stderr(&with).contains("warning"), "{}", stderr(&with));
+    let doc: Value = serde_json::from_str(&succeeded(&with)).unwrap();
+    // What the service was given stands alone: the shared file under `$defs`, by its URI.
+    let bundled = agents_runtime::check::Options::new()
+        .directory("https://example.com/schemas/", modes.join("shared"))
+        .compile(&serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap())
+        .bundled();
+    assert!(
+        bundled["$defs"]
+            .as_object()
+            .unwrap()
+            .contains_key("https://example.com/schemas/price.json")
+    );
+    let validator = jsonschema::validator_for(&bundled).unwrap();
+    let content = &doc["content"];
+    let wrong: Vec<String> = validator
+        .iter_errors(content)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:?} in {content}");
+    assert!(content["price"]["amount"].is_number(), "{content}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
