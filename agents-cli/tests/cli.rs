@@ -497,7 +497,10 @@ async fn generate_reads_referenced_documents_from_a_directory() {
     assert!(!err.contains("warning"), "{err}");
     let checked = cargo_agents(&e, &dir, KEY, &["check"]).await;
     let err = String::from_utf8_lossy(&checked.stderr);
-    assert!(err.contains("output_schema#/properties/price/$ref"), "{err}");
+    assert!(
+        err.contains("output_schema#/properties/price/$ref"),
+        "{err}"
+    );
     let wrong = cargo_agents(&e, &dir, KEY, &["generate", "--documents", "shared"]).await;
     assert!(!wrong.status.success());
     assert!(

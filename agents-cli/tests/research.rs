@@ -350,7 +350,13 @@ async fn a_schema_with_shared_files_is_sent_whole() {
     let alone = cargo_agents(
         &e,
         &dir,
-        &["research", "q", "--schema", file.to_str().unwrap(), "--quiet"],
+        &[
+            "research",
+            "q",
+            "--schema",
+            file.to_str().unwrap(),
+            "--quiet",
+        ],
     )
     .await;
     assert!(

@@ -83,8 +83,12 @@ fn make_content(run: &Run) -> (Value, Vec<String>) {
         );
         return (Value::String(text), Vec::new());
     };
-    // Checked when the run started.
-    let doc = FieldSchema::from_document(schema).unwrap_or_default();
+    // Checked when the run started. The sampler follows `#/…` pointers only, so a schema's
+    // `$id`s, anchors and embedded documents become pointers first (what they mean).
+    let localized = agents_runtime::check::Schema::compile(schema).localized();
+    let doc = FieldSchema::from_document(&localized)
+        .or_else(|_| FieldSchema::from_document(schema))
+        .unwrap_or_default();
     let sample = |seed: u64| agents_schema::sample::document(&doc, seed);
     let merge = |given: &Value, seed: u64, pre: &mut Vec<String>, at: &str| {
         let mut row = sample(seed);
