@@ -157,6 +157,12 @@ impl<'s, 'o> Eval<'s, 'o> {
         self.eval(self.schema.root, inst, &Loc::Root).is_some()
     }
 
+    /// Whether `inst` passes node `id` entered from outside every resource, recording nothing.
+    #[cfg_attr(not(feature = "sample"), allow(dead_code))]
+    pub(crate) fn passes(&mut self, id: NodeId, inst: &dyn Instance) -> bool {
+        self.eval(id, inst, &Loc::Root).is_some()
+    }
+
     /// Whether `inst` passes node `id`, recording nothing.
     fn probe(&mut self, id: NodeId, inst: &dyn Instance, loc: &Loc<'_>) -> Option<Seen> {
         let out = self.out.take();

@@ -158,6 +158,15 @@ impl Pattern {
         }
     }
 
+    /// The expression as written.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Pattern::Lite(regex) => regex.as_str(),
+            #[cfg(feature = "unicode")]
+            Pattern::Full(regex) => regex.as_str(),
+        }
+    }
+
     /// True when `text` has a match (JSON Schema's patterns are not anchored).
     pub fn is_match(&self, text: &str) -> bool {
         match self {
@@ -200,6 +209,17 @@ impl Types {
                 _ => 0,
             }
         }))
+    }
+
+    /// The kinds allowed, one bit each as in [`Types::of`], with `integer` set wherever
+    /// `number` is.
+    #[cfg_attr(not(feature = "sample"), allow(dead_code))]
+    pub(crate) fn kinds(self) -> u8 {
+        if self.0 & Types::bit(Kind::Number) != 0 {
+            self.0 | Types::INTEGER
+        } else {
+            self.0
+        }
     }
 
     /// True when a value of `kind` (`inst`) has one of the types.

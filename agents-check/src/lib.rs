@@ -36,6 +36,8 @@ mod compile;
 mod instance;
 mod localize;
 pub mod path;
+#[cfg(feature = "sample")]
+mod sample;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -46,6 +48,8 @@ use serde_json::Value;
 pub use check::Breach;
 pub use compile::{DEFAULT_BASE, Draft, Pattern, Problem, ProblemKind};
 pub use instance::{Instance, Kind, TYPE_NAMES, equal, is_integer};
+#[cfg(feature = "sample")]
+pub use sample::{ARRAY_LEN, Leaves};
 
 /// A compiled schema.
 pub struct Schema {
@@ -166,5 +170,13 @@ impl Schema {
     /// True when `value` breaks no rule (stops at the first breach).
     pub fn is_valid(&self, value: &dyn Instance) -> bool {
         check::Eval::new(&self.compiled, None).root(value)
+    }
+
+    /// A value the schema accepts, the same for the same seed, looking as `leaves` says where
+    /// the schema leaves it free; the best value found when none of the few tried is valid
+    /// (`null` when the schema accepts nothing).
+    #[cfg(feature = "sample")]
+    pub fn sample(&self, seed: u64, leaves: &dyn Leaves) -> Value {
+        sample::Sampler::new(&self.compiled, leaves).root(seed)
     }
 }

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use agents_runtime::endpoint::ApiVersion;
 use agents_runtime::research::{Broken, check_agent, check_run};
 use agents_runtime::words::{KEPT, respell};
-use agents_schema::FieldSchema;
+use agents_schema::sample::PageLike;
 use axum::body::Bytes;
 use axum::extract::State as AxState;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -83,13 +83,9 @@ fn make_content(run: &Run) -> (Value, Vec<String>) {
         );
         return (Value::String(text), Vec::new());
     };
-    // Checked when the run started. The sampler follows `#/…` pointers only, so a schema's
-    // `$id`s, anchors and embedded documents become pointers first (what they mean).
-    let localized = agents_runtime::check::Schema::compile(schema).localized();
-    let doc = FieldSchema::from_document(&localized)
-        .or_else(|_| FieldSchema::from_document(schema))
-        .unwrap_or_default();
-    let sample = |seed: u64| agents_schema::sample::document(&doc, seed);
+    // Checked when the run started.
+    let compiled = agents_runtime::check::Schema::compile(schema);
+    let sample = |seed: u64| compiled.sample(seed, &PageLike::default());
     let merge = |given: &Value, seed: u64, pre: &mut Vec<String>, at: &str| {
         let mut row = sample(seed);
         if let (Some(row), Some(given)) = (row.as_object_mut(), given.as_object()) {

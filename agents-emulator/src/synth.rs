@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use agents_schema::sample::{self, mix};
+use agents_runtime::check::Schema;
+use agents_schema::sample::{PageLike, mix};
 use agents_schema::{AgentRecord, FieldSchema};
 use serde_json::{Map, Value, json};
 
@@ -138,15 +139,17 @@ pub fn seed(record: &AgentRecord, params: &Map<String, Value>, pages: u32) -> u6
 /// `data.parsing` for a request with this seed: records made from the agent's whole output
 /// document, so that what its fields refer to (`$defs`) is followed.
 pub fn parsing(record: &AgentRecord, seed: u64) -> Value {
-    let document = record.output_document_read();
+    let document = serde_json::to_value(record.output_document_read()).unwrap_or(Value::Bool(true));
+    let schema = Schema::compile(&document);
+    let page = PageLike::default();
     if is_list(record) {
         Value::Array(
             (0..LIST_LEN)
-                .map(|i| sample::document(&document, mix(seed, &i.to_string())))
+                .map(|i| schema.sample(mix(seed, &i.to_string()), &page))
                 .collect(),
         )
     } else {
-        sample::document(&document, seed)
+        schema.sample(seed, &page)
     }
 }
 

@@ -20,6 +20,7 @@ pub mod json_schema;
 mod kind;
 mod load;
 pub mod rules;
+#[cfg(feature = "sample")]
 pub mod sample;
 
 use indexmap::IndexMap;

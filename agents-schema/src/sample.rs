@@ -2,215 +2,98 @@
 //! same value for the same (schema, seed). The emulator serves it, tests and benchmarks use it as
 //! a "full run result".
 //!
-//! Values look like a page's: a field's own `enum`, `const` or `examples` are used when the
-//! schema gives them; numbers stay inside `minimum`/`maximum`, and where the schema gives no
-//! bounds a field's name decides a plausible range (ratings 1–5, prices, percentages, counts as
-//! whole numbers); brands, categories and other labels come from a small vocabulary, so they
-//! repeat across records and grouping by them means something.
+//! Values are made by [`agents_check::Schema::sample`], which honours every keyword; this module
+//! says what they look like where the schema leaves them free ([`PageLike`]): a field's own
+//! `examples` are used when the schema gives them; where the schema gives no bounds a number
+//! field's name decides a plausible range (ratings 1–5, prices, percentages, counts as whole
+//! numbers); brands, categories and other labels come from a small vocabulary, so they repeat
+//! across records and grouping by them means something.
 
 use indexmap::IndexMap;
-use serde_json::{Map, Number, Value, json};
+use serde_json::Value;
 
 use crate::FieldSchema;
 
-/// How many items each sampled array has.
-pub const ARRAY_LEN: usize = 3;
+pub use agents_check::ARRAY_LEN;
 
 /// A record with every field of `schema` set, deterministic in `seed`, arrays of [`ARRAY_LEN`].
 pub fn record(schema: &IndexMap<String, FieldSchema>, seed: u64) -> Value {
     record_with_arrays(schema, seed, ARRAY_LEN)
 }
 
-/// [`record`] with `array_len` items in every array (a longer page: more images, reviews,
-/// related products).
+/// [`record`] with `array_len` items in every array whose schema does not bound it (a longer
+/// page: more images, reviews, related products).
 pub fn record_with_arrays(
     schema: &IndexMap<String, FieldSchema>,
     seed: u64,
     array_len: usize,
 ) -> Value {
-    let mut out = Map::with_capacity(schema.len());
-    for (name, field) in schema {
-        // A property no value may have (`false`) is left out.
-        if field.is_never() {
-            continue;
-        }
-        out.insert(
-            name.clone(),
-            value_with_arrays(name, field, mix(seed, name), array_len),
-        );
-    }
-    Value::Object(out)
+    let doc = FieldSchema {
+        ty: Some(crate::SchemaType::One("object".into())),
+        properties: Some(schema.clone()),
+        ..FieldSchema::default()
+    };
+    document_with_arrays(&doc, seed, array_len)
 }
 
-/// A value for a whole JSON Schema document, deterministic in `seed`: local references
-/// (`$ref` to `#/$defs/…` and any other pointer inside `doc`) are followed, `allOf` branches
-/// merged, and a recursive reference stops after a few levels (an optional field left out, an
-/// array left empty) or once [`MAX_REFS_FOLLOWED`] references have been followed, whichever
-/// comes first: the size of a sample grows with the document, never with the number of paths
-/// through it (16 properties that each refer back to the root would otherwise make 16⁴ objects).
+/// A value for a whole JSON Schema document (its references followed), deterministic in `seed`.
 pub fn document(doc: &FieldSchema, seed: u64) -> Value {
-    let mut budget = MAX_REFS_FOLLOWED;
-    value("answer", &inline(doc, doc, 0, &mut budget), seed)
+    document_with_arrays(doc, seed, ARRAY_LEN)
 }
 
-/// How deep references are followed before a recursive one stops.
-const MAX_REF_DEPTH: usize = 4;
+fn document_with_arrays(doc: &FieldSchema, seed: u64, array_len: usize) -> Value {
+    let json = serde_json::to_value(doc).unwrap_or(Value::Bool(true));
+    json_document(&json, seed, array_len)
+}
 
-/// How many references one sample follows in all.
-pub const MAX_REFS_FOLLOWED: usize = 256;
+/// A value for a JSON Schema document as written, deterministic in `seed`.
+pub fn json_document(doc: &Value, seed: u64, array_len: usize) -> Value {
+    agents_check::Schema::compile(doc).sample(seed, &PageLike { array_len })
+}
 
-/// `schema` with its references replaced by what they point to in `root`, and `allOf` merged.
-fn inline(
-    schema: &FieldSchema,
-    root: &FieldSchema,
-    depth: usize,
-    budget: &mut usize,
-) -> FieldSchema {
-    let target = match schema.reference.as_deref().and_then(|r| root.resolve(r)) {
-        Some(_) if depth >= MAX_REF_DEPTH || *budget == 0 => return FieldSchema::default(),
-        Some(t) => {
-            *budget -= 1;
-            return inline(t, root, depth + 1, budget);
-        }
-        None => schema,
-    };
-    let mut out = target.clone();
-    let each = |list: &Option<Vec<FieldSchema>>, budget: &mut usize| {
-        list.as_ref().map(|l| {
-            l.iter()
-                .map(|s| inline(s, root, depth, budget))
-                .collect::<Vec<_>>()
-        })
-    };
-    out.any_of = each(&target.any_of, budget);
-    out.one_of = each(&target.one_of, budget);
-    // Whether a reference here is cut, decided before following it spends the budget.
-    let cut = |s: &FieldSchema, budget: &usize| {
-        s.reference.is_some() && (depth >= MAX_REF_DEPTH || *budget == 0)
-    };
-    let items_cut = target.items.as_deref().is_some_and(|i| cut(i, budget));
-    out.items = target
-        .items
-        .as_ref()
-        .map(|i| Box::new(inline(i, root, depth, budget)));
-    if items_cut {
-        // A recursive list stops empty.
-        out.max_items = Some(0);
-    }
-    // A map's values follow `additionalProperties`; a recursive one stops empty.
-    out.additional_properties = match target.additional_properties.as_deref() {
-        Some(a) if cut(a, budget) => Some(Box::new(FieldSchema::never())),
-        Some(a) => Some(Box::new(inline(a, root, depth, budget))),
-        None => None,
-    };
-    out.properties = target.properties.as_ref().map(|props| {
-        props
-            .iter()
-            .filter_map(|(k, v)| {
-                // A recursive optional field is left out rather than sampled as nothing.
-                let cut = cut(v, budget);
-                let field = inline(v, root, depth, budget);
-                let required = target.required.as_ref().is_some_and(|r| r.contains(k));
-                (!cut || required).then(|| (k.clone(), field))
-            })
-            .collect()
-    });
-    if let Some(branches) = each(&target.all_of, budget) {
-        out.all_of = None;
-        for b in branches {
-            if out.ty.is_none() {
-                out.ty = b.ty.clone();
-            }
-            if let Some(p) = b.properties {
-                out.properties.get_or_insert_with(IndexMap::new).extend(p);
-            }
-            if out.items.is_none() {
-                out.items = b.items;
-            }
+/// Values that look like a page's where the schema leaves them free.
+#[derive(Debug, Clone, Copy)]
+pub struct PageLike {
+    /// Items in an array whose schema does not say how many.
+    pub array_len: usize,
+}
+
+impl Default for PageLike {
+    fn default() -> Self {
+        PageLike {
+            array_len: ARRAY_LEN,
         }
     }
-    out
 }
 
-/// A value for one field named `name`, deterministic in `seed`.
-pub fn value(name: &str, field: &FieldSchema, seed: u64) -> Value {
-    value_with_arrays(name, field, seed, ARRAY_LEN)
-}
+impl agents_check::Leaves for PageLike {
+    fn mix(&self, seed: u64, part: &str) -> u64 {
+        mix(seed, part)
+    }
 
-fn value_with_arrays(name: &str, field: &FieldSchema, seed: u64, array_len: usize) -> Value {
-    if let Some(given) = given(field, seed) {
-        return given;
+    fn text(&self, name: &str, seed: u64) -> String {
+        label(name, seed).unwrap_or_else(|| text(name, seed))
     }
-    // A union samples its first branch that is not `null`.
-    let branch = [&field.any_of, &field.one_of]
-        .into_iter()
-        .flatten()
-        .flatten()
-        .find(|b| b.ty.as_ref().and_then(|t| t.single()) != Some("null") || b.ty.is_none());
-    if field.ty.is_none()
-        && let Some(branch) = branch
-    {
-        return value_with_arrays(name, branch, seed, array_len);
-    }
-    let ty = field.ty.as_ref().and_then(|t| t.single());
-    let ty = ty.or(if field.properties.is_some() {
-        Some("object")
-    } else if field.items.is_some() {
-        Some("array")
-    } else {
-        None
-    });
-    match ty {
-        Some("number") => number(name, field, seed),
-        Some("integer") => integer(name, field, seed),
-        Some("boolean") => Value::Bool(seed.is_multiple_of(2)),
-        Some("array") => Value::Array(
-            (0..field
-                .max_items
-                .map_or(array_len as u64, |m| m.min(array_len as u64)))
-                .map(|i| match &field.items {
-                    Some(items) => {
-                        value_with_arrays(name, items, mix(seed, &i.to_string()), array_len)
-                    }
-                    None => text(name, mix(seed, &i.to_string())),
-                })
-                .collect(),
-        ),
-        Some("object") => match (&field.properties, &field.additional_properties) {
-            (Some(props), _) => record_with_arrays(props, seed, array_len),
-            // A map: its values follow `additionalProperties`.
-            (None, Some(values)) if !values.is_never() => {
-                let mut map = Map::new();
-                for key in ["key", "other_key"] {
-                    let v = value_with_arrays(key, values, mix(seed, key), array_len);
-                    map.insert(key.to_owned(), v);
-                }
-                Value::Object(map)
-            }
-            (None, Some(_)) => json!({}),
-            (None, None) => json!({ "key": text(name, seed), "other_key": text("other", seed) }),
-        },
-        _ => field
-            .format
-            .as_deref()
-            .and_then(|f| formatted(f, name, seed))
-            .or_else(|| label(name, seed))
-            .unwrap_or_else(|| text(name, seed)),
-    }
-}
 
-/// A value the schema itself offers: one of `enum`, the `const`, or one of `examples`.
-fn given(field: &FieldSchema, seed: u64) -> Option<Value> {
-    if let Some(c) = &field.const_value {
-        return Some(c.clone());
+    fn formatted(&self, format: &str, name: &str, seed: u64) -> Option<String> {
+        formatted(format, name, seed)
     }
-    [&field.enum_values, &field.examples]
-        .iter()
-        .find_map(|list| {
-            let list = list.as_ref()?;
-            let pick = list.get((seed % list.len().max(1) as u64) as usize)?;
-            (!pick.is_null()).then(|| pick.clone())
-        })
+
+    fn range(&self, name: &str) -> (f64, f64, f64) {
+        let kind = Kind::of(name);
+        let (lo, hi) = kind.range();
+        // Counts are whole, ratings have one decimal, everything else cents.
+        let steps = match kind {
+            Kind::Count => 1.0,
+            Kind::Rating => 10.0,
+            _ => 100.0,
+        };
+        (lo, hi, steps)
+    }
+
+    fn array_len(&self) -> usize {
+        self.array_len
+    }
 }
 
 /// What a number field holds, judged by its name when the schema gives no bounds.
@@ -260,81 +143,10 @@ impl Kind {
     }
 }
 
-fn bounds(name: &str, field: &FieldSchema) -> (f64, f64) {
-    let (lo, hi) = Kind::of(name).range();
-    let lo = field.minimum.unwrap_or(lo);
-    let hi = field.maximum.unwrap_or(hi.max(lo + 1.0));
-    // Exclusive bounds: a hundredth of the range inside them.
-    let (lo, hi) = match (field.exclusive_minimum, field.exclusive_maximum) {
-        (None, None) => (lo, hi),
-        (x_lo, x_hi) => {
-            let lo = x_lo.map_or(lo, |x| lo.max(x));
-            let hi = x_hi.map_or(hi, |x| hi.min(x));
-            let step = ((hi - lo).abs() / 100.0).max(f64::EPSILON);
-            (
-                if x_lo.is_some_and(|x| lo <= x) {
-                    lo + step
-                } else {
-                    lo
-                },
-                if x_hi.is_some_and(|x| hi >= x) {
-                    hi - step
-                } else {
-                    hi
-                },
-            )
-        }
-    };
-    (lo, hi.max(lo))
-}
-
-fn number(name: &str, field: &FieldSchema, seed: u64) -> Value {
-    let (lo, hi) = bounds(name, field);
-    let step = (seed % 10_000) as f64 / 10_000.0;
-    // Counts are whole, ratings have one decimal, everything else cents.
-    let scale = match Kind::of(name) {
-        Kind::Count => 1.0,
-        Kind::Rating => 10.0,
-        _ => 100.0,
-    };
-    let v = (((lo + (hi - lo) * step) * scale).round() / scale).clamp(lo, hi);
-    let v = match field.multiple_of.filter(|m| *m > 0.0) {
-        // The multiple nearest inside the bounds.
-        Some(m) => {
-            let k = (v / m).round();
-            let k = if k * m > hi {
-                k - 1.0
-            } else if k * m < lo {
-                k + 1.0
-            } else {
-                k
-            };
-            k * m
-        }
-        None => v,
-    };
-    Number::from_f64(v).map_or(Value::Null, Value::Number)
-}
-
-fn integer(name: &str, field: &FieldSchema, seed: u64) -> Value {
-    let (lo, hi) = bounds(name, field);
-    let (lo, hi) = (lo.ceil() as i64, hi.floor() as i64);
-    let span = (hi - lo).max(0) as u64 + 1;
-    let v = lo + (seed % span) as i64;
-    match field.multiple_of.filter(|m| *m >= 1.0 && m.fract() == 0.0) {
-        Some(m) => {
-            let m = m as i64;
-            let up = v + (m - v.rem_euclid(m)) % m;
-            json!(if up > hi { up - m } else { up })
-        }
-        None => json!(v),
-    }
-}
-
 /// Labels that repeat across records: a small vocabulary for fields that name a brand, a
 /// category, a seller and the like (`brand`, `product_brand`, `category_1_name`, not
 /// `brand_logo` or `category_rank`), picked by seed.
-fn label(name: &str, seed: u64) -> Option<Value> {
+fn label(name: &str, seed: u64) -> Option<String> {
     const VOCABULARIES: [(&[&str], &[&str]); 7] = [
         (
             &["brand", "manufacturer"],
@@ -382,14 +194,12 @@ fn label(name: &str, seed: u64) -> Option<Value> {
         keys.iter()
             .any(|k| n == *k || n.ends_with(&format!("_{k}")))
     })?;
-    Some(Value::String(
-        words[(seed % words.len() as u64) as usize].to_owned(),
-    ))
+    Some(words[(seed % words.len() as u64) as usize].to_owned())
 }
 
 /// A string in one of the formats JSON Schema names, shaped as the format says (a `date-time`
 /// holds a time, not words); `None` for a format it does not name.
-fn formatted(format: &str, name: &str, seed: u64) -> Option<Value> {
+fn formatted(format: &str, name: &str, seed: u64) -> Option<String> {
     let day = 1 + seed % 28;
     let month = 1 + (seed >> 8) % 12;
     let year = 2020 + (seed >> 16) % 6;
@@ -427,7 +237,7 @@ fn formatted(format: &str, name: &str, seed: u64) -> Option<Value> {
         "regex" => "^[a-z]+$".to_owned(),
         _ => return None,
     };
-    Some(Value::String(text))
+    Some(text)
 }
 
 const WORDS: [&str; 16] = [
@@ -449,7 +259,7 @@ const WORDS: [&str; 16] = [
     "essential",
 ];
 
-fn text(name: &str, seed: u64) -> Value {
+fn text(name: &str, seed: u64) -> String {
     let mut s = String::with_capacity(64);
     s.push_str(&name.replace('_', " "));
     let mut x = seed;
@@ -458,7 +268,7 @@ fn text(name: &str, seed: u64) -> Value {
         s.push_str(WORDS[(x % WORDS.len() as u64) as usize]);
         x = splitmix(x);
     }
-    Value::String(s)
+    s
 }
 
 fn slug(name: &str) -> String {
@@ -494,6 +304,7 @@ fn splitmix(mut x: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::AgentRecord;
+    use serde_json::json;
 
     #[test]
     fn values_look_like_a_page() {

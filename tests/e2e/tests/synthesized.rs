@@ -104,13 +104,11 @@ async fn every_value_made_for_the_catalog_and_the_users_files_follows_its_schema
     );
 }
 
-/// The real-world corpus served as templates: every schema keeps its text, and the records made
-/// for it are measured. The sampler makes values that look like a page's and follows `$ref`,
-/// bounds, `multipleOf`, formats, `enum`/`const` and typed maps, but not yet every combination
-/// the corpus holds (`oneOf` exactly-one, `not`, patterns, `uniqueItems` of drawn enums,
-/// `minProperties`): the count of templates whose records all validate may only grow.
+/// The real-world corpus served as templates: every schema keeps its text, and every record made
+/// for it validates (`oneOf` exactly-one, `not`, patterns, `uniqueItems`, `minProperties` and
+/// the rest of what 25 projects' schemas say).
 #[tokio::test]
-async fn the_corpus_keeps_its_text_and_more_of_its_records_validate() {
+async fn the_corpus_keeps_its_text_and_its_records_validate() {
     let corpus = workspace_root()
         .join("tests")
         .join("json-schema")
@@ -118,23 +116,10 @@ async fn the_corpus_keeps_its_text_and_more_of_its_records_validate() {
         .join("schemas");
     let (records, problems) = checked(Some(&corpus)).await;
     assert!(records >= 24, "only {records} records checked");
-    let as_written: Vec<_> = problems
-        .iter()
-        .filter(|p| p.contains("not as written") || p.contains("failed"))
-        .collect();
-    assert!(as_written.is_empty(), "{as_written:#?}");
-    let failing: std::collections::BTreeSet<&str> = problems
-        .iter()
-        .filter_map(|p| p.split(':').next())
-        .collect();
-    let files = std::fs::read_dir(&corpus).unwrap().count();
-    let valid = files - UNCOMPILABLE.len() + 1 - failing.len();
-    eprintln!("corpus: {valid} of {files} templates make only valid records; failing: {failing:?}");
     assert!(
-        valid >= VALID_CORPUS_FLOOR,
-        "{valid} < {VALID_CORPUS_FLOOR}: {problems:#?}"
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
     );
 }
-
-/// Templates of the corpus whose records all validate, as measured (ratchet: raise it).
-const VALID_CORPUS_FLOOR: usize = 8;

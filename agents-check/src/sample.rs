@@ -1,0 +1,736 @@
+//! Values a schema accepts, made from its compiled rules: what a service stand-in answers for a
+//! template or a research question.
+//!
+//! A value is made for every schema it must meet at once — a property's own schema, the
+//! `patternProperties` its name matches, what references and `allOf` bring, the branch of
+//! `anyOf`/`oneOf` and the side of `if` chosen — honouring the keywords that say what a value
+//! is: `type`, `const`/`enum`, bounds and `multipleOf`, lengths and `pattern` (a string drawn
+//! from the expression itself), `format`, counts, `required`, `properties`, `propertyNames`,
+//! `contains`, `uniqueItems`. Then the value is checked against those schemas; one that breaks a
+//! rule no maker honours (`not`, `oneOf` matching two branches, …) is made again with the next
+//! choices, a bounded number of times. Where the schema leaves a value free, [`Leaves`] decides
+//! what it looks like. The same schema and seed give the same value.
+
+use std::collections::{HashSet, VecDeque};
+
+use rand::SeedableRng;
+use rand::distr::Distribution;
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind};
+use serde_json::{Map, Number, Value};
+
+use crate::check::Eval;
+use crate::compile::{Compiled, Keywords, Node, NodeId};
+use crate::instance::equal;
+
+/// What a value looks like where the schema leaves it free.
+pub trait Leaves {
+    /// The seed of a part of a value (a property by its name, an item by its position) from
+    /// the seed of the whole.
+    fn mix(&self, seed: u64, part: &str) -> u64;
+    /// Text for a value named `name` (the nearest property's name).
+    fn text(&self, name: &str, seed: u64) -> String;
+    /// A string in `format` for `name`; `None` for a format this does not make.
+    fn formatted(&self, format: &str, name: &str, seed: u64) -> Option<String>;
+    /// Where a number named `name` lies when the schema gives no bounds, and how many steps a
+    /// unit has (`1.0`: whole numbers, `100.0`: cents).
+    fn range(&self, name: &str) -> (f64, f64, f64);
+    /// Items in an array whose schema does not say how many.
+    fn array_len(&self) -> usize {
+        ARRAY_LEN
+    }
+}
+
+/// How many items an array has when its schema does not say.
+pub const ARRAY_LEN: usize = 3;
+
+/// How many times a value that breaks its schema is made again.
+const ATTEMPTS: u64 = 8;
+
+/// How many references one value follows in all: past it, optional parts behind a reference are
+/// left out, so a value grows with the schema, not with the paths through it.
+const MAX_REFS: usize = 512;
+
+/// How many values one sample makes, retries included, before it stops retrying.
+const MAX_WORK: usize = 200_000;
+
+/// The schemas a value must meet at once, with what the choices made brought in.
+#[derive(Default)]
+struct Gathered<'c> {
+    keywords: Vec<&'c Keywords>,
+    /// A `false` schema is among them: no value meets them.
+    never: bool,
+    /// A reference was not followed (recursion, or the budget spent).
+    cut: bool,
+}
+
+pub(crate) struct Sampler<'c> {
+    compiled: &'c Compiled,
+    leaves: &'c dyn Leaves,
+    refs: usize,
+    work: usize,
+}
+
+impl<'c> Sampler<'c> {
+    pub(crate) fn new(compiled: &'c Compiled, leaves: &'c dyn Leaves) -> Self {
+        Sampler {
+            compiled,
+            leaves,
+            refs: 0,
+            work: 0,
+        }
+    }
+
+    pub(crate) fn root(&mut self, seed: u64) -> Value {
+        let root = self.compiled.root;
+        self.make(&[root], "answer", seed, &mut Vec::new(), true)
+            .unwrap_or(Value::Null)
+    }
+
+    fn valid(&self, nodes: &[NodeId], value: &Value) -> bool {
+        nodes
+            .iter()
+            .all(|id| Eval::new(self.compiled, None).passes(*id, value))
+    }
+
+    /// A value meeting every schema of `nodes`, named `name`; `None` when none can be made or,
+    /// for an optional part (`must` false), when it would only recurse.
+    fn make(
+        &mut self,
+        nodes: &[NodeId],
+        name: &str,
+        seed: u64,
+        stack: &mut Vec<NodeId>,
+        must: bool,
+    ) -> Option<Value> {
+        let mut first = None;
+        for attempt in 0..ATTEMPTS {
+            let mark = stack.len();
+            let gathered = self.gather(nodes, attempt, stack, must);
+            if gathered.never || (gathered.cut && !must) {
+                stack.truncate(mark);
+                if gathered.cut && !must {
+                    return None;
+                }
+                continue;
+            }
+            self.work += 1;
+            let seed = if attempt == 0 {
+                seed
+            } else {
+                self.leaves.mix(seed, &format!("attempt {attempt}"))
+            };
+            let value = self.build(&gathered.keywords, name, seed, attempt, stack);
+            stack.truncate(mark);
+            // A value whose recursion was cut is as good as it gets.
+            if gathered.cut || self.valid(nodes, &value) {
+                return Some(value);
+            }
+            first.get_or_insert(value);
+            if self.work > MAX_WORK {
+                break;
+            }
+        }
+        first
+    }
+
+    /// Whether the reference to `target` is followed from here.
+    fn follows(&self, target: NodeId, stack: &[NodeId], must: bool) -> bool {
+        let entered = stack.iter().filter(|t| **t == target).count();
+        let spent = self.refs >= MAX_REFS;
+        // A required part follows what it has not entered yet whatever was spent: without it
+        // the value could not be valid.
+        (must && entered == 0 && self.work < MAX_WORK)
+            || (entered < if must { 3 } else { 2 } && !spent)
+    }
+
+    /// `nodes` with what their references, `allOf`, `dependentSchemas` and the choices of
+    /// attempt `choice` bring: the `choice`-th branch of each `anyOf`/`oneOf` (branches that
+    /// allow only `null` last), the `then` side of an `if` on even attempts, `else` on odd ones.
+    fn gather(
+        &mut self,
+        nodes: &[NodeId],
+        choice: u64,
+        stack: &mut Vec<NodeId>,
+        must: bool,
+    ) -> Gathered<'c> {
+        let compiled = self.compiled;
+        let mut out = Gathered::default();
+        // Breadth first: a schema's keywords before those it brings in, in the order written.
+        let mut todo: VecDeque<NodeId> = nodes.iter().copied().collect();
+        let mut visited = HashSet::new();
+        let mut point = 0u64;
+        while let Some(id) = todo.pop_front() {
+            if !visited.insert(id) {
+                continue;
+            }
+            let k = match &compiled.nodes[id] {
+                Node::Always | Node::Pending => continue,
+                Node::Never(_) => {
+                    out.never = true;
+                    continue;
+                }
+                Node::Keywords(k) => k,
+            };
+            out.keywords.push(k);
+            let targets = k
+                .reference
+                .into_iter()
+                .chain(k.dynamic.as_ref().map(|d| d.target));
+            for target in targets {
+                if self.follows(target, stack, must) {
+                    self.refs += 1;
+                    stack.push(target);
+                    todo.push_back(target);
+                } else {
+                    out.cut = true;
+                }
+            }
+            todo.extend(k.all_of.iter().copied());
+            todo.extend(k.dependent_schemas.iter().map(|(_, id)| *id));
+            for branches in [&k.any_of, &k.one_of] {
+                if branches.is_empty() {
+                    continue;
+                }
+                let mut order: Vec<NodeId> = branches.clone();
+                order.sort_by_key(|b| self.only_null(*b));
+                let pick = order[((choice + point) % order.len() as u64) as usize];
+                point += 1;
+                todo.push_back(pick);
+            }
+            if let Some(if_) = k.if_ {
+                if (choice + point).is_multiple_of(2) {
+                    todo.push_back(if_);
+                    todo.extend(k.then);
+                } else {
+                    todo.extend(k.else_);
+                }
+                point += 1;
+            }
+        }
+        out
+    }
+
+    fn only_null(&self, id: NodeId) -> bool {
+        matches!(&self.compiled.nodes[id], Node::Keywords(k)
+            if k.types.is_some_and(|t| t.kinds() == KIND_NULL))
+    }
+
+    /// A value for the schemas `ks`.
+    fn build(
+        &mut self,
+        ks: &[&'c Keywords],
+        name: &str,
+        seed: u64,
+        attempt: u64,
+        stack: &mut Vec<NodeId>,
+    ) -> Value {
+        if let Some(c) = ks.iter().find_map(|k| k.constant.as_ref()) {
+            return c.clone();
+        }
+        let allowed = ks
+            .iter()
+            .filter_map(|k| k.types)
+            .fold(ALL_KINDS, |bits, t| bits & t.kinds());
+        let allows = |bit: u8| allowed & bit != 0;
+        if let Some(list) = ks.iter().find_map(|k| k.enumeration.as_ref()) {
+            let fits: Vec<&Value> = list
+                .iter()
+                .filter(|v| {
+                    ks.iter().all(|k| {
+                        k.enumeration
+                            .as_ref()
+                            .is_none_or(|l| l.iter().any(|x| equal(x, *v)))
+                    })
+                })
+                .collect();
+            // `null` is a value a page shows last.
+            let pick = fits
+                .iter()
+                .filter(|v| !v.is_null())
+                .chain(fits.iter().filter(|v| v.is_null()))
+                .nth(((seed + attempt) % fits.len().max(1) as u64) as usize);
+            if let Some(v) = pick {
+                return (*v).clone();
+            }
+        }
+        if attempt == 0
+            && let Some(example) = ks.iter().find_map(|k| self.example(k, seed))
+        {
+            return example;
+        }
+        // The kinds the keywords describe, before the others.
+        let mut order = Vec::new();
+        let has = |f: &dyn Fn(&Keywords) -> bool| ks.iter().any(|k| f(k));
+        if has(&|k| {
+            !k.properties.is_empty()
+                || !k.required.is_empty()
+                || !k.pattern_properties.is_empty()
+                || k.min_properties.is_some()
+                || k.additional_properties.is_some()
+        }) {
+            order.push(KIND_OBJECT);
+        }
+        if has(&|k| {
+            k.items.is_some()
+                || !k.prefix_items.is_empty()
+                || k.contains.is_some()
+                || k.min_items.is_some()
+        }) {
+            order.push(KIND_ARRAY);
+        }
+        if has(&|k| k.pattern.is_some() || k.min_length.is_some() || k.max_length.is_some()) {
+            order.push(KIND_STRING);
+        }
+        if has(&|k| {
+            k.minimum.is_some()
+                || k.maximum.is_some()
+                || k.exclusive_minimum.is_some()
+                || k.exclusive_maximum.is_some()
+                || k.multiple_of.is_some()
+        }) {
+            order.extend([KIND_NUMBER, KIND_INTEGER]);
+        }
+        order.extend([
+            KIND_STRING,
+            KIND_NUMBER,
+            KIND_INTEGER,
+            KIND_BOOLEAN,
+            KIND_OBJECT,
+            KIND_ARRAY,
+            KIND_NULL,
+        ]);
+        order.dedup();
+        let mut kinds: Vec<u8> = Vec::new();
+        for bit in order {
+            if allows(bit) && !kinds.contains(&bit) {
+                kinds.push(bit);
+            }
+        }
+        let Some(&kind) = kinds.get((attempt as usize / 2) % kinds.len().max(1)) else {
+            return Value::Null;
+        };
+        match kind {
+            KIND_OBJECT => self.object(ks, name, seed, stack),
+            KIND_ARRAY => self.array(ks, name, seed, stack),
+            KIND_STRING => Value::String(self.string(ks, name, seed, attempt)),
+            KIND_NUMBER => self.number(ks, name, seed, !allows(KIND_NUMBER)),
+            KIND_INTEGER => self.number(ks, name, seed, true),
+            KIND_BOOLEAN => Value::Bool(seed.is_multiple_of(2)),
+            _ => Value::Null,
+        }
+    }
+
+    /// One of the schema's `examples` that is not `null`.
+    fn example(&self, k: &Keywords, seed: u64) -> Option<Value> {
+        let list = self.compiled.docs[k.doc]
+            .pointer(&k.at)?
+            .get("examples")?
+            .as_array()?;
+        let pick = list.get((seed % list.len().max(1) as u64) as usize)?;
+        (!pick.is_null()).then(|| pick.clone())
+    }
+
+    fn format(&self, k: &Keywords) -> Option<&'c str> {
+        self.compiled.docs[k.doc]
+            .pointer(&k.at)?
+            .get("format")?
+            .as_str()
+    }
+
+    /// The schemas the property `key` must meet in an object of `ks`.
+    fn property_nodes(ks: &[&Keywords], key: &str) -> Vec<NodeId> {
+        let mut nodes = Vec::new();
+        for k in ks {
+            if let Some((_, id)) = k.properties.iter().find(|(name, _)| name == key) {
+                nodes.push(*id);
+                continue;
+            }
+            let before = nodes.len();
+            nodes.extend(
+                k.pattern_properties
+                    .iter()
+                    .filter(|(p, _)| p.is_match(key))
+                    .map(|(_, id)| *id),
+            );
+            if nodes.len() == before
+                && let Some(a) = k.additional_properties.or(k.unevaluated_properties)
+            {
+                nodes.push(a);
+            }
+        }
+        nodes
+    }
+
+    fn object(
+        &mut self,
+        ks: &[&'c Keywords],
+        name: &str,
+        seed: u64,
+        stack: &mut Vec<NodeId>,
+    ) -> Value {
+        let mut keys: Vec<&str> = Vec::new();
+        for k in ks {
+            for key in k
+                .properties
+                .iter()
+                .map(|(key, _)| key.as_str())
+                .chain(k.required.iter().map(String::as_str))
+            {
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+        }
+        let required: HashSet<&str> = ks
+            .iter()
+            .flat_map(|k| k.required.iter().map(String::as_str))
+            .collect();
+        let mut out = Map::new();
+        for key in &keys {
+            let nodes = Self::property_nodes(ks, key);
+            let must = required.contains(key);
+            if let Some(v) = self.make(&nodes, key, self.leaves.mix(seed, key), stack, must) {
+                out.insert((*key).to_owned(), v);
+            }
+        }
+        // Properties other properties require.
+        for k in ks {
+            for (present, needed) in &k.dependent_required {
+                if !out.contains_key(present) {
+                    continue;
+                }
+                for key in needed {
+                    if out.contains_key(key) {
+                        continue;
+                    }
+                    let nodes = Self::property_nodes(ks, key);
+                    let v = self.make(&nodes, key, self.leaves.mix(seed, key), stack, true);
+                    out.insert(key.clone(), v.unwrap_or(Value::Null));
+                }
+            }
+        }
+        // A map (no named properties) shows two entries; any object at least its minimum.
+        let fewest = ks
+            .iter()
+            .filter_map(|k| k.min_properties)
+            .max()
+            .unwrap_or(0) as usize;
+        let wanted = if keys.is_empty() {
+            fewest.max(2)
+        } else {
+            fewest
+        };
+        let names: Vec<NodeId> = ks.iter().filter_map(|k| k.property_names).collect();
+        let mut tried = 0;
+        while out.len() < wanted && tried < wanted * 4 + 4 {
+            let key = self.map_key(
+                ks,
+                &names,
+                name,
+                self.leaves.mix(seed, &format!("key {tried}")),
+                tried,
+            );
+            tried += 1;
+            if out.contains_key(&key) {
+                continue;
+            }
+            let nodes = Self::property_nodes(ks, &key);
+            let value_name = if keys.is_empty() && tried <= 2 {
+                key.clone()
+            } else {
+                name.to_owned()
+            };
+            if let Some(v) = self.make(
+                &nodes,
+                &value_name,
+                self.leaves.mix(seed, &key),
+                stack,
+                out.len() < fewest,
+            ) {
+                out.insert(key, v);
+            }
+        }
+        if let Some(most) = ks.iter().filter_map(|k| k.max_properties).min() {
+            let drop: Vec<String> = out
+                .keys()
+                .rev()
+                .filter(|k| !required.contains(k.as_str()))
+                .take(out.len().saturating_sub(most as usize))
+                .cloned()
+                .collect();
+            for key in drop {
+                out.remove(&key);
+            }
+        }
+        Value::Object(out)
+    }
+
+    /// A key for a map entry: drawn from a `patternProperties` expression or `propertyNames`
+    /// when the schema has them, else `key`, `other_key`, `key_3`, …
+    fn map_key(
+        &mut self,
+        ks: &[&Keywords],
+        names: &[NodeId],
+        name: &str,
+        seed: u64,
+        n: usize,
+    ) -> String {
+        let patterns: Vec<&str> = ks
+            .iter()
+            .flat_map(|k| k.pattern_properties.iter().map(|(p, _)| p.as_str()))
+            .collect();
+        let closed = ks.iter().any(|k| {
+            k.additional_properties
+                .is_some_and(|a| matches!(self.compiled.nodes[a], Node::Never(_)))
+        });
+        if !names.is_empty() {
+            let mut stack = Vec::new();
+            if let Some(Value::String(s)) = self.make(names, name, seed, &mut stack, true) {
+                return s;
+            }
+        }
+        if (closed || n % 2 == 1) && !patterns.is_empty() {
+            let pattern = patterns[n / 2 % patterns.len()];
+            if let Some(s) = from_pattern(pattern, seed) {
+                return s;
+            }
+        }
+        match n {
+            0 => "key".to_owned(),
+            1 => "other_key".to_owned(),
+            _ => format!("key_{}", n + 1),
+        }
+    }
+
+    fn array(
+        &mut self,
+        ks: &[&'c Keywords],
+        name: &str,
+        seed: u64,
+        stack: &mut Vec<NodeId>,
+    ) -> Value {
+        let fewest = ks.iter().filter_map(|k| k.min_items).max().unwrap_or(0) as usize;
+        let most = ks
+            .iter()
+            .filter_map(|k| k.max_items)
+            .min()
+            .map(|m| m as usize);
+        // A tuple whose other items are `false` ends after its prefix.
+        let closed = ks
+            .iter()
+            .filter(|k| {
+                k.items
+                    .is_some_and(|i| matches!(self.compiled.nodes[i], Node::Never(_)))
+            })
+            .map(|k| k.prefix_items.len())
+            .min();
+        let mut len = self.leaves.array_len().max(fewest);
+        if let Some(m) = most {
+            len = len.min(m);
+        }
+        if let Some(c) = closed {
+            len = len.min(c.max(fewest));
+        }
+        let contains: Vec<NodeId> = ks.iter().filter_map(|k| k.contains).collect();
+        let containing = if contains.is_empty() {
+            0
+        } else {
+            ks.iter().filter_map(|k| k.min_contains).max().unwrap_or(1) as usize
+        };
+        let unique = ks.iter().any(|k| k.unique_items);
+        let mut items: Vec<Value> = Vec::with_capacity(len);
+        let mut tries = 0;
+        while items.len() < len && tries < len * 4 + 4 {
+            let i = items.len();
+            let mut nodes: Vec<NodeId> = ks
+                .iter()
+                .filter_map(|k| k.prefix_items.get(i).copied().or(k.items))
+                .collect();
+            if i < containing {
+                nodes.extend(&contains);
+            }
+            let part = if tries == i {
+                i.to_string()
+            } else {
+                format!("{i} {tries}")
+            };
+            tries += 1;
+            let Some(v) = self.make(
+                &nodes,
+                name,
+                self.leaves.mix(seed, &part),
+                stack,
+                i < fewest,
+            ) else {
+                break;
+            };
+            if unique && items.iter().any(|x| equal(x, &v)) {
+                continue;
+            }
+            items.push(v);
+        }
+        Value::Array(items)
+    }
+
+    fn string(&self, ks: &[&Keywords], name: &str, seed: u64, attempt: u64) -> String {
+        let patterns: Vec<_> = ks.iter().filter_map(|k| k.pattern.as_ref()).collect();
+        let fits = |s: &String| patterns.iter().all(|p| p.is_match(s));
+        let format = ks.iter().find_map(|k| self.format(k));
+        let text = || {
+            let text = self.leaves.text(name, seed);
+            // Later attempts try plainer text, for a `not` that forbids spaces or marks.
+            match attempt {
+                0 | 1 => text,
+                2 | 3 => text
+                    .chars()
+                    .map(|c| if c.is_alphanumeric() { c } else { '-' })
+                    .collect(),
+                _ => text.chars().filter(|c| c.is_alphanumeric()).collect(),
+            }
+        };
+        // The format's own shape when the patterns allow it, else drawn from a pattern.
+        let formatted = format
+            .and_then(|f| self.leaves.formatted(f, name, seed))
+            .filter(fits);
+        let made = formatted
+            .or_else(|| {
+                patterns
+                    .first()
+                    .and_then(|p| from_pattern(p.as_str(), seed))
+            })
+            .unwrap_or_else(text);
+        let fewest = ks.iter().filter_map(|k| k.min_length).max().unwrap_or(0) as usize;
+        let most = ks
+            .iter()
+            .filter_map(|k| k.max_length)
+            .min()
+            .map(|m| m as usize);
+        let mut chars: Vec<char> = made.chars().collect();
+        if let Some(m) = most {
+            chars.truncate(m);
+        }
+        while chars.len() < fewest {
+            chars.push(chars.last().copied().unwrap_or('x'));
+        }
+        chars.into_iter().collect()
+    }
+
+    fn number(&self, ks: &[&Keywords], name: &str, seed: u64, integer: bool) -> Value {
+        let max = |f: fn(&Keywords) -> Option<f64>| ks.iter().filter_map(|k| f(k)).reduce(f64::max);
+        let min = |f: fn(&Keywords) -> Option<f64>| ks.iter().filter_map(|k| f(k)).reduce(f64::min);
+        let (lo, x_lo) = (max(|k| k.minimum), max(|k| k.exclusive_minimum));
+        let (hi, x_hi) = (min(|k| k.maximum), min(|k| k.exclusive_maximum));
+        let multiple = max(|k| k.multiple_of.filter(|m| *m > 0.0));
+        let (free_lo, free_hi, steps) = self.leaves.range(name);
+        let lower = match (lo, x_lo) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        let upper = match (hi, x_hi) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let (mut lo, mut hi) = match (lower, upper) {
+            (None, None) => (free_lo, free_hi),
+            (Some(l), None) => (l, free_hi.max(l + (free_hi - free_lo).max(1.0))),
+            (None, Some(h)) => (free_lo.min(h - (free_hi - free_lo).max(1.0)), h),
+            (Some(l), Some(h)) => (l, h),
+        };
+        // Exclusive bounds: a hundredth of the range inside them.
+        let step = ((hi - lo).abs() / 100.0).max(f64::EPSILON);
+        if x_lo.is_some_and(|x| lo <= x) {
+            lo += step;
+        }
+        if x_hi.is_some_and(|x| hi >= x) {
+            hi -= step;
+        }
+        let hi = hi.max(lo);
+        let value = if integer {
+            let (lo, hi) = (lo.ceil() as i64, hi.floor() as i64);
+            let span = (hi - lo).max(0) as u64 + 1;
+            let v = lo + (seed % span) as i64;
+            match multiple.filter(|m| *m >= 1.0 && m.fract() == 0.0) {
+                Some(m) => {
+                    let m = m as i64;
+                    let up = v + (m - v.rem_euclid(m)) % m;
+                    (if up > hi { up - m } else { up }) as f64
+                }
+                None => v as f64,
+            }
+        } else {
+            let at = (seed % 10_000) as f64 / 10_000.0;
+            let v = (((lo + (hi - lo) * at) * steps).round() / steps).clamp(lo, hi);
+            match multiple {
+                // The multiple nearest inside the bounds.
+                Some(m) => {
+                    let k = (v / m).round();
+                    let k = if k * m > hi {
+                        k - 1.0
+                    } else if k * m < lo {
+                        k + 1.0
+                    } else {
+                        k
+                    };
+                    // As many decimals as the multiple has: 3 × 0.01 is 0.03, not 0.030…02.
+                    let places = format!("{m}").split('.').nth(1).map_or(0, str::len);
+                    let scale = 10f64.powi(places.min(15) as i32);
+                    (k * m * scale).round() / scale
+                }
+                None => v,
+            }
+        };
+        if integer {
+            Value::Number(Number::from(value as i64))
+        } else {
+            Number::from_f64(value).map_or(Value::Null, Value::Number)
+        }
+    }
+}
+
+/// A string matching `pattern`, drawn by its parts; `None` for an expression the drawer does
+/// not read (look-arounds, back-references).
+fn from_pattern(pattern: &str, seed: u64) -> Option<String> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .ok()?;
+    let regex = rand_regex::Regex::with_hir(drawable(hir), 6).ok()?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    Some(regex.sample(&mut rng))
+}
+
+/// `hir` as the drawer takes it: anchors and other assertions dropped (what is drawn is the
+/// whole string, so `^` and `$` hold), and classes kept to printable ASCII where they have any
+/// (JSON Schema's `\d` and `\w` are ASCII; a Unicode digit would not match them).
+fn drawable(hir: Hir) -> Hir {
+    match hir.into_kind() {
+        HirKind::Look(_) | HirKind::Empty => Hir::empty(),
+        HirKind::Literal(literal) => Hir::literal(literal.0),
+        HirKind::Class(Class::Unicode(class)) => {
+            let mut ascii = ClassUnicode::new([ClassUnicodeRange::new(' ', '~')]);
+            ascii.intersect(&class);
+            let ranges = ascii.ranges().len();
+            Hir::class(Class::Unicode(if ranges == 0 { class } else { ascii }))
+        }
+        HirKind::Class(class) => Hir::class(class),
+        HirKind::Repetition(mut repetition) => {
+            repetition.sub = Box::new(drawable(*repetition.sub));
+            Hir::repetition(repetition)
+        }
+        HirKind::Capture(mut capture) => {
+            capture.sub = Box::new(drawable(*capture.sub));
+            Hir::capture(capture)
+        }
+        HirKind::Concat(parts) => Hir::concat(parts.into_iter().map(drawable).collect()),
+        HirKind::Alternation(parts) => Hir::alternation(parts.into_iter().map(drawable).collect()),
+    }
+}
+
+const KIND_NULL: u8 = 1;
+const KIND_BOOLEAN: u8 = 1 << 1;
+const KIND_NUMBER: u8 = 1 << 2;
+const KIND_STRING: u8 = 1 << 3;
+const KIND_ARRAY: u8 = 1 << 4;
+const KIND_OBJECT: u8 = 1 << 5;
+const KIND_INTEGER: u8 = 1 << 6;
+const ALL_KINDS: u8 = 0x7f;
