@@ -324,12 +324,24 @@ pub(crate) struct Keywords {
     pub unevaluated_properties: Option<NodeId>,
     /// Nothing but `type` (or nothing at all) to check: the walk's fast path.
     pub only_types: bool,
+    /// Nothing but `type`, `properties`, `required`, a single `items` schema, and the schemas
+    /// `$ref` and `allOf` bring in (the sampler makes a value for those together with these): a
+    /// value of the right kind with every named property and its items made for their schemas
+    /// meets these keywords once its parts meet theirs, so the sampler checks only the parts.
+    pub only_parts: bool,
 }
 
 impl Keywords {
-    /// True when no keyword but `type` constrains a value here (every field is named, so that a
-    /// keyword added later must say whether it is one).
-    fn only_types(&self) -> bool {
+    /// Sets `only_types` and `only_parts`, once the keywords are read.
+    fn settle(&mut self) {
+        self.only_types = self.only_types_besides(false);
+        self.only_parts = self.only_types_besides(true);
+    }
+
+    /// True when no keyword but `type` constrains a value here, or with `parts`, no keyword
+    /// but `type`, `properties`, `required`, `items`, `$ref` and `allOf` (every field is named,
+    /// so that a keyword added later must say whether it is one).
+    fn only_types_besides(&self, parts: bool) -> bool {
         let Keywords {
             doc: _,
             at: _,
@@ -376,8 +388,9 @@ impl Keywords {
             unevaluated_items,
             unevaluated_properties,
             only_types: _,
+            only_parts: _,
         } = self;
-        reference.is_none()
+        (parts || reference.is_none())
             && dynamic.is_none()
             && enumeration.is_none()
             && constant.is_none()
@@ -404,9 +417,9 @@ impl Keywords {
             .all(|n| n.is_none())
             && pattern.is_none()
             && !unique_items
-            && required.is_empty()
+            && (parts || required.is_empty())
             && dependent_required.is_empty()
-            && all_of.is_empty()
+            && (parts || all_of.is_empty())
             && any_of.is_empty()
             && one_of.is_empty()
             && [
@@ -414,7 +427,6 @@ impl Keywords {
                 if_,
                 then,
                 else_,
-                items,
                 contains,
                 additional_properties,
                 property_names,
@@ -423,9 +435,10 @@ impl Keywords {
             ]
             .iter()
             .all(|n| n.is_none())
+            && (parts || items.is_none())
             && dependent_schemas.is_empty()
             && prefix_items.is_empty()
-            && properties.is_empty()
+            && (parts || properties.is_empty())
             && pattern_properties.is_empty()
     }
 }
@@ -773,7 +786,7 @@ impl Compiler {
                 .resolve(&base, reference, &at.pointer, "$ref")
                 .map(|target| self.node(target));
             if scanned.draft == Draft::Draft7 {
-                k.only_types = k.only_types();
+                k.settle();
                 return Node::Keywords(Box::new(k));
             }
         }
@@ -918,7 +931,7 @@ impl Compiler {
                 }
             }
         }
-        k.only_types = k.only_types();
+        k.settle();
         Node::Keywords(Box::new(k))
     }
 

@@ -68,6 +68,8 @@ pub(crate) struct Sampler<'c> {
     leaves: &'c dyn Leaves,
     refs: usize,
     work: usize,
+    /// Values `make` returned that do not meet their schemas (none could be made that did).
+    unmet: usize,
 }
 
 impl<'c> Sampler<'c> {
@@ -77,6 +79,7 @@ impl<'c> Sampler<'c> {
             leaves,
             refs: 0,
             work: 0,
+            unmet: 0,
         }
     }
 
@@ -119,16 +122,31 @@ impl<'c> Sampler<'c> {
             } else {
                 self.leaves.mix(seed, &format!("attempt {attempt}"))
             };
-            let value = self.build(&gathered.keywords, name, seed, attempt, stack);
+            let ks = &gathered.keywords;
+            let unmet = self.unmet;
+            let (value, settled) = match self.pick(ks, seed, attempt) {
+                Some(named) => (named, false),
+                None => {
+                    let value = self.build(ks, name, seed, attempt, stack);
+                    (
+                        value,
+                        ks.iter().all(|k| k.only_parts) && self.unmet == unmet,
+                    )
+                }
+            };
             stack.truncate(mark);
-            // A value whose recursion was cut is as good as it gets.
-            if gathered.cut || self.valid(nodes, &value) {
+            // A value whose recursion was cut is as good as it gets; one built for keywords that
+            // only name its parts is valid when each part is.
+            if gathered.cut || settled || self.valid(nodes, &value) {
                 return Some(value);
             }
             first.get_or_insert(value);
             if self.work > MAX_WORK {
                 break;
             }
+        }
+        if first.is_some() {
+            self.unmet += 1;
         }
         first
     }
@@ -215,23 +233,12 @@ impl<'c> Sampler<'c> {
             if k.types.is_some_and(|t| t.kinds() == KIND_NULL))
     }
 
-    /// A value for the schemas `ks`.
-    fn build(
-        &mut self,
-        ks: &[&'c Keywords],
-        name: &str,
-        seed: u64,
-        attempt: u64,
-        stack: &mut Vec<NodeId>,
-    ) -> Value {
+    /// A value the schemas `ks` name: their `const`, one of their `enum`, or on the first
+    /// attempt one of their `examples`.
+    fn pick(&self, ks: &[&'c Keywords], seed: u64, attempt: u64) -> Option<Value> {
         if let Some(c) = ks.iter().find_map(|k| k.constant.as_ref()) {
-            return c.clone();
+            return Some(c.clone());
         }
-        let allowed = ks
-            .iter()
-            .filter_map(|k| k.types)
-            .fold(ALL_KINDS, |bits, t| bits & t.kinds());
-        let allows = |bit: u8| allowed & bit != 0;
         if let Some(list) = ks.iter().find_map(|k| k.enumeration.as_ref()) {
             let fits: Vec<&Value> = list
                 .iter()
@@ -250,14 +257,29 @@ impl<'c> Sampler<'c> {
                 .chain(fits.iter().filter(|v| v.is_null()))
                 .nth(((seed + attempt) % fits.len().max(1) as u64) as usize);
             if let Some(v) = pick {
-                return (*v).clone();
+                return Some((*v).clone());
             }
         }
-        if attempt == 0
-            && let Some(example) = ks.iter().find_map(|k| self.example(k, seed))
-        {
-            return example;
+        if attempt == 0 {
+            return ks.iter().find_map(|k| self.example(k, seed));
         }
+        None
+    }
+
+    /// A value for the schemas `ks`, made kind by kind.
+    fn build(
+        &mut self,
+        ks: &[&'c Keywords],
+        name: &str,
+        seed: u64,
+        attempt: u64,
+        stack: &mut Vec<NodeId>,
+    ) -> Value {
+        let allowed = ks
+            .iter()
+            .filter_map(|k| k.types)
+            .fold(ALL_KINDS, |bits, t| bits & t.kinds());
+        let allows = |bit: u8| allowed & bit != 0;
         // The kinds the keywords describe, before the others.
         let mut order = Vec::new();
         let has = |f: &dyn Fn(&Keywords) -> bool| ks.iter().any(|k| f(k));

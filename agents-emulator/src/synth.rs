@@ -2,7 +2,8 @@
 //! agent and params, with the formats asked for, pages for paginated agents, and a
 //! drift mode that sends some fields with the wrong type.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 use std::time::{Instant, SystemTime};
 
 use agents_runtime::check::Schema;
@@ -138,9 +139,8 @@ pub fn seed(record: &AgentRecord, params: &Map<String, Value>, pages: u32) -> u6
 
 /// `data.parsing` for a request with this seed: records made from the agent's whole output
 /// document, so that what its fields refer to (`$defs`) is followed.
-pub fn parsing(record: &AgentRecord, seed: u64) -> Value {
-    let document = serde_json::to_value(record.output_document_read()).unwrap_or(Value::Bool(true));
-    let schema = Schema::compile(&document);
+pub fn parsing(record: &Arc<AgentRecord>, seed: u64) -> Value {
+    let schema = compiled(record);
     let page = PageLike::default();
     if is_list(record) {
         Value::Array(
@@ -151,6 +151,32 @@ pub fn parsing(record: &AgentRecord, seed: u64) -> Value {
     } else {
         schema.sample(seed, &page)
     }
+}
+
+/// The record's output document, compiled once per record: compiling costs about as much as
+/// making a value, and every request for the template makes one.
+///
+/// Keyed by the record's allocation. The `Weak` kept beside each entry holds that allocation, so
+/// a new record cannot take a cached record's address; entries whose record is gone are dropped
+/// whenever one is added, so the cache holds no more than the records alive.
+fn compiled(record: &Arc<AgentRecord>) -> Arc<Schema> {
+    type Cache = HashMap<usize, (Weak<AgentRecord>, Arc<Schema>)>;
+    static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
+    let key = Arc::as_ptr(record) as usize;
+    let lock = || CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, schema)) = lock().get(&key) {
+        return schema.clone();
+    }
+    // Compiled outside the lock: other templates' requests need not wait for this one.
+    let document = serde_json::to_value(record.output_document_read()).unwrap_or(Value::Bool(true));
+    let schema = Arc::new(Schema::compile(&document));
+    let mut cache = lock();
+    cache.retain(|_, (held, _)| held.strong_count() > 0);
+    cache
+        .entry(key)
+        .or_insert_with(|| (Arc::downgrade(record), schema))
+        .1
+        .clone()
 }
 
 /// Drift: about one field in `every` gets a value of the wrong type, the way scraped pages drift

@@ -55,6 +55,39 @@ where
     (ok, t.elapsed())
 }
 
+/// `total` POSTs of `bodies` (in turn) to `/v1/agents/run` from one thread of this process,
+/// like `wrk -t1`: the other core is the emulator's. The runtime lives and dies on its own thread
+/// (a runtime cannot be dropped inside another's async context).
+fn lean_load(
+    addr: std::net::SocketAddr,
+    bodies: &[bytes::Bytes],
+    total: usize,
+    concurrency: usize,
+) -> loadgen::Outcome {
+    let o = std::thread::scope(|s| {
+        s.spawn(|| {
+            let lean = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(lean.block_on(loadgen::post_json(
+                addr,
+                "/v1/agents/run",
+                "bench",
+                bodies,
+                total,
+                concurrency,
+            )))
+        })
+        .join()
+    });
+    match o {
+        Ok(Ok(o)) => o,
+        Ok(Err(e)) => panic!("load generator runtime: {e}"),
+        Err(_) => panic!("load generator panicked"),
+    }
+}
+
 pub async fn bench(rows: &mut Vec<Row>, quick: bool) {
     let (mut child, base) = spawn_emulator();
     let url = format!("{base}/v1/agents/run");
@@ -83,36 +116,31 @@ pub async fn bench(rows: &mut Vec<Row>, quick: bool) {
         .map(|i| bytes::Bytes::from(body(i).to_string()))
         .collect();
     let emu_total = total * 5;
-    // One thread of load, like `wrk -t1`: the other core is the emulator's. The runtime lives and
-    // dies on its own thread (a runtime cannot be dropped inside another's async context).
-    let o = std::thread::scope(|s| {
-        s.spawn(|| {
-            let lean = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())?;
-            Ok::<_, String>(lean.block_on(loadgen::post_json(
-                addr,
-                "/v1/agents/run",
-                "bench",
-                &bodies,
-                emu_total,
-                concurrency,
-            )))
-        })
-        .join()
-    });
-    let o = match o {
-        Ok(Ok(o)) => o,
-        Ok(Err(e)) => panic!("load generator runtime: {e}"),
-        Err(_) => panic!("load generator panicked"),
-    };
+    let o = lean_load(addr, &bodies, emu_total, concurrency);
     rows.push(row(
         "emulator",
         format!("small agent runs, {concurrency} connections, limit lifted"),
         format!("{:.0} req/s", o.rate()),
         format!(
             "{}/{emu_total} ok, {} failed; emulator in a child process, load from one thread of this one (hyper, keep-alive, like wrk -t1); target ≥ 20,000",
+            o.ok, o.failed
+        ),
+    ));
+    // A catalog record made for every request (each ASIN new): what the sampler costs the
+    // emulator, the schema compiled once per template.
+    let pdp: Vec<bytes::Bytes> = (0..total)
+        .map(|i| {
+            let body = json!({"agent": "retailer_a_pdp", "params": {"asin": format!("B{i:09}")}});
+            bytes::Bytes::from(body.to_string())
+        })
+        .collect();
+    let o = lean_load(addr, &pdp, total, concurrency);
+    rows.push(row(
+        "emulator",
+        format!("retailer_a_pdp runs, each a new record, {concurrency} connections"),
+        format!("{:.0} req/s", o.rate()),
+        format!(
+            "{}/{total} ok, {} failed; a 12.6 KB record made from the output schema per request",
             o.ok, o.failed
         ),
     ));
