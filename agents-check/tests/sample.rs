@@ -4,15 +4,13 @@
 //! `jsonschema` crate, which passes the suite): each keyword's schemas are what the sampler
 //! must honour, one group at a time.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use agents_check::{Leaves, Options};
+use common::{remotes, suite};
 use serde_json::Value;
-
-fn suite() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema-test-suite")
-}
 
 /// Plain values where the schema leaves them free.
 struct Plain;
@@ -51,26 +49,6 @@ impl jsonschema::Retrieve for Remotes {
     }
 }
 
-fn remotes(dir: &Path, root: &Path, out: &mut HashMap<String, Value>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            remotes(&path, root, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
-            let rel = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            let text = std::fs::read_to_string(&path).unwrap();
-            out.insert(
-                format!("http://localhost:1234/{rel}"),
-                serde_json::from_str(&text).unwrap(),
-            );
-        }
-    }
-}
-
 /// Groups whose values the sampler does not make valid yet: `unevaluated*` beside a chosen
 /// `oneOf` branch or a `$dynamicRef` (extra items and keys are not left out), a `$dynamicRef`
 /// whose meaning depends on the path taken, and a `not` around annotations.
@@ -85,9 +63,7 @@ const NOT_YET: [&str; 6] = [
 
 #[test]
 fn every_schema_of_the_suite_that_accepts_a_value_gets_one() {
-    let root = suite().join("remotes");
-    let mut docs = HashMap::new();
-    remotes(&root, &root, &mut docs);
+    let docs = remotes();
     let dir = suite().join("tests/draft2020-12");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -109,7 +85,7 @@ fn every_schema_of_the_suite_that_accepts_a_value_gets_one() {
                 .build(&group["schema"])
                 .unwrap();
             let schema = Options::new()
-                .directory("http://localhost:1234/", &root)
+                .directory("http://localhost:1234/", suite().join("remotes"))
                 .compile(&group["schema"]);
             // A keyword that does not compile (a Unicode class without the feature `unicode`) is
             // a reported problem: not honoured, and said so.

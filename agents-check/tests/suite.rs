@@ -3,42 +3,11 @@
 //! in the workspace, MIT, its LICENSE beside it), run on `serde_json` values: every case's
 //! verdict is the suite's, and every invalid case names at least one breach.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+mod common;
 
 use agents_check::Options;
+use common::{remotes, suite};
 use serde_json::Value;
-
-fn suite() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema-test-suite")
-}
-
-/// Every file of `remotes/`, by the URI the suite serves it at.
-fn remotes() -> HashMap<String, Value> {
-    fn walk(dir: &Path, root: &Path, out: &mut HashMap<String, Value>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, root, out);
-            } else if path.extension().is_some_and(|e| e == "json") {
-                let rel = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let text = std::fs::read_to_string(&path).unwrap();
-                out.insert(
-                    format!("http://localhost:1234/{rel}"),
-                    serde_json::from_str(&text).unwrap(),
-                );
-            }
-        }
-    }
-    let root = suite().join("remotes");
-    let mut out = HashMap::new();
-    walk(&root, &root, &mut out);
-    out
-}
 
 #[test]
 fn every_case_of_the_suite_gets_its_verdict() {

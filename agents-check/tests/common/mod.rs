@@ -1,0 +1,41 @@
+//! What the suite tests share: where the official JSON-Schema-Test-Suite is (draft 2020-12,
+//! required tests; `tests/json-schema-test-suite/` in the workspace, MIT, its LICENSE beside it)
+//! and its remote documents.
+#![allow(clippy::unwrap_used, dead_code)] // test helpers outside #[test] fns; each test uses some
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The suite's directory.
+pub fn suite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema-test-suite")
+}
+
+/// Every file of `remotes/`, by the URI the suite serves it at.
+pub fn remotes() -> HashMap<String, Value> {
+    fn walk(dir: &Path, root: &Path, out: &mut HashMap<String, Value>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let text = std::fs::read_to_string(&path).unwrap();
+                out.insert(
+                    format!("http://localhost:1234/{rel}"),
+                    serde_json::from_str(&text).unwrap(),
+                );
+            }
+        }
+    }
+    let root = suite().join("remotes");
+    let mut out = HashMap::new();
+    walk(&root, &root, &mut out);
+    out
+}
