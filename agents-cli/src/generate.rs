@@ -35,7 +35,7 @@ pub(crate) struct Overrides {
 }
 
 /// Where a schema's references to other documents are read from, for every command that reads a
-/// schema (`generate`, `check`, `research --schema`).
+/// schema (`generate`, `check`, `publish`, `research --schema`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub(crate) struct Documents {
     /// Where references to other documents are read from: the files under DIR are the URIs
@@ -52,6 +52,16 @@ impl Documents {
             options = options.documents(prefix.clone(), dir.clone());
         }
         options
+    }
+
+    /// `schema` with what its references read from these documents embedded under `$defs`, so
+    /// that the service gets a schema that stands alone (as a generated type carries it).
+    pub(crate) fn bundle(&self, schema: &serde_json::Value) -> serde_json::Value {
+        let mut options = agents_runtime::check::Options::new();
+        for (prefix, dir) in &self.list {
+            options = options.directory(prefix.clone(), dir.clone());
+        }
+        options.compile(schema).bundled()
     }
 }
 

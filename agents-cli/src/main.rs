@@ -131,6 +131,8 @@ enum Command {
         /// Only say what would change (create, update version N, unchanged); change nothing.
         #[arg(long)]
         plan: bool,
+        #[command(flatten)]
+        documents: generate::Documents,
     },
     /// Compare cached schemas with the live API, field by field; exit 1 on drift.
     Check {
@@ -266,7 +268,11 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
             cache::check(cli, names).await
         }
         Command::Fields { out } => fields_of(cli, out),
-        Command::Publish { paths, plan } => publish::publish(cli, paths, *plan).await,
+        Command::Publish {
+            paths,
+            plan,
+            documents,
+        } => publish::publish(cli, paths, *plan, documents).await,
         Command::Jobs(command) => jobs::jobs(cli, command).await,
         Command::Research(args) => research::research(cli, args).await,
         Command::GenerateAgent {

@@ -10,7 +10,7 @@ use agents_runtime::client::publish::{Plan, TemplateSource};
 use agents_schema::json_schema;
 use serde_json::{Value, json};
 
-use crate::generate::{Overrides, bindings};
+use crate::generate::{Documents, Overrides, bindings};
 use crate::global::{Failure, Global, client_v2};
 
 /// The files `paths` name: each file itself, each directory's schema files.
@@ -35,7 +35,7 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
 
 /// The template a file describes, checked as the generator checks it first: a schema the
 /// bindings could not be generated from is not published either.
-fn source(file: &Path) -> Result<TemplateSource, Failure> {
+fn source(file: &Path, documents: &Documents) -> Result<TemplateSource, Failure> {
     let record = agents_codegen::load_file(file)
         .map_err(|d| Failure(d.to_string()))?
         .record;
@@ -44,12 +44,14 @@ fn source(file: &Path) -> Result<TemplateSource, Failure> {
         dir,
         Some(std::slice::from_ref(&record.name)),
         "agents_runtime",
-        &Overrides::default(),
+        &Overrides {
+            documents: documents.clone(),
+            ..Overrides::default()
+        },
     )?;
     // What the generated type carries and `Client::publish` sends: the documents as written,
     // the output with any document it refers to bundled, so both routes compare equal.
-    let output =
-        agents_runtime::check::Schema::compile(&json_schema::output_schema(&record)).bundled();
+    let output = documents.bundle(&json_schema::output_schema(&record));
     Ok(TemplateSource::new(
         record.name.clone(),
         json_schema::input_schema(&record),
@@ -61,6 +63,7 @@ pub(crate) async fn publish(
     cli: &Global,
     paths: &[PathBuf],
     plan_only: bool,
+    documents: &Documents,
 ) -> Result<ExitCode, Failure> {
     // Relative to where the command runs, as `--dir` is (the generator would read a relative
     // directory against the package being built).
@@ -74,7 +77,7 @@ pub(crate) async fn publish(
     let mut sources = Vec::new();
     let mut problems = Vec::new();
     for file in files(&paths)? {
-        match source(&file) {
+        match source(&file, documents) {
             Ok(s) => sources.push((file, s)),
             Err(Failure(message)) => problems.push(message),
         }

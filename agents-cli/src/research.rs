@@ -325,11 +325,7 @@ fn read_schema(
     if documents.list.is_empty() {
         return Ok(doc);
     }
-    let mut options = agents_runtime::check::Options::new();
-    for (prefix, dir) in &documents.list {
-        options = options.directory(prefix.clone(), dir.clone());
-    }
-    Ok(options.compile(&doc).bundled())
+    Ok(documents.bundle(&doc))
 }
 
 /// The agent a schema file stands for: `price_check` of `price_check.output.schema.json`, as the

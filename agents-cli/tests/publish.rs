@@ -137,3 +137,65 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
     assert!(err.contains("/v2"), "{err}");
     assert_eq!(e.requests_seen(KEY), before, "nothing is sent");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schema_with_shared_files_is_published_whole() {
+    let e = emulator().await;
+    let dir = scratch("publish-documents");
+    let modes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/modes");
+    let file = modes.join("schemas/shop_refs.output.schema.json");
+    std::fs::copy(&file, dir.join("shop_refs.output.schema.json")).unwrap();
+    let shared = format!(
+        "https://example.com/schemas/={}",
+        modes.join("shared").display()
+    );
+    let v2 = ["--api-version", "v2", "publish", "."];
+
+    // Without the shared files the references dangle: a warning naming the pointer and how to
+    // supply them, and nothing else changes.
+    let alone = cargo_agents(&e, &dir, &[&v2[..], &["--plan"]].concat()).await;
+    let err = String::from_utf8_lossy(&alone.stderr);
+    assert!(err.contains("/properties/price/$ref"), "{err}");
+    assert!(err.contains("--documents"), "{err}");
+
+    let with = cargo_agents(&e, &dir, &[&v2[..], &["--documents", &shared]].concat()).await;
+    assert_eq!(lines(&with), ["shop_refs: created, version 1"]);
+    let err = String::from_utf8_lossy(&with.stderr);
+    assert!(!err.contains("warning"), "{err}");
+
+    // What the service holds stands alone: the shared file under `$defs`, by its URI, and a
+    // value its rules accept or refuse as the original with the file at hand does.
+    let client = agents_runtime::Client::builder()
+        .base_url(e.base_url())
+        .api_key(KEY)
+        .api_version(agents_runtime::ApiVersion::V2)
+        .build()
+        .unwrap();
+    let held = client.template("shop_refs").await.unwrap();
+    let held = serde_json::Value::Object(held.published_version.unwrap().output_schema);
+    assert!(
+        held["$defs"]
+            .as_object()
+            .unwrap()
+            .contains_key("https://example.com/schemas/price.json"),
+        "{held}"
+    );
+    let validator = jsonschema::validator_for(&held).unwrap();
+    let ok = serde_json::json!({"product": "kettle", "price": {"amount": 12.5, "currency": "EUR"}});
+    let bad = serde_json::json!({"product": "kettle", "price": {"amount": -1, "currency": "EUR"}});
+    let original = agents_runtime::check::Options::new()
+        .directory("https://example.com/schemas/", modes.join("shared"))
+        .compile(&serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap());
+    for value in [ok, bad] {
+        assert_eq!(
+            validator.is_valid(&value),
+            original.is_valid(&value),
+            "{value} against {held}"
+        );
+    }
+
+    // Published again with the same files: unchanged.
+    let again = cargo_agents(&e, &dir, &[&v2[..], &["--documents", &shared]].concat()).await;
+    assert_eq!(lines(&again), ["shop_refs: unchanged, version 1"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
