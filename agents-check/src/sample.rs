@@ -361,6 +361,12 @@ impl<'c> Sampler<'c> {
 
     /// The schemas the property `key` must meet in an object of `ks`.
     fn property_nodes(ks: &[&Keywords], key: &str) -> Vec<NodeId> {
+        // `unevaluatedProperties` takes only keys no schema of the value evaluates.
+        let evaluated = ks.iter().any(|k| {
+            k.properties.iter().any(|(name, _)| name == key)
+                || k.pattern_properties.iter().any(|(p, _)| p.is_match(key))
+                || k.additional_properties.is_some()
+        });
         let mut nodes = Vec::new();
         for k in ks {
             if let Some((_, id)) = k.properties.iter().find(|(name, _)| name == key) {
@@ -374,10 +380,13 @@ impl<'c> Sampler<'c> {
                     .filter(|(p, _)| p.is_match(key))
                     .map(|(_, id)| *id),
             );
-            if nodes.len() == before
-                && let Some(a) = k.additional_properties.or(k.unevaluated_properties)
-            {
-                nodes.push(a);
+            if nodes.len() == before {
+                let rest = match k.additional_properties {
+                    Some(a) => Some(a),
+                    None if !evaluated => k.unevaluated_properties,
+                    None => None,
+                };
+                nodes.extend(rest);
             }
         }
         nodes
@@ -546,6 +555,19 @@ impl<'c> Sampler<'c> {
             })
             .map(|k| k.prefix_items.len())
             .min();
+        // Items past every prefix that `unevaluatedItems: false` leaves unevaluated (no `items`
+        // or `contains` of the value takes them) end the array too.
+        let never = |id: Option<NodeId>| {
+            id.is_some_and(|i| matches!(self.compiled.nodes[i], Node::Never(_)))
+        };
+        let unevaluated_closed = ks.iter().any(|k| never(k.unevaluated_items))
+            && ks.iter().all(|k| k.items.is_none() && k.contains.is_none());
+        let closed = if unevaluated_closed {
+            let prefix = ks.iter().map(|k| k.prefix_items.len()).max().unwrap_or(0);
+            Some(closed.map_or(prefix, |c| c.min(prefix)))
+        } else {
+            closed
+        };
         let mut len = self.leaves.array_len().max(fewest);
         if let Some(m) = most {
             len = len.min(m);

@@ -49,16 +49,12 @@ impl jsonschema::Retrieve for Remotes {
     }
 }
 
-/// Groups whose values the sampler does not make valid yet: `unevaluated*` beside a chosen
-/// `oneOf` branch or a `$dynamicRef` (extra items and keys are not left out), a `$dynamicRef`
-/// whose meaning depends on the path taken, and a `not` around annotations.
-const NOT_YET: [&str; 6] = [
+/// Groups whose values the sampler does not make valid yet: a `$dynamicRef` whose meaning
+/// depends on the path taken, and a `not` around annotations. A group met on every seed must be
+/// taken off, so the list stays true.
+const NOT_YET: [&str; 2] = [
     "after leaving a dynamic scope, it is not used by a $dynamicRef",
     "collect annotations inside a 'not', even if collection is disabled",
-    "unevaluatedItems with oneOf",
-    "unevaluatedItems with $dynamicRef",
-    "unevaluatedProperties with oneOf",
-    "unevaluatedProperties + ref inside allOf / oneOf",
 ];
 
 #[test]
@@ -93,16 +89,22 @@ fn every_schema_of_the_suite_that_accepts_a_value_gets_one() {
                 continue;
             }
             groups += 1;
+            let description = group["description"].as_str().unwrap();
+            let not_yet = NOT_YET.contains(&description);
+            let mut all_valid = true;
             for seed in 0..4 {
                 let value = schema.sample(seed, &Plain);
-                if !judge.is_valid(&value)
-                    && !NOT_YET.contains(&group["description"].as_str().unwrap())
-                {
-                    misses.push(format!(
-                        "{name}: {} (seed {seed}): {value}",
-                        group["description"]
-                    ));
+                if !judge.is_valid(&value) {
+                    all_valid = false;
+                    if !not_yet {
+                        misses.push(format!("{name}: {description:?} (seed {seed}): {value}"));
+                    }
                 }
+            }
+            if not_yet && all_valid {
+                misses.push(format!(
+                    "{name}: {description:?} is met now: take it off NOT_YET"
+                ));
             }
         }
     }
