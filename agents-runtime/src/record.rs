@@ -133,6 +133,10 @@ macro_rules! record {
                 $(#[doc = $doc])*
                 pub $field: $crate::fields::FieldPath<$name, $ty>,
             )*
+            $(
+                $(#[doc = $map_doc])*
+                pub $map: $crate::fields::Entries<$name, $map_ty>,
+            )*
         }
 
         impl $name {
@@ -140,6 +144,7 @@ macro_rules! record {
             /// field: checked by the compiler, renamed with the field.
             pub const FIELDS: $fields = $fields {
                 $($field: $crate::fields::FieldPath::field($crate::__json_name!($field $(= $json)?)),)*
+                $($map: $crate::fields::Entries::new(),)*
             };
         }
 
