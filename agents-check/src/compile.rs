@@ -322,6 +322,11 @@ pub(crate) struct Keywords {
     pub property_names: Option<NodeId>,
     pub unevaluated_items: Option<NodeId>,
     pub unevaluated_properties: Option<NodeId>,
+    /// `format`: the checks do not assert it (an annotation in 2020-12 unless a vocabulary
+    /// says otherwise); values made for the schema honour it.
+    pub format: Option<Box<str>>,
+    /// `examples`, when there are some: values made for the schema may be one.
+    pub examples: Option<Vec<Value>>,
     /// Nothing but `type` (or nothing at all) to check: the walk's fast path.
     pub only_types: bool,
     /// Nothing but `type`, `properties`, `required`, a single `items` schema, and the schemas
@@ -387,6 +392,8 @@ impl Keywords {
             property_names,
             unevaluated_items,
             unevaluated_properties,
+            format: _,
+            examples: _,
             only_types: _,
             only_parts: _,
         } = self;
@@ -780,6 +787,12 @@ impl Compiler {
             ..Keywords::default()
         };
         k.resource = Some(self.resource(&scanned.base));
+        k.format = map.get("format").and_then(Value::as_str).map(Into::into);
+        k.examples = map
+            .get("examples")
+            .and_then(Value::as_array)
+            .filter(|list| !list.is_empty())
+            .cloned();
         let base = scanned.base.clone();
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
             k.reference = self

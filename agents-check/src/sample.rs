@@ -11,7 +11,7 @@
 //! choices, a bounded number of times. Where the schema leaves a value free, [`Leaves`] decides
 //! what it looks like. The same schema and seed give the same value.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 
 use rand::SeedableRng;
 use rand::distr::Distribution;
@@ -174,11 +174,14 @@ impl<'c> Sampler<'c> {
         let compiled = self.compiled;
         let mut out = Gathered::default();
         // Breadth first: a schema's keywords before those it brings in, in the order written.
-        let mut todo: VecDeque<NodeId> = nodes.iter().copied().collect();
-        let mut visited = HashSet::new();
+        // A queue read from the front, which also says what was visited: a value meets a few
+        // schemas at once, so a scan is cheaper than hashing.
+        let mut todo: Vec<NodeId> = nodes.to_vec();
+        let mut next = 0;
         let mut point = 0u64;
-        while let Some(id) = todo.pop_front() {
-            if !visited.insert(id) {
+        while let Some(&id) = todo.get(next) {
+            next += 1;
+            if todo[..next - 1].contains(&id) {
                 continue;
             }
             let k = match &compiled.nodes[id] {
@@ -198,7 +201,7 @@ impl<'c> Sampler<'c> {
                 if self.follows(target, stack, must) {
                     self.refs += 1;
                     stack.push(target);
-                    todo.push_back(target);
+                    todo.push(target);
                 } else {
                     out.cut = true;
                 }
@@ -213,11 +216,11 @@ impl<'c> Sampler<'c> {
                 order.sort_by_key(|b| self.only_null(*b));
                 let pick = order[((choice + point) % order.len() as u64) as usize];
                 point += 1;
-                todo.push_back(pick);
+                todo.push(pick);
             }
             if let Some(if_) = k.if_ {
                 if (choice + point).is_multiple_of(2) {
-                    todo.push_back(if_);
+                    todo.push(if_);
                     todo.extend(k.then);
                 } else {
                     todo.extend(k.else_);
@@ -280,8 +283,14 @@ impl<'c> Sampler<'c> {
             .filter_map(|k| k.types)
             .fold(ALL_KINDS, |bits, t| bits & t.kinds());
         let allows = |bit: u8| allowed & bit != 0;
-        // The kinds the keywords describe, before the others.
-        let mut order = Vec::new();
+        // The kinds the keywords describe, before the others (at most seven, on the stack: a
+        // value is made for every leaf).
+        let mut order = [0u8; 12];
+        let mut len = 0;
+        let mut push = |bit: u8| {
+            order[len] = bit;
+            len += 1;
+        };
         let has = |f: &dyn Fn(&Keywords) -> bool| ks.iter().any(|k| f(k));
         if has(&|k| {
             !k.properties.is_empty()
@@ -290,7 +299,7 @@ impl<'c> Sampler<'c> {
                 || k.min_properties.is_some()
                 || k.additional_properties.is_some()
         }) {
-            order.push(KIND_OBJECT);
+            push(KIND_OBJECT);
         }
         if has(&|k| {
             k.items.is_some()
@@ -298,10 +307,10 @@ impl<'c> Sampler<'c> {
                 || k.contains.is_some()
                 || k.min_items.is_some()
         }) {
-            order.push(KIND_ARRAY);
+            push(KIND_ARRAY);
         }
         if has(&|k| k.pattern.is_some() || k.min_length.is_some() || k.max_length.is_some()) {
-            order.push(KIND_STRING);
+            push(KIND_STRING);
         }
         if has(&|k| {
             k.minimum.is_some()
@@ -310,9 +319,10 @@ impl<'c> Sampler<'c> {
                 || k.exclusive_maximum.is_some()
                 || k.multiple_of.is_some()
         }) {
-            order.extend([KIND_NUMBER, KIND_INTEGER]);
+            push(KIND_NUMBER);
+            push(KIND_INTEGER);
         }
-        order.extend([
+        for bit in [
             KIND_STRING,
             KIND_NUMBER,
             KIND_INTEGER,
@@ -320,14 +330,18 @@ impl<'c> Sampler<'c> {
             KIND_OBJECT,
             KIND_ARRAY,
             KIND_NULL,
-        ]);
-        order.dedup();
-        let mut kinds: Vec<u8> = Vec::new();
-        for bit in order {
-            if allows(bit) && !kinds.contains(&bit) {
-                kinds.push(bit);
+        ] {
+            push(bit);
+        }
+        let mut kinds = [0u8; 7];
+        let mut count = 0;
+        for &bit in &order[..len] {
+            if allows(bit) && !kinds[..count].contains(&bit) {
+                kinds[count] = bit;
+                count += 1;
             }
         }
+        let kinds = &kinds[..count];
         let Some(&kind) = kinds.get((attempt as usize / 2) % kinds.len().max(1)) else {
             return Value::Null;
         };
@@ -344,29 +358,25 @@ impl<'c> Sampler<'c> {
 
     /// One of the schema's `examples` that is not `null`.
     fn example(&self, k: &Keywords, seed: u64) -> Option<Value> {
-        let list = self.compiled.docs[k.doc]
-            .pointer(&k.at)?
-            .get("examples")?
-            .as_array()?;
+        let list = k.examples.as_ref()?;
         let pick = list.get((seed % list.len().max(1) as u64) as usize)?;
         (!pick.is_null()).then(|| pick.clone())
     }
 
-    fn format(&self, k: &Keywords) -> Option<&'c str> {
-        self.compiled.docs[k.doc]
-            .pointer(&k.at)?
-            .get("format")?
-            .as_str()
+    fn format(&self, k: &'c Keywords) -> Option<&'c str> {
+        k.format.as_deref()
     }
 
     /// The schemas the property `key` must meet in an object of `ks`.
     fn property_nodes(ks: &[&Keywords], key: &str) -> Vec<NodeId> {
         // `unevaluatedProperties` takes only keys no schema of the value evaluates.
-        let evaluated = ks.iter().any(|k| {
-            k.properties.iter().any(|(name, _)| name == key)
-                || k.pattern_properties.iter().any(|(p, _)| p.is_match(key))
-                || k.additional_properties.is_some()
-        });
+        let evaluated = || {
+            ks.iter().any(|k| {
+                k.properties.iter().any(|(name, _)| name == key)
+                    || k.pattern_properties.iter().any(|(p, _)| p.is_match(key))
+                    || k.additional_properties.is_some()
+            })
+        };
         let mut nodes = Vec::new();
         for k in ks {
             if let Some((_, id)) = k.properties.iter().find(|(name, _)| name == key) {
@@ -383,7 +393,7 @@ impl<'c> Sampler<'c> {
             if nodes.len() == before {
                 let rest = match k.additional_properties {
                     Some(a) => Some(a),
-                    None if !evaluated => k.unevaluated_properties,
+                    None if !evaluated() => k.unevaluated_properties,
                     None => None,
                 };
                 nodes.extend(rest);
@@ -400,6 +410,7 @@ impl<'c> Sampler<'c> {
         stack: &mut Vec<NodeId>,
     ) -> Value {
         let mut keys: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
         for k in ks {
             for key in k
                 .properties
@@ -407,7 +418,7 @@ impl<'c> Sampler<'c> {
                 .map(|(key, _)| key.as_str())
                 .chain(k.required.iter().map(String::as_str))
             {
-                if !keys.contains(&key) {
+                if seen.insert(key) {
                     keys.push(key);
                 }
             }
@@ -649,6 +660,9 @@ impl<'c> Sampler<'c> {
             .filter_map(|k| k.max_length)
             .min()
             .map(|m| m as usize);
+        if fewest == 0 && most.is_none() {
+            return made;
+        }
         let mut chars: Vec<char> = made.chars().collect();
         if let Some(m) = most {
             chars.truncate(m);

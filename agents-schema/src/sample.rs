@@ -191,8 +191,10 @@ fn label(name: &str, seed: u64) -> Option<String> {
     let n = n.strip_suffix("_name").unwrap_or(&n);
     let n = n.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_');
     let (_, words) = VOCABULARIES.iter().find(|(keys, _)| {
-        keys.iter()
-            .any(|k| n == *k || n.ends_with(&format!("_{k}")))
+        keys.iter().any(|k| {
+            n.strip_suffix(k)
+                .is_some_and(|rest| rest.is_empty() || rest.ends_with('_'))
+        })
     })?;
     Some(words[(seed % words.len() as u64) as usize].to_owned())
 }
