@@ -9,7 +9,7 @@ mod common;
 use std::collections::HashMap;
 
 use agents_check::{Leaves, Options};
-use common::{remotes, suite};
+use common::{remotes, suite, test_files};
 use serde_json::Value;
 
 /// Plain values where the schema leaves them free.
@@ -60,12 +60,7 @@ const NOT_YET: [&str; 2] = [
 #[test]
 fn every_schema_of_the_suite_that_accepts_a_value_gets_one() {
     let docs = remotes();
-    let dir = suite().join("tests/draft2020-12");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let files = test_files();
     let (mut groups, mut misses) = (0, Vec::new());
     for file in files {
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();

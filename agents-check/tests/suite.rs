@@ -6,18 +6,13 @@
 mod common;
 
 use agents_check::Options;
-use common::{remotes, suite};
+use common::{remotes, suite, test_files};
 use serde_json::Value;
 
 #[test]
 fn every_case_of_the_suite_gets_its_verdict() {
     let remotes = remotes();
-    let dir = suite().join("tests/draft2020-12");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let files = test_files();
     let (mut cases, mut wrong, mut reported) = (0, Vec::new(), Vec::new());
     let mut groups_seen = 0;
     for file in files {

@@ -13,6 +13,17 @@ pub fn suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema-test-suite")
 }
 
+/// The suite's test files for draft 2020-12, in name order.
+pub fn test_files() -> Vec<PathBuf> {
+    let dir = suite().join("tests/draft2020-12");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
 /// Every file of `remotes/`, by the URI the suite serves it at.
 pub fn remotes() -> HashMap<String, Value> {
     fn walk(dir: &Path, root: &Path, out: &mut HashMap<String, Value>) {
