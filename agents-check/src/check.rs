@@ -100,9 +100,15 @@ impl Loc<'_> {
 #[derive(Default)]
 struct Seen {
     all_properties: bool,
-    // A B-tree: creating an empty one costs nothing, and one is made per schema visited.
-    properties: BTreeSet<String>,
     all_items: bool,
+    // One is made and dropped for every schema visited and most stay empty: the sets are
+    // allocated on the first insert, so an empty one costs a null pointer.
+    sets: Option<Box<Sets>>,
+}
+
+#[derive(Default)]
+struct Sets {
+    properties: BTreeSet<String>,
     items: BTreeSet<usize>,
 }
 
@@ -110,8 +116,36 @@ impl Seen {
     fn merge(&mut self, other: Seen) {
         self.all_properties |= other.all_properties;
         self.all_items |= other.all_items;
-        self.properties.extend(other.properties);
-        self.items.extend(other.items);
+        match (&mut self.sets, other.sets) {
+            (_, None) => {}
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(mine), Some(theirs)) => {
+                mine.properties.extend(theirs.properties);
+                mine.items.extend(theirs.items);
+            }
+        }
+    }
+
+    fn sets(&mut self) -> &mut Sets {
+        self.sets.get_or_insert_default()
+    }
+
+    fn add_property(&mut self, key: &str) {
+        self.sets().properties.insert(key.to_owned());
+    }
+
+    fn add_item(&mut self, index: usize) {
+        self.sets().items.insert(index);
+    }
+
+    fn has_property(&self, key: &str) -> bool {
+        self.sets
+            .as_ref()
+            .is_some_and(|s| s.properties.contains(key))
+    }
+
+    fn has_item(&self, index: usize) -> bool {
+        self.sets.as_ref().is_some_and(|s| s.items.contains(&index))
     }
 }
 
@@ -136,8 +170,15 @@ impl<'s, 'o> Eval<'s, 'o> {
         }
     }
 
-    /// Checks `inst` against node `id`; `None` when it breaks a rule.
-    fn eval(&mut self, id: NodeId, inst: &dyn Instance, loc: &Loc<'_>) -> Option<Seen> {
+    /// Checks `inst` against node `id`; `None` when it breaks a rule. `typed`: the Rust type of
+    /// `inst` was generated from node `id` alone, so what [`Instance::exact`] promises holds.
+    fn eval(
+        &mut self,
+        id: NodeId,
+        inst: &dyn Instance,
+        loc: &Loc<'_>,
+        typed: bool,
+    ) -> Option<Seen> {
         if self.depth >= MAX_DEPTH {
             return Some(Seen::default());
         }
@@ -145,36 +186,51 @@ impl<'s, 'o> Eval<'s, 'o> {
         // Looking at the stack's room costs a thread-local read; every 16 levels is enough, as
         // 16 frames of this walk take far less than the 64 KiB kept free.
         let seen = if self.depth.is_multiple_of(16) {
-            stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.node(id, inst, loc))
+            stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.node(id, inst, loc, typed))
         } else {
-            self.node(id, inst, loc)
+            self.node(id, inst, loc, typed)
         };
         self.depth -= 1;
         seen
     }
 
-    pub(crate) fn root(&mut self, inst: &dyn Instance) -> bool {
-        self.eval(self.schema.root, inst, &Loc::Root).is_some()
+    /// Checks `inst` against the root; `typed` when its Rust type was generated from it.
+    pub(crate) fn root(&mut self, inst: &dyn Instance, typed: bool) -> bool {
+        self.eval(self.schema.root, inst, &Loc::Root, typed)
+            .is_some()
     }
 
     /// Whether `inst` passes node `id` entered from outside every resource, recording nothing.
     #[cfg_attr(not(feature = "sample"), allow(dead_code))]
     pub(crate) fn passes(&mut self, id: NodeId, inst: &dyn Instance) -> bool {
-        self.eval(id, inst, &Loc::Root).is_some()
+        self.eval(id, inst, &Loc::Root, false).is_some()
     }
 
     /// Whether `inst` passes node `id`, recording nothing.
     fn probe(&mut self, id: NodeId, inst: &dyn Instance, loc: &Loc<'_>) -> Option<Seen> {
         let out = self.out.take();
-        let seen = self.eval(id, inst, loc);
+        let seen = self.eval(id, inst, loc, false);
         self.out = out;
         seen
     }
 
-    fn node(&mut self, id: NodeId, inst: &dyn Instance, loc: &Loc<'_>) -> Option<Seen> {
+    fn node(
+        &mut self,
+        id: NodeId,
+        inst: &dyn Instance,
+        loc: &Loc<'_>,
+        typed: bool,
+    ) -> Option<Seen> {
         let schema = self.schema;
         match &schema.nodes[id] {
             Node::Always | Node::Pending => Some(Seen::default()),
+            // What such a schema asks, the value's type already holds: nothing to look at. (Not
+            // where `unevaluated*` needs the properties and items it would have evaluated.)
+            Node::Keywords(k)
+                if typed && k.implied && !schema.tracks_evaluation && inst.exact() =>
+            {
+                Some(Seen::default())
+            }
             Node::Never(at) => {
                 if let Some(out) = self.out.as_deref_mut() {
                     let keyword = keyword_of(at);
@@ -204,7 +260,7 @@ impl<'s, 'o> Eval<'s, 'o> {
                     .inspect(|r| self.scope.push(*r))
                     .is_some();
                 let mut seen = Seen::default();
-                let ok = self.keywords(k, inst, loc, &mut seen);
+                let ok = self.keywords(k, inst, loc, &mut seen, typed);
                 if entered {
                     self.scope.pop();
                 }
@@ -243,8 +299,12 @@ impl<'s, 'o> Eval<'s, 'o> {
         inst: &dyn Instance,
         loc: &Loc<'_>,
         seen: &mut Seen,
+        typed: bool,
     ) -> bool {
         let track = self.schema.tracks_evaluation;
+        // The types of the values at `properties` and `items` were made from those schemas
+        // alone when this one's were, unless a keyword here may have merged others into them.
+        let children = typed && k.keeps_types;
         let mut ok = true;
         // Records a breach; while probing, the first one ends the check.
         macro_rules! fail {
@@ -262,7 +322,10 @@ impl<'s, 'o> Eval<'s, 'o> {
         // A subschema applied in place or to a child: its own breaches are recorded.
         macro_rules! apply {
             ($id:expr, $inst:expr, $loc:expr) => {
-                match self.eval($id, $inst, $loc) {
+                apply!($id, $inst, $loc, false)
+            };
+            ($id:expr, $inst:expr, $loc:expr, $typed:expr) => {
+                match self.eval($id, $inst, $loc, $typed) {
                     Some(s) => Some(s),
                     None => {
                         ok = false;
@@ -276,7 +339,7 @@ impl<'s, 'o> Eval<'s, 'o> {
         }
 
         if let Some(target) = k.reference
-            && let Some(s) = apply!(target, inst, loc)
+            && let Some(s) = apply!(target, inst, loc, typed && k.only_reference)
         {
             seen.merge(s);
         }
@@ -366,14 +429,14 @@ impl<'s, 'o> Eval<'s, 'o> {
                     if let Some(item) = inst.item(i) {
                         apply!(*id, item, &Loc::Index(loc, i));
                         if track {
-                            seen.items.insert(i);
+                            seen.add_item(i);
                         }
                     }
                 }
                 if let Some(id) = k.items {
                     for i in k.prefix_items.len()..len {
                         if let Some(item) = inst.item(i) {
-                            apply!(id, item, &Loc::Index(loc, i));
+                            apply!(id, item, &Loc::Index(loc, i), children);
                         }
                     }
                     seen.all_items = true;
@@ -386,7 +449,7 @@ impl<'s, 'o> Eval<'s, 'o> {
                         {
                             matched += 1;
                             if track {
-                                seen.items.insert(i);
+                                seen.add_item(i);
                             }
                         }
                     }
@@ -432,9 +495,9 @@ impl<'s, 'o> Eval<'s, 'o> {
                 }
                 for (name, id) in &k.properties {
                     if let Some(value) = inst.property(name) {
-                        apply!(*id, value, &Loc::Key(loc, name));
+                        apply!(*id, value, &Loc::Key(loc, name), children);
                         if track {
-                            seen.properties.insert(name.clone());
+                            seen.add_property(name);
                         }
                     }
                 }
@@ -454,7 +517,7 @@ impl<'s, 'o> Eval<'s, 'o> {
                         for (pattern, id) in &k.pattern_properties {
                             if pattern.is_match(key) {
                                 matched = true;
-                                if self.eval(*id, value, &here).is_none() {
+                                if self.eval(*id, value, &here, false).is_none() {
                                     failed = true;
                                 }
                             }
@@ -462,17 +525,17 @@ impl<'s, 'o> Eval<'s, 'o> {
                         if let Some(id) = k.additional_properties
                             && !matched
                             && !k.properties.iter().any(|(name, _)| name == key)
-                            && self.eval(id, value, &here).is_none()
+                            && self.eval(id, value, &here, false).is_none()
                         {
                             failed = true;
                         }
                         if let Some(id) = k.property_names
-                            && self.eval(id, &key.as_str(), &here).is_none()
+                            && self.eval(id, &key.as_str(), &here, false).is_none()
                         {
                             failed = true;
                         }
                         if track && (matched || k.additional_properties.is_some()) {
-                            seen.properties.insert(key.clone());
+                            seen.add_property(key);
                         }
                         if failed && !self.recording() {
                             return false;
@@ -556,7 +619,7 @@ impl<'s, 'o> Eval<'s, 'o> {
             && !seen.all_items
         {
             for i in 0..inst.len() {
-                if !seen.items.contains(&i)
+                if !seen.has_item(i)
                     && let Some(item) = inst.item(i)
                 {
                     apply!(id, item, &Loc::Index(loc, i));
@@ -571,7 +634,7 @@ impl<'s, 'o> Eval<'s, 'o> {
             let mut keys = Vec::new();
             inst.properties(&mut |key, _| keys.push(key.to_owned()));
             for key in keys {
-                if !seen.properties.contains(&key)
+                if !seen.has_property(&key)
                     && let Some(value) = inst.property(&key)
                 {
                     apply!(id, value, &Loc::Key(loc, &key));

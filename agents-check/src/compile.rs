@@ -334,19 +334,62 @@ pub(crate) struct Keywords {
     /// value of the right kind with every named property and its items made for their schemas
     /// meets these keywords once its parts meet theirs, so the sampler checks only the parts.
     pub only_parts: bool,
+    /// Nothing but `type`, `properties` and a single `items` schema, and the same holds for
+    /// each schema under `properties` and `items`: a value whose Rust type was generated from
+    /// this schema and is [`Instance::exact`](crate::Instance::exact) meets it.
+    pub implied: bool,
+    /// No keyword that the generator may merge into the types of the values at `properties`
+    /// and `items` (no in-place applicator, no `patternProperties`, `prefixItems` or
+    /// `contains`): their types were made from their own schemas when this one's was.
+    pub keeps_types: bool,
+    /// `$ref` and nothing else that constrains a value: the type made for it is its target's.
+    pub only_reference: bool,
+}
+
+/// Which keywords besides `type` [`Keywords::only_types_besides`] lets by.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Besides {
+    Nothing,
+    /// `properties` and a single `items` schema.
+    Structure,
+    /// Those, `required`, `$ref` and `allOf`.
+    Parts,
 }
 
 impl Keywords {
-    /// Sets `only_types` and `only_parts`, once the keywords are read.
+    /// Sets the flags that say what a node holds, once the keywords are read (`implied`
+    /// waits for the children: [`Compiler::settle_implied`]).
     fn settle(&mut self) {
-        self.only_types = self.only_types_besides(false);
-        self.only_parts = self.only_types_besides(true);
+        self.only_types = self.only_types_besides(Besides::Nothing);
+        self.only_parts = self.only_types_besides(Besides::Parts);
+        self.implied = self.only_types_besides(Besides::Structure);
+        self.keeps_types = self.reference.is_none()
+            && self.dynamic.is_none()
+            && self.all_of.is_empty()
+            && self.any_of.is_empty()
+            && self.one_of.is_empty()
+            && [self.not, self.if_, self.then, self.else_, self.contains]
+                .iter()
+                .all(Option::is_none)
+            && self.dependent_schemas.is_empty()
+            && self.pattern_properties.is_empty()
+            && self.prefix_items.is_empty()
+            && self.unevaluated_items.is_none()
+            && self.unevaluated_properties.is_none();
+        self.only_reference = self.reference.is_some()
+            && self.only_parts
+            && self.types.is_none()
+            && self.required.is_empty()
+            && self.all_of.is_empty()
+            && self.properties.is_empty()
+            && self.items.is_none();
     }
 
-    /// True when no keyword but `type` constrains a value here, or with `parts`, no keyword
-    /// but `type`, `properties`, `required`, `items`, `$ref` and `allOf` (every field is named,
-    /// so that a keyword added later must say whether it is one).
-    fn only_types_besides(&self, parts: bool) -> bool {
+    /// True when no keyword but `type` and those `besides` lets by constrains a value here
+    /// (every field is named, so that a keyword added later must say whether it is one).
+    fn only_types_besides(&self, besides: Besides) -> bool {
+        let parts = besides == Besides::Parts;
+        let structure = besides >= Besides::Structure;
         let Keywords {
             doc: _,
             at: _,
@@ -396,6 +439,9 @@ impl Keywords {
             examples: _,
             only_types: _,
             only_parts: _,
+            implied: _,
+            keeps_types: _,
+            only_reference: _,
         } = self;
         (parts || reference.is_none())
             && dynamic.is_none()
@@ -442,10 +488,10 @@ impl Keywords {
             ]
             .iter()
             .all(|n| n.is_none())
-            && (parts || items.is_none())
+            && (structure || items.is_none())
             && dependent_schemas.is_empty()
             && prefix_items.is_empty()
-            && (parts || properties.is_empty())
+            && (structure || properties.is_empty())
             && pattern_properties.is_empty()
     }
 }
@@ -531,6 +577,31 @@ pub(crate) struct Compiler {
     tracks_evaluation: bool,
 }
 
+/// Clears [`Keywords::implied`] where a schema under `properties` or `items` is not implied.
+/// A node's children are compiled after it and get higher ids, so one pass from the last node
+/// settles each before its parent; a child with a lower id (a schema reached earlier another
+/// way) is not settled yet and counts as not implied, which only costs the walk a look.
+fn settle_implied(nodes: &mut [Node]) {
+    for id in (0..nodes.len()).rev() {
+        let Node::Keywords(k) = &nodes[id] else {
+            continue;
+        };
+        if !k.implied {
+            continue;
+        }
+        let settled = |child: NodeId| match &nodes[child] {
+            Node::Always => true,
+            Node::Keywords(c) => child > id && c.implied,
+            Node::Never(_) | Node::Pending => false,
+        };
+        let implied =
+            k.properties.iter().all(|(_, child)| settled(*child)) && k.items.is_none_or(settled);
+        if let Node::Keywords(k) = &mut nodes[id] {
+            k.implied = implied;
+        }
+    }
+}
+
 fn escape(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
 }
@@ -594,6 +665,7 @@ impl Compiler {
             let node = self.build(&at);
             self.nodes[id] = node;
         }
+        settle_implied(&mut self.nodes);
         let mut locations = vec![(0, String::new()); self.nodes.len()];
         for (at, id) in self.memo {
             if let Some(slot) = locations.get_mut(id) {

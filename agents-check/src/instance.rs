@@ -61,6 +61,16 @@ pub trait Instance {
     fn properties(&self, _each: &mut dyn FnMut(&str, &dyn Instance)) {}
     /// The value as JSON, for reports.
     fn to_json(&self) -> Value;
+    /// True when the value is of a kind that any schema its Rust type could be generated from
+    /// allows, at every depth: a string, a boolean, a whole number, an array of such values,
+    /// or a record holding nothing but its declared fields, each such a value. Where a
+    /// subschema says nothing but `type`, `properties` and `items` and the value's type was
+    /// made from it, an exact value meets it without being looked at
+    /// ([`Schema::check_generated_into`](crate::Schema::check_generated_into)). `false` is
+    /// always correct: the value is then checked in full.
+    fn exact(&self) -> bool {
+        false
+    }
 }
 
 /// The type names JSON Schema defines.
@@ -177,6 +187,9 @@ impl Instance for bool {
     fn kind(&self) -> Kind {
         Kind::Boolean
     }
+    fn exact(&self) -> bool {
+        true
+    }
     fn as_bool(&self) -> Option<bool> {
         Some(*self)
     }
@@ -198,6 +211,9 @@ macro_rules! numbers {
             }
             fn to_json(&self) -> Value {
                 Value::from(*self)
+            }
+            fn exact(&self) -> bool {
+                true
             }
         }
     )*};
@@ -223,6 +239,11 @@ macro_rules! fractions {
                     Value::from(v)
                 }
             }
+            /// A fraction meets `number` but not `integer`: looked at, in case the schema
+            /// said `integer`.
+            fn exact(&self) -> bool {
+                is_integer(f64::from(*self))
+            }
         }
     )*};
 }
@@ -231,6 +252,9 @@ fractions!(f32, f64);
 impl Instance for String {
     fn kind(&self) -> Kind {
         Kind::String
+    }
+    fn exact(&self) -> bool {
+        true
     }
     fn as_str(&self) -> Option<&str> {
         Some(self)
@@ -283,6 +307,9 @@ impl<T: Instance> Instance for Option<T> {
     fn to_json(&self) -> Value {
         self.as_ref().map_or(Value::Null, Instance::to_json)
     }
+    fn exact(&self) -> bool {
+        self.as_ref().is_some_and(Instance::exact)
+    }
 }
 
 impl<T: Instance + ?Sized> Instance for Box<T> {
@@ -313,6 +340,9 @@ impl<T: Instance + ?Sized> Instance for Box<T> {
     fn to_json(&self) -> Value {
         (**self).to_json()
     }
+    fn exact(&self) -> bool {
+        (**self).exact()
+    }
 }
 
 impl<T: Instance> Instance for Vec<T> {
@@ -327,6 +357,9 @@ impl<T: Instance> Instance for Vec<T> {
     }
     fn to_json(&self) -> Value {
         Value::Array(self.iter().map(Instance::to_json).collect())
+    }
+    fn exact(&self) -> bool {
+        self.iter().all(Instance::exact)
     }
 }
 

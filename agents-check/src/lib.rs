@@ -164,12 +164,21 @@ impl Schema {
 
     /// Appends every rule `value` breaks to `out`; true when there is none.
     pub fn check_into(&self, value: &dyn Instance, out: &mut Vec<Breach>) -> bool {
-        check::Eval::new(&self.compiled, Some(out)).root(value)
+        check::Eval::new(&self.compiled, Some(out)).root(value, false)
+    }
+
+    /// [`Schema::check_into`] for a value whose Rust type was generated from this schema (a
+    /// generated record and its root schema): where a subschema says nothing but `type`,
+    /// `properties` and `items`, and the value's type holds only what it allows
+    /// ([`Instance::exact`]), the value is not looked at. Given a value of another type, it
+    /// may miss breaches that [`Schema::check_into`] finds.
+    pub fn check_generated_into(&self, value: &dyn Instance, out: &mut Vec<Breach>) -> bool {
+        check::Eval::new(&self.compiled, Some(out)).root(value, true)
     }
 
     /// True when `value` breaks no rule (stops at the first breach).
     pub fn is_valid(&self, value: &dyn Instance) -> bool {
-        check::Eval::new(&self.compiled, None).root(value)
+        check::Eval::new(&self.compiled, None).root(value, false)
     }
 
     /// A value the schema accepts, the same for the same seed, looking as `leaves` says where

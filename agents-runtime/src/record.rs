@@ -314,6 +314,13 @@ macro_rules! record {
             fn to_json(&self) -> $crate::Value {
                 $crate::__private::serde_json::to_value(self).unwrap_or($crate::Value::Null)
             }
+            // A field sent as `null` is absent here and kept in `unknown_fields`, so a record
+            // with any unknown field is looked at in full.
+            fn exact(&self) -> bool {
+                self.unknown_fields.is_empty()
+                    $(&& self.$map.is_empty())*
+                    $(&& self.$field.as_ref().is_none_or($crate::Instance::exact))*
+            }
         }
 
         impl<'de> $crate::__private::serde::Deserialize<'de> for $name {

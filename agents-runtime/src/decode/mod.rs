@@ -145,7 +145,7 @@ pub(crate) fn check_record<T: Record>(record: &mut T) {
         return;
     };
     let mut breaches = Vec::new();
-    schema.check_into(&*record, &mut breaches);
+    schema.check_generated_into(&*record, &mut breaches);
     let mismatches = record.mismatches();
     if mismatches.is_empty() {
         if !breaches.is_empty() {

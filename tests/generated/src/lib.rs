@@ -44,6 +44,19 @@ pub struct SuiteOutcome {
     pub written: serde_json::Value,
     /// Every mismatch and breach, one line each.
     pub reported: Vec<String>,
+    /// Where the check the decoder runs (which skips what the record's types already hold)
+    /// and the full check of the same record disagree; empty when they agree.
+    pub disagreement: Option<String>,
+}
+
+/// Where `Schema::check_generated_into`, which skips what a generated record's types hold,
+/// finds other breaches than the full check of the same record; `None` when they agree.
+pub fn shortcut_disagreement<T: agents_runtime::Record>(record: &T) -> Option<String> {
+    let schema = T::schema()?;
+    let full = schema.check(record);
+    let mut fast = Vec::new();
+    schema.check_generated_into(record, &mut fast);
+    (full != fast).then(|| format!("the full check finds {full:?}, the decoder's {fast:?}"))
 }
 
 /// Decodes `text` (`{"value": …}`) as `T` and writes it back.
@@ -59,7 +72,12 @@ where
         .map(ToString::to_string)
         .chain(record.breaches().iter().map(ToString::to_string))
         .collect();
-    Ok(SuiteOutcome { written, reported })
+    let disagreement = shortcut_disagreement(&record);
+    Ok(SuiteOutcome {
+        written,
+        reported,
+        disagreement,
+    })
 }
 
 /// A group of the suite: its file, its index there, and how to decode its cases (or why the

@@ -180,6 +180,9 @@ fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
                 "{name} seed {seed}: a valid instance has a mismatch: {m}"
             ));
         }
+        if let Some(d) = agents_tests_generated::shortcut_disagreement(&decoded) {
+            t.failures.push(format!("{name} seed {seed}: {d}"));
+        }
         // The `jsonschema` crate found it valid: no rule of the schema is broken either. (A
         // schema without a validator offline has instances noson drew, unconfirmed.)
         for b in decoded.breaches().iter().filter(|_| drawer.validates()) {
@@ -224,6 +227,10 @@ fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
                 continue;
             }
         };
+        if let Some(d) = agents_tests_generated::shortcut_disagreement(&decoded) {
+            t.failures
+                .push(format!("{name} seed {seed}, {path} broken: {d}"));
+        }
         let back = serde_json::to_value(&decoded).unwrap();
         let recorded = decoded.mismatches().iter().any(|m| {
             let (m, p) = (plain(&m.path), plain(&path));

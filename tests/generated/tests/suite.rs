@@ -44,6 +44,7 @@ fn run() -> (BTreeMap<String, String>, usize, [usize; 4]) {
                 Err(refused) => Some(format!("not generated: {refused}")),
                 Ok(decode) => match (decode(&wrapped.to_string()), valid) {
                     (Err(e), true) => Some(format!("valid, but does not decode: {e}")),
+                    (Ok(out), _) if out.disagreement.is_some() => out.disagreement,
                     (Err(_), false) => None,
                     (Ok(out), true) if !out.reported.is_empty() => {
                         Some(format!("valid, but reported: {}", out.reported.join("; ")))
