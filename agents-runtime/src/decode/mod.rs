@@ -16,6 +16,8 @@
 //! through serde's `MapAccessDeserializer`/`SeqAccessDeserializer`: there is no intermediate
 //! `Value` tree for well-formed data. [`strict`] turns any mismatch into an error instead.
 
+use std::collections::HashSet;
+
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{Deserializer, MapAccess, SeqAccess};
 use serde::{Deserialize, Serialize};
@@ -153,31 +155,34 @@ pub(crate) fn check_record<T: Record>(record: &mut T) {
         }
         return;
     }
-    let moved: Vec<&str> = mismatches
+    let moved: HashSet<&str> = mismatches
         .iter()
         .filter(|m| !m.coerced && !m.kept && m.path.ends_with(']'))
         .filter_map(|m| m.path.rfind('[').map(|cut| &m.path[..cut]))
         .collect();
-    let allowed = |m: &Mismatch| {
-        moved.is_empty() && m.kept && !breaches.iter().any(|b| covers(&m.path, &b.path))
-    };
+    // Paths with a breach at or under them; then paths that cover a breach are looked up, each
+    // in time of its own length, rather than every mismatch paired with every breach.
+    let breached: HashSet<&str> = breaches.iter().flat_map(|b| covering(&b.path)).collect();
+    let allowed = |m: &Mismatch| moved.is_empty() && m.kept && !breached.contains(m.path.as_str());
     let kept: Vec<Mismatch> = mismatches.iter().filter(|m| !allowed(m)).cloned().collect();
-    breaches.retain(|b| {
-        !kept.iter().any(|m| covers(&m.path, &b.path))
-            && !moved.iter().any(|array| covers(array, &b.path))
-    });
+    let reported: HashSet<&str> = kept.iter().map(|m| m.path.as_str()).collect();
+    breaches.retain(|b| !covering(&b.path).any(|at| reported.contains(at) || moved.contains(at)));
     if kept.len() != record.mismatches().len() {
         record.set_mismatches(kept);
     }
     record.set_breaches(breaches);
 }
 
-/// True when `path` is `at` or inside it (`a.b` covers `a.b`, `a.b.c`, `a.b[2]`).
-fn covers(at: &str, path: &str) -> bool {
-    at.is_empty()
-        || path
-            .strip_prefix(at)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+/// Every path that covers `path`: the record (`""`), each parent (`a`, `a.b` of `a.b[2]`) and
+/// `path` itself. The rule of the decoder's paths: `a.b` covers `a.b`, `a.b.c` and `a.b[2]`.
+fn covering(path: &str) -> impl Iterator<Item = &str> {
+    let parents = path
+        .char_indices()
+        .filter(|(i, c)| *i > 0 && (*c == '.' || *c == '['))
+        .map(|(i, _)| &path[..i]);
+    std::iter::once("")
+        .chain(parents)
+        .chain((!path.is_empty()).then_some(path))
 }
 
 /// `data.parsing` of a run result: one record (product pages) or a list of records (search and
@@ -510,5 +515,18 @@ impl Decode for Value {
     }
     fn from_null_item() -> Option<Self> {
         Some(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::covering;
+
+    #[test]
+    fn a_path_is_covered_by_the_record_its_parents_and_itself() {
+        let all: Vec<&str> = covering("reviews[2].rating").collect();
+        assert_eq!(all, ["", "reviews", "reviews[2]", "reviews[2].rating"]);
+        assert_eq!(covering("").collect::<Vec<_>>(), [""]);
+        assert_eq!(covering("[0]").collect::<Vec<_>>(), ["", "[0]"]);
     }
 }

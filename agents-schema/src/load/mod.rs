@@ -31,20 +31,21 @@ pub(crate) fn record_from_json(text: &str) -> Result<AgentRecord, RecordError> {
             message: too_deep.to_string(),
         },
     })?;
-    let mut reader = Reader::default();
-    let record = reader.any(&tree);
-    match record {
-        Some(record) if reader.errors.is_empty() => Ok(record),
-        _ => Err(RecordError::Invalid(reader.errors)),
-    }
+    read(&tree, Reader::any)
 }
 
 pub(crate) fn record_from_value(value: &Value) -> Result<AgentRecord, RecordError> {
-    let tree = Json::from(value);
+    read(&Json::from(value), Reader::any)
+}
+
+/// Reads `tree` with `how`: what it makes when no problem was found, else every problem.
+fn read<T>(
+    tree: &Json,
+    how: impl FnOnce(&mut Reader, &Json) -> Option<T>,
+) -> Result<T, RecordError> {
     let mut reader = Reader::default();
-    let record = reader.any(&tree);
-    match record {
-        Some(record) if reader.errors.is_empty() => Ok(record),
+    match how(&mut reader, tree) {
+        Some(made) if reader.errors.is_empty() => Ok(made),
         _ => Err(RecordError::Invalid(reader.errors)),
     }
 }
@@ -76,23 +77,13 @@ impl FieldSchema {
 /// A `/v2` version record (`name`, `input_schema`, `output_schema`, `metadata`), read as one
 /// whatever its documents look like.
 pub(crate) fn version_from_value(value: &Value) -> Result<AgentRecord, RecordError> {
-    let tree = Json::from(value);
-    let mut reader = Reader::default();
-    let record = reader.version(&tree, "$", None);
-    match record {
-        Some(record) if reader.errors.is_empty() => Ok(record),
-        _ => Err(RecordError::Invalid(reader.errors)),
-    }
+    read(&Json::from(value), |reader, tree| {
+        reader.version(tree, "$", None)
+    })
 }
 
 pub(crate) fn document_from_value(value: &Value) -> Result<FieldSchema, RecordError> {
-    let tree = Json::from(value);
-    let mut reader = Reader::default();
-    let doc = reader.field(&tree, "$");
-    match doc {
-        Some(doc) if reader.errors.is_empty() => Ok(doc),
-        _ => Err(RecordError::Invalid(reader.errors)),
-    }
+    read(&Json::from(value), |reader, tree| reader.field(tree, "$"))
 }
 
 #[cfg(test)]
