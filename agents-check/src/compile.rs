@@ -1320,6 +1320,16 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Where a root document embeds others: `definitions` in a draft 7 root, else `$defs`.
+pub(crate) fn defs_keyword(root: &Value) -> &'static str {
+    let draft7 = root
+        .get("$schema")
+        .and_then(Value::as_str)
+        .and_then(Draft::from_meta)
+        == Some(Draft::Draft7);
+    if draft7 { "definitions" } else { "$defs" }
+}
+
 /// The root document with the supplied documents embedded under `$defs` (`definitions` in a
 /// draft 7 root), each as a resource whose `$id` is the URI it was fetched by. A document that
 /// declares another `$id` is embedded as it is, beside a resource of the fetched URI that
@@ -1342,14 +1352,8 @@ pub(crate) fn bundle(compiled: &Compiled) -> Value {
     let Value::Object(map) = &mut root else {
         return root;
     };
-    let draft7 = map
-        .get("$schema")
-        .and_then(Value::as_str)
-        .and_then(Draft::from_meta)
-        == Some(Draft::Draft7);
-    let defs_keyword = if draft7 { "definitions" } else { "$defs" };
     let defs = map
-        .entry(defs_keyword)
+        .entry(defs_keyword(&compiled.docs[0]))
         .or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(defs) = defs else {
         return root;

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::compile::{Compiled, Draft, Holds, Node, NodeId, holds};
+use crate::compile::{Compiled, Holds, Node, NodeId, defs_keyword, holds};
 
 /// The root document with every reference the compiled schema follows rewritten as `#/…`
 /// from the root, and every other document a reference reaches (supplied, or a metaschema)
@@ -48,12 +48,7 @@ pub(crate) fn localized(compiled: &Compiled) -> Value {
         return compiled.docs[0].clone();
     }
     let mut root = compiled.docs[0].clone();
-    let draft7 = root
-        .get("$schema")
-        .and_then(Value::as_str)
-        .and_then(Draft::from_meta)
-        == Some(Draft::Draft7);
-    let defs_keyword = if draft7 { "definitions" } else { "$defs" };
+    let defs_keyword = defs_keyword(&root);
     let mut taken: BTreeSet<String> = root
         .get(defs_keyword)
         .and_then(Value::as_object)
