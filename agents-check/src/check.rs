@@ -493,26 +493,40 @@ impl<'s, 'o> Eval<'s, 'o> {
                         }
                     }
                 }
-                for (name, id) in &k.properties {
-                    if let Some(value) = inst.property(name) {
-                        apply!(*id, value, &Loc::Key(loc, name), children);
-                        if track {
-                            seen.add_property(name);
+                let only_declared = k.pattern_properties.is_empty()
+                    && k.additional_properties.is_none()
+                    && k.property_names.is_none();
+                if only_declared {
+                    // Each declared name looked up in the value: a record finds its field with
+                    // a `match` on the name, cheaper than a pass over its fields.
+                    for (name, id) in &k.properties {
+                        if let Some(value) = inst.property(name) {
+                            apply!(*id, value, &Loc::Key(loc, name), children);
+                            if track {
+                                seen.add_property(name);
+                            }
                         }
                     }
-                }
-                if !k.pattern_properties.is_empty()
-                    || k.additional_properties.is_some()
-                    || k.property_names.is_some()
-                {
+                } else {
+                    // One pass over the properties the value has: each is checked against its
+                    // own schema, the patterns it matches, and `additionalProperties` when
+                    // neither holds it.
                     let mut failed = false;
-                    let mut keys = Vec::new();
-                    inst.properties(&mut |key, _| keys.push(key.to_owned()));
-                    for key in &keys {
-                        let Some(value) = inst.property(key) else {
-                            continue;
-                        };
+                    let recording = self.recording();
+                    inst.properties(&mut |key, value| {
+                        if failed && !recording {
+                            return;
+                        }
                         let here = Loc::Key(loc, key);
+                        let declared = k.property(key);
+                        if let Some(id) = declared {
+                            if self.eval(id, value, &here, children).is_none() {
+                                failed = true;
+                            }
+                            if track {
+                                seen.add_property(key);
+                            }
+                        }
                         let mut matched = false;
                         for (pattern, id) in &k.pattern_properties {
                             if pattern.is_match(key) {
@@ -524,24 +538,26 @@ impl<'s, 'o> Eval<'s, 'o> {
                         }
                         if let Some(id) = k.additional_properties
                             && !matched
-                            && !k.properties.iter().any(|(name, _)| name == key)
+                            && declared.is_none()
                             && self.eval(id, value, &here, false).is_none()
                         {
                             failed = true;
                         }
                         if let Some(id) = k.property_names
-                            && self.eval(id, &key.as_str(), &here, false).is_none()
+                            && self.eval(id, &key, &here, false).is_none()
                         {
                             failed = true;
                         }
                         if track && (matched || k.additional_properties.is_some()) {
                             seen.add_property(key);
                         }
-                        if failed && !self.recording() {
+                    });
+                    if failed {
+                        ok = false;
+                        if !recording {
                             return false;
                         }
                     }
-                    ok &= !failed;
                 }
                 for (name, id) in &k.dependent_schemas {
                     if inst.property(name).is_some()
@@ -631,13 +647,20 @@ impl<'s, 'o> Eval<'s, 'o> {
             && let Some(id) = k.unevaluated_properties
             && !seen.all_properties
         {
-            let mut keys = Vec::new();
-            inst.properties(&mut |key, _| keys.push(key.to_owned()));
-            for key in keys {
-                if !seen.has_property(&key)
-                    && let Some(value) = inst.property(&key)
+            let mut failed = false;
+            let recording = self.recording();
+            inst.properties(&mut |key, value| {
+                if (recording || !failed)
+                    && !seen.has_property(key)
+                    && self.eval(id, value, &Loc::Key(loc, key), false).is_none()
                 {
-                    apply!(id, value, &Loc::Key(loc, &key));
+                    failed = true;
+                }
+            });
+            if failed {
+                ok = false;
+                if !recording {
+                    return false;
                 }
             }
             seen.all_properties = true;

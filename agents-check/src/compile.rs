@@ -317,6 +317,8 @@ pub(crate) struct Keywords {
     pub prefix_keyword: &'static str,
     pub contains: Option<NodeId>,
     pub properties: Vec<(String, NodeId)>,
+    /// `properties` by name: [`Keywords::property`].
+    pub by_name: foldhash::HashMap<Box<str>, NodeId>,
     pub pattern_properties: Vec<(Pattern, NodeId)>,
     pub additional_properties: Option<NodeId>,
     pub property_names: Option<NodeId>,
@@ -357,9 +359,19 @@ enum Besides {
 }
 
 impl Keywords {
+    /// The schema of the declared property `key`.
+    pub fn property(&self, key: &str) -> Option<NodeId> {
+        self.by_name.get(key).copied()
+    }
+
     /// Sets the flags that say what a node holds, once the keywords are read (`implied`
     /// waits for the children: [`Compiler::settle_implied`]).
     fn settle(&mut self) {
+        self.by_name = self
+            .properties
+            .iter()
+            .map(|(name, id)| (name.as_str().into(), *id))
+            .collect();
         self.only_types = self.only_types_besides(Besides::Nothing);
         self.only_parts = self.only_types_besides(Besides::Parts);
         self.implied = self.only_types_besides(Besides::Structure);
@@ -430,6 +442,7 @@ impl Keywords {
             prefix_keyword: _,
             contains,
             properties,
+            by_name: _,
             pattern_properties,
             additional_properties,
             property_names,
