@@ -185,13 +185,16 @@ fn instances<O: DeserializeOwned + Record, T: DeserializeOwned>(
     (out, mismatched)
 }
 
-/// Decoding of the same instances by our type, typify's and `Value`, as the client decodes
+/// Decoding of the same instances by our type (which checks every rule of `schema`), typify's,
+/// `Value`, and what a user would do for the checks instead — typify's type plus the
+/// `jsonschema` crate validating the same bytes — as the client decodes
 /// (`agents_runtime::decode::from_slice`), in interleaved rounds.
 fn decode_set<O: DeserializeOwned, T: DeserializeOwned>(
     rows: &mut Vec<Row>,
     group: &str,
     what: &str,
     inputs: &[Vec<u8>],
+    schema: &Value,
     note: &str,
 ) {
     let bytes: usize = inputs.iter().map(Vec::len).sum();
@@ -211,16 +214,33 @@ fn decode_set<O: DeserializeOwned, T: DeserializeOwned>(
             }
         }
     }
+    let validator = jsonschema::validator_for(schema).ok();
+    let mut checked = || {
+        for _ in 0..repeat {
+            for b in inputs {
+                let value: Value =
+                    agents_runtime::decode::from_slice(black_box(b)).unwrap_or_default();
+                let errors: Vec<String> = validator
+                    .iter()
+                    .flat_map(|v| v.iter_errors(&value))
+                    .map(|e| e.instance_path().to_string())
+                    .collect();
+                let r: Result<T, _> = serde_json::from_value(value);
+                black_box((errors.len(), r.is_ok()));
+            }
+        }
+    };
     let samples = interleaved(
         30,
         &mut [
             &mut all::<O>(inputs, repeat),
             &mut all::<T>(inputs, repeat),
             &mut all::<Value>(inputs, repeat),
+            &mut checked,
         ],
     );
     let mb = |d: Duration| (bytes * repeat) as f64 / d.as_secs_f64() / 1e6;
-    let [o, t, v] = [0, 1, 2].map(|k| median_of(&samples[k]));
+    let [o, t, v, c] = [0, 1, 2, 3].map(|k| median_of(&samples[k]));
     rows.push(row(
         group,
         format!("decode {what}: ours ÷ typify, throughput"),
@@ -237,6 +257,21 @@ fn decode_set<O: DeserializeOwned, T: DeserializeOwned>(
         format!("{:.2}×", median_ratio(&samples[2], &samples[0])),
         format!("Value {:.0} MB/s", mb(v)),
     ));
+    rows.push(row(
+        group,
+        format!("decode {what}: ours, every rule checked ÷ typify + jsonschema, throughput"),
+        format!("{:.2}×", median_ratio(&samples[3], &samples[0])),
+        format!(
+            "typify's type after the jsonschema crate validated the same bytes (every error's \
+             path): {:.0} MB/s{}; target ≥ 2×",
+            mb(c),
+            if validator.is_some() {
+                ""
+            } else {
+                ", the schema does not compile there"
+            }
+        ),
+    ));
 }
 
 fn decode_rows(rows: &mut Vec<Row>, group: &str) {
@@ -247,6 +282,8 @@ fn decode_rows(rows: &mut Vec<Row>, group: &str) {
         group,
         "retailer_a_pdp",
         std::slice::from_ref(&bytes),
+        &agents_runtime::catalog::RetailerAPdp::schema()
+            .map_or(Value::Bool(true), |s| s.document().clone()),
         &format!(
             "one {:.1} KB record; typify's types from its output schema as JSON Schema",
             bytes.len() as f64 / 1024.0
@@ -264,6 +301,7 @@ fn decode_rows(rows: &mut Vec<Row>, group: &str) {
                 group,
                 stringify!($name),
                 &inputs,
+                &corpus_schema(stringify!($name)),
                 &format!(
                     "{} instances drawn by noson, {:.1} KB in all{}",
                     inputs.len(),
