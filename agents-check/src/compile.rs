@@ -338,7 +338,7 @@ pub(crate) struct Keywords {
     pub only_parts: bool,
     /// Nothing but `type`, `properties` and a single `items` schema, and the same holds for
     /// each schema under `properties` and `items`: a value whose Rust type was generated from
-    /// this schema and is [`Instance::exact`](crate::Instance::exact) meets it.
+    /// this schema and is [`Instance::exact`] meets it.
     pub implied: bool,
     /// No keyword that the generator may merge into the types of the values at `properties`
     /// and `items` (no in-place applicator, no `patternProperties`, `prefixItems` or
@@ -365,7 +365,7 @@ impl Keywords {
     }
 
     /// Sets the flags that say what a node holds, once the keywords are read (`implied`
-    /// waits for the children: [`Compiler::settle_implied`]).
+    /// waits for the children: [`settle_implied`]).
     fn settle(&mut self) {
         self.by_name = self
             .properties
