@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use crate::instance::{Instance, Kind, is_integer};
+use crate::pattern::Pattern;
 
 /// A node's index in [`Schema::nodes`](crate::Schema).
 pub(crate) type NodeId = usize;
@@ -131,49 +132,6 @@ impl std::fmt::Display for Problem {
             &self.pointer
         };
         write!(f, "{at}: {}", self.message)
-    }
-}
-
-/// A compiled pattern: regex-lite, so `\d` and `\w` are ASCII as in JSON Schema's regexes; with
-/// the feature `unicode`, a pattern regex-lite refuses (`\p{Letter}`) is compiled by regex.
-#[derive(Debug)]
-pub enum Pattern {
-    /// Compiled by regex-lite.
-    Lite(regex_lite::Regex),
-    /// Compiled by regex (`\p{..}` classes).
-    #[cfg(feature = "unicode")]
-    Full(regex::Regex),
-}
-
-impl Pattern {
-    /// The pattern `source` compiled as the checks compile a `pattern`; `None` when it does not
-    /// compile (the schema's problems say why).
-    pub fn new(source: &str) -> Option<Pattern> {
-        match regex_lite::Regex::new(source) {
-            Ok(regex) => Some(Pattern::Lite(regex)),
-            #[cfg(feature = "unicode")]
-            Err(_) => regex::Regex::new(source).ok().map(Pattern::Full),
-            #[cfg(not(feature = "unicode"))]
-            Err(_) => None,
-        }
-    }
-
-    /// The expression as written.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Pattern::Lite(regex) => regex.as_str(),
-            #[cfg(feature = "unicode")]
-            Pattern::Full(regex) => regex.as_str(),
-        }
-    }
-
-    /// True when `text` has a match (JSON Schema's patterns are not anchored).
-    pub fn is_match(&self, text: &str) -> bool {
-        match self {
-            Pattern::Lite(regex) => regex.is_match(text),
-            #[cfg(feature = "unicode")]
-            Pattern::Full(regex) => regex.is_match(text),
-        }
     }
 }
 

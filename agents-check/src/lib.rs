@@ -36,6 +36,7 @@ mod compile;
 mod instance;
 mod localize;
 pub mod path;
+mod pattern;
 #[cfg(feature = "sample")]
 mod sample;
 
@@ -46,8 +47,9 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 pub use check::Breach;
-pub use compile::{DEFAULT_BASE, Draft, Pattern, Problem, ProblemKind};
+pub use compile::{DEFAULT_BASE, Draft, Problem, ProblemKind};
 pub use instance::{Instance, Kind, TYPE_NAMES, equal, is_integer};
+pub use pattern::Pattern;
 #[cfg(feature = "sample")]
 pub use sample::{ARRAY_LEN, Leaves};
 
