@@ -493,9 +493,12 @@ impl<'s, 'o> Eval<'s, 'o> {
                         }
                     }
                 }
+                // A record made from this schema alone keeps each declared property in a field
+                // of its own; when it holds nothing else, `additionalProperties` applies to
+                // none of its properties.
                 let only_declared = k.pattern_properties.is_empty()
-                    && k.additional_properties.is_none()
-                    && k.property_names.is_none();
+                    && k.property_names.is_none()
+                    && (k.additional_properties.is_none() || (children && inst.fields_only()));
                 if only_declared {
                     // Each declared name looked up in the value: a record finds its field with
                     // a `match` on the name, cheaper than a pass over its fields.

@@ -71,6 +71,13 @@ pub trait Instance {
     fn exact(&self) -> bool {
         false
     }
+    /// True when the value is an object whose every property is a field its Rust type
+    /// declares: nothing kept in a typed map or among unknown keys. Where the type was made
+    /// from a subschema with `properties` alone, `additionalProperties` applies to none of
+    /// them. `false` is always correct: the properties are then looked at one by one.
+    fn fields_only(&self) -> bool {
+        false
+    }
 }
 
 /// The type names JSON Schema defines.
@@ -310,6 +317,9 @@ impl<T: Instance> Instance for Option<T> {
     fn exact(&self) -> bool {
         self.as_ref().is_some_and(Instance::exact)
     }
+    fn fields_only(&self) -> bool {
+        self.as_ref().is_some_and(Instance::fields_only)
+    }
 }
 
 impl<T: Instance + ?Sized> Instance for Box<T> {
@@ -342,6 +352,9 @@ impl<T: Instance + ?Sized> Instance for Box<T> {
     }
     fn exact(&self) -> bool {
         (**self).exact()
+    }
+    fn fields_only(&self) -> bool {
+        (**self).fields_only()
     }
 }
 

@@ -321,6 +321,9 @@ macro_rules! record {
                     $(&& self.$map.is_empty())*
                     $(&& self.$field.as_ref().is_none_or($crate::Instance::exact))*
             }
+            fn fields_only(&self) -> bool {
+                self.unknown_fields.is_empty() $(&& self.$map.is_empty())*
+            }
         }
 
         impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
