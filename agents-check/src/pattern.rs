@@ -2,21 +2,22 @@
 //!
 //! The engine is regex-lite: `\d` and `\w` are ASCII as in JSON Schema's regexes, and it keeps a
 //! user's build light (the regex crate's parser and automata add seconds to it). Its matcher
-//! is a Pike VM, which costs thousands of instructions per string even for `^https?://`, and
-//! most patterns real schemas write are no more than a run of characters and classes, each
-//! repeated (`^[a-z][a-z0-9_-]*$`, `^x-`, `^sha256-[A-Za-z0-9+/]{43}=$`). Those are matched here
-//! by a bit-parallel automaton over the run instead, a few instructions per character; any
-//! other pattern (groups, alternation, Unicode literals, assertions, long counted repetitions)
-//! stays with regex-lite. The run is read from the same text regex-lite compiled, with its
-//! meaning of every piece (`.` is any character but `\n`, `$` the end of the text), and a test
-//! compares the two on every pattern of the official suite and the corpus.
+//! is a Pike VM, which costs thousands of instructions per string even for `^https?://`. Most
+//! patterns real schemas write are built of nothing but characters, classes, groups,
+//! alternation and repetition (`^[a-z][a-z0-9_-]*$`, `^x-`, `^(and|or|not)$`,
+//! `^sha256-[A-Za-z0-9+/]{43}=$`); those are matched here by a position automaton whose states
+//! are the bits of one word, a few instructions per character. Any other pattern (assertions
+//! such as `\b`, flags, Unicode literals, more than 64 classes once repetitions are counted out)
+//! stays with regex-lite. The automaton is read from the same text regex-lite compiled, with
+//! its meaning of every piece (`.` is any character but `\n`, `$` the end of the text), and a
+//! test compares the two on every pattern of the official suite and the corpus.
 
-/// A compiled pattern: regex-lite, with a run of classes matched without it; with the feature
+/// A compiled pattern: regex-lite, or the position automaton of a simple one; with the feature
 /// `unicode`, a pattern regex-lite refuses (`\p{Letter}`) is compiled by regex.
 #[derive(Debug)]
 pub struct Pattern {
     regex: Engine,
-    run: Option<Run>,
+    automaton: Option<Automaton>,
 }
 
 #[derive(Debug)]
@@ -33,12 +34,12 @@ impl Pattern {
         match regex_lite::Regex::new(source) {
             Ok(regex) => Some(Pattern {
                 regex: Engine::Lite(regex),
-                run: Run::read(source),
+                automaton: Automaton::read(source),
             }),
             #[cfg(feature = "unicode")]
             Err(_) => regex::Regex::new(source).ok().map(|regex| Pattern {
                 regex: Engine::Full(regex),
-                run: None,
+                automaton: None,
             }),
             #[cfg(not(feature = "unicode"))]
             Err(_) => None,
@@ -56,8 +57,8 @@ impl Pattern {
 
     /// True when `text` has a match (JSON Schema's patterns are not anchored).
     pub fn is_match(&self, text: &str) -> bool {
-        if let Some(run) = &self.run {
-            return run.is_match(text);
+        if let Some(automaton) = &self.automaton {
+            return automaton.is_match(text);
         }
         match &self.regex {
             Engine::Lite(regex) => regex.is_match(text),
@@ -66,15 +67,15 @@ impl Pattern {
         }
     }
 
-    /// True when the pattern is matched without the regex engine (for the tests that compare
-    /// the two).
+    /// True when the pattern is matched by its position automaton rather than the regex
+    /// engine (for the tests that compare the two).
     #[doc(hidden)]
-    pub fn is_run(&self) -> bool {
-        self.run.is_some()
+    pub fn is_automaton(&self) -> bool {
+        self.automaton.is_some()
     }
 }
 
-/// The characters one step of a run takes: a set of ASCII characters, and whether it takes
+/// The characters a class takes: a set of ASCII characters, and whether it takes
 /// every character outside ASCII (`.`, `[^ ]`, `\S`) or none.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Class {
@@ -121,167 +122,283 @@ const fn range(from: u8, to: u8) -> u128 {
     set
 }
 
-/// How many times a step of a run is taken.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Times {
-    Once,
-    Maybe,
-    Any,
-}
+/// The most classes an automaton has: one bit of a word each.
+const MAX_POSITIONS: usize = 64;
 
-/// The longest run matched here: one bit per step and one for the end.
-const MAX_STEPS: usize = 63;
-
-/// A pattern that is a run of steps, each a class taken once, at most once or any number of
-/// times (`x+` is `xx*`, `x{2,4}` is `xxx?x?`), between an optional `^` and `$`.
-///
-/// Matching keeps, as the bits of one word, every number of steps done so far that the text
-/// read so far allows; each character moves them all at once.
+/// A pattern read as regex-lite reads it, when it is built of nothing but classes, groups,
+/// alternation and repetition, between an optional `^` and `$`.
 #[derive(Debug)]
-struct Run {
-    /// Bit `i` set when step `i` takes the character, for every ASCII character.
-    ascii: Box<[u64; 128]>,
-    /// Bit `i` set when step `i` takes characters outside ASCII.
-    wide: u64,
-    /// Steps taken once or at most once: done, the state moves to the next.
-    advance: u64,
-    /// Steps taken any number of times: the state stays.
-    repeat: u64,
-    /// Steps that may be skipped.
-    skip: u64,
-    /// Every step done.
-    end: u64,
-    /// The states before the first character (the first steps that may be skipped, skipped).
-    start: u64,
-    anchored_start: bool,
-    anchored_end: bool,
+enum Expr {
+    Class(Class),
+    Concat(Vec<Expr>),
+    Alt(Vec<Expr>),
+    /// Repeated at least `min` and at most `max` times (`None`: no most).
+    Repeat(Box<Expr>, usize, Option<usize>),
 }
 
-impl Run {
-    /// The run `source` is, or `None` when it is anything else.
-    fn read(source: &str) -> Option<Run> {
-        let mut chars = source.chars().peekable();
-        let anchored_start = chars.next_if_eq(&'^').is_some();
-        let mut steps: Vec<(Class, Times)> = Vec::new();
-        let mut anchored_end = false;
-        while let Some(c) = chars.next() {
-            if anchored_end {
-                return None;
+type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
+
+impl Expr {
+    /// Alternatives, up to a `)` or a `$` (which the caller reads) or the end.
+    fn alternation(chars: &mut Chars<'_>) -> Option<Expr> {
+        let mut alternatives = vec![Expr::concat(chars)?];
+        while chars.next_if_eq(&'|').is_some() {
+            alternatives.push(Expr::concat(chars)?);
+        }
+        Some(if alternatives.len() == 1 {
+            alternatives.pop()?
+        } else {
+            Expr::Alt(alternatives)
+        })
+    }
+
+    fn concat(chars: &mut Chars<'_>) -> Option<Expr> {
+        let mut items = Vec::new();
+        while let Some(&c) = chars.peek() {
+            if matches!(c, '|' | ')' | '$') {
+                break;
             }
-            let class = match c {
-                '$' => {
-                    anchored_end = true;
-                    continue;
+            chars.next();
+            let atom = match c {
+                '(' => {
+                    // A group, capturing or not (`(?:…)`); flags (`(?i)`) are not read here.
+                    if chars.next_if_eq(&'?').is_some() && chars.next() != Some(':') {
+                        return None;
+                    }
+                    let inner = Expr::alternation(chars)?;
+                    if chars.next() != Some(')') {
+                        return None;
+                    }
+                    inner
                 }
-                '.' => Class {
+                '.' => Expr::Class(Class {
                     ascii: !bit(b'\n'),
                     wide: true,
-                },
-                '\\' => escape(chars.next()?)?,
-                '[' => class(&mut chars)?,
-                '^' | '(' | ')' | '|' | '*' | '+' | '?' | '{' | '}' | ']' => return None,
-                c if c.is_ascii() => Class::of(bit(c as u8)),
+                }),
+                '\\' => Expr::Class(escape(chars.next()?)?),
+                '[' => Expr::Class(class(chars)?),
+                '^' | '*' | '+' | '?' | '{' | '}' | ']' => return None,
+                c if c.is_ascii() => Expr::Class(Class::of(bit(c as u8))),
                 _ => return None,
             };
             let quantifier = chars.next_if(|c| matches!(c, '?' | '*' | '+' | '{'));
             let (min, max) = match quantifier {
-                None => (1, Some(1)),
+                None => {
+                    items.push(atom);
+                    continue;
+                }
                 Some('?') => (0, Some(1)),
                 Some('*') => (0, None),
                 Some('+') => (1, None),
-                Some(_) => counted(&mut chars)?,
+                Some(_) => counted(chars)?,
             };
-            if quantifier.is_some() {
-                // A lazy repetition (`x*?`) matches the same texts.
-                chars.next_if_eq(&'?');
-            }
-            let mut steps_of = |times, n: usize| {
-                for _ in 0..n {
-                    steps.push((class, times));
-                }
-            };
-            steps_of(Times::Once, min);
-            match max {
-                Some(max) => steps_of(Times::Maybe, max.checked_sub(min)?),
-                None => steps_of(Times::Any, 1),
-            }
-            if steps.len() > MAX_STEPS {
+            if max.is_some_and(|max| max < min) || min > MAX_POSITIONS {
                 return None;
             }
+            // A lazy repetition (`x*?`) matches the same texts.
+            chars.next_if_eq(&'?');
+            items.push(Expr::Repeat(Box::new(atom), min, max));
         }
-        Some(Run::build(&steps, anchored_start, anchored_end))
+        Some(Expr::Concat(items))
     }
+}
 
-    fn build(steps: &[(Class, Times)], anchored_start: bool, anchored_end: bool) -> Run {
-        let mut run = Run {
+/// What a part of a pattern contributes to its automaton: whether it matches the empty text,
+/// the positions a match of it can begin and end with.
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    empty: bool,
+    first: u64,
+    last: u64,
+}
+
+/// A pattern as a position (Glushkov) automaton: one state per class of the pattern, entered
+/// by reading a character of that class. A match is followed as the set of positions the
+/// text read so far may end at, the bits of one word, so each character is a table lookup,
+/// an OR of the follow sets and an AND.
+#[derive(Debug)]
+struct Automaton {
+    /// Bit `p` set when the class at position `p` takes the character, for every ASCII one.
+    ascii: Box<[u64; 128]>,
+    /// Bit `p` set when the class at position `p` takes characters outside ASCII.
+    wide: u64,
+    /// The positions that may come next after each position.
+    follow: Vec<u64>,
+    /// The positions a match may begin with, end with, and whether the empty text matches.
+    whole: Part,
+    anchored_start: bool,
+    anchored_end: bool,
+}
+
+impl Automaton {
+    /// The automaton of `source`, or `None` when it holds anything else than classes,
+    /// groups, alternation and repetition, or more than [`MAX_POSITIONS`] classes.
+    fn read(source: &str) -> Option<Automaton> {
+        let mut chars = source.chars().peekable();
+        let anchored_start = chars.next_if_eq(&'^').is_some();
+        let expr = Expr::alternation(&mut chars)?;
+        let anchored_end = chars.next_if_eq(&'$').is_some();
+        // `^a|b` anchors its first alternative only.
+        let anchored = anchored_start || anchored_end;
+        if chars.next().is_some() || (anchored && matches!(expr, Expr::Alt(_))) {
+            return None;
+        }
+        let mut automaton = Automaton {
             ascii: Box::new([0; 128]),
             wide: 0,
-            advance: 0,
-            repeat: 0,
-            skip: 0,
-            end: 1 << steps.len(),
-            start: 0,
+            follow: Vec::new(),
+            whole: Part {
+                empty: true,
+                first: 0,
+                last: 0,
+            },
             anchored_start,
             anchored_end,
         };
-        for (i, (class, times)) in steps.iter().enumerate() {
-            let step = 1_u64 << i;
-            for (c, mask) in run.ascii.iter_mut().enumerate() {
-                if class.ascii & (1 << c) != 0 {
-                    *mask |= step;
-                }
-            }
-            if class.wide {
-                run.wide |= step;
-            }
-            match times {
-                Times::Once => run.advance |= step,
-                Times::Maybe => {
-                    run.advance |= step;
-                    run.skip |= step;
-                }
-                Times::Any => {
-                    run.repeat |= step;
-                    run.skip |= step;
-                }
-            }
-        }
-        run.start = run.close(1);
-        run
+        automaton.whole = automaton.build(&expr)?;
+        Some(automaton)
     }
 
-    /// `states` with every step that may be skipped, skipped.
-    #[inline]
-    fn close(&self, mut states: u64) -> u64 {
-        loop {
-            let more = states | ((states & self.skip) << 1);
-            if more == states {
-                return states;
-            }
-            states = more;
+    fn position(&mut self, class: Class) -> Option<Part> {
+        let p = self.follow.len();
+        if p == MAX_POSITIONS {
+            return None;
         }
+        self.follow.push(0);
+        for (c, mask) in self.ascii.iter_mut().enumerate() {
+            if class.ascii & (1 << c) != 0 {
+                *mask |= 1 << p;
+            }
+        }
+        if class.wide {
+            self.wide |= 1 << p;
+        }
+        Some(Part {
+            empty: false,
+            first: 1 << p,
+            last: 1 << p,
+        })
+    }
+
+    /// `b` after `a`: every end of `a` may be followed by every beginning of `b`.
+    fn then(&mut self, a: Part, b: Part) -> Part {
+        self.follows(a.last, b.first);
+        Part {
+            empty: a.empty && b.empty,
+            first: if a.empty { a.first | b.first } else { a.first },
+            last: if b.empty { a.last | b.last } else { b.last },
+        }
+    }
+
+    fn follows(&mut self, ends: u64, next: u64) {
+        let mut rest = ends;
+        while rest != 0 {
+            self.follow[rest.trailing_zeros() as usize] |= next;
+            rest &= rest - 1;
+        }
+    }
+
+    fn build(&mut self, expr: &Expr) -> Option<Part> {
+        const EMPTY: Part = Part {
+            empty: true,
+            first: 0,
+            last: 0,
+        };
+        Some(match expr {
+            Expr::Class(class) => self.position(*class)?,
+            Expr::Concat(items) => {
+                let mut whole = EMPTY;
+                for item in items {
+                    let part = self.build(item)?;
+                    whole = self.then(whole, part);
+                }
+                whole
+            }
+            Expr::Alt(alternatives) => {
+                let mut whole = Part {
+                    empty: false,
+                    ..EMPTY
+                };
+                for alternative in alternatives {
+                    let part = self.build(alternative)?;
+                    whole.empty |= part.empty;
+                    whole.first |= part.first;
+                    whole.last |= part.last;
+                }
+                whole
+            }
+            // Each time the part is taken is a copy of its positions: `x{2,3}` is `xxx?`,
+            // `x+` is `xx*`.
+            Expr::Repeat(inner, min, max) => {
+                let mut whole = EMPTY;
+                for _ in 0..*min {
+                    let part = self.build(inner)?;
+                    whole = self.then(whole, part);
+                }
+                match max {
+                    Some(max) => {
+                        for _ in *min..*max {
+                            let part = self.build(inner)?;
+                            whole = self.then(
+                                whole,
+                                Part {
+                                    empty: true,
+                                    ..part
+                                },
+                            );
+                        }
+                    }
+                    None => {
+                        let part = self.build(inner)?;
+                        self.follows(part.last, part.first);
+                        whole = self.then(
+                            whole,
+                            Part {
+                                empty: true,
+                                ..part
+                            },
+                        );
+                    }
+                }
+                whole
+            }
+        })
     }
 
     fn is_match(&self, text: &str) -> bool {
-        let mut states = self.start;
+        let Part { empty, first, last } = self.whole;
+        if empty && !self.anchored_end {
+            return true;
+        }
+        let mut at = 0_u64;
+        let mut begun = false;
         for c in text.chars() {
-            if !self.anchored_end && states & self.end != 0 {
+            let mut next = if self.anchored_start && begun {
+                0
+            } else {
+                first
+            };
+            let mut rest = at;
+            while rest != 0 {
+                next |= self.follow[rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+            }
+            at = next
+                & if c.is_ascii() {
+                    self.ascii[c as usize]
+                } else {
+                    self.wide
+                };
+            begun = true;
+            if !self.anchored_end && at & last != 0 {
                 return true;
             }
-            let takes = if c.is_ascii() {
-                self.ascii[c as usize]
-            } else {
-                self.wide
-            };
-            let taken = states & takes;
-            states = self.close(((taken & self.advance) << 1) | (taken & self.repeat));
-            if !self.anchored_start {
-                states |= self.start;
-            } else if states == 0 {
+            if self.anchored_start && at == 0 {
                 return false;
             }
         }
-        states & self.end != 0
+        // The empty text matches at the end, and, anchored, only when it is the whole text.
+        at & last != 0 || (empty && (!self.anchored_start || text.is_empty()))
     }
 }
 
@@ -317,7 +434,7 @@ fn escaped(c: char) -> Option<u8> {
 
 /// A class `[…]` after its `[`: ASCII characters, ranges of them and `\d`-like escapes, maybe
 /// negated; `None` for nested classes, set operations, POSIX names and anything not ASCII.
-fn class(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<Class> {
+fn class(chars: &mut Chars<'_>) -> Option<Class> {
     let negated = chars.next_if_eq(&'^').is_some();
     let mut set = Class::of(0);
     let mut first = true;
@@ -344,7 +461,7 @@ fn class(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<Class> 
 }
 
 /// The character `from` alone, or the range `from-to` when a `-` and a character follow.
-fn range_from(from: u8, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<u128> {
+fn range_from(from: u8, chars: &mut Chars<'_>) -> Option<u128> {
     let mut ahead = chars.clone();
     if ahead.next() != Some('-') {
         return Some(bit(from));
@@ -364,7 +481,7 @@ fn range_from(from: u8, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) ->
 }
 
 /// `{n}`, `{n,}` or `{n,m}` after its `{`: the least and most times (`None`: no most).
-fn counted(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<(usize, Option<usize>)> {
+fn counted(chars: &mut Chars<'_>) -> Option<(usize, Option<usize>)> {
     let mut text = String::new();
     for c in chars.by_ref() {
         if c == '}' {
@@ -390,7 +507,7 @@ mod tests {
 
     fn agrees(source: &str, texts: &[&str]) {
         let pattern = Pattern::new(source).expect(source);
-        assert!(pattern.is_run(), "{source} is a run");
+        assert!(pattern.is_automaton(), "{source} is read");
         let regex = regex_lite::Regex::new(source).expect(source);
         for text in texts {
             assert_eq!(
@@ -402,7 +519,7 @@ mod tests {
     }
 
     #[test]
-    fn runs_match_as_regex_lite_does() {
+    fn automata_match_as_regex_lite_does() {
         let texts = [
             "",
             "a",
@@ -445,6 +562,12 @@ mod tests {
             "\\W",
             "",
             "^$",
+            "^(a|b)$",
+            "a|b",
+            "^(?:ab|c)+$",
+            "^((10|[1-9])m|([1-9][0-9]*)s)$",
+            "^([0-9]+(ns|us|ms|s|m)){1,5}$",
+            "(a|)x",
         ] {
             agrees(source, &texts);
         }
@@ -453,8 +576,9 @@ mod tests {
     #[test]
     fn other_patterns_stay_with_the_regex_engine() {
         for source in [
-            "^(a|b)$",
-            "a|b",
+            "^a|b",
+            "a|b$",
+            "(?i)a",
             "\\bword",
             "^é$",
             "[[:alpha:]]",
@@ -464,8 +588,8 @@ mod tests {
             "^a$b",
         ] {
             assert!(
-                Pattern::new(source).is_none_or(|p| !p.is_run()),
-                "{source} is not a run"
+                Pattern::new(source).is_none_or(|p| !p.is_automaton()),
+                "{source} stays with the regex engine"
             );
         }
     }
