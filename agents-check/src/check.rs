@@ -9,7 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::compile::{Compiled, Keywords, Node, NodeId};
+use crate::compile::{Compiled, Keywords, Node, NodeId, lookup};
 use crate::instance::{Instance, Kind, equal};
 use crate::path;
 
@@ -276,8 +276,7 @@ impl<'s, 'o> Eval<'s, 'o> {
     fn breach(&mut self, k: &Keywords, keyword: &str, loc: &Loc<'_>, found: Option<&dyn Instance>) {
         let schema = self.schema;
         if let Some(out) = self.out.as_deref_mut() {
-            let rule = schema.docs[k.doc]
-                .pointer(&k.at)
+            let rule = lookup(&schema.docs[k.doc], &k.at)
                 .and_then(|s| s.get(keyword))
                 .cloned()
                 .unwrap_or(Value::Null);

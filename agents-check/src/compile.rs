@@ -4,6 +4,7 @@
 //! caller supplies and the bundled metaschemas, so a reference is resolved wherever it points.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use url::Url;
@@ -483,13 +484,15 @@ pub(crate) enum Node {
 /// A resource (a schema with its own base URI) and its dynamic anchors.
 #[derive(Debug, Default)]
 pub(crate) struct Resource {
-    pub dynamic_anchors: HashMap<String, NodeId>,
+    pub dynamic_anchors: foldhash::HashMap<String, NodeId>,
 }
 
-/// A document the compiler read: its base URI and its JSON.
+/// A document the compiler read: its base URI and its JSON, shared so that the compiler reads a
+/// node's keywords while it adds nodes (a copy of each subtree would cost time quadratic in the
+/// schema's depth).
 struct Document {
     uri: String,
-    value: Value,
+    value: Arc<Value>,
     /// Read from the caller's documents or directories (not the schema, not a metaschema).
     supplied: bool,
 }
@@ -530,20 +533,20 @@ pub(crate) struct Compiled {
 pub(crate) struct Compiler {
     docs: Vec<Document>,
     /// Absolute URIs (resources without fragment, and `base#anchor`) to locations.
-    index: HashMap<String, Location>,
+    index: foldhash::HashMap<String, Location>,
     /// Every schema object walked, by location.
-    scanned: HashMap<Location, Scanned>,
+    scanned: foldhash::HashMap<Location, Scanned>,
     /// Dynamic anchors declared in each resource: resource URI to (name, location).
-    dynamic_anchors: HashMap<String, Vec<(String, Location)>>,
+    dynamic_anchors: foldhash::HashMap<String, Vec<(String, Location)>>,
     remotes: HashMap<String, Value>,
     directories: Vec<(String, std::path::PathBuf)>,
     files: Vec<std::path::PathBuf>,
     loaded: std::collections::HashSet<String>,
     nodes: Vec<Node>,
-    memo: HashMap<Location, NodeId>,
+    memo: foldhash::HashMap<Location, NodeId>,
     pending: Vec<(NodeId, Location)>,
     resources: Vec<Resource>,
-    resource_of: HashMap<String, usize>,
+    resource_of: foldhash::HashMap<String, usize>,
     problems: Vec<Problem>,
     tracks_evaluation: bool,
 }
@@ -574,7 +577,40 @@ fn settle_implied(nodes: &mut [Node]) {
 }
 
 fn escape(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
+    if segment.contains(['~', '/']) {
+        segment.replace('~', "~0").replace('/', "~1")
+    } else {
+        segment.to_owned()
+    }
+}
+
+/// The value at JSON pointer `pointer` in `value`, as [`Value::pointer`] finds it, without
+/// allocating for tokens that hold no escape (the compiler looks up every subschema by its
+/// pointer).
+pub(crate) fn lookup<'v>(value: &'v Value, pointer: &str) -> Option<&'v Value> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    let mut here = value;
+    for token in pointer.strip_prefix('/')?.split('/') {
+        let token: std::borrow::Cow<'_, str> = if token.contains('~') {
+            token.replace("~1", "/").replace("~0", "~").into()
+        } else {
+            token.into()
+        };
+        here = match here {
+            Value::Object(map) => map.get(token.as_ref())?,
+            Value::Array(list) => {
+                let leading_zero = token.starts_with('0') && token.len() != 1;
+                if token.starts_with('+') || leading_zero {
+                    return None;
+                }
+                list.get(token.parse::<usize>().ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(here)
 }
 
 fn strip_fragment(url: &Url) -> Url {
@@ -595,18 +631,18 @@ impl Compiler {
     ) -> Self {
         Compiler {
             docs: Vec::new(),
-            index: HashMap::new(),
-            scanned: HashMap::new(),
-            dynamic_anchors: HashMap::new(),
+            index: foldhash::HashMap::default(),
+            scanned: foldhash::HashMap::default(),
+            dynamic_anchors: foldhash::HashMap::default(),
             remotes,
             directories,
             files: Vec::new(),
             loaded: std::collections::HashSet::new(),
             nodes: Vec::new(),
-            memo: HashMap::new(),
+            memo: foldhash::HashMap::default(),
             pending: Vec::new(),
             resources: Vec::new(),
-            resource_of: HashMap::new(),
+            resource_of: foldhash::HashMap::default(),
             problems: Vec::new(),
             tracks_evaluation: false,
         }
@@ -649,7 +685,11 @@ impl Compiler {
             resources: self.resources,
             doc_uris: self.docs.iter().map(|d| d.uri.clone()).collect(),
             supplied: self.docs.iter().map(|d| d.supplied).collect(),
-            docs: self.docs.into_iter().map(|d| d.value).collect(),
+            docs: self
+                .docs
+                .into_iter()
+                .map(|d| Arc::unwrap_or_clone(d.value))
+                .collect(),
             root,
             files: self.files,
             tracks_evaluation: self.tracks_evaluation,
@@ -659,12 +699,12 @@ impl Compiler {
 
     fn add_document(&mut self, value: Value, base: &Url, draft: Draft, supplied: bool) -> usize {
         let doc = self.docs.len();
+        let value = Arc::new(value);
         self.docs.push(Document {
             uri: key(base),
-            value,
+            value: Arc::clone(&value),
             supplied,
         });
-        let value = self.docs[doc].value.clone();
         let context = Scanned {
             base: base.clone(),
             draft,
@@ -803,7 +843,8 @@ impl Compiler {
     }
 
     fn build(&mut self, at: &Location) -> Node {
-        let Some(value) = self.docs[at.doc].value.pointer(&at.pointer).cloned() else {
+        let doc = Arc::clone(&self.docs[at.doc].value);
+        let Some(value) = lookup(&doc, &at.pointer) else {
             return Node::Always;
         };
         let map = match value {
@@ -851,9 +892,7 @@ impl Compiler {
         {
             {
                 // Only a reference to a dynamic anchor looks into the dynamic scope.
-                let declared = self.docs[target.doc]
-                    .value
-                    .pointer(&target.pointer)
+                let declared = lookup(&self.docs[target.doc].value, &target.pointer)
                     .and_then(|v| v.get("$dynamicAnchor"))
                     .and_then(Value::as_str)
                     .map(str::to_owned);
@@ -868,7 +907,7 @@ impl Compiler {
             None => true,
         };
         if validation {
-            self.read_assertions(&map, &mut k);
+            self.read_assertions(map, &mut k);
         }
         let child = |this: &mut Self, path: &str| {
             this.node(Location {
@@ -1156,7 +1195,7 @@ impl Compiler {
             self.index.get(target.as_str()).cloned()
         };
         match location {
-            Some(at) if self.docs[at.doc].value.pointer(&at.pointer).is_some() => Some(at),
+            Some(at) if lookup(&self.docs[at.doc].value, &at.pointer).is_some() => Some(at),
             _ => {
                 self.problems.push(problem(format!(
                     "`{reference}` points to nothing (resolved as `{target}`); supply the \
@@ -1207,11 +1246,7 @@ impl Compiler {
         let Some(at) = self.index.get(resource) else {
             return true;
         };
-        match self.docs[at.doc]
-            .value
-            .pointer(&at.pointer)
-            .and_then(|m| m.get("$vocabulary"))
-        {
+        match lookup(&self.docs[at.doc].value, &at.pointer).and_then(|m| m.get("$vocabulary")) {
             Some(Value::Object(vocabularies)) => vocabularies
                 .keys()
                 .any(|v| v.ends_with("/vocab/validation")),
@@ -1354,4 +1389,40 @@ pub(crate) fn bundle(compiled: &Compiled) -> Value {
         }
     }
     root
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::lookup;
+
+    #[test]
+    fn lookup_finds_what_serde_json_finds() {
+        let doc = json!({
+            "a/b": {"m~n": [10, {"x": 1}]},
+            "$defs": {"0": true, "": {"": 2}},
+            "list": [0, 1, 2],
+        });
+        for pointer in [
+            "",
+            "/a~1b",
+            "/a~1b/m~0n",
+            "/a~1b/m~0n/1/x",
+            "/a~1b/m~0n/01",
+            "/a~1b/m~0n/+1",
+            "/a~1b/m~0n/9",
+            "/$defs/0",
+            "/$defs/",
+            "/$defs//",
+            "/list/2",
+            "/list/-1",
+            "a",
+            "/missing",
+            "/list/2/x",
+            "/a~01b",
+        ] {
+            assert_eq!(lookup(&doc, pointer), doc.pointer(pointer), "{pointer:?}");
+        }
+    }
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::compile::{Compiled, Holds, Node, NodeId, defs_keyword, holds};
+use crate::compile::{Compiled, Holds, Node, NodeId, defs_keyword, holds, lookup};
 
 /// The root document with every reference the compiled schema follows rewritten as `#/…`
 /// from the root, and every other document a reference reaches (supplied, or a metaschema)
@@ -71,8 +71,7 @@ pub(crate) fn localized(compiled: &Compiled) -> Value {
     for (doc, list) in &rewrites {
         for (at, keyword, target) in list {
             if let Some(pointer) = pointer_of(*target) {
-                let before = compiled.docs[*doc]
-                    .pointer(at)
+                let before = lookup(&compiled.docs[*doc], at)
                     .and_then(|s| s.get(keyword))
                     .and_then(Value::as_str);
                 changed |= *keyword == "$dynamicRef" || before != Some(&format!("#{pointer}"));
