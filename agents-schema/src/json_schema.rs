@@ -127,6 +127,9 @@ pub fn output_schema(record: &AgentRecord) -> Value {
     let written_properties = written
         .and_then(|w| w.get("properties"))
         .and_then(Value::as_object);
+    // What the record said when it was read: a part it still says is given back as written.
+    let read = record.written.output_read.as_deref();
+    let read_properties = read.and_then(|r| r.properties.as_ref());
     let properties: Map<String, Value> = record
         .output_schema
         .iter()
@@ -134,7 +137,7 @@ pub fn output_schema(record: &AgentRecord) -> Value {
         .map(|(name, field)| {
             let as_written = written_properties
                 .and_then(|p| p.get(name))
-                .filter(|w| FieldSchema::from_document(w).is_ok_and(|read| read == *field));
+                .filter(|_| read_properties.and_then(|p| p.get(name)) == Some(field));
             let value = match as_written {
                 Some(w) => w.clone(),
                 None => serde_json::to_value(field).unwrap_or(Value::Null),
@@ -143,14 +146,12 @@ pub fn output_schema(record: &AgentRecord) -> Value {
         })
         .collect();
     let rest_as_written = written
+        .filter(|_| read.is_some_and(|r| r.rest == record.output_document))
         .map(|w| {
-            let mut rest = w.clone();
-            rest.remove("properties");
-            rest
-        })
-        .filter(|rest| {
-            FieldSchema::from_document(&Value::Object(rest.clone()))
-                .is_ok_and(|read| Some(&read) == record.output_document.as_deref())
+            w.iter()
+                .filter(|(key, _)| *key != "properties")
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect::<Map<String, Value>>()
         });
     let mut doc = match rest_as_written {
         Some(rest) => rest,

@@ -93,6 +93,18 @@ pub struct Written {
     pub input: Option<std::sync::Arc<Value>>,
     /// The output document.
     pub output: Option<std::sync::Arc<Value>>,
+    /// What the record said of the output document when it was read: compared with what it
+    /// says now, it tells which descriptors changed since, without reading the document again.
+    pub output_read: Option<std::sync::Arc<AsRead>>,
+}
+
+/// An output document as a record read it: its descriptors, and the rest of it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AsRead {
+    /// The descriptors, by name ([`AgentRecord::output_schema`] as read).
+    pub properties: Option<IndexMap<String, FieldSchema>>,
+    /// The document less its properties ([`AgentRecord::output_document`] as read).
+    pub rest: Option<Box<FieldSchema>>,
 }
 
 /// Which published version of a `/v2` extract template a record describes.

@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 use super::error::{FieldError, join_path};
 use super::json::{Json, kind};
 use crate::{
-    AgentRecord, FeatureFlags, FieldSchema, InputProperty, SchemaType, TemplateVersion, Written,
+    AgentRecord, AsRead, FeatureFlags, FieldSchema, InputProperty, SchemaType, TemplateVersion,
+    Written,
 };
 
 /// One walk over a record's tree: builds the model, tracks the JSON path, and collects every
@@ -274,6 +275,12 @@ impl Reader {
             Some(mut doc) => (doc.properties.take(), Some(Box::new(doc))),
             None => (None, None),
         };
+        if written.output.is_some() {
+            written.output_read = Some(Arc::new(AsRead {
+                properties: output_schema.clone(),
+                rest: output_document.clone(),
+            }));
+        }
         Some(AgentRecord {
             name: name?,
             is_public: None,
