@@ -204,6 +204,9 @@ fn check_schema(
 /// escapes the ones inside strings), so it stays.
 fn schema_text(schema: &Value) -> String {
     let text = serde_json::to_string_pretty(schema).unwrap_or_else(|_| "true".to_owned());
+    if !text.chars().any(|c| c != '\n' && docs::is_hazard(c)) {
+        return text;
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c != '\n' && docs::is_hazard(c) {
