@@ -92,8 +92,10 @@ pub fn lower(
         // document is lowered as the JSON pointer it resolves to, the documents it reaches
         // embedded under `$defs`.
         let localized = output_schema.localized();
-        let doc = match FieldSchema::from_document(&localized) {
-            Ok(doc) if localized != *output_schema.document() => doc,
+        let doc = match (localized != *output_schema.document())
+            .then(|| FieldSchema::from_document(&localized))
+        {
+            Some(Ok(doc)) => doc,
             _ => record.output_document_read(),
         };
         let mut lowerer = Lowerer {
