@@ -192,7 +192,9 @@ impl Expr {
                 Some('+') => (1, None),
                 Some(_) => counted(chars)?,
             };
-            if max.is_some_and(|max| max < min) || min > MAX_POSITIONS {
+            // Past one position per bit, the copies would not fit (and an empty group
+            // repeated a million times would be a million copies of nothing).
+            if max.is_some_and(|max| max < min || max > MAX_POSITIONS) || min > MAX_POSITIONS {
                 return None;
             }
             // A lazy repetition (`x*?`) matches the same texts.
@@ -584,6 +586,7 @@ mod tests {
             "[[:alpha:]]",
             "[a&&b]",
             "x{1,100}",
+            "(?:){0,1000}",
             "\\x41",
             "^a$b",
         ] {
