@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::inputs::{ParamTy, param_type};
-use crate::{AgentRecord, FieldSchema, InputProperty};
+use crate::{AgentRecord, AsRead, FieldSchema, InputProperty};
 
 /// The JSON Schema dialect both documents declare.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -128,7 +128,12 @@ pub fn output_schema(record: &AgentRecord) -> Value {
         .and_then(|w| w.get("properties"))
         .and_then(Value::as_object);
     // What the record said when it was read: a part it still says is given back as written.
-    let read = record.written.output_read.as_deref();
+    // The reader keeps it; a `Written` made without it is read here.
+    let read: Option<std::borrow::Cow<'_, AsRead>> = match &record.written.output_read {
+        Some(read) => Some(std::borrow::Cow::Borrowed(read)),
+        None => written.map(|w| std::borrow::Cow::Owned(AsRead::of(w))),
+    };
+    let read = read.as_deref();
     let read_properties = read.and_then(|r| r.properties.as_ref());
     let properties: Map<String, Value> = record
         .output_schema

@@ -107,6 +107,20 @@ pub struct AsRead {
     pub rest: Option<Box<FieldSchema>>,
 }
 
+impl AsRead {
+    /// An output document read as a record reads it; a document that does not read says
+    /// nothing.
+    pub fn of(document: &Map<String, Value>) -> AsRead {
+        match FieldSchema::from_document(&Value::Object(document.clone())) {
+            Ok(mut doc) => AsRead {
+                properties: doc.properties.take(),
+                rest: Some(Box::new(doc)),
+            },
+            Err(_) => AsRead::default(),
+        }
+    }
+}
+
 /// Which published version of a `/v2` extract template a record describes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TemplateVersion {
