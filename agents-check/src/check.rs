@@ -202,6 +202,14 @@ impl<'s, 'o> Eval<'s, 'o> {
 
     /// Whether `inst` passes node `id` entered from outside every resource, recording nothing.
     #[cfg_attr(not(feature = "sample"), allow(dead_code))]
+    /// This evaluation starting inside the resources of `scope`, outermost first (where a
+    /// `$dynamicRef` looks first).
+    #[cfg(feature = "sample")]
+    pub(crate) fn within(mut self, scope: &[usize]) -> Self {
+        self.scope = scope.to_vec();
+        self
+    }
+
     pub(crate) fn passes(&mut self, id: NodeId, inst: &dyn Instance) -> bool {
         self.eval(id, inst, &Loc::Root, false).is_some()
     }

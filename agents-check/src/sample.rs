@@ -12,6 +12,7 @@
 //! what it looks like. The same schema and seed give the same value.
 
 use std::collections::HashSet;
+use std::mem::take;
 
 use rand::SeedableRng;
 use rand::distr::Distribution;
@@ -19,7 +20,7 @@ use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind};
 use serde_json::{Map, Number, Value};
 
 use crate::check::Eval;
-use crate::compile::{Compiled, Keywords, Node, NodeId};
+use crate::compile::{Compiled, Dynamic, Keywords, Node, NodeId};
 use crate::instance::equal;
 
 /// What a value looks like where the schema leaves it free.
@@ -61,6 +62,9 @@ struct Gathered<'c> {
     never: bool,
     /// A reference was not followed (recursion, or the budget spent).
     cut: bool,
+    /// The dynamic scope the value's parts are made in: the resources around this value, then
+    /// those its schemas entered, outermost first.
+    scope: Vec<usize>,
 }
 
 pub(crate) struct Sampler<'c> {
@@ -70,6 +74,9 @@ pub(crate) struct Sampler<'c> {
     work: usize,
     /// Values `make` returned that do not meet their schemas (none could be made that did).
     unmet: usize,
+    /// The resources the value being made is inside, outermost first, as the check keeps them:
+    /// where a `$dynamicRef` lands.
+    scope: Vec<usize>,
 }
 
 impl<'c> Sampler<'c> {
@@ -80,6 +87,7 @@ impl<'c> Sampler<'c> {
             refs: 0,
             work: 0,
             unmet: 0,
+            scope: Vec::new(),
         }
     }
 
@@ -90,9 +98,11 @@ impl<'c> Sampler<'c> {
     }
 
     fn valid(&self, nodes: &[NodeId], value: &Value) -> bool {
-        nodes
-            .iter()
-            .all(|id| Eval::new(self.compiled, None).passes(*id, value))
+        nodes.iter().all(|id| {
+            Eval::new(self.compiled, None)
+                .within(&self.scope)
+                .passes(*id, value)
+        })
     }
 
     /// A value meeting every schema of `nodes`, named `name`; `None` when none can be made or,
@@ -108,7 +118,7 @@ impl<'c> Sampler<'c> {
         let mut first = None;
         for attempt in 0..ATTEMPTS {
             let mark = stack.len();
-            let gathered = self.gather(nodes, attempt, stack, must);
+            let mut gathered = self.gather(nodes, attempt, stack, must);
             if gathered.never || (gathered.cut && !must) {
                 stack.truncate(mark);
                 if gathered.cut && !must {
@@ -127,7 +137,9 @@ impl<'c> Sampler<'c> {
             let (value, settled) = match self.pick(ks, seed, attempt) {
                 Some(named) => (named, false),
                 None => {
+                    let outer = std::mem::replace(&mut self.scope, take(&mut gathered.scope));
                     let value = self.build(ks, name, seed, attempt, stack);
+                    self.scope = outer;
                     (
                         value,
                         ks.iter().all(|k| k.only_parts) && self.unmet == unmet,
@@ -172,16 +184,22 @@ impl<'c> Sampler<'c> {
         must: bool,
     ) -> Gathered<'c> {
         let compiled = self.compiled;
-        let mut out = Gathered::default();
+        let mut out = Gathered {
+            scope: self.scope.clone(),
+            ..Gathered::default()
+        };
         // Breadth first: a schema's keywords before those it brings in, in the order written.
         // A queue read from the front, which also says what was visited: a value meets a few
-        // schemas at once, so a scan is cheaper than hashing.
+        // schemas at once, so a scan is cheaper than hashing. Beside each entry, the entry that
+        // brought it in: the path a `$dynamicRef` looks along.
         let mut todo: Vec<NodeId> = nodes.to_vec();
+        let mut from: Vec<Option<usize>> = vec![None; todo.len()];
         let mut next = 0;
         let mut point = 0u64;
         while let Some(&id) = todo.get(next) {
+            let at = next;
             next += 1;
-            if todo[..next - 1].contains(&id) {
+            if todo[..at].contains(&id) {
                 continue;
             }
             let k = match &compiled.nodes[id] {
@@ -193,10 +211,16 @@ impl<'c> Sampler<'c> {
                 Node::Keywords(k) => k,
             };
             out.keywords.push(k);
-            let targets = k
-                .reference
-                .into_iter()
-                .chain(k.dynamic.as_ref().map(|d| d.target));
+            if let Some(r) = k.resource
+                && !out.scope.contains(&r)
+            {
+                out.scope.push(r);
+            }
+            let targets = k.reference.into_iter().chain(
+                k.dynamic
+                    .as_ref()
+                    .map(|d| self.dynamic_target(d, &todo, &from, at)),
+            );
             for target in targets {
                 if self.follows(target, stack, must) {
                     self.refs += 1;
@@ -227,8 +251,112 @@ impl<'c> Sampler<'c> {
                 }
                 point += 1;
             }
+            from.resize(todo.len(), Some(at));
         }
         out
+    }
+
+    /// Where the `$dynamicRef` `d` of entry `at` of a gathering lands: the outermost resource
+    /// of its dynamic scope (the resources around the value, then those entered on the way to
+    /// `at`) with a `$dynamicAnchor` of its name, else its static target.
+    fn dynamic_target(
+        &self,
+        d: &Dynamic,
+        todo: &[NodeId],
+        from: &[Option<usize>],
+        at: usize,
+    ) -> NodeId {
+        let Some(name) = &d.anchor else {
+            return d.target;
+        };
+        let mut path = Vec::new();
+        let mut i = Some(at);
+        while let Some(entry) = i {
+            if let Node::Keywords(k) = &self.compiled.nodes[todo[entry]]
+                && let Some(r) = k.resource
+            {
+                path.push(r);
+            }
+            i = from[entry];
+        }
+        self.scope
+            .iter()
+            .chain(path.iter().rev())
+            .find_map(|r| self.compiled.resources[*r].dynamic_anchors.get(name))
+            .copied()
+            .unwrap_or(d.target)
+    }
+
+    /// The kinds of value that can fail node `id`: one of any other kind meets it, whatever it
+    /// holds. Kept wide where unsure (a value matching two `oneOf` branches, a nested `not`, a
+    /// `$dynamicRef`, deep references): what it leaves out must never be able to fail.
+    fn breakable(&self, id: NodeId, depth: usize) -> u8 {
+        let k = match &self.compiled.nodes[id] {
+            Node::Always => return 0,
+            Node::Never(_) | Node::Pending => return ALL_KINDS,
+            Node::Keywords(k) => k,
+        };
+        if depth > 16
+            || k.constant.is_some()
+            || k.enumeration.is_some()
+            || k.not.is_some()
+            || k.dynamic.is_some()
+            || !k.one_of.is_empty()
+        {
+            return ALL_KINDS;
+        }
+        let mut bits = k.types.map_or(0, |t| ALL_KINDS & !t.kinds());
+        if !k.properties.is_empty()
+            || !k.required.is_empty()
+            || !k.dependent_required.is_empty()
+            || !k.dependent_schemas.is_empty()
+            || !k.pattern_properties.is_empty()
+            || k.additional_properties.is_some()
+            || k.unevaluated_properties.is_some()
+            || k.property_names.is_some()
+            || k.min_properties.is_some()
+            || k.max_properties.is_some()
+        {
+            bits |= KIND_OBJECT;
+        }
+        if !k.prefix_items.is_empty()
+            || k.items.is_some()
+            || k.contains.is_some()
+            || k.unevaluated_items.is_some()
+            || k.min_items.is_some()
+            || k.max_items.is_some()
+            || k.unique_items
+        {
+            bits |= KIND_ARRAY;
+        }
+        if k.pattern.is_some() || k.min_length.is_some() || k.max_length.is_some() {
+            bits |= KIND_STRING;
+        }
+        if k.minimum.is_some()
+            || k.maximum.is_some()
+            || k.exclusive_minimum.is_some()
+            || k.exclusive_maximum.is_some()
+            || k.multiple_of.is_some()
+        {
+            bits |= KIND_NUMBER | KIND_INTEGER;
+        }
+        for sub in k
+            .reference
+            .iter()
+            .chain(&k.all_of)
+            .chain(&k.then)
+            .chain(&k.else_)
+        {
+            bits |= self.breakable(*sub, depth + 1);
+        }
+        // A value fails `anyOf` only where it fails every branch.
+        if !k.any_of.is_empty() {
+            bits |= k
+                .any_of
+                .iter()
+                .fold(ALL_KINDS, |all, b| all & self.breakable(*b, depth + 1));
+        }
+        bits
     }
 
     fn only_null(&self, id: NodeId) -> bool {
@@ -282,6 +410,16 @@ impl<'c> Sampler<'c> {
             .iter()
             .filter_map(|k| k.types)
             .fold(ALL_KINDS, |bits, t| bits & t.kinds());
+        // Under `not`, only a value of a kind its schema can fail can be valid.
+        let breaking = ks
+            .iter()
+            .filter_map(|k| k.not)
+            .fold(ALL_KINDS, |bits, n| bits & self.breakable(n, 0));
+        let allowed = if allowed & breaking != 0 {
+            allowed & breaking
+        } else {
+            allowed
+        };
         let allows = |bit: u8| allowed & bit != 0;
         // The kinds the keywords describe, before the others (at most seven, on the stack: a
         // value is made for every leaf).
