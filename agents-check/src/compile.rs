@@ -1109,14 +1109,8 @@ impl Compiler {
     }
 
     fn pattern(&mut self, source: &str, pointer: &str) -> Option<Pattern> {
-        if let Some(pattern) = Pattern::new(source) {
-            return Some(pattern);
-        }
-        match regex_lite::Regex::new(source) {
-            Ok(_) => None,
-            Err(e) => {
-                let why = e.to_string();
-                let why = why.lines().last().unwrap_or("invalid");
+        Pattern::parse(source)
+            .map_err(|why| {
                 self.problems.push(Problem {
                     kind: ProblemKind::Pattern,
                     pointer: pointer.to_owned(),
@@ -1129,10 +1123,9 @@ impl Compiler {
                              agents-runtime)"
                         }
                     ),
-                });
-                None
-            }
-        }
+                })
+            })
+            .ok()
     }
 
     /// The resource whose base URI is `base` (its index in `resources`), with its dynamic

@@ -14,13 +14,13 @@
 
 /// A compiled pattern: regex-lite, or the position automaton of a simple one; with the feature
 /// `unicode`, a pattern regex-lite refuses (`\p{Letter}`) is compiled by regex.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Pattern {
     regex: Engine,
     automaton: Option<Automaton>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Engine {
     Lite(regex_lite::Regex),
     #[cfg(feature = "unicode")]
@@ -31,18 +31,28 @@ impl Pattern {
     /// The pattern `source` compiled as the checks compile a `pattern`; `None` when it does not
     /// compile (the schema's problems say why).
     pub fn new(source: &str) -> Option<Pattern> {
+        Pattern::parse(source).ok()
+    }
+
+    /// The pattern `source` compiled, or why it does not compile, in one line (the regex
+    /// engine's last line: "unclosed group", …).
+    pub fn parse(source: &str) -> Result<Pattern, String> {
         match regex_lite::Regex::new(source) {
-            Ok(regex) => Some(Pattern {
+            Ok(regex) => Ok(Pattern {
                 regex: Engine::Lite(regex),
                 automaton: Automaton::read(source),
             }),
-            #[cfg(feature = "unicode")]
-            Err(_) => regex::Regex::new(source).ok().map(|regex| Pattern {
-                regex: Engine::Full(regex),
-                automaton: None,
-            }),
-            #[cfg(not(feature = "unicode"))]
-            Err(_) => None,
+            Err(e) => {
+                #[cfg(feature = "unicode")]
+                if let Ok(regex) = regex::Regex::new(source) {
+                    return Ok(Pattern {
+                        regex: Engine::Full(regex),
+                        automaton: None,
+                    });
+                }
+                let why = e.to_string();
+                Err(why.lines().last().unwrap_or("invalid").to_owned())
+            }
         }
     }
 
@@ -127,7 +137,7 @@ const MAX_POSITIONS: usize = 64;
 
 /// A pattern read as regex-lite reads it, when it is built of nothing but classes, groups,
 /// alternation and repetition, between an optional `^` and `$`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Expr {
     Class(Class),
     Concat(Vec<Expr>),
@@ -218,7 +228,7 @@ struct Part {
 /// by reading a character of that class. A match is followed as the set of positions the
 /// text read so far may end at, the bits of one word, so each character is a table lookup,
 /// an OR of the follow sets and an AND.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Automaton {
     /// Bit `p` set when the class at position `p` takes the character, for every ASCII one.
     ascii: Box<[u64; 128]>,

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use regex_lite::Regex;
+use agents_check::Pattern as Compiled;
 
 /// One rule an input parameter broke.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,10 +46,11 @@ fn list(v: &[Violation]) -> String {
         .join("; ")
 }
 
-/// A regular expression of a generated `validate()`, compiled once on first use.
+/// A regular expression of a generated `validate()`, compiled once on first use by the engine
+/// the decoder's checks use.
 pub struct Pattern {
     source: &'static str,
-    compiled: OnceLock<Option<Regex>>,
+    compiled: OnceLock<Option<Compiled>>,
 }
 
 impl Pattern {
@@ -61,9 +62,9 @@ impl Pattern {
         }
     }
 
-    fn regex(&self) -> Option<&Regex> {
+    fn compiled(&self) -> Option<&Compiled> {
         self.compiled
-            .get_or_init(|| Regex::new(self.source).ok())
+            .get_or_init(|| Compiled::new(self.source))
             .as_ref()
     }
 }
@@ -173,7 +174,7 @@ impl Violations {
 
     /// The value matches the pattern.
     pub fn pattern(&mut self, param: &str, rule: &str, value: &str, pattern: &Pattern) {
-        match pattern.regex() {
+        match pattern.compiled() {
             Some(re) => self.matches(param, rule, value, re),
             None => self.push(
                 param,
@@ -185,7 +186,7 @@ impl Violations {
 
     /// The value matches a compiled pattern (the request check's, compiled when the record was
     /// read).
-    pub(crate) fn matches(&mut self, param: &str, rule: &str, value: &str, re: &Regex) {
+    pub(crate) fn matches(&mut self, param: &str, rule: &str, value: &str, re: &Compiled) {
         if !re.is_match(value) {
             self.push(
                 param,

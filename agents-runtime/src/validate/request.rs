@@ -60,7 +60,7 @@ fn apply(
         (Rule::MaxLength(n), Typed::Text(s)) => v.max_length(param, text, s, *n),
         (Rule::Minimum(m), Typed::Number(x)) => v.minimum(param, text, *x, *m),
         (Rule::Maximum(m), Typed::Number(x)) => v.maximum(param, text, *x, *m),
-        (Rule::Pattern(p), Typed::Text(s)) => v.matches(param, text, s, p.regex()),
+        (Rule::Pattern(p), Typed::Text(s)) => v.matches(param, text, s, p.compiled()),
         (Rule::OneOf(values), Typed::Text(s)) => {
             let allowed: Vec<&str> = values.iter().map(String::as_str).collect();
             v.one_of(param, text, s, &allowed);
