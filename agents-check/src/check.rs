@@ -200,8 +200,6 @@ impl<'s, 'o> Eval<'s, 'o> {
             .is_some()
     }
 
-    /// Whether `inst` passes node `id` entered from outside every resource, recording nothing.
-    #[cfg_attr(not(feature = "sample"), allow(dead_code))]
     /// This evaluation starting inside the resources of `scope`, outermost first (where a
     /// `$dynamicRef` looks first).
     #[cfg(feature = "sample")]
@@ -210,6 +208,9 @@ impl<'s, 'o> Eval<'s, 'o> {
         self
     }
 
+    /// Whether `inst` passes node `id` in the scope it was given (`within`; none by
+    /// default), recording nothing.
+    #[cfg_attr(not(feature = "sample"), allow(dead_code))]
     pub(crate) fn passes(&mut self, id: NodeId, inst: &dyn Instance) -> bool {
         self.eval(id, inst, &Loc::Root, false).is_some()
     }
@@ -490,6 +491,20 @@ impl<'s, 'o> Eval<'s, 'o> {
                         fail!("required", &Loc::Key(loc, name), None);
                     }
                 }
+                // A probe stops at the first breach: the properties most likely to tell one
+                // branch from another are looked at before the rest (and again with them).
+                if !self.recording() {
+                    for &i in &k.discriminants {
+                        let (name, id) = &k.properties[i];
+                        if let Some(value) = inst.property(name)
+                            && self
+                                .eval(*id, value, &Loc::Key(loc, name), children)
+                                .is_none()
+                        {
+                            return false;
+                        }
+                    }
+                }
                 for (name, needs) in &k.dependent_required {
                     if inst.property(name).is_some() {
                         for need in needs {
@@ -588,6 +603,9 @@ impl<'s, 'o> Eval<'s, 'o> {
         if !k.any_of.is_empty() {
             let mut any = false;
             for id in &k.any_of {
+                if self.schema.rejects(*id, kind) {
+                    continue;
+                }
                 if let Some(s) = self.probe(*id, inst, loc) {
                     any = true;
                     seen.merge(s);
@@ -603,6 +621,9 @@ impl<'s, 'o> Eval<'s, 'o> {
         if !k.one_of.is_empty() {
             let mut passed = 0;
             for id in &k.one_of {
+                if self.schema.rejects(*id, kind) {
+                    continue;
+                }
                 if let Some(s) = self.probe(*id, inst, loc) {
                     passed += 1;
                     seen.merge(s);
@@ -718,6 +739,17 @@ fn is_multiple(n: f64, m: f64) -> bool {
 
 /// No two items are equal, in linear time: each item's canonical text goes into a set.
 fn unique(inst: &dyn Instance) -> bool {
+    let len = inst.len();
+    // A few items are compared pairwise, with no text built for each (most arrays under
+    // `uniqueItems` are short lists of names).
+    if len <= 16 {
+        return (1..len).all(|j| {
+            let Some(b) = inst.item(j) else {
+                return true;
+            };
+            (0..j).all(|i| inst.item(i).is_none_or(|a| !equal(a, b)))
+        });
+    }
     let mut set = HashSet::with_capacity(inst.len());
     (0..inst.len()).all(|i| {
         let mut text = String::new();

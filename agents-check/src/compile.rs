@@ -144,7 +144,7 @@ pub(crate) struct Types(u8);
 impl Types {
     const INTEGER: u8 = 1 << 6;
 
-    fn bit(kind: Kind) -> u8 {
+    pub(crate) fn bit(kind: Kind) -> u8 {
         match kind {
             Kind::Null => 1,
             Kind::Boolean => 1 << 1,
@@ -181,6 +181,17 @@ impl Types {
         }
     }
 
+    /// The kinds a value of these types may be, one bit each as [`Types::bit`] gives them
+    /// (`integer` counts as a number).
+    fn kind_mask(self) -> u8 {
+        let number = if self.0 & Types::INTEGER != 0 {
+            Types::bit(Kind::Number)
+        } else {
+            0
+        };
+        (self.0 & ALL_KINDS) | number
+    }
+
     /// True when a value of `kind` (`inst`) has one of the types.
     pub(crate) fn allows(self, inst: &dyn Instance, kind: Kind) -> bool {
         self.0 & Types::bit(kind) != 0
@@ -188,6 +199,14 @@ impl Types {
                 && self.0 & Types::INTEGER != 0
                 && inst.as_f64().is_some_and(is_integer))
     }
+}
+
+/// Every kind, one bit each as [`Types::bit`] gives them.
+const ALL_KINDS: u8 = 0x3f;
+
+/// The bit of the kind of `value`, as [`Types::bit`] gives it.
+fn kind_bit(value: &Value) -> u8 {
+    Types::bit(value.kind())
 }
 
 /// How a keyword holds subschemas.
@@ -305,6 +324,14 @@ pub(crate) struct Keywords {
     pub keeps_types: bool,
     /// `$ref` and nothing else that constrains a value: the type made for it is its target's.
     pub only_reference: bool,
+    /// The positions in `properties` of those whose schema is a `const` or an `enum` (or a
+    /// `$ref` to one): a probe (a branch of `oneOf`, `anyOf`, `if`) looks at them first, as they
+    /// tell the branches apart at the cost of a comparison.
+    pub discriminants: Box<[usize]>,
+    /// The kinds of value that cannot pass, one bit each as [`Types::bit`] gives them, from
+    /// `type`, `const`, `enum` and what `$ref` and `allOf` bring: a branch of `anyOf` or
+    /// `oneOf` a value's kind cannot pass is not tried. Never more than certainly fail.
+    pub rejects: u8,
 }
 
 /// Which keywords besides `type` [`Keywords::only_types_besides`] lets by.
@@ -414,6 +441,8 @@ impl Keywords {
             implied: _,
             keeps_types: _,
             only_reference: _,
+            discriminants: _,
+            rejects: _,
         } = self;
         (parts || reference.is_none())
             && dynamic.is_none()
@@ -530,6 +559,18 @@ pub(crate) struct Compiled {
     pub problems: Vec<Problem>,
 }
 
+impl Compiled {
+    /// True when no value of `kind` passes node `id` (told by its kinds alone; `false` when
+    /// unsure).
+    pub(crate) fn rejects(&self, id: NodeId, kind: Kind) -> bool {
+        match &self.nodes[id] {
+            Node::Keywords(k) => k.rejects & Types::bit(kind) != 0,
+            Node::Never(_) => true,
+            Node::Always | Node::Pending => false,
+        }
+    }
+}
+
 pub(crate) struct Compiler {
     docs: Vec<Document>,
     /// Absolute URIs (resources without fragment, and `base#anchor`) to locations.
@@ -572,6 +613,94 @@ fn settle_implied(nodes: &mut [Node]) {
             k.properties.iter().all(|(_, child)| settled(*child)) && k.items.is_none_or(settled);
         if let Node::Keywords(k) = &mut nodes[id] {
             k.implied = implied;
+        }
+    }
+}
+
+/// Sets each node's [`Keywords::rejects`].
+fn settle_rejects(nodes: &mut [Node]) {
+    let mut memo: Vec<Option<u8>> = vec![None; nodes.len()];
+    let mut entered = vec![false; nodes.len()];
+    for id in 0..nodes.len() {
+        let accepts = accepts(nodes, id, &mut memo, &mut entered, 0);
+        if let Node::Keywords(k) = &mut nodes[id] {
+            k.rejects = ALL_KINDS & !accepts;
+        }
+    }
+}
+
+/// The kinds a value passing node `id` may be (more where unsure: a cycle of references, a
+/// chain deeper than 64, `$dynamicRef`).
+fn accepts(
+    nodes: &[Node],
+    id: NodeId,
+    memo: &mut [Option<u8>],
+    entered: &mut [bool],
+    depth: usize,
+) -> u8 {
+    if let Some(known) = memo[id] {
+        return known;
+    }
+    if entered[id] || depth > 64 {
+        return ALL_KINDS;
+    }
+    entered[id] = true;
+    let kinds = match &nodes[id] {
+        Node::Always | Node::Pending => ALL_KINDS,
+        Node::Never(_) => 0,
+        Node::Keywords(k) => {
+            let mut kinds = k.types.map_or(ALL_KINDS, Types::kind_mask);
+            if let Some(c) = &k.constant {
+                kinds &= kind_bit(c);
+            }
+            if let Some(list) = &k.enumeration {
+                kinds &= list.iter().fold(0, |bits, v| bits | kind_bit(v));
+            }
+            for sub in k.reference.iter().chain(&k.all_of) {
+                kinds &= accepts(nodes, *sub, memo, entered, depth + 1);
+            }
+            kinds
+        }
+    };
+    entered[id] = false;
+    memo[id] = Some(kinds);
+    kinds
+}
+
+/// Sets each node's [`Keywords::discriminants`].
+fn settle_discriminants(nodes: &mut [Node]) {
+    let names_values = |nodes: &[Node], mut child: NodeId| {
+        // A `$ref` alone is followed a few steps, as far as a cycle could not go.
+        for _ in 0..4 {
+            match &nodes[child] {
+                Node::Keywords(c) if c.constant.is_some() || c.enumeration.is_some() => {
+                    return true;
+                }
+                Node::Keywords(c) if c.only_reference => match c.reference {
+                    Some(target) => child = target,
+                    None => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
+    };
+    for id in 0..nodes.len() {
+        let Node::Keywords(k) = &nodes[id] else {
+            continue;
+        };
+        if k.properties.len() < 2 {
+            continue;
+        }
+        let found: Box<[usize]> = k
+            .properties
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, child))| names_values(nodes, *child))
+            .map(|(i, _)| i)
+            .collect();
+        if let Node::Keywords(k) = &mut nodes[id] {
+            k.discriminants = found;
         }
     }
 }
@@ -673,6 +802,8 @@ impl Compiler {
             self.nodes[id] = node;
         }
         settle_implied(&mut self.nodes);
+        settle_discriminants(&mut self.nodes);
+        settle_rejects(&mut self.nodes);
         let mut locations = vec![(0, String::new()); self.nodes.len()];
         for (at, id) in self.memo {
             if let Some(slot) = locations.get_mut(id) {
