@@ -737,7 +737,8 @@ fn is_multiple(n: f64, m: f64) -> bool {
     (q - q.round()).abs() <= q.abs().max(1.0) * 1e-12
 }
 
-/// No two items are equal, in linear time: each item's canonical text goes into a set.
+/// No two items are equal: up to 16 compared pairwise, more in linear time, each item's
+/// canonical text going into a set.
 fn unique(inst: &dyn Instance) -> bool {
     let len = inst.len();
     // A few items are compared pairwise, with no text built for each (most arrays under

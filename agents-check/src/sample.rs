@@ -6,10 +6,12 @@
 //! `anyOf`/`oneOf` and the side of `if` chosen — honouring the keywords that say what a value
 //! is: `type`, `const`/`enum`, bounds and `multipleOf`, lengths and `pattern` (a string drawn
 //! from the expression itself), `format`, counts, `required`, `properties`, `propertyNames`,
-//! `contains`, `uniqueItems`. Then the value is checked against those schemas; one that breaks a
-//! rule no maker honours (`not`, `oneOf` matching two branches, …) is made again with the next
-//! choices, a bounded number of times. Where the schema leaves a value free, [`Leaves`] decides
-//! what it looks like. The same schema and seed give the same value.
+//! `contains`, `uniqueItems`, and of a `not` the kinds of value its schema can fail. Then the
+//! value is checked against those schemas; one that breaks a rule no maker honours (the rest of
+//! a `not`, `oneOf` matching two branches, …) is made again with the next choices, a bounded
+//! number of times. A `$dynamicRef` lands where the check lands it, in the dynamic scope gathered
+//! on the way. Where the schema leaves a value free, [`Leaves`] decides what it looks like. The
+//! same schema and seed give the same value.
 
 use std::collections::HashSet;
 use std::mem::take;
