@@ -90,35 +90,30 @@ async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Err
 
 /// Decodes a JSON body (an answer, a webhook, a delivered object): the one place the client turns
 /// bytes into a typed value. Bodies that decode go through [`crate::decode::from_slice`] alone
-/// (UTF-8 checked once per body); only a failure is decoded again with serde_path_to_error,
-/// which tracks every field it visits and so costs too much to run on every body, so the error
-/// still names the JSON path at fault. A leading UTF-8 byte order mark is skipped. Errs with (path, message);
-/// trailing data after the value is an error.
+/// (UTF-8 checked once per body); a body that does not is decoded again with
+/// serde_path_to_error, which tracks every field it visits and so costs too much to run on every
+/// body, so the error still names the JSON path at fault. That second reading lifts serde_json's
+/// limit of 128 levels and grows the stack as it goes, so it also reads what is nested deeper
+/// (a template whose schema nests 60 deep), up to `agents_wire::json::MAX_DEPTH`: one decoder
+/// of `T` for the fast path and one for all the rest, since each is compiled into every
+/// program that decodes `T`. A leading UTF-8 byte order mark is skipped. Errs with (path,
+/// message); trailing data after the value is an error.
 pub(crate) fn decode_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, (String, String)> {
     let bytes = error::strip_bom(bytes);
     if let Ok(v) = crate::decode::from_slice::<T>(bytes) {
         return Ok(v);
     }
-    // Past serde_json's 128 levels (a template whose schema nests 60 deep), the answer is read
-    // as the generator reads a record: up to `deep::MAX_DEPTH`, the stack grown as needed.
     let depth = agents_wire::json::depth(bytes);
-    if depth > 128 {
-        if depth > agents_wire::json::MAX_DEPTH {
-            let too_deep = agents_wire::json::DeepError::TooDeep { depth };
-            return Err((".".to_owned(), too_deep.to_string()));
-        }
-        let mut at = String::from(".");
-        return agents_wire::json::with_deep_deserializer(bytes, |de| {
-            serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
-                at = e.path().to_string();
-                e.into_inner()
-            })
-        })
-        .map_err(|e| (at, e.to_string()));
+    if depth > agents_wire::json::MAX_DEPTH {
+        let too_deep = agents_wire::json::DeepError::TooDeep { depth };
+        return Err((".".to_owned(), too_deep.to_string()));
     }
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize::<_, T>(&mut de)
-        .map_err(|e| (e.path().to_string(), e.inner().to_string()))?;
-    de.end().map_err(|e| (".".to_owned(), e.to_string()))?;
-    Ok(value)
+    let mut at = String::from(".");
+    agents_wire::json::with_deep_deserializer(bytes, |de| {
+        serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
+            at = e.path().to_string();
+            e.into_inner()
+        })
+    })
+    .map_err(|e| (at, e.to_string()))
 }

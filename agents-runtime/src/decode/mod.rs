@@ -235,9 +235,9 @@ impl<'de> Deserialize<'de> for Parsing<Value> {
 
 /// Decodes JSON bytes (a saved result, a message from a queue) into `T`, as the client decodes
 /// answers: UTF-8 is checked once for the whole input and serde_json then reads it as text,
-/// rather than string by string as `serde_json::from_slice` checks it. Results and errors are
-/// those of `serde_json::from_slice`:
-/// input that is not UTF-8 is decoded by it, so its error says where.
+/// rather than string by string as `serde_json::from_slice` checks it. Input that is not UTF-8
+/// is refused, as JSON text must be UTF-8, with serde_json's error saying where the first bad
+/// byte is — even inside a string that `T` would have skipped.
 ///
 /// ```
 /// use agents_runtime::catalog::RetailerAPdp;
@@ -250,7 +250,23 @@ impl<'de> Deserialize<'de> for Parsing<Value> {
 pub fn from_slice<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
     match std::str::from_utf8(bytes) {
         Ok(text) => serde_json::from_str(text),
-        Err(_) => serde_json::from_slice(bytes),
+        Err(e) => Err(not_utf8(bytes, &e)),
+    }
+}
+
+/// The error for JSON bytes that are not UTF-8, with the line and column serde_json gives the
+/// first bad byte. It is found by reading the bytes as a `Value`, whatever the type asked for:
+/// reading them as `T` would compile a second decoder of `T` into every program for this error
+/// alone.
+#[cold]
+fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> serde_json::Error {
+    match serde_json::from_slice::<Value>(bytes) {
+        Err(error) => error,
+        // Not reached: serde_json refuses a byte that is not UTF-8 inside or outside a string.
+        Ok(_) => serde::de::Error::custom(format!(
+            "the text is not UTF-8: byte {} is not",
+            e.valid_up_to() + 1
+        )),
     }
 }
 
@@ -521,6 +537,20 @@ impl Decode for Value {
 #[cfg(test)]
 mod tests {
     use super::covering;
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_refused_where_they_are_even_when_skipped() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Only {
+            #[allow(dead_code)]
+            a: u32,
+        }
+        // `b` is not a field of `Only`: serde_json would skip its string without looking.
+        let e = super::from_slice::<Only>(b"{\"a\": 1,\n \"b\": \"\xff\"}").unwrap_err();
+        assert_eq!((e.line(), e.column()), (2, 8), "{e}");
+        assert!(e.to_string().contains("invalid unicode code point"), "{e}");
+        assert_eq!(super::from_slice::<Only>(b"{\"a\": 1}").unwrap().a, 1);
+    }
 
     #[test]
     fn a_path_is_covered_by_the_record_its_parents_and_itself() {
