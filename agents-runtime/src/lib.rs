@@ -161,7 +161,7 @@ pub mod prelude {
     pub use crate::path;
     pub use crate::{Agent, AgentParams, Localize, Localized, Paginated, Record};
     #[cfg(feature = "client")]
-    pub use futures::{StreamExt as _, TryStreamExt as _};
+    pub use futures_util::{StreamExt as _, TryStreamExt as _};
 }
 
 pub use agent::{Agent, AgentParams, AgentVisitor, Localize, Localized, Paginated};

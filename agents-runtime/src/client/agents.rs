@@ -2,8 +2,8 @@
 //! the same `AgentRecord` model the generator reads.
 
 use agents_schema::AgentRecord;
-use futures::StreamExt;
-use futures::stream::BoxStream;
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
 
 use super::Client;
 use super::error::Error;
@@ -147,7 +147,7 @@ impl AgentQuery {
             buf: Vec::new().into_iter(),
             done: false,
         };
-        futures::stream::unfold(start, |mut s| async move {
+        futures_util::stream::unfold(start, |mut s| async move {
             loop {
                 if let Some(item) = s.buf.next() {
                     return Some((Ok(item), s));

@@ -1,14 +1,14 @@
 //! The client's one clock: what it reads the time from and sleeps on, for the pauses between
-//! retries and their `max_elapsed` budget, the throttle's pause after a 429, the waits between
-//! polls of a task, batch, job, crawl, generation or research run, and the short wait before a
-//! research stream reconnects, and the wall-clock time ([`Clock::wall`]) a `Retry-After` date or
+//! retries and their `max_elapsed` budget, the client-side rate limit and the throttle's pause
+//! after a 429, the waits between polls of a task, batch, job, crawl, generation or research
+//! run, and the short wait before a research stream reconnects, and the wall-clock time ([`Clock::wall`]) a `Retry-After` date or
 //! a rate-limit reset time is read against. A [`ManualClock`] makes all of them deterministic in
 //! tests (like smithy-rs's `TimeSource` and `AsyncSleep`); clippy's `disallowed-methods`
 //! (`agents-runtime/clippy.toml`) keeps other reads of the time out of the crate.
 //!
 //! Left on the real clock, because they measure the network rather than decide a wait: the
-//! HTTP timeouts, the silence that counts as a stalled research stream, the Redis calls of a
-//! shared limit, and the refill of the client-side rate limiter (governor's own clock).
+//! HTTP timeouts, the silence that counts as a stalled research stream, and the Redis calls of a
+//! shared limit.
 
 use std::fmt;
 use std::future::Future;

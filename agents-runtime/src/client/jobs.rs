@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use futures::stream::BoxStream;
+use futures_util::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 

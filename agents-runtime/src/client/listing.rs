@@ -3,8 +3,8 @@
 //! `/v2`'s offset page `{"items": [...], "limit", "offset", "total"}`; and the one stream that
 //! walks offset pages.
 
-use futures::StreamExt;
-use futures::stream::BoxStream;
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -103,7 +103,7 @@ pub(crate) fn paged_stream<T: DeserializeOwned + Send + 'static>(
 ) -> BoxStream<'static, Result<T, Error>> {
     let limit = limit.max(1);
     // (offset of the next page, whether a page is still to fetch)
-    futures::stream::unfold((0u64, true), move |(offset, more)| {
+    futures_util::stream::unfold((0u64, true), move |(offset, more)| {
         let client = client.clone();
         let segments = segments.clone();
         async move {
@@ -132,9 +132,9 @@ pub(crate) fn paged_stream<T: DeserializeOwned + Send + 'static>(
                         .enumerate()
                         .map(|(i, item)| item_of(item, offset + i as u64, &info))
                         .collect();
-                    Some((futures::stream::iter(items), (next, more)))
+                    Some((futures_util::stream::iter(items), (next, more)))
                 }
-                Err(e) => Some((futures::stream::iter(vec![Err(e)]), (offset, false))),
+                Err(e) => Some((futures_util::stream::iter(vec![Err(e)]), (offset, false))),
             }
         }
     })

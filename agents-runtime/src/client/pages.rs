@@ -12,8 +12,8 @@
 //! # }
 //! ```
 
-use futures::StreamExt;
-use futures::stream::BoxStream;
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
 
 use super::Client;
 use super::error::Error;
@@ -69,7 +69,7 @@ impl<A: Agent> Pages<A> {
             previous: None,
             done: false,
         };
-        futures::stream::unfold(start, |mut s| async move {
+        futures_util::stream::unfold(start, |mut s| async move {
             if s.done || s.fetched >= s.pages.max_pages {
                 return None;
             }

@@ -40,7 +40,7 @@
 //! # Ok(()) }
 //! ```
 
-use futures::stream::BoxStream;
+use futures_util::stream::BoxStream;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

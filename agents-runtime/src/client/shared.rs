@@ -2,7 +2,7 @@
 //! requests per second per key, not per process, so a fleet of workers on one key throttles
 //! together through Redis.
 //!
-//! The limiter is GCRA, the algorithm of the in-process limiter (governor), kept as one value in
+//! The limiter is GCRA, the algorithm of the in-process limiter (`throttle.rs`), kept as one value in
 //! Redis (the key's theoretical arrival time) and advanced atomically by a Lua script run with
 //! `EVALSHA`, on Redis's clock, so processes on machines with skewed clocks still share one
 //! schedule. The script *reserves* the next slot and answers how long to wait for it; the caller

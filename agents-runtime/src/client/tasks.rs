@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use futures::stream::{self, BoxStream, StreamExt};
+use futures_util::stream::{self, BoxStream, StreamExt};
 use serde_json::Value;
 
 use super::Client;

@@ -3,7 +3,7 @@
 //! catalog metadata and sample input/output pairs. (`/v1` describes the same agents with the
 //! agent record, [`Client::agent`].)
 
-use futures::stream::BoxStream;
+use futures_util::stream::BoxStream;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -151,7 +151,7 @@ impl Client {
                 Vec::new(),
                 100,
             ),
-            Err(e) => Box::pin(futures::stream::once(async { Err(e) })),
+            Err(e) => Box::pin(futures_util::stream::once(async { Err(e) })),
         }
     }
 

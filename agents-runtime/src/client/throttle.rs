@@ -1,5 +1,5 @@
-//! Where requests are throttled: a client-side rate limiter (governor; default 83 req/s per key,
-//! the service's limit) shared by every clone of a client, plus a pause that the service's own
+//! Where requests are throttled: a client-side rate limiter (GCRA on the client's clock; default
+//! 83 req/s per key, the service's limit) shared by every clone of a client, plus a pause that the service's own
 //! signals set: a 429's retry hint, or rate-limit headers saying nothing is left before the reset
 //! time.
 //!
@@ -16,14 +16,53 @@ use std::num::NonZeroU32;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use governor::clock::DefaultClock;
-use governor::state::{InMemoryState, NotKeyed};
-use governor::{Quota, RateLimiter};
-
 use super::clock::{Clock, sleep_until};
 use super::error::{ApiError, RateLimit, seconds};
 
-type Direct = RateLimiter<NotKeyed, InMemoryState, DefaultClock>;
+/// The generic cell rate algorithm, the one a shared limit runs in Redis (`shared.rs`), on the
+/// client's clock: permits are reserved in turn, each `interval` after the one before, and up to
+/// `burst` of them may be taken ahead of that steady rate. A permit is reserved when asked for,
+/// so callers are served first come, first served and a late wake-up does not slow the ones
+/// after it; a caller dropped while it waits leaves its slot unused, which can only lower the
+/// rate.
+#[derive(Debug)]
+struct Limiter {
+    /// Time between two permits at the steady rate, rounded up so the rate is never exceeded.
+    interval: Duration,
+    /// How far ahead of the steady rate a permit may be taken: room for `burst - 1` more.
+    tolerance: Duration,
+    /// When the next permit falls due at the steady rate (GCRA's theoretical arrival time);
+    /// `None` before the first.
+    due: Mutex<Option<Instant>>,
+}
+
+impl Limiter {
+    fn new(per_second: NonZeroU32, burst: NonZeroU32) -> Limiter {
+        let interval = Duration::from_nanos(1_000_000_000u64.div_ceil(u64::from(per_second.get())));
+        Limiter {
+            interval,
+            tolerance: interval.saturating_mul(burst.get() - 1),
+            due: Mutex::new(None),
+        }
+    }
+
+    /// Reserves the next permit at `now`; how long to wait before using it.
+    fn reserve(&self, now: Instant) -> Duration {
+        let mut due = self.due.lock().unwrap_or_else(PoisonError::into_inner);
+        let slot = due.map_or(now, |d| d.max(now));
+        *due = Some(slot.checked_add(self.interval).unwrap_or(slot));
+        slot.saturating_duration_since(now)
+            .saturating_sub(self.tolerance)
+    }
+
+    /// Waits on `clock` until a permit is this caller's.
+    async fn until_ready(&self, clock: &dyn Clock) {
+        let wait = self.reserve(clock.now());
+        if !wait.is_zero() {
+            clock.sleep(wait).await;
+        }
+    }
+}
 
 /// The longest a 429 hint pauses a client; a longer hint fails the calls that cannot wait.
 pub const MAX_PAUSE: Duration = Duration::from_secs(300);
@@ -72,17 +111,16 @@ pub enum LimiterState {
 /// The client's throttle.
 #[derive(Debug)]
 pub struct Throttle {
-    /// The client's clock, which pauses are timed and slept on (governor refills the limiter
-    /// on its own clock).
+    /// The client's clock, which the limiter and pauses are timed and slept on.
     clock: std::sync::Arc<dyn Clock>,
-    limiter: Option<Direct>,
+    limiter: Option<Limiter>,
     per_second: Option<u32>,
     pause: Mutex<Pause>,
     #[cfg(feature = "redis")]
     shared: Option<std::sync::Arc<super::shared::Shared>>,
     /// The limiter of this process's share while Redis is out, with the share it was made for.
     #[cfg(feature = "redis")]
-    fallback: Mutex<Option<(u32, std::sync::Arc<Direct>)>>,
+    fallback: Mutex<Option<(u32, std::sync::Arc<Limiter>)>>,
     /// The latest slot this process reserved in Redis: when Redis goes out, the reserved slots
     /// are still sent, and the fallback share starts after them.
     #[cfg(feature = "redis")]
@@ -92,10 +130,9 @@ pub struct Throttle {
 impl Throttle {
     /// `per_second` requests per second with bursts of `burst`; `None` for no client-side limit.
     pub fn new(per_second: Option<u32>, burst: u32, clock: std::sync::Arc<dyn Clock>) -> Throttle {
-        let limiter = per_second.and_then(NonZeroU32::new).map(|rate| {
-            let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
-            RateLimiter::direct(Quota::per_second(rate).allow_burst(burst))
-        });
+        let limiter = per_second
+            .and_then(NonZeroU32::new)
+            .map(|rate| Limiter::new(rate, NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN)));
         Throttle {
             clock,
             limiter,
@@ -138,7 +175,7 @@ impl Throttle {
     /// The limiter of this process's share in a fleet of `fleet`, made again when the share
     /// changed.
     #[cfg(feature = "redis")]
-    fn fallback(&self, fleet: u32) -> std::sync::Arc<Direct> {
+    fn fallback(&self, fleet: u32) -> std::sync::Arc<Limiter> {
         let share = self.share(fleet);
         let mut slot = self.fallback.lock().unwrap_or_else(PoisonError::into_inner);
         match &*slot {
@@ -146,9 +183,7 @@ impl Throttle {
             _ => {
                 // No burst: permits reserved in Redis before the outage are still being sent.
                 let rate = NonZeroU32::new(share).unwrap_or(NonZeroU32::MIN);
-                let limiter = std::sync::Arc::new(RateLimiter::direct(
-                    Quota::per_second(rate).allow_burst(NonZeroU32::MIN),
-                ));
+                let limiter = std::sync::Arc::new(Limiter::new(rate, NonZeroU32::MIN));
                 *slot = Some((share, limiter.clone()));
                 limiter
             }
@@ -207,14 +242,16 @@ impl Throttle {
                         if let Some(until) = reserved.filter(|u| *u > self.clock.now()) {
                             sleep_until(&*self.clock, until).await;
                         }
-                        self.fallback(shared.fleet()).until_ready().await;
+                        self.fallback(shared.fleet())
+                            .until_ready(&*self.clock)
+                            .await;
                         return Ok(());
                     }
                 }
             }
         }
         if let Some(l) = &self.limiter {
-            l.until_ready().await;
+            l.until_ready(&*self.clock).await;
         }
         Ok(())
     }
@@ -329,5 +366,51 @@ impl Throttle {
                 pause.cause = None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::clock::ManualClock;
+
+    fn limiter(per_second: u32, burst: u32) -> Limiter {
+        Limiter::new(
+            NonZeroU32::new(per_second).unwrap(),
+            NonZeroU32::new(burst).unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_burst_goes_at_once_then_one_permit_per_interval() {
+        let l = limiter(10, 3);
+        let now = ManualClock::new().now();
+        let waits: Vec<_> = (0..6).map(|_| l.reserve(now).as_millis()).collect();
+        assert_eq!(waits, [0, 0, 0, 100, 200, 300]);
+        // Time passing refills the burst, up to its size and no further.
+        let later = now + Duration::from_secs(10);
+        let waits: Vec<_> = (0..4).map(|_| l.reserve(later).as_millis()).collect();
+        assert_eq!(waits, [0, 0, 0, 100]);
+    }
+
+    #[test]
+    fn the_interval_rounds_up_so_the_rate_is_never_exceeded() {
+        let l = limiter(83, 1);
+        assert_eq!(l.interval, Duration::from_nanos(12_048_193));
+        let now = ManualClock::new().now();
+        let last = (0..84).map(|_| l.reserve(now)).last().unwrap();
+        assert!(last >= Duration::from_secs(1), "{last:?}");
+    }
+
+    #[tokio::test]
+    async fn permits_are_slept_for_on_the_clients_clock() {
+        let clock = ManualClock::new();
+        let throttle = Throttle::new(Some(4), 2, std::sync::Arc::new(clock.clone()));
+        let far = clock.now() + Duration::from_secs(60);
+        for _ in 0..5 {
+            throttle.acquire(far).await.unwrap();
+        }
+        // Two at once, then one every 250 ms of the client's clock: 5 permits in 750 ms.
+        assert_eq!(clock.sleeps(), [Duration::from_millis(250); 3]);
     }
 }

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt as _;
+use futures_util::StreamExt as _;
 
 use super::clock::Clock;
 
@@ -107,7 +107,7 @@ pub(crate) fn polls<T, P, E, F, Fut>(
     what: String,
     options: WaitOptions,
     poll: F,
-) -> impl futures::Stream<Item = Result<Poll<T, P>, E>>
+) -> impl futures_util::Stream<Item = Result<Poll<T, P>, E>>
 where
     P: std::fmt::Display,
     E: WaitError,
@@ -133,7 +133,7 @@ where
         first: true,
         ended: false,
     };
-    futures::stream::unfold(state, move |mut s| async move {
+    futures_util::stream::unfold(state, move |mut s| async move {
         if s.ended {
             return None;
         }

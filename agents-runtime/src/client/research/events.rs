@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures::stream::{BoxStream, StreamExt};
+use futures_util::stream::{BoxStream, StreamExt};
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
 use serde_json::Value;
 
@@ -117,7 +117,7 @@ enum Feed {
 
 /// A run's response body as bytes, ended by an error when nothing comes for `stall`.
 fn feed(resp: reqwest::Response, stall: Duration) -> BoxStream<'static, Result<Bytes, Feed>> {
-    futures::stream::unfold(
+    futures_util::stream::unfold(
         (resp.bytes_stream().boxed(), false),
         move |(mut body, ended)| async move {
             if ended {
@@ -313,7 +313,7 @@ pub(super) fn events(
         reconnects: 0,
         done: false,
     };
-    futures::stream::unfold(reader, |mut r| async move {
+    futures_util::stream::unfold(reader, |mut r| async move {
         let item = r.next().await?;
         Some((item, r))
     })

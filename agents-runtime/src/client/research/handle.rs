@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use futures::StreamExt as _;
-use futures::stream::BoxStream;
+use futures_util::StreamExt as _;
+use futures_util::stream::BoxStream;
 use serde::de::DeserializeOwned;
 
 use super::answer::Answer;

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use futures::TryStreamExt as _;
+use futures_util::TryStreamExt as _;
 use serde::Deserialize as _;
 use serde_json::Value;
 
