@@ -1,8 +1,9 @@
 //! How the service's JSON is read and named: text nested deeper than serde_json's 128 levels,
-//! up to [`MAX_DEPTH`], read without overflowing the stack (the recursion limit is lifted and the
-//! stack grown as needed, serde_stacker; deeper text is refused with its depth named), and a
-//! value's kind as messages say it ([`kind`]). The generator's record loader and the client's
-//! answers both read through this, so each reads what the other does.
+//! up to [`MAX_DEPTH`], read without overflowing the stack (on a thread of its own with room for
+//! that depth; deeper text is refused with its depth named), the JSON path of the value a
+//! reading error stopped in ([`path_at`]), and a value's kind as messages say it ([`kind`]).
+//! The generator's record loader and the client's answers both read through this, so each
+//! reads what the other does.
 
 use serde::de::DeserializeOwned;
 
@@ -25,8 +26,14 @@ pub fn kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
-/// serde_json's own limit, past which [`from_slice`] grows the stack.
+/// serde_json's own limit, past which [`from_str`] reads on a thread of its own.
 const SERDE_JSON_DEPTH: usize = 128;
+
+/// The stack of the thread a document nested past [`SERDE_JSON_DEPTH`] is read on: sixteen
+/// times what the tests' deepest documents take in a debug build (they pass on 4 MiB), as a
+/// record's decoder and its schema's check nest more calls per level than they do. The memory
+/// is reserved, and touched only as deep as the reading goes.
+const DEEP_STACK: usize = 64 << 20;
 
 /// How deep arrays and objects nest in the JSON text `bytes` (brackets inside strings aside), in
 /// one pass.
@@ -56,8 +63,9 @@ pub fn depth(bytes: &[u8]) -> usize {
     deepest
 }
 
-/// Why [`from_slice`] refused or failed.
+/// Why [`from_slice`] or [`from_str`] refused or failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DeepError {
     /// The text nests deeper than [`MAX_DEPTH`].
     #[error(
@@ -66,6 +74,17 @@ pub enum DeepError {
     TooDeep {
         /// How deep it nests.
         depth: usize,
+    },
+    /// The text nests past serde_json's 128 levels, and the thread it is read on could not
+    /// start.
+    #[error(
+        "the document nests arrays and objects {depth} levels deep, which is read on a thread of its own, and that thread could not start: {reason}"
+    )]
+    NoThread {
+        /// How deep it nests.
+        depth: usize,
+        /// What the system said.
+        reason: String,
     },
     /// The text is not the value asked for: what serde_json said, and where.
     #[error("{message} at line {line} column {column}")]
@@ -79,36 +98,228 @@ pub enum DeepError {
     },
 }
 
-/// Deserializes `bytes`, nested up to [`MAX_DEPTH`] deep.
-pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DeepError> {
-    let json = |e: serde_json::Error| DeepError::Json {
-        message: strip_position(&e.to_string()),
-        line: e.line(),
-        column: e.column(),
+impl From<serde_json::Error> for DeepError {
+    fn from(e: serde_json::Error) -> DeepError {
+        DeepError::Json {
+            message: strip_position(&e.to_string()),
+            line: e.line(),
+            column: e.column(),
+        }
+    }
+}
+
+/// Deserializes `bytes`, nested up to [`MAX_DEPTH`] deep. Bytes that are not UTF-8 are refused
+/// with the position of the first bad one ([`not_utf8`]).
+pub fn from_slice<T: DeserializeOwned + Send>(bytes: &[u8]) -> Result<T, DeepError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => from_str(text),
+        Err(e) => Err(not_utf8(bytes, &e).into()),
+    }
+}
+
+/// Deserializes `text`, nested up to [`MAX_DEPTH`] deep. Text nested no deeper than
+/// serde_json's 128 levels (nearly all) is read where the caller is, and whatever fails there
+/// fails for good; deeper text is read again on a thread whose stack has room for
+/// [`MAX_DEPTH`] levels, with serde_json's limit lifted. The same reader either way, so a
+/// program compiles one decoder of `T` for both.
+pub fn from_str<T: DeserializeOwned + Send>(text: &str) -> Result<T, DeepError> {
+    let error = match read(text, false) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
     };
-    let depth = depth(bytes);
+    let depth = depth(text.as_bytes());
     if depth <= SERDE_JSON_DEPTH {
-        return serde_json::from_slice(bytes).map_err(json);
+        return Err(error.into());
     }
     if depth > MAX_DEPTH {
         return Err(DeepError::TooDeep { depth });
     }
-    with_deep_deserializer(bytes, |de| T::deserialize(de)).map_err(json)
+    on_deep_stack(depth, || read(text, true))?.map_err(DeepError::from)
 }
 
-/// Runs `read` over a deserializer of `bytes` without serde_json's depth limit, whose stack
-/// grows as it goes deeper, and checks that nothing but white space follows the value.
-pub fn with_deep_deserializer<T>(
-    bytes: &[u8],
-    read: impl FnOnce(
-        serde_stacker::Deserializer<&mut serde_json::Deserializer<serde_json::de::SliceRead<'_>>>,
-    ) -> Result<T, serde_json::Error>,
-) -> Result<T, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    de.disable_recursion_limit();
-    let value = read(serde_stacker::Deserializer::new(&mut de))?;
+/// `T` from all of `text`, serde_json's depth limit lifted or not.
+fn read<T: DeserializeOwned>(text: &str, unlimited: bool) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    if unlimited {
+        de.disable_recursion_limit();
+    }
+    let value = T::deserialize(&mut de)?;
     de.end()?;
     Ok(value)
+}
+
+/// Runs `work` on a thread of [`DEEP_STACK`] and waits for it; a panic there goes on here.
+fn on_deep_stack<T: Send>(depth: usize, work: impl FnOnce() -> T + Send) -> Result<T, DeepError> {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("agents-deep-json".to_owned())
+            .stack_size(DEEP_STACK)
+            .spawn_scoped(scope, work)
+            .map_err(|e| DeepError::NoThread {
+                depth,
+                reason: e.to_string(),
+            })?;
+        Ok(thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
+}
+
+/// The error for JSON bytes that are not UTF-8, with the line and column serde_json gives the
+/// first bad byte. It is found by reading the bytes as a `Value`, whatever the type asked for:
+/// reading them as that type would compile a second decoder of it for this error alone.
+#[cold]
+pub fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> serde_json::Error {
+    match serde_json::from_slice::<serde_json::Value>(bytes) {
+        Err(error) => error,
+        // Not reached: serde_json refuses a byte that is not UTF-8 inside or outside a string.
+        Ok(_) => serde::de::Error::custom(format!(
+            "the text is not UTF-8 from byte {} on",
+            e.valid_up_to() + 1
+        )),
+    }
+}
+
+/// The JSON path of the value serde_json was reading when it stopped at `line` and `column`
+/// of `text` (what its errors carry), written as serde_path_to_error writes one: `items[2].price`,
+/// `.` for the document itself. A value is open from the `:` or `,` before it (or its array's
+/// `[`) to the `,` or bracket after it, so an error raised on reading a value, or on finding
+/// its object short of a field, names that value; one raised between values, such as trailing
+/// text, names the array or object around them.
+pub fn path_at(text: &[u8], line: usize, column: usize) -> String {
+    enum Frame {
+        /// An object, and the key whose value is open (its span in `text`).
+        Object {
+            key: Option<(usize, usize)>,
+            in_key: bool,
+        },
+        /// An array, the position of the value being read, and whether it has begun.
+        Array { index: usize, begun: bool },
+    }
+    let mut end = offset(text, line, column).min(text.len());
+    // An array or object of the wrong type is reported before its bracket, unread. An error
+    // about a byte serde_json only peeked at (`peek_error`) is placed after it though, so a
+    // bracket just before the error opened nothing yet, unless another follows it, which is
+    // then the one reported. (Placed after a bracket it did read, the error is about the array
+    // or object as a whole, whose path is the same either way.)
+    if end > 0
+        && matches!(text[end - 1], b'[' | b'{')
+        && !matches!(text.get(end), Some(b'[' | b'{'))
+    {
+        end -= 1;
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < end {
+        let b = text[i];
+        if b == b'"' {
+            // A string: skipped whole (escapes included); a key's span is kept.
+            let start = i + 1;
+            let mut j = start;
+            while j < text.len() && text[j] != b'"' {
+                j += if text[j] == b'\\' { 2 } else { 1 };
+            }
+            match stack.last_mut() {
+                Some(Frame::Object { key, in_key }) if *in_key => {
+                    *key = Some((start, j.min(text.len())));
+                }
+                Some(Frame::Array { begun, .. }) => *begun = true,
+                _ => {}
+            }
+            i = j + 1;
+            continue;
+        }
+        match (b, stack.last_mut()) {
+            (b' ' | b'\t' | b'\n' | b'\r', _) => {}
+            (b':', Some(Frame::Object { in_key, .. })) => *in_key = false,
+            (b',', Some(Frame::Object { key, in_key })) => {
+                *key = None;
+                *in_key = true;
+            }
+            (b',', Some(Frame::Array { index, begun })) => {
+                *index += 1;
+                *begun = false;
+            }
+            (b'}' | b']', _) => {
+                stack.pop();
+            }
+            (b'{' | b'[', top) => {
+                if let Some(Frame::Array { begun, .. }) = top {
+                    *begun = true;
+                }
+                stack.push(if b == b'{' {
+                    Frame::Object {
+                        key: None,
+                        in_key: true,
+                    }
+                } else {
+                    Frame::Array {
+                        index: 0,
+                        begun: false,
+                    }
+                });
+            }
+            (_, Some(Frame::Array { begun, .. })) => *begun = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    // A value about to be read (serde_json stops before a bracket it does not want) is open.
+    let next = text[end..]
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .copied();
+    let mut path = String::new();
+    for frame in &stack {
+        match *frame {
+            Frame::Object {
+                key: Some((start, stop)),
+                in_key: false,
+            } => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&key_text(&text[start..stop]));
+            }
+            Frame::Array { index, begun } if begun || next.is_some_and(|b| b != b']') => {
+                path.push_str(&format!("[{index}]"));
+            }
+            _ => {}
+        }
+    }
+    if path.is_empty() {
+        path.push('.');
+    }
+    path
+}
+
+/// The byte offset of 1-based `line` and serde_json's `column` on it (the bytes of the line it
+/// has read).
+fn offset(text: &[u8], line: usize, column: usize) -> usize {
+    let start = if line <= 1 {
+        0
+    } else {
+        text.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(line - 2)
+            .map_or(text.len(), |(i, _)| i + 1)
+    };
+    start + column
+}
+
+/// A key as written between its quotes, escapes read.
+fn key_text(raw: &[u8]) -> String {
+    if raw.contains(&b'\\') {
+        let mut quoted = Vec::with_capacity(raw.len() + 2);
+        quoted.push(b'"');
+        quoted.extend_from_slice(raw);
+        quoted.push(b'"');
+        if let Ok(key) = serde_json::from_slice::<String>(&quoted) {
+            return key;
+        }
+    }
+    String::from_utf8_lossy(raw).into_owned()
 }
 
 /// serde_json appends " at line L column C"; [`DeepError::Json`] carries those separately.

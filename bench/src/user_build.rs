@@ -104,6 +104,9 @@ fn build(dir: &Path) -> Duration {
         .current_dir(dir)
         .args(["build", "--quiet", "--offline"])
         .env_remove("CARGO_TARGET_DIR")
+        // What a user's shell has: cargo's default (incremental for the program), whatever the
+        // shell that started the benchmark set.
+        .env_remove("CARGO_INCREMENTAL")
         .status();
     match status {
         Ok(s) if s.success() => t.elapsed(),

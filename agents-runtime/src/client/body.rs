@@ -88,32 +88,31 @@ async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Err
     Ok(Body::Whole(out))
 }
 
-/// Decodes a JSON body (an answer, a webhook, a delivered object): the one place the client turns
-/// bytes into a typed value. Bodies that decode go through [`crate::decode::from_slice`] alone
-/// (UTF-8 checked once per body); a body that does not is decoded again with
-/// serde_path_to_error, which tracks every field it visits and so costs too much to run on every
-/// body, so the error still names the JSON path at fault. That second reading lifts serde_json's
-/// limit of 128 levels and grows the stack as it goes, so it also reads what is nested deeper
-/// (a template whose schema nests 60 deep), up to `agents_wire::json::MAX_DEPTH`: one decoder
-/// of `T` for the fast path and one for all the rest, since each is compiled into every
-/// program that decodes `T`. A leading UTF-8 byte order mark is skipped. Errs with (path,
-/// message); trailing data after the value is an error.
-pub(crate) fn decode_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, (String, String)> {
+/// Decodes a JSON body (an answer, a webhook, a delivered object, an item of a list): the one
+/// place the client turns bytes into a typed value. UTF-8 is checked once per body and
+/// serde_json reads the text, through `agents_wire::json::from_str` so that a body nested past
+/// serde_json's 128 levels (a template whose schema nests 60 deep) is read too, up to
+/// `agents_wire::json::MAX_DEPTH`. An error names the JSON path of the value it stopped in,
+/// found from its position (`agents_wire::json::path_at`) rather than by decoding again with
+/// path tracking, so that a program compiles one decoder of each type it reads. A leading
+/// UTF-8 byte order mark is skipped. Errs with (path, message); trailing data after the value
+/// is an error.
+pub(crate) fn decode_body<T: DeserializeOwned + Send>(bytes: &[u8]) -> Result<T, (String, String)> {
+    use agents_wire::json::{self, DeepError};
     let bytes = error::strip_bom(bytes);
-    if let Ok(v) = crate::decode::from_slice::<T>(bytes) {
-        return Ok(v);
-    }
-    let depth = agents_wire::json::depth(bytes);
-    if depth > agents_wire::json::MAX_DEPTH {
-        let too_deep = agents_wire::json::DeepError::TooDeep { depth };
-        return Err((".".to_owned(), too_deep.to_string()));
-    }
-    let mut at = String::from(".");
-    agents_wire::json::with_deep_deserializer(bytes, |de| {
-        serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
-            at = e.path().to_string();
-            e.into_inner()
-        })
+    let read = match std::str::from_utf8(bytes) {
+        Ok(text) => json::from_str::<T>(text),
+        Err(e) => Err(json::not_utf8(bytes, &e).into()),
+    };
+    read.map_err(|e| match e {
+        DeepError::Json {
+            message,
+            line,
+            column,
+        } => (
+            json::path_at(bytes, line, column),
+            format!("{message} at line {line} column {column}"),
+        ),
+        other => (".".to_owned(), other.to_string()),
     })
-    .map_err(|e| (at, e.to_string()))
 }

@@ -42,7 +42,7 @@ impl DeliveryReader {
 
     /// Reads the result `name` (a task id, or the `storage_object_name`) delivered under
     /// `storage_url`: `name.json`, else `name.json.gz`.
-    pub async fn read<R: DeserializeOwned>(
+    pub async fn read<R: DeserializeOwned + Send>(
         &self,
         storage_url: &str,
         name: &str,

@@ -143,12 +143,17 @@ pub(crate) fn paged_stream<T: DeserializeOwned + Send + 'static>(
 }
 
 /// One item of a list, decoded alone: an error names the item's position in the whole list
-/// and the path inside it.
-fn item_of<T: DeserializeOwned>(item: Value, at: u64, info: &ResponseInfo) -> Result<T, Error> {
-    // An item may nest as deep as the answer did (up to `deep::MAX_DEPTH`): the stack grows as
-    // it is read.
-    serde_path_to_error::deserialize::<_, T>(serde_stacker::Deserializer::new(&item)).map_err(|e| {
-        let inner = e.path().to_string();
+/// and the path inside it. The item is read from its text by the one decoder of answers
+/// ([`super::decode_body`], which also reads what nests past serde_json's limit), so a program
+/// compiles one decoder of `T`.
+fn item_of<T: DeserializeOwned + Send>(
+    item: Value,
+    at: u64,
+    info: &ResponseInfo,
+) -> Result<T, Error> {
+    let body = item.to_string();
+    drop(item);
+    super::decode_body::<T>(body.as_bytes()).map_err(|(inner, message)| {
         let path = if inner == "." {
             format!("items[{at}]")
         } else {
@@ -156,8 +161,8 @@ fn item_of<T: DeserializeOwned>(item: Value, at: u64, info: &ResponseInfo) -> Re
         };
         Error::Decode(Box::new(DecodeError {
             path,
-            message: e.into_inner().to_string(),
-            body: item.to_string(),
+            message,
+            body,
             info: info.clone(),
         }))
     })

@@ -179,7 +179,7 @@ impl Client {
     /// one function compiled once, not once per answer type (and in the user's crate for the
     /// types generated there). A decode failure is never retried, so nothing moves out of the
     /// retry loop that it decided.
-    pub(crate) async fn send<T: DeserializeOwned>(
+    pub(crate) async fn send<T: DeserializeOwned + Send>(
         &self,
         endpoint: &Endpoint,
         segments: &[&str],
@@ -441,7 +441,7 @@ impl Client {
 
     /// Sends `body` (serialized once; a failure names `what`) to an endpoint that changes
     /// something, never retried after an ambiguous failure, and decodes the answer.
-    pub(crate) async fn post<T: DeserializeOwned>(
+    pub(crate) async fn post<T: DeserializeOwned + Send>(
         &self,
         endpoint: &Endpoint,
         segments: &[&str],
@@ -453,7 +453,7 @@ impl Client {
     }
 
     /// Calls a reading endpoint (safe to retry) and decodes the answer.
-    pub(crate) async fn get<T: DeserializeOwned>(
+    pub(crate) async fn get<T: DeserializeOwned + Send>(
         &self,
         endpoint: &Endpoint,
         segments: &[&str],
@@ -472,7 +472,10 @@ pub(crate) struct Download {
 
 /// An answer's bytes as `T`. An empty answer (204 No Content) reads as JSON `null`: `()` for
 /// calls that answer nothing, and an error naming the answer for calls that expected a value.
-fn decode_answer<T: DeserializeOwned>(bytes: &[u8], info: &ResponseInfo) -> Result<T, Error> {
+fn decode_answer<T: DeserializeOwned + Send>(
+    bytes: &[u8],
+    info: &ResponseInfo,
+) -> Result<T, Error> {
     let empty = bytes.iter().all(u8::is_ascii_whitespace);
     decode_body::<T>(if empty { b"null" } else { bytes }).map_err(|(path, message)| {
         Error::Decode(Box::new(DecodeError {

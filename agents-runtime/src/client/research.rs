@@ -248,7 +248,7 @@ impl Client {
     /// A run's result once: [`Outcome::Answered`] with the content decoded as `T`,
     /// [`Outcome::NotFinished`] while it runs (409), [`Outcome::Ended`] when it failed or was
     /// cancelled (422).
-    pub async fn research_result<T: DeserializeOwned>(
+    pub async fn research_result<T: DeserializeOwned + Send>(
         &self,
         agent_id: &str,
         run_id: &str,

@@ -380,19 +380,20 @@ impl RunResult<Value> {
     /// println!("{:?}", run.record().and_then(|l| l.price));
     /// # Ok(()) }
     /// ```
-    pub fn into_typed<T: serde::de::DeserializeOwned>(self) -> Result<RunResult<T>, Error> {
+    pub fn into_typed<T: serde::de::DeserializeOwned + Send>(self) -> Result<RunResult<T>, Error> {
         let info = self.response.clone();
+        // Read from its text by the client's one decoder, which names the path of an error.
         let decode = |value: Value, path: String| {
             let body = value.to_string();
-            serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
-                let at = e.path().to_string();
+            drop(value);
+            super::decode_body::<T>(body.as_bytes()).map_err(|(at, message)| {
                 Error::Decode(Box::new(super::error::DecodeError {
                     path: if at == "." {
                         path.clone()
                     } else {
                         format!("{path}.{at}")
                     },
-                    message: e.into_inner().to_string(),
+                    message,
                     body,
                     info: info.clone(),
                 }))
@@ -521,7 +522,7 @@ impl Client {
         self.post_run(&body).await
     }
 
-    async fn post_run<T>(&self, body: &JsonBody) -> Result<RunResult<T>, Error>
+    async fn post_run<T: Send>(&self, body: &JsonBody) -> Result<RunResult<T>, Error>
     where
         Parsing<T>: serde::de::DeserializeOwned,
     {

@@ -250,23 +250,7 @@ impl<'de> Deserialize<'de> for Parsing<Value> {
 pub fn from_slice<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
     match std::str::from_utf8(bytes) {
         Ok(text) => serde_json::from_str(text),
-        Err(e) => Err(not_utf8(bytes, &e)),
-    }
-}
-
-/// The error for JSON bytes that are not UTF-8, with the line and column serde_json gives the
-/// first bad byte. It is found by reading the bytes as a `Value`, whatever the type asked for:
-/// reading them as `T` would compile a second decoder of `T` into every program for this error
-/// alone.
-#[cold]
-fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> serde_json::Error {
-    match serde_json::from_slice::<Value>(bytes) {
-        Err(error) => error,
-        // Not reached: serde_json refuses a byte that is not UTF-8 inside or outside a string.
-        Ok(_) => serde::de::Error::custom(format!(
-            "the text is not UTF-8: byte {} is not",
-            e.valid_up_to() + 1
-        )),
+        Err(e) => Err(agents_wire::json::not_utf8(bytes, &e)),
     }
 }
 

@@ -99,7 +99,7 @@ async fn the_emulator_calls_the_webhook_with_task_metadata() {
     }
 }
 
-async fn read_when_delivered<R: agents_runtime::__private::serde::de::DeserializeOwned>(
+async fn read_when_delivered<R: agents_runtime::__private::serde::de::DeserializeOwned + Send>(
     reader: &DeliveryReader,
     url: &str,
     name: &str,

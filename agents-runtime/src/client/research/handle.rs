@@ -93,7 +93,7 @@ impl ResearchRunHandle {
     }
 
     /// Reads the result once: the answer, not finished yet, or how the run ended.
-    pub async fn result<T: DeserializeOwned>(&self) -> Result<Outcome<T>, Error> {
+    pub async fn result<T: DeserializeOwned + Send>(&self) -> Result<Outcome<T>, Error> {
         self.client
             .research_result(&self.agent_id, &self.run.id)
             .await
@@ -101,7 +101,7 @@ impl ResearchRunHandle {
 
     /// Waits for the run to end and reads its answer; a run that failed or was cancelled is
     /// [`Error::ResearchFailed`].
-    pub async fn answer<T: DeserializeOwned>(&self) -> Result<Answer<T>, Error> {
+    pub async fn answer<T: DeserializeOwned + Send>(&self) -> Result<Answer<T>, Error> {
         let ended = self.wait().await?;
         match self.result::<T>().await? {
             Outcome::Answered(a) => Ok(*a),
