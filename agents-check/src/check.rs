@@ -153,11 +153,22 @@ impl Seen {
 /// itself in place (`{"$ref": "#"}`) stops here instead of looping.
 const MAX_DEPTH: usize = 4096;
 
+/// How deep the walk goes on the caller's stack. Past it, it goes on on a thread of
+/// [`DEEP_STACK`]: a few KiB a level in a debug build, so this many fit in the 2 MiB of a tokio
+/// worker with room to spare, and nearly every value is checked without a thread.
+const SHALLOW: usize = 128;
+
+/// The stack of the thread that checks what lies deeper than [`SHALLOW`]: room for
+/// [`MAX_DEPTH`] levels, reserved and touched only as deep as the walk goes.
+const DEEP_STACK: usize = 64 << 20;
+
 pub(crate) struct Eval<'s, 'o> {
     pub schema: &'s Compiled,
     pub out: Option<&'o mut Vec<Breach>>,
     scope: Vec<usize>,
     depth: usize,
+    /// The walk runs on a thread of [`DEEP_STACK`].
+    deep: bool,
 }
 
 impl<'s, 'o> Eval<'s, 'o> {
@@ -167,6 +178,7 @@ impl<'s, 'o> Eval<'s, 'o> {
             out,
             scope: Vec::new(),
             depth: 0,
+            deep: false,
         }
     }
 
@@ -183,15 +195,42 @@ impl<'s, 'o> Eval<'s, 'o> {
             return Some(Seen::default());
         }
         self.depth += 1;
-        // Looking at the stack's room costs a thread-local read; every 16 levels is enough, as
-        // 16 frames of this walk take far less than the 64 KiB kept free.
-        let seen = if self.depth.is_multiple_of(16) {
-            stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.node(id, inst, loc, typed))
+        let seen = if self.depth == SHALLOW && !self.deep {
+            self.on_deep_stack(id, inst, loc, typed)
         } else {
             self.node(id, inst, loc, typed)
         };
         self.depth -= 1;
         seen
+    }
+
+    /// [`Eval::node`] on a thread of [`DEEP_STACK`], and what lies below it there too. Should
+    /// the system refuse a thread, the walk goes on where it is.
+    #[cold]
+    fn on_deep_stack(
+        &mut self,
+        id: NodeId,
+        inst: &dyn Instance,
+        loc: &Loc<'_>,
+        typed: bool,
+    ) -> Option<Seen> {
+        let spawned = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("agents-check-deep".to_owned())
+                .stack_size(DEEP_STACK)
+                .spawn_scoped(scope, || {
+                    self.deep = true;
+                    let seen = self.node(id, inst, loc, typed);
+                    self.deep = false;
+                    seen
+                })
+                .map(|thread| {
+                    thread
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+        });
+        spawned.unwrap_or_else(|_| self.node(id, inst, loc, typed))
     }
 
     /// Checks `inst` against the root; `typed` when its Rust type was generated from it.

@@ -25,8 +25,10 @@ pub enum Kind {
 /// A value as JSON sees it. Implemented here for `serde_json` values and the standard types
 /// generated records are made of, and by `agents_runtime::record!` for each record.
 ///
-/// Only the methods of the value's [`Kind`] are asked; the others keep their defaults.
-pub trait Instance {
+/// Only the methods of the value's [`Kind`] are asked; the others keep their defaults. `Sync`,
+/// because what lies deep in a value (past 128 levels of the walk) is checked on a thread with
+/// a stack large enough for it.
+pub trait Instance: Sync {
     /// The JSON kind.
     fn kind(&self) -> Kind;
     /// The boolean, for [`Kind::Boolean`].

@@ -351,7 +351,7 @@ mod tests {
 
     #[test]
     fn deep_documents_read_up_to_the_limit_and_are_refused_past_it() {
-        // On a thread with the stack of a tokio worker: the stack grows as needed.
+        // On a thread with the stack of a tokio worker: the reading moves to a thread of its own.
         std::thread::Builder::new()
             .stack_size(2 << 20)
             .spawn(|| {
