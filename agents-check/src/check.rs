@@ -196,7 +196,7 @@ impl<'s, 'o> Eval<'s, 'o> {
         }
         self.depth += 1;
         let seen = if self.depth == SHALLOW && !self.deep {
-            self.on_deep_stack(id, inst, loc, typed)
+            self.on_deep_stack(|eval| eval.node(id, inst, loc, typed))
         } else {
             self.node(id, inst, loc, typed)
         };
@@ -204,15 +204,12 @@ impl<'s, 'o> Eval<'s, 'o> {
         seen
     }
 
-    /// [`Eval::node`] on a thread of [`DEEP_STACK`], and what lies below it there too. Should
-    /// the system refuse a thread, the walk goes on where it is.
+    /// Runs `walk` on a thread of [`DEEP_STACK`], with what lies below it there too. Should the
+    /// system refuse a thread, the walk goes on where it is.
     #[cold]
     fn on_deep_stack(
         &mut self,
-        id: NodeId,
-        inst: &dyn Instance,
-        loc: &Loc<'_>,
-        typed: bool,
+        walk: impl Fn(&mut Self) -> Option<Seen> + Send + Sync,
     ) -> Option<Seen> {
         let spawned = std::thread::scope(|scope| {
             std::thread::Builder::new()
@@ -220,7 +217,7 @@ impl<'s, 'o> Eval<'s, 'o> {
                 .stack_size(DEEP_STACK)
                 .spawn_scoped(scope, || {
                     self.deep = true;
-                    let seen = self.node(id, inst, loc, typed);
+                    let seen = walk(self);
                     self.deep = false;
                     seen
                 })
@@ -230,7 +227,7 @@ impl<'s, 'o> Eval<'s, 'o> {
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
                 })
         });
-        spawned.unwrap_or_else(|_| self.node(id, inst, loc, typed))
+        spawned.unwrap_or_else(|_| walk(self))
     }
 
     /// Checks `inst` against the root; `typed` when its Rust type was generated from it.
