@@ -90,7 +90,7 @@ async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Err
 
 /// Decodes a JSON body (an answer, a webhook, a delivered object, an item of a list): the one
 /// place the client turns bytes into a typed value. UTF-8 is checked once per body and
-/// serde_json reads the text, through `agents_wire::json::from_str` so that a body nested past
+/// serde_json reads the text, through `agents_wire::json::from_slice` so that a body nested past
 /// serde_json's 128 levels (a template whose schema nests 60 deep) is read too, up to
 /// `agents_wire::json::MAX_DEPTH`. An error names the JSON path of the value it stopped in,
 /// found from its position (`agents_wire::json::path_at`) rather than by decoding again with
@@ -100,11 +100,7 @@ async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Err
 pub(crate) fn decode_body<T: DeserializeOwned + Send>(bytes: &[u8]) -> Result<T, (String, String)> {
     use agents_wire::json::{self, DeepError};
     let bytes = error::strip_bom(bytes);
-    let read = match std::str::from_utf8(bytes) {
-        Ok(text) => json::from_str::<T>(text),
-        Err(e) => Err(json::not_utf8(bytes, &e).into()),
-    };
-    read.map_err(|e| match e {
+    json::from_slice::<T>(bytes).map_err(|e| match e {
         DeepError::Json {
             message,
             line,
