@@ -109,21 +109,21 @@
 //! Without `client`, the crate is only what generated code needs ([`Agent`], [`decode`],
 //! [`validate`], [`record!`]).
 
-pub mod agent;
-#[cfg(feature = "arrow")]
-pub mod columnar;
-pub mod decode;
-pub mod fields;
-pub use agents_wire::endpoint;
-mod record;
-pub mod research;
-mod string_enum;
-mod union_enum;
-pub mod validate;
-pub use agents_wire::words;
-
 #[cfg(feature = "catalog")]
-pub mod catalog;
+pub use agents_catalog as catalog;
+
+// What generated code needs lives in agents-types, so that the catalog and a program's own
+// bindings compile beside the HTTP client rather than after it; every item keeps its name here.
+#[cfg(feature = "arrow")]
+pub use agents_types::columnar;
+#[doc(hidden)]
+pub use agents_types::__private;
+pub use agents_types::{
+    Agent, AgentParams, AgentVisitor, ApiVersion, Breach, DriftError, FieldPath, Instance,
+    JsonMap, Localize, Localized, Mismatch, Paginated, Parsing, Record, Schema, ValidationError,
+    Value, Violation, agent, check, decode, endpoint, fields, path, record, research,
+    string_enum, union_enum, validate, words,
+};
 
 #[cfg(feature = "client")]
 pub mod client;
@@ -162,42 +162,6 @@ pub mod prelude {
     pub use crate::{Agent, AgentParams, Localize, Localized, Paginated, Record};
     #[cfg(feature = "client")]
     pub use futures_util::{StreamExt as _, TryStreamExt as _};
-}
-
-pub use agent::{Agent, AgentParams, AgentVisitor, Localize, Localized, Paginated};
-/// JSON Schema rules over typed values (the `agents-check` crate): what records check as they
-/// are decoded, and what a program can check its own values with (`check::Schema::compile`,
-/// `check::Options::documents`, `Kind` for implementing `Instance`).
-pub use agents_check as check;
-pub use agents_check::{Breach, Instance, Schema};
-pub use decode::{DriftError, Mismatch, Parsing, Record};
-pub use endpoint::ApiVersion;
-pub use fields::FieldPath;
-pub use serde_json::Value;
-pub use validate::{ValidationError, Violation};
-
-/// A JSON object: the type of objects an agent schema declares without properties, and of the
-/// `unknown_fields` of every generated record.
-pub type JsonMap = serde_json::Map<String, Value>;
-
-/// Re-exports used by generated code; not a stable API.
-#[doc(hidden)]
-pub mod __private {
-    pub use agents_check;
-    #[cfg(feature = "arrow")]
-    pub use arrow_array;
-    #[cfg(feature = "arrow")]
-    pub use arrow_schema;
-    pub use serde;
-    pub use serde_json;
-
-    /// The decoder's moving parts that [`record!`](crate::record) expands to.
-    pub mod decode {
-        pub use crate::decode::compiled;
-        pub use crate::decode::ctx::{Ctx, Path};
-        pub use crate::decode::rest::{Keys, add_entries, entry};
-        pub use crate::decode::seed::{Key, KeySeed, Seed, deserialize_record, field, required};
-    }
 }
 
 /// The examples of README.md, compiled and run as doctests so that the README never lies

@@ -83,7 +83,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// A user gets the SDK's crates from a registry, and cargo builds registry crates without
 /// incremental state; path dependencies, as here, it would build with it (slower from clean).
 /// These overrides build them as a registry would, and leave the program itself incremental.
-const REGISTRY_LIKE: &str = "[profile.dev.package.agents-runtime]\nincremental = false\n\n[profile.dev.package.agents-wire]\nincremental = false\n";
+const REGISTRY_LIKE: &str = "[profile.dev.package.agents-runtime]\nincremental = false\n\n\
+[profile.dev.package.agents-catalog]\nincremental = false\n\n\
+[profile.dev.package.agents-types]\nincremental = false\n\n\
+[profile.dev.package.agents-check]\nincremental = false\n\n\
+[profile.dev.package.agents-wire]\nincremental = false\n";
 
 fn write(path: &Path, text: &str) {
     if let Some(parent) = path.parent() {

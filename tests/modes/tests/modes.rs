@@ -31,18 +31,18 @@ fn macro_and_build_script_produce_identical_source() {
 }
 
 #[test]
-fn checked_in_bindings_are_the_same_generator_with_the_crate_path() {
+fn checked_in_bindings_are_the_same_generator_with_the_types_crate_path() {
     let record = load_file(&schemas_dir().join("retailer_a_pdp.json"))
         .unwrap()
         .record;
-    let options = Options::default().runtime_path("crate");
+    let options = Options::default().runtime_path("::agents_types");
     let ours = generate_refs(&[&record], &options)
         .unwrap()
         .to_source()
         .unwrap();
     let ours = agents_codegen::rustfmt(&ours).unwrap();
     let checked_in = std::fs::read_to_string(
-        workspace_root().join("agents-runtime/src/catalog/retailer_a_pdp.rs"),
+        workspace_root().join("agents-catalog/src/retailer_a_pdp.rs"),
     )
     .unwrap();
     assert!(checked_in.ends_with(&ours), "cargo xtask codegen is stale");

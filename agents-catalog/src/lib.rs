@@ -2,8 +2,8 @@
 //! Typed bindings of every agent in the service catalog (`schemas/`).
 //!
 //! Each agent has an output record (for example [`RetailerAPdp`]), a params type
-//! ([`RetailerAPdpParams`]) and an [`Agent`](crate::Agent) impl tying them together.
-//! Regenerate with `cargo xtask codegen`.
+//! ([`RetailerAPdpParams`]) and an [`Agent`](agents_types::Agent) impl tying them together.
+//! Programs reach them as `agents_runtime::catalog`. Regenerate with `cargo xtask codegen`.
 
 mod llm_a;
 mod llm_b;
@@ -45,7 +45,7 @@ pub use social_c_shorts::*;
 
 /// Calls `visitor` with the output record type of the agent named `agent`; `None` when
 /// this module has no such agent.
-pub fn visit<V: crate::AgentVisitor>(agent: &str, visitor: V) -> Option<V::Output> {
+pub fn visit<V: ::agents_types::AgentVisitor>(agent: &str, visitor: V) -> Option<V::Output> {
     Some(match agent {
         "llm_a" => visitor.visit::<LlmA>(),
         "llm_b" => visitor.visit::<LlmB>(),
