@@ -114,15 +114,15 @@ pub use agents_catalog as catalog;
 
 // What generated code needs lives in agents-types, so that the catalog and a program's own
 // bindings compile beside the HTTP client rather than after it; every item keeps its name here.
-#[cfg(feature = "arrow")]
-pub use agents_types::columnar;
 #[doc(hidden)]
 pub use agents_types::__private;
+#[cfg(feature = "arrow")]
+pub use agents_types::columnar;
 pub use agents_types::{
-    Agent, AgentParams, AgentVisitor, ApiVersion, Breach, DriftError, FieldPath, Instance,
-    JsonMap, Localize, Localized, Mismatch, Paginated, Parsing, Record, Schema, ValidationError,
-    Value, Violation, agent, check, decode, endpoint, fields, path, record, research,
-    string_enum, union_enum, validate, words,
+    Agent, AgentParams, AgentVisitor, ApiVersion, Breach, DriftError, FieldPath, Instance, JsonMap,
+    Localize, Localized, Mismatch, Paginated, Parsing, Record, Schema, ValidationError, Value,
+    Violation, agent, check, decode, endpoint, fields, path, record, research, string_enum,
+    union_enum, validate, words,
 };
 
 #[cfg(feature = "client")]

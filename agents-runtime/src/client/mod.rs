@@ -320,15 +320,18 @@ impl Client {
         query: &[(&str, String)],
         body: Option<&JsonBody>,
     ) -> reqwest::RequestBuilder {
+        let mut url = url;
+        if !query.is_empty() {
+            // Form encoding, as reqwest's `query` writes it, without its serde_urlencoded.
+            url.query_pairs_mut()
+                .extend_pairs(query.iter().map(|(k, v)| (k, v.as_str())));
+        }
         let mut req = self
             .inner
             .http
             .request(method, url)
             .headers(self.inner.headers.clone())
             .header(AUTHORIZATION, self.inner.auth.clone());
-        if !query.is_empty() {
-            req = req.query(query);
-        }
         if let Some(b) = body {
             req = req
                 .header(reqwest::header::CONTENT_TYPE, "application/json")

@@ -41,10 +41,9 @@ fn checked_in_bindings_are_the_same_generator_with_the_types_crate_path() {
         .to_source()
         .unwrap();
     let ours = agents_codegen::rustfmt(&ours).unwrap();
-    let checked_in = std::fs::read_to_string(
-        workspace_root().join("agents-catalog/src/retailer_a_pdp.rs"),
-    )
-    .unwrap();
+    let checked_in =
+        std::fs::read_to_string(workspace_root().join("agents-catalog/src/retailer_a_pdp.rs"))
+            .unwrap();
     assert!(checked_in.ends_with(&ours), "cargo xtask codegen is stale");
 }
 

@@ -117,20 +117,15 @@ enum Feed {
 
 /// A run's response body as bytes, ended by an error when nothing comes for `stall`.
 fn feed(resp: reqwest::Response, stall: Duration) -> BoxStream<'static, Result<Bytes, Feed>> {
-    futures_util::stream::unfold(
-        (resp.bytes_stream().boxed(), false),
-        move |(mut body, ended)| async move {
-            if ended {
-                return None;
-            }
-            match tokio::time::timeout(stall, body.next()).await {
-                Err(_) => Some((Err(Feed::Stalled), (body, true))),
-                Ok(None) => None,
-                Ok(Some(Err(e))) => Some((Err(Feed::Transport(e)), (body, true))),
-                Ok(Some(Ok(chunk))) => Some((Ok(chunk), (body, false))),
-            }
-        },
-    )
+    futures_util::stream::unfold(Some(resp), move |resp| async move {
+        let mut resp = resp?;
+        match tokio::time::timeout(stall, resp.chunk()).await {
+            Err(_) => Some((Err(Feed::Stalled), None)),
+            Ok(Ok(None)) => None,
+            Ok(Err(e)) => Some((Err(Feed::Transport(e)), None)),
+            Ok(Ok(Some(chunk))) => Some((Ok(chunk), Some(resp))),
+        }
+    })
     .boxed()
 }
 
