@@ -68,11 +68,3 @@ pub fn visit<V: ::agents_types::AgentVisitor>(agent: &str, visitor: V) -> Option
         _ => return None,
     })
 }
-
-/// Every agent's JSON reader, compiled in this crate; not a stable API.
-#[doc(hidden)]
-pub fn __shared_reader(
-    agent: &str,
-) -> Option<fn(&str) -> ::agents_types::__private::serde_json::Result<()>> {
-    visit(agent, ::agents_types::decode::SharedReaders)
-}

@@ -126,7 +126,7 @@ pub use agents_types::{
 };
 
 #[cfg(feature = "client")]
-pub mod client;
+pub use agents_client::client;
 
 /// `agent!("name")`: the typed bindings of one agent, generated at compile time from its cached
 /// schema (`schemas/NAME.json` of the package or workspace, or `AGENTS_SCHEMA_DIR`).
@@ -134,13 +134,10 @@ pub mod client;
 pub use agents_macro::agent;
 
 #[cfg(feature = "client")]
-pub use client::{
-    Client, ClientBuilder, Clock, Error, ErrorKind, LimiterState, ManualClock, RetryPolicy,
-    TokioClock, WaitOptions,
-    batch::{BatchHandle, BatchItemError},
-    generation::GenerationRequest,
-    run::{Delivery, Format, RunOptions, RunResult, RunStatus, StorageType},
-    tasks::TaskHandle,
+pub use agents_client::{
+    BatchHandle, BatchItemError, Client, ClientBuilder, Clock, Delivery, Error, ErrorKind, Format,
+    GenerationRequest, LimiterState, ManualClock, RetryPolicy, RunOptions, RunResult, RunStatus,
+    StorageType, TaskHandle, TokioClock, WaitOptions,
 };
 
 /// One `use` for everyday code: the client and its options, the traits that tie agents

@@ -85,6 +85,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// These overrides build them as a registry would, and leave the program itself incremental.
 const REGISTRY_LIKE: &str = "[profile.dev.package.agents-runtime]\nincremental = false\n\n\
 [profile.dev.package.agents-catalog]\nincremental = false\n\n\
+[profile.dev.package.agents-client]\nincremental = false\n\n\
 [profile.dev.package.agents-types]\nincremental = false\n\n\
 [profile.dev.package.agents-check]\nincremental = false\n\n\
 [profile.dev.package.agents-wire]\nincremental = false\n";

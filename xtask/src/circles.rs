@@ -18,12 +18,15 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 type Module = Vec<String>;
 
 /// The crates whose files are checked.
-pub const CRATES: [&str; 8] = [
+pub const CRATES: [&str; 11] = [
     "agents-wire",
     "agents-check",
     "agents-schema",
     "agents-codegen",
     "agents-macro",
+    "agents-types",
+    "agents-catalog",
+    "agents-client",
     "agents-runtime",
     "agents-emulator",
     "agents-cli",

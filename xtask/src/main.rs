@@ -26,16 +26,6 @@ Each agent has an output record (for example [`RetailerAPdp`]), a params type
 ([`RetailerAPdpParams`]) and an [`Agent`](agents_types::Agent) impl tying them together.
 Programs reach them as `agents_runtime::catalog`. Regenerate with `cargo xtask codegen`.";
 
-/// The end of the catalog's root: a program running a catalog agent links its JSON reader from
-/// here instead of compiling it (BENCHMARKS.md, "user-build").
-const SHARED_READERS: &str = "
-/// Every agent's JSON reader, compiled in this crate; not a stable API.
-#[doc(hidden)]
-pub fn __shared_reader(agent: &str) -> Option<fn(&str) -> ::agents_types::__private::serde_json::Result<()>> {
-    visit(agent, ::agents_types::decode::SharedReaders)
-}
-";
-
 fn root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     here.parent().map_or(here.clone(), Path::to_path_buf)
@@ -230,12 +220,11 @@ fn codegen(check: bool) -> ExitCode {
     }
     let mut formatted = Vec::with_capacity(files.len());
     for (name, content) in files {
-        // The module file is the crate root, and compiles every agent's reader once for the
-        // programs that use it (`SharedReaders`).
-        let (name, content) = if name == "mod.rs" {
-            ("lib.rs".to_owned(), format!("{content}{SHARED_READERS}"))
+        // The module file is the crate root.
+        let name = if name == "mod.rs" {
+            "lib.rs".to_owned()
         } else {
-            (name, content)
+            name
         };
         match agents_codegen::rustfmt(&content) {
             Ok(f) => formatted.push((name, f)),

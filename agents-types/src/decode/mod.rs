@@ -254,21 +254,6 @@ pub fn from_slice<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> serde_json::R
     }
 }
 
-/// An [`AgentVisitor`](crate::AgentVisitor) that hands out an agent's JSON reader (its
-/// [`Parsing`] read from text, as the client reads `data.parsing`). A crate of compiled bindings
-/// visits every agent with it once, so that the readers are compiled in that crate: in a debug
-/// build rustc links a dependency's generic instances instead of compiling them again, and a
-/// program running catalog agents then compiles none of their readers itself.
-#[doc(hidden)]
-pub struct SharedReaders;
-
-impl crate::AgentVisitor for SharedReaders {
-    type Output = fn(&str) -> serde_json::Result<()>;
-    fn visit<A: crate::Agent>(self) -> Self::Output {
-        |text| serde_json::from_str::<Parsing<A>>(text).map(drop)
-    }
-}
-
 /// A record decoded in strict mode had values of the wrong type, or broke its schema's rules.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}", drift_message(.mismatches, .breaches))]

@@ -13,7 +13,10 @@ use agents_runtime::ApiVersion;
 use agents_runtime::endpoint;
 
 /// The crates whose code talks to the service or serves it (`agents-wire` holds the tables).
-const CRATES: [&str; 6] = [
+const CRATES: [&str; 9] = [
+    "agents-types",
+    "agents-catalog",
+    "agents-client",
     "agents-runtime",
     "agents-emulator",
     "agents-cli",

@@ -4,7 +4,7 @@
 //! run, and the short wait before a research stream reconnects, and the wall-clock time ([`Clock::wall`]) a `Retry-After` date or
 //! a rate-limit reset time is read against. A [`ManualClock`] makes all of them deterministic in
 //! tests (like smithy-rs's `TimeSource` and `AsyncSleep`); clippy's `disallowed-methods`
-//! (`agents-runtime/clippy.toml`) keeps other reads of the time out of the crate.
+//! (`agents-client/clippy.toml`) keeps other reads of the time out of the crate.
 //!
 //! Left on the real clock, because they measure the network rather than decide a wait: the
 //! HTTP timeouts, the silence that counts as a stalled research stream, and the Redis calls of a

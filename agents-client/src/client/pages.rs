@@ -50,9 +50,8 @@ impl<A: Agent> Pages<A> {
     }
 
     /// The pages, fetched one at a time as the stream is read. The stream is `Unpin`: read it
-    /// with `while let Some(page) = pages.next().await` (`StreamExt`, in the [prelude]).
-    ///
-    /// [prelude]: crate::prelude
+    /// with `while let Some(page) = pages.next().await` (`StreamExt`, in
+    /// `agents_runtime::prelude`).
     pub fn stream(self) -> BoxStream<'static, Result<RunResult<A>, Error>> {
         struct S<A: Agent> {
             pages: Pages<A>,
