@@ -203,7 +203,7 @@ fn codegen(check: bool) -> ExitCode {
         }
     };
     let records: Vec<_> = loaded.iter().map(|l| &l.record).collect();
-    // A crate of its own over agents-types: it compiles while the client's HTTP stack does.
+    // A crate of its own over agents-types: it compiles beside the client, not before it.
     let options = Options::default().runtime_path("::agents_types");
     let files = match generate_refs(&records, &options)
         .and_then(|out| Ok((out.module_files(HEADER, CATALOG_DOC)?, out)))
