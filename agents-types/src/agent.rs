@@ -38,9 +38,8 @@ pub trait Columns {}
 impl<T> Columns for T {}
 
 /// Something to do with one agent's types, chosen by the agent's name at run time: the
-/// generated `visit` function of a module of bindings (such as
-/// [`catalog::visit`](crate::catalog::visit)) calls [`AgentVisitor::visit`] with the agent's
-/// type.
+/// generated `visit` function of a module of bindings (such as `agents_runtime::catalog::visit`)
+/// calls [`AgentVisitor::visit`] with the agent's type.
 ///
 /// ```
 /// # #[cfg(feature = "catalog")] {

@@ -360,7 +360,7 @@ where
 impl RunResult<Value> {
     /// The records as a type of your own: the typed path for an agent without generated
     /// bindings, such as one your program generated itself (it knows what it asked for).
-    /// Decoding follows `T`'s `Deserialize`: a struct written with [`record!`](crate::record)
+    /// Decoding follows `T`'s `Deserialize`: a struct written with [`record!`](agents_types::record)
     /// tolerates drift and records it as generated records do; a plain `#[derive(Deserialize)]`
     /// fails on the first value of another type, with its JSON path.
     ///
