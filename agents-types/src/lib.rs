@@ -54,7 +54,10 @@ pub mod __private {
         pub use crate::decode::compiled;
         pub use crate::decode::ctx::{Ctx, Path};
         pub use crate::decode::rest::{Keys, add_entries, entry};
-        pub use crate::decode::seed::{Key, KeySeed, Seed, deserialize_record, field, required};
+        pub use crate::decode::seed::{
+            Key, KeySeed, Seed, deserialize_record, field, required, unknown,
+        };
+        pub use crate::record::{put, visit};
     }
 }
 

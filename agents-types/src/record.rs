@@ -190,7 +190,10 @@ macro_rules! record {
                 while let ::core::option::Option::Some(key) =
                     map.next_key_seed($crate::__private::decode::KeySeed(field))?
                 {
-                    match key {
+                    // Every arm gives its result and one `?` reads them all: a return path per
+                    // field would be checked and borrow-checked once per field.
+                    #[allow(unused_labels)]
+                    let read = match key {
                         $($crate::__private::decode::Key::Known(Field::$field) => {
                             $crate::__private::decode::field(
                                 &mut map,
@@ -199,30 +202,33 @@ macro_rules! record {
                                 $crate::__json_name!($field $(= $json)?),
                                 &mut out.$field,
                                 &mut out.unknown_fields,
-                            )?;
+                            )
                         })*
-                        $crate::__private::decode::Key::Unknown(name) => {
+                        $crate::__private::decode::Key::Unknown(name) => 'unknown: {
                             $(
                                 if {
                                     static KEYS: $crate::__private::decode::Keys =
                                         $crate::__private::decode::Keys::new($keys);
                                     KEYS.matches(&name)
                                 } {
-                                    $crate::__private::decode::entry(
+                                    break 'unknown $crate::__private::decode::entry(
                                         &mut map,
                                         &mut *sink,
                                         &path,
                                         name,
                                         &mut out.$map,
                                         &mut out.unknown_fields,
-                                    )?;
-                                    continue;
+                                    );
                                 }
                             )*
-                            let value: $crate::Value = map.next_value()?;
-                            out.unknown_fields.insert(name, value);
+                            $crate::__private::decode::unknown(
+                                &mut map,
+                                name,
+                                &mut out.unknown_fields,
+                            )
                         }
-                    }
+                    };
+                    read?;
                 }
                 $($(
                     if $required {
@@ -296,9 +302,11 @@ macro_rules! record {
             }
             fn properties(&self, each: &mut dyn FnMut(&str, &dyn $crate::Instance)) {
                 $(
-                    if let ::core::option::Option::Some(value) = &self.$field {
-                        each($crate::__json_name!($field $(= $json)?), value);
-                    }
+                    $crate::__private::decode::visit(
+                        each,
+                        $crate::__json_name!($field $(= $json)?),
+                        &self.$field,
+                    );
                 )*
                 $(
                     for (key, value) in &self.$map {
@@ -346,9 +354,11 @@ macro_rules! record {
                 use $crate::__private::serde::ser::SerializeMap as _;
                 let mut map = serializer.serialize_map(::core::option::Option::None)?;
                 $(
-                    if let ::core::option::Option::Some(value) = &self.$field {
-                        map.serialize_entry($crate::__json_name!($field $(= $json)?), value)?;
-                    }
+                    $crate::__private::decode::put(
+                        &mut map,
+                        $crate::__json_name!($field $(= $json)?),
+                        &self.$field,
+                    )?;
                 )*
                 $(
                     for (key, value) in &self.$map {
@@ -364,6 +374,33 @@ macro_rules! record {
             }
         }
     };
+}
+
+/// Hands a record's field to `each` when it is set (a record's `Instance::properties`).
+#[doc(hidden)]
+#[inline]
+pub fn visit<T: agents_check::Instance>(
+    each: &mut dyn FnMut(&str, &dyn agents_check::Instance),
+    name: &str,
+    value: &Option<T>,
+) {
+    if let Some(value) = value {
+        each(name, value);
+    }
+}
+
+/// Writes a record's field when it is set (a record's `Serialize`).
+#[doc(hidden)]
+#[inline]
+pub fn put<M: serde::ser::SerializeMap, T: serde::Serialize>(
+    map: &mut M,
+    name: &'static str,
+    value: &Option<T>,
+) -> Result<(), M::Error> {
+    match value {
+        Some(value) => map.serialize_entry(name, value),
+        None => Ok(()),
+    }
 }
 
 /// A record's [`Record::undeclared`](crate::Record::undeclared) when it has typed maps: their

@@ -102,16 +102,19 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
         }
     }
 
-    #[inline]
-    fn finish(mut self, outcome: Outcome<T>, raw: impl FnOnce() -> Value) -> Option<T> {
+    /// What a value that did not decode as itself leaves: a coerced value with its mismatch,
+    /// or nothing with one. `raw` is the value as sent. Each `visit_*` matches `Exact` itself
+    /// and calls this only otherwise, so the common path builds no `Value`, and a program
+    /// compiles one of these per type rather than a closure and its caller per visit and type.
+    fn settle(mut self, outcome: Outcome<T>, raw: Value) -> Option<T> {
         match outcome {
             Outcome::Exact(v) => Some(v),
             Outcome::Coerced(v) => {
-                self.ctx.record(T::EXPECTED, raw(), true);
+                self.ctx.record(T::EXPECTED, raw, true);
                 Some(v)
             }
             Outcome::Rejected => {
-                self.ctx.record(T::EXPECTED, raw(), false);
+                self.ctx.record(T::EXPECTED, raw, false);
                 None
             }
         }
@@ -136,32 +139,47 @@ impl<'de, T: Decode> Visitor<'de> for Seed<'_, '_, T> {
 
     #[inline]
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<T>, E> {
-        Ok(self.finish(T::from_bool(v), || Value::Bool(v)))
+        Ok(match T::from_bool(v) {
+            Outcome::Exact(v) => Some(v),
+            other => self.settle(other, Value::Bool(v)),
+        })
     }
     #[inline]
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<T>, E> {
-        Ok(self.finish(T::from_i64(v), || Value::from(v)))
+        Ok(match T::from_i64(v) {
+            Outcome::Exact(v) => Some(v),
+            other => self.settle(other, Value::from(v)),
+        })
     }
     #[inline]
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<T>, E> {
-        Ok(self.finish(T::from_u64(v), || Value::from(v)))
+        Ok(match T::from_u64(v) {
+            Outcome::Exact(v) => Some(v),
+            other => self.settle(other, Value::from(v)),
+        })
     }
     #[inline]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<T>, E> {
-        Ok(self.finish(T::from_f64(v), || Value::from(v)))
+        Ok(match T::from_f64(v) {
+            Outcome::Exact(v) => Some(v),
+            other => self.settle(other, Value::from(v)),
+        })
     }
     #[inline]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<T>, E> {
-        Ok(self.finish(T::from_str(v), || Value::String(v.to_owned())))
+        Ok(match T::from_str(v) {
+            Outcome::Exact(v) => Some(v),
+            other => self.settle(other, Value::String(v.to_owned())),
+        })
     }
     #[inline]
     fn visit_string<E: de::Error>(self, v: String) -> Result<Option<T>, E> {
         match T::take_string(v) {
             Ok(taken) => Ok(Some(taken)),
-            Err(v) => {
-                let outcome = T::from_str(&v);
-                Ok(self.finish(outcome, || Value::String(v)))
-            }
+            Err(v) => Ok(match T::from_str(&v) {
+                Outcome::Exact(taken) => Some(taken),
+                other => self.settle(other, Value::String(v)),
+            }),
         }
     }
     #[inline]
@@ -339,6 +357,17 @@ pub fn field<'de, A: MapAccess<'de>, T: Decode>(
     if let Some(value) = kept {
         unknown.insert(name.to_owned(), value);
     }
+    Ok(())
+}
+
+/// Keeps the value of `key`, which the record neither declares nor types, in `unknown` as sent.
+pub fn unknown<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    key: String,
+    unknown: &mut serde_json::Map<String, Value>,
+) -> Result<(), A::Error> {
+    let value: Value = map.next_value()?;
+    unknown.insert(key, value);
     Ok(())
 }
 
