@@ -19,7 +19,8 @@ pub struct Breach {
     /// Where the value is, in JSON names: `reviews[2].rating` (a missing required property:
     /// where it should be).
     pub path: String,
-    /// The keyword broken: `maximum`, `pattern`, `required`, `oneOf`, …
+    /// The keyword broken: `maximum`, `pattern`, `required`, `oneOf`, …; or
+    /// [`DEPTH_KEYWORD`] where the check stopped, 4,096 schemas deep, without looking further.
     pub keyword: String,
     /// Where the keyword is in the schema, as a JSON pointer (`/properties/rating/maximum`),
     /// preceded by the document's URI when it is in another document.
@@ -149,9 +150,17 @@ impl Seen {
     }
 }
 
-/// How deep references may nest without descending into the value: a schema that refers to
-/// itself in place (`{"$ref": "#"}`) stops here instead of looping.
+/// How deep the walk may nest: a schema that refers to itself in place (`{"$ref": "#"}`, which
+/// compiling reports as a [`ProblemKind::Loop`](crate::ProblemKind::Loop)) stops here instead of
+/// looping, as does a value nested deeper than this. Either way the check fails with a breach
+/// of [`DEPTH_KEYWORD`], rather than passing what it did not look at.
 const MAX_DEPTH: usize = 4096;
+
+/// The keyword of the breach recorded where a check stopped, 4,096 schemas deep (a schema that
+/// refers to itself without descending into the value, or a value nested deeper than that):
+/// not a keyword of JSON Schema, as the rule is the checker's. Its `rule` is the limit, and
+/// nothing below that point was checked.
+pub const DEPTH_KEYWORD: &str = "depth";
 
 /// How deep the walk goes on the caller's stack. Past it, it goes on on a thread of
 /// [`DEEP_STACK`]: a few KiB a level in a debug build, so this many fit in the 2 MiB of a tokio
@@ -169,6 +178,11 @@ pub(crate) struct Eval<'s, 'o> {
     depth: usize,
     /// The walk runs on a thread of [`DEEP_STACK`].
     deep: bool,
+    /// The walk reached [`MAX_DEPTH`]: whatever the levels above made of it (a `not` turns a
+    /// failure into a pass), the check fails.
+    stopped: bool,
+    /// The breach saying so is recorded (once).
+    reported: bool,
 }
 
 impl<'s, 'o> Eval<'s, 'o> {
@@ -179,6 +193,8 @@ impl<'s, 'o> Eval<'s, 'o> {
             scope: Vec::new(),
             depth: 0,
             deep: false,
+            stopped: false,
+            reported: false,
         }
     }
 
@@ -192,7 +208,8 @@ impl<'s, 'o> Eval<'s, 'o> {
         typed: bool,
     ) -> Option<Seen> {
         if self.depth >= MAX_DEPTH {
-            return Some(Seen::default());
+            self.stop(id, inst, loc);
+            return None;
         }
         self.depth += 1;
         let seen = if self.depth == SHALLOW && !self.deep {
@@ -202,6 +219,40 @@ impl<'s, 'o> Eval<'s, 'o> {
         };
         self.depth -= 1;
         seen
+    }
+
+    /// Notes that the walk stopped at [`MAX_DEPTH`] on node `id` at `loc`, and records it once
+    /// when recording.
+    #[cold]
+    fn stop(&mut self, id: NodeId, inst: &dyn Instance, loc: &Loc<'_>) {
+        self.stopped = true;
+        if self.reported {
+            return;
+        }
+        let schema = self.schema;
+        if let Some(out) = self.out.as_deref_mut() {
+            self.reported = true;
+            let (doc, at) = &schema.locations[id];
+            out.push(Breach {
+                path: write(loc),
+                keyword: DEPTH_KEYWORD.to_owned(),
+                schema_path: schema_path(schema, *doc, at),
+                rule: Value::from(MAX_DEPTH),
+                found: Some(inst.to_json()),
+            });
+        }
+    }
+
+    /// The verdict of a whole check: `passed`, unless the walk stopped at [`MAX_DEPTH`]; a stop
+    /// met only while probing (where nothing is recorded) is recorded at the value checked.
+    fn verdict(&mut self, passed: bool, id: NodeId, inst: &dyn Instance) -> bool {
+        if !self.stopped {
+            return passed;
+        }
+        if !self.reported {
+            self.stop(id, inst, &Loc::Root);
+        }
+        false
     }
 
     /// Runs `walk` on a thread of [`DEEP_STACK`], with what lies below it there too. Should the
@@ -232,8 +283,9 @@ impl<'s, 'o> Eval<'s, 'o> {
 
     /// Checks `inst` against the root; `typed` when its Rust type was generated from it.
     pub(crate) fn root(&mut self, inst: &dyn Instance, typed: bool) -> bool {
-        self.eval(self.schema.root, inst, &Loc::Root, typed)
-            .is_some()
+        let root = self.schema.root;
+        let passed = self.eval(root, inst, &Loc::Root, typed).is_some();
+        self.verdict(passed, root, inst)
     }
 
     /// This evaluation starting inside the resources of `scope`, outermost first (where a
@@ -248,7 +300,8 @@ impl<'s, 'o> Eval<'s, 'o> {
     /// default), recording nothing.
     #[cfg_attr(not(feature = "sample"), allow(dead_code))]
     pub(crate) fn passes(&mut self, id: NodeId, inst: &dyn Instance) -> bool {
-        self.eval(id, inst, &Loc::Root, false).is_some()
+        let passed = self.eval(id, inst, &Loc::Root, false).is_some();
+        self.verdict(passed, id, inst)
     }
 
     /// Whether `inst` passes node `id`, recording nothing.

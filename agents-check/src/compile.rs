@@ -113,6 +113,11 @@ pub enum ProblemKind {
     Pattern,
     /// A keyword spelled as another draft spells it (`items` as a list in 2020-12): ignored.
     OtherDraft,
+    /// A schema that refers back to itself without descending into the value (through `$ref`,
+    /// `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` or `dependentSchemas`): checking
+    /// a value that reaches it again would not end, so the check stops 4,096 schemas deep and
+    /// fails with a breach of [`DEPTH_KEYWORD`](crate::DEPTH_KEYWORD).
+    Loop,
 }
 
 impl ProblemKind {
@@ -592,6 +597,67 @@ pub(crate) struct Compiler {
     tracks_evaluation: bool,
 }
 
+/// The schemas a value is checked against where it stands (not its properties or items):
+/// `$ref` and the in-place applicators. (`$dynamicRef` is left out: where it lands depends on
+/// the path the check took, so a loop through it is not certain.)
+fn in_place(k: &Keywords) -> impl Iterator<Item = NodeId> + '_ {
+    k.reference
+        .into_iter()
+        .chain(k.all_of.iter().copied())
+        .chain(k.any_of.iter().copied())
+        .chain(k.one_of.iter().copied())
+        .chain(k.not)
+        .chain(k.if_)
+        .chain(k.then)
+        .chain(k.else_)
+        .chain(k.dependent_schemas.iter().map(|(_, id)| *id))
+}
+
+/// Each schema where a loop of [`in_place`] edges closes, once: a depth-first walk without
+/// recursion (a schema may chain references thousands deep), an edge back to a schema still
+/// on the walk's path being a loop.
+fn loops(nodes: &[Node]) -> Vec<NodeId> {
+    const NEW: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; nodes.len()];
+    let mut closes = vec![false; nodes.len()];
+    let mut found = Vec::new();
+    let edges = |id: NodeId| -> Vec<NodeId> {
+        match &nodes[id] {
+            Node::Keywords(k) => in_place(k).collect(),
+            _ => Vec::new(),
+        }
+    };
+    for start in 0..nodes.len() {
+        if state[start] != NEW {
+            continue;
+        }
+        state[start] = ON_PATH;
+        let mut path = vec![(start, edges(start), 0usize)];
+        while let Some((id, next, at)) = path.last_mut() {
+            let Some(&to) = next.get(*at) else {
+                state[*id] = DONE;
+                path.pop();
+                continue;
+            };
+            *at += 1;
+            match state[to] {
+                NEW => {
+                    state[to] = ON_PATH;
+                    path.push((to, edges(to), 0));
+                }
+                ON_PATH if !closes[to] => {
+                    closes[to] = true;
+                    found.push(to);
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
 /// Clears [`Keywords::implied`] where a schema under `properties` or `items` is not implied.
 /// A node's children are compiled after it and get higher ids, so one pass from the last node
 /// settles each before its parent; a child with a lower id (a schema reached earlier another
@@ -800,6 +866,26 @@ impl Compiler {
         while let Some((id, at)) = self.pending.pop() {
             let node = self.build(&at);
             self.nodes[id] = node;
+        }
+        for id in loops(&self.nodes) {
+            if let Node::Keywords(k) = &self.nodes[id] {
+                let pointer = if k.doc == 0 {
+                    k.at.clone()
+                } else {
+                    format!("{}#{}", self.docs[k.doc].uri, k.at)
+                };
+                self.problems.push(Problem {
+                    kind: ProblemKind::Loop,
+                    pointer,
+                    message: "refers back to itself without descending into the value (through \
+                              `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` or \
+                              `dependentSchemas`): checking a value that comes back here would \
+                              not end, so the check stops 4,096 schemas deep and fails with a \
+                              `depth` breach; break the loop, or put it under `properties` or \
+                              `items`"
+                        .into(),
+                });
+            }
         }
         settle_implied(&mut self.nodes);
         settle_discriminants(&mut self.nodes);

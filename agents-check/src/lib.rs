@@ -46,7 +46,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-pub use check::Breach;
+pub use check::{Breach, DEPTH_KEYWORD};
 pub use compile::{DEFAULT_BASE, Draft, Problem, ProblemKind};
 pub use instance::{Instance, Kind, TYPE_NAMES, equal, is_integer};
 pub use pattern::Pattern;
