@@ -134,7 +134,11 @@ pub fn from_str<T: DeserializeOwned + Send>(text: &str) -> Result<T, DeepError> 
     if depth > MAX_DEPTH {
         return Err(DeepError::TooDeep { depth });
     }
-    on_deep_stack(depth, || read(text, true))?.map_err(DeepError::from)
+    // `on_deep_stack` returns once the read has run (or with its panic), so the first error
+    // stands only for a read that never happened.
+    let mut deep = Err(error);
+    on_deep_stack(depth, &mut || deep = read(text, true))?;
+    deep.map_err(DeepError::from)
 }
 
 /// `T` from all of `text`, serde_json's depth limit lifted or not.
@@ -149,7 +153,8 @@ fn read<T: DeserializeOwned>(text: &str, unlimited: bool) -> serde_json::Result<
 }
 
 /// Runs `work` on a thread of [`DEEP_STACK`] and waits for it; a panic there goes on here.
-fn on_deep_stack<T: Send>(depth: usize, work: impl FnOnce() -> T + Send) -> Result<T, DeepError> {
+/// Not generic: one copy of the thread machinery serves every type a program decodes.
+fn on_deep_stack(depth: usize, work: &mut (dyn FnMut() + Send)) -> Result<(), DeepError> {
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
             .name("agents-deep-json".to_owned())
@@ -159,9 +164,10 @@ fn on_deep_stack<T: Send>(depth: usize, work: impl FnOnce() -> T + Send) -> Resu
                 depth,
                 reason: e.to_string(),
             })?;
-        Ok(thread
+        thread
             .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Ok(())
     })
 }
 
