@@ -191,8 +191,22 @@ impl Client {
         Ok((value, info))
     }
 
-    /// [`Client::send`] up to the answer's bytes.
-    async fn send_bytes(
+    /// [`Client::send`] up to the answer's bytes. Boxed, so that the future of every call
+    /// holds a pointer rather than the retry loop, the rate limit and reqwest's own futures:
+    /// their layout is compiled, and described to the debugger, once here instead of in each
+    /// caller, a user's program included.
+    fn send_bytes<'a>(
+        &'a self,
+        endpoint: &'a Endpoint,
+        segments: &'a [&'a str],
+        query: &'a [(&'a str, String)],
+        body: Option<&'a JsonBody>,
+    ) -> futures_util::future::BoxFuture<'a, Result<(Vec<u8>, ResponseInfo), Error>> {
+        Box::pin(self.send_bytes_inner(endpoint, segments, query, body))
+    }
+
+    /// What [`Client::send_bytes`] boxes.
+    async fn send_bytes_inner(
         &self,
         endpoint: &Endpoint,
         segments: &[&str],
