@@ -58,6 +58,9 @@ async fn one_bad_record_in_a_list_is_one_error_and_the_rest_arrive() {
         "{}",
         e.path
     );
+    // The error carries the record as the page held it, not the whole page.
+    let held: Value = serde_json::from_str(&e.body).unwrap();
+    assert_eq!(held["name"], "b", "{}", e.body);
 }
 
 /// A download URL that answers a page (a proxy's sign-in page, status 200) is not an artifact.
