@@ -137,14 +137,20 @@ async fn a_redis_outage_falls_back_to_a_fair_share_and_says_so() {
     assert_eq!(e.requests_seen(KEY), seen + 1, "the call went out once");
 
     redis.spawn();
-    // Redis is asked again a second after it failed.
-    tokio::time::sleep(Duration::from_millis(1100)).await;
-    first.agents().limit(1).list().await.unwrap();
-    assert!(
-        matches!(first.limiter(), LimiterState::Shared { .. }),
-        "{:?}",
-        first.limiter()
-    );
+    // Redis is asked again a second after it failed. A probe that takes longer than the
+    // limiter's 250 ms (this machine busy with the other fleet tests' processes) counts as a
+    // failure and is made again a second later, so the limiter must be back within a few.
+    let mut probes = 0;
+    while !matches!(first.limiter(), LimiterState::Shared { .. }) {
+        assert!(
+            probes < 5,
+            "still {:?} after {probes} probes of a running Redis",
+            first.limiter()
+        );
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        first.agents().limit(1).list().await.unwrap();
+        probes += 1;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
