@@ -65,18 +65,29 @@ fn decode_rows(rows: &mut Vec<Row>, group: &str, bytes: &[u8], drifted_bytes: &[
     };
     // What a user would do instead of the generated checks: the strict derive of the same
     // bytes, and the `jsonschema` crate validating them against the record's schema, with every
-    // error's path collected as the generated type records every breach.
+    // error's path collected as the generated type records every breach. Each is read twice: as
+    // the client reads (UTF-8 checked once for the body), and as reqwest's `Response::json`
+    // reads (`serde_json::from_slice`, UTF-8 checked string by string).
     let schema = RetailerAPdp::schema().map_or(Value::Bool(true), |s| s.document().clone());
     let validator = jsonschema::validator_for(&schema).ok();
-    let mut checked_derive_one = || {
-        let value: Value = agents_runtime::decode::from_slice(black_box(bytes)).unwrap_or_default();
-        let errors: Vec<String> = validator
-            .iter()
-            .flat_map(|v| v.iter_errors(&value))
-            .map(|e| e.instance_path().to_string())
-            .collect();
-        let r: Result<plain::Plain, _> = serde_json::from_value(value);
-        black_box((errors.len(), r.is_ok()));
+    let checked_derive = |read: fn(&[u8]) -> serde_json::Result<Value>| {
+        let validator = validator.as_ref();
+        move || {
+            let value: Value = read(black_box(bytes)).unwrap_or_default();
+            let errors: Vec<String> = validator
+                .iter()
+                .flat_map(|v| v.iter_errors(&value))
+                .map(|e| e.instance_path().to_string())
+                .collect();
+            let r: Result<plain::Plain, _> = serde_json::from_value(value);
+            black_box((errors.len(), r.is_ok()));
+        }
+    };
+    let mut checked_derive_one = checked_derive(agents_runtime::decode::from_slice);
+    let mut checked_derive_json = checked_derive(|b| serde_json::from_slice(b));
+    let mut strict_json = || {
+        let r: Result<plain::Plain, _> = serde_json::from_slice(black_box(bytes));
+        black_box(r.is_ok());
     };
     let samples = interleaved(
         40,
@@ -87,14 +98,18 @@ fn decode_rows(rows: &mut Vec<Row>, group: &str, bytes: &[u8], drifted_bytes: &[
             &mut batch(iters, &mut drift_one),
             &mut batch(iters, &mut slice_one),
             &mut batch(iters, &mut checked_derive_one),
+            &mut batch(iters, &mut strict_json),
+            &mut batch(iters, &mut checked_derive_json),
         ],
     );
-    let [generated, strict, value, drift, slice, checked_derive] =
-        [0, 1, 2, 3, 4, 5].map(|k| median_of(&samples[k]));
+    let [generated, strict, value, drift, slice, checked_derive, _, _] =
+        [0, 1, 2, 3, 4, 5, 6, 7].map(|k| median_of(&samples[k]));
     let vs_checked_derive = median_ratio(&samples[5], &samples[0]);
     let vs_strict = median_ratio(&samples[1], &samples[0]);
     let vs_value = median_ratio(&samples[2], &samples[0]);
     let vs_slice = median_ratio(&samples[4], &samples[0]);
+    let vs_strict_json = median_ratio(&samples[6], &samples[0]);
+    let vs_checked_derive_json = median_ratio(&samples[7], &samples[0]);
     let mb = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
     let timed = |d: Duration| {
         format!(
@@ -146,6 +161,18 @@ fn decode_rows(rows: &mut Vec<Row>, group: &str, bytes: &[u8], drifted_bytes: &[
         "throughput generated ÷ strict baseline",
         format!("{vs_strict:.2}×"),
         format!("{label}; target ≥ 1.0× with every check (median of 40 interleaved rounds)"),
+    ));
+    rows.push(row(
+        group,
+        "throughput generated (checks) ÷ derive + jsonschema, read as reqwest's `json()` reads",
+        format!("{vs_checked_derive_json:.2}×"),
+        format!("{label}; the baseline's `Value` through `serde_json::from_slice`"),
+    ));
+    rows.push(row(
+        group,
+        "throughput generated ÷ strict baseline, read as reqwest's `json()` reads",
+        format!("{vs_strict_json:.2}×"),
+        format!("{label}; the derive through `serde_json::from_slice`"),
     ));
     rows.push(row(
         group,
