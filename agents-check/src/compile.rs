@@ -538,14 +538,28 @@ struct Location {
     pointer: String,
 }
 
-/// What the index knows of a schema object it walked over.
+/// What the index knows of a schema object it walked over. Shared parts are `Arc`s: every
+/// subschema of a resource holds the same base, and the compiler reads this once per node.
 #[derive(Debug, Clone)]
 struct Scanned {
-    base: Url,
+    base: Arc<Url>,
+    /// `base` without its fragment, as text: the name of its resource.
+    resource: Arc<str>,
     draft: Draft,
     /// The metaschema in effect (`$schema`, resolved), which decides whether value keywords
     /// are checked once every document is indexed.
-    meta: Option<String>,
+    meta: Option<Arc<str>>,
+}
+
+impl Scanned {
+    fn new(base: Url, draft: Draft, meta: Option<Arc<str>>) -> Self {
+        Scanned {
+            resource: key(&base).into(),
+            base: Arc::new(base),
+            draft,
+            meta,
+        }
+    }
 }
 
 pub(crate) struct Compiled {
@@ -580,8 +594,12 @@ pub(crate) struct Compiler {
     docs: Vec<Document>,
     /// Absolute URIs (resources without fragment, and `base#anchor`) to locations.
     index: foldhash::HashMap<String, Location>,
-    /// Every schema object walked, by location.
-    scanned: foldhash::HashMap<Location, Scanned>,
+    /// Every schema object walked, by document and pointer.
+    scanned: Vec<foldhash::HashMap<String, Scanned>>,
+    /// What a location no schema object encloses gets (the default base, draft 2020-12).
+    outside: Scanned,
+    /// Whether each metaschema met turns on the validation vocabulary.
+    validates: foldhash::HashMap<Arc<str>, bool>,
     /// Dynamic anchors declared in each resource: resource URI to (name, location).
     dynamic_anchors: foldhash::HashMap<String, Vec<(String, Location)>>,
     remotes: HashMap<String, Value>,
@@ -827,7 +845,9 @@ impl Compiler {
         Compiler {
             docs: Vec::new(),
             index: foldhash::HashMap::default(),
-            scanned: foldhash::HashMap::default(),
+            scanned: Vec::new(),
+            outside: Scanned::new(default_base(), Draft::Draft2020, None),
+            validates: foldhash::HashMap::default(),
             dynamic_anchors: foldhash::HashMap::default(),
             remotes,
             directories,
@@ -922,11 +942,8 @@ impl Compiler {
             value: Arc::clone(&value),
             supplied,
         });
-        let context = Scanned {
-            base: base.clone(),
-            draft,
-            meta: None,
-        };
+        self.scanned.push(foldhash::HashMap::default());
+        let context = Scanned::new(base.clone(), draft, None);
         self.scan(&value, doc, String::new(), &context, true);
         doc
     }
@@ -950,26 +967,27 @@ impl Compiler {
             .and_then(Draft::from_meta)
             .unwrap_or(outer.draft);
         let meta = match map.get("$schema").and_then(Value::as_str) {
-            Some(meta) => (outer.base.join(meta).ok().map(|m| key(&m))).or(outer.meta.clone()),
+            Some(meta) => {
+                (outer.base.join(meta).ok().map(|m| key(&m).into())).or(outer.meta.clone())
+            }
             None => outer.meta.clone(),
         };
-        let base = &outer.base;
         let location = Location {
             doc,
             pointer: pointer.clone(),
         };
         // In draft 7 a `$ref` hides every keyword beside it, `$id` included.
         let hidden = draft == Draft::Draft7 && map.contains_key("$ref");
-        let mut base = base.clone();
+        let mut base: Option<Url> = None;
         let mut resource = document_root;
         if let Some(id) = map.get("$id").and_then(Value::as_str).filter(|_| !hidden) {
-            match base.join(id) {
+            match outer.base.join(id) {
                 Ok(joined) if draft == Draft::Draft7 && id.starts_with('#') => {
                     // Draft 7's `"$id": "#name"` is an anchor.
                     self.index.insert(joined.to_string(), location.clone());
                 }
                 Ok(joined) => {
-                    base = strip_fragment(&joined);
+                    base = Some(strip_fragment(&joined));
                     resource = true;
                 }
                 Err(e) => self.problems.push(Problem {
@@ -979,28 +997,36 @@ impl Compiler {
                 }),
             }
         }
+        let here = match base {
+            Some(base) => Scanned::new(base, draft, meta),
+            None => Scanned {
+                base: Arc::clone(&outer.base),
+                resource: Arc::clone(&outer.resource),
+                draft,
+                meta,
+            },
+        };
         if resource {
-            self.index.entry(key(&base)).or_insert(location.clone());
+            self.index
+                .entry(here.resource.to_string())
+                .or_insert(location.clone());
         }
         for (keyword, dynamic) in [("$anchor", false), ("$dynamicAnchor", true)] {
             if let Some(name) = map.get(keyword).and_then(Value::as_str) {
-                let mut anchored = base.clone();
+                let mut anchored = (*here.base).clone();
                 anchored.set_fragment(Some(name));
                 self.index.insert(anchored.to_string(), location.clone());
                 if dynamic {
                     self.dynamic_anchors
-                        .entry(key(&base))
+                        .entry(here.resource.to_string())
                         .or_default()
                         .push((name.to_owned(), location.clone()));
                 }
             }
         }
-        let here = Scanned {
-            base: base.clone(),
-            draft,
-            meta,
-        };
-        self.scanned.insert(location, here.clone());
+        if let Some(scanned) = self.scanned.get_mut(doc) {
+            scanned.insert(location.pointer, here.clone());
+        }
         for (keyword, child) in map {
             let at = format!("{pointer}/{}", escape(keyword));
             match (holds(keyword), child) {
@@ -1037,24 +1063,17 @@ impl Compiler {
 
     /// What the index knows of `at`, or of the nearest schema object above it.
     fn scanned_at(&self, at: &Location) -> Scanned {
+        let Some(scanned) = self.scanned.get(at.doc) else {
+            return self.outside.clone();
+        };
         let mut pointer = at.pointer.as_str();
         loop {
-            let here = Location {
-                doc: at.doc,
-                pointer: pointer.to_owned(),
-            };
-            if let Some(s) = self.scanned.get(&here) {
+            if let Some(s) = scanned.get(pointer) {
                 return s.clone();
             }
             match pointer.rfind('/') {
                 Some(cut) => pointer = &pointer[..cut],
-                None => {
-                    return Scanned {
-                        base: default_base(),
-                        draft: Draft::Draft2020,
-                        meta: None,
-                    };
-                }
+                None => return self.outside.clone(),
             }
         }
     }
@@ -1087,14 +1106,14 @@ impl Compiler {
             prefix_keyword: "prefixItems",
             ..Keywords::default()
         };
-        k.resource = Some(self.resource(&scanned.base));
+        k.resource = Some(self.resource(&scanned.resource));
         k.format = map.get("format").and_then(Value::as_str).map(Into::into);
         k.examples = map
             .get("examples")
             .and_then(Value::as_array)
             .filter(|list| !list.is_empty())
             .cloned();
-        let base = scanned.base.clone();
+        let base = Arc::clone(&scanned.base);
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
             k.reference = self
                 .resolve(&base, reference, &at.pointer, "$ref")
@@ -1347,19 +1366,15 @@ impl Compiler {
 
     /// The resource whose base URI is `base` (its index in `resources`), with its dynamic
     /// anchors.
-    fn resource(&mut self, base: &Url) -> usize {
-        let name = key(base);
-        if let Some(r) = self.resource_of.get(&name) {
+    /// The resource named `name` (a base URI without fragment), added on first use.
+    fn resource(&mut self, name: &str) -> usize {
+        if let Some(r) = self.resource_of.get(name) {
             return *r;
         }
         let r = self.resources.len();
         self.resources.push(Resource::default());
-        self.resource_of.insert(name, r);
-        let anchors = self
-            .dynamic_anchors
-            .get(&key(base))
-            .cloned()
-            .unwrap_or_default();
+        self.resource_of.insert(name.to_owned(), r);
+        let anchors = self.dynamic_anchors.get(name).cloned().unwrap_or_default();
         for (name, location) in anchors {
             let id = self.node(location);
             self.resources[r].dynamic_anchors.insert(name, id);
@@ -1449,7 +1464,18 @@ impl Compiler {
     }
 
     /// False when the metaschema `meta` lists its vocabularies and validation is not one of them.
-    fn meta_validates(&mut self, resource: &str) -> bool {
+    /// Whether the metaschema `resource` turns on the validation vocabulary; settled once per
+    /// metaschema, as every subschema under it asks.
+    fn meta_validates(&mut self, resource: &Arc<str>) -> bool {
+        if let Some(known) = self.validates.get(resource) {
+            return *known;
+        }
+        let validates = self.read_vocabularies(resource);
+        self.validates.insert(Arc::clone(resource), validates);
+        validates
+    }
+
+    fn read_vocabularies(&mut self, resource: &str) -> bool {
         if !self.index.contains_key(resource) {
             self.load(resource);
         }
