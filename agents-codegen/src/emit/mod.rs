@@ -75,7 +75,7 @@ pub fn agent(
     }
     let (params, methods) = params::params(&agent.params, agent, p, t)?;
     sink(Piece::Tree(params));
-    sink(Piece::Quoted(methods));
+    sink(Piece::Tree(methods));
     sink(Piece::Quoted(traits::traits(agent, p)));
     Ok(())
 }

@@ -1,30 +1,29 @@
-//! The params type of an agent: its struct (a tree from the templates) and one inherent impl
-//! with `new`, `validate`, a setter per optional input and `param`.
+//! The params type of an agent: its struct and one inherent impl with `new`, `validate`, a
+//! setter per optional input and `param`, trees from the templates but for `validate`.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::punctuated::Punctuated;
-use syn::{Fields, Item};
+use syn::{Fields, ImplItem, Item};
 
-use super::tokens::{Paths, param_arg};
+use super::tokens::Paths;
 use super::tree::{Templates, shape};
-use crate::ir::{AgentIr, ParamIr, ParamsIr};
+use crate::ir::{AgentIr, ParamsIr};
 use crate::naming::ident;
 use crate::rules::Rule;
 use crate::types::Ty;
 
-/// The params struct (a tree) and its inherent impl (quoted: `new` and `validate` are one-off
-/// items, and the setters are few).
+/// The params struct and its inherent impl (`validate`, a one-off item, is quoted and parsed).
 pub(super) fn params(
     params: &ParamsIr,
     agent: &AgentIr,
     p: &Paths,
     t: &mut Templates,
-) -> syn::Result<(Item, TokenStream)> {
-    let rt = &p.rt;
+) -> syn::Result<(Item, Item)> {
     let name = ident(&params.ident);
     let mut fields = Punctuated::new();
     let mut setters = Vec::new();
+    let mut inputs = Vec::with_capacity(params.fields.len());
     for f in &params.fields {
         let id = ident(&f.ident);
         let ty = t.param_type(&f.ty, !f.required, agent, p)?;
@@ -33,16 +32,9 @@ pub(super) fn params(
         fields.push(t.field(attrs, id.clone(), ty));
         if !f.required {
             let doc = crate::docs::setter(&f.json);
-            let (arg, conv) = param_arg(&f.ty, agent, p);
-            setters.push(quote! {
-                #[doc = #doc]
-                #[must_use]
-                pub fn #id(mut self, value: #arg) -> Self {
-                    self.#id = Some(value #conv);
-                    self
-                }
-            });
+            setters.push(t.setter(&doc, id.clone(), &f.ty, agent, p)?);
         }
+        inputs.push((id, &f.ty, f.required));
     }
     // The struct: docs, the inputs, then `extra`.
     let mut item = t.params_struct.clone();
@@ -55,60 +47,16 @@ pub(super) fn params(
     };
     fields.extend(std::mem::take(&mut named.named));
     named.named = fields;
-    let new = constructor(params, agent, p);
-    let validate = validate(params, agent, p);
-    let methods = quote! {
-        impl #name {
-            #new
-            #validate
-            #(#setters)*
-            /// Adds a parameter the agent record does not declare; it is sent as given. A
-            /// declared input's name is checked by `validate()` as its setter's value is.
-            #[must_use]
-            pub fn param(mut self, name: impl Into<String>, value: impl Into<#rt::Value>) -> Self {
-                self.extra.insert(name.into(), value.into());
-                self
-            }
-        }
-    };
-    Ok((Item::Struct(item), methods))
-}
-
-/// `new`, taking the required inputs.
-fn constructor(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> TokenStream {
-    let rt = &p.rt;
-    let required: Vec<&ParamIr> = params.fields.iter().filter(|f| f.required).collect();
-    let args = required.iter().map(|f| {
-        let id = ident(&f.ident);
-        let (arg, _) = param_arg(&f.ty, agent, p);
-        quote!(#id: #arg)
-    });
-    let inits = params.fields.iter().map(|f| {
-        let id = ident(&f.ident);
-        if f.required {
-            let (_, conv) = param_arg(&f.ty, agent, p);
-            if conv.is_empty() {
-                quote!(#id,)
-            } else {
-                quote!(#id: #id #conv,)
-            }
-        } else {
-            quote!(#id: None,)
-        }
-    });
-    let names: Vec<&str> = required.iter().map(|f| f.json.as_str()).collect();
-    let doc = crate::docs::constructor(&names);
-    let many_args = (required.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    quote! {
-        #[doc = #doc]
-        #many_args
-        pub fn new(#(#args),*) -> Self {
-            Self {
-                #(#inits)*
-                extra: #rt::JsonMap::new(),
-            }
-        }
-    }
+    let required: Vec<&str> = (params.fields.iter().filter(|f| f.required))
+        .map(|f| f.json.as_str())
+        .collect();
+    let new = t.constructor(&crate::docs::constructor(&required), &inputs, agent, p)?;
+    let validate: ImplItem = syn::parse2(validate(params, agent, p))?;
+    let mut items = Vec::with_capacity(setters.len() + 3);
+    items.push(new);
+    items.push(validate);
+    items.extend(setters);
+    Ok((Item::Struct(item), Item::Impl(t.params_impl(name, items)?)))
 }
 
 /// `validate`, checking every rule the generator understood.

@@ -81,13 +81,18 @@ pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
     }
 }
 
-/// The argument type of a param's setter or constructor argument, and the conversion into the
-/// field's type.
-pub(super) fn param_arg(ty: &Ty, agent: &AgentIr, p: &Paths) -> (TokenStream, TokenStream) {
+/// Whether a param's setter or constructor argument is converted into the field's type
+/// (`impl Into<…>`, then `.into()`) rather than taken as the field's type.
+pub(super) fn converts(ty: &Ty) -> bool {
+    matches!(ty, Ty::String | Ty::Any)
+}
+
+/// The argument type of a param's setter or constructor argument (see [`converts`]).
+pub(super) fn param_arg(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
     let rt = &p.rt;
     match ty {
-        Ty::String => (quote!(impl Into<String>), quote!(.into())),
-        Ty::Any => (quote!(impl Into<#rt::Value>), quote!(.into())),
-        other => (ty_tokens(other, agent, p), quote!()),
+        Ty::String => quote!(impl Into<String>),
+        Ty::Any => quote!(impl Into<#rt::Value>),
+        other => ty_tokens(other, agent, p),
     }
 }

@@ -3,20 +3,24 @@
 //! cloned with their names, docs and types set.
 //!
 //! Generated files are mostly repetition: one field per schema property with its docs, one
-//! setter per optional input. Quoting those into tokens and parsing them back for prettyplease
-//! would be most of the generator's time, so they are built as `syn` nodes here instead; the
-//! one-off parts of each agent (a params type's `new` and `validate`, the trait impls) are
-//! quoted by their builders. The macro path prints the same trees as tokens, so both paths emit
-//! the same items.
+//! setter per optional input, one argument and one initializer of `new` per input. Quoting
+//! those into tokens and parsing them back for prettyplease would be most of the generator's
+//! time, so they are built as `syn` nodes here instead; the one-off parts of each agent (a
+//! params type's `validate`, the trait impls) are quoted by their builders. The macro path
+//! prints the same trees as tokens, so both paths emit the same items.
 
 use std::collections::HashMap;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use syn::parse::Parser as _;
-use syn::{Attribute, Expr, Field, ItemStruct, Lit, LitStr, Meta, Type};
+use syn::punctuated::Punctuated;
+use syn::{
+    Attribute, Expr, Field, FieldValue, FnArg, ImplItem, ImplItemFn, ItemImpl, ItemStruct, Lit,
+    LitStr, Member, Meta, Pat, Stmt, Type,
+};
 
-use super::tokens::{Paths, ty_tokens};
+use super::tokens::{Paths, converts, param_arg, ty_tokens};
 use crate::ir::AgentIr;
 use crate::types::Ty;
 
@@ -39,6 +43,102 @@ pub struct Templates {
     outputs: HashMap<Ty, Type>,
     /// Param field types by (type, optional).
     params: HashMap<(Ty, bool), Type>,
+    /// The params type's methods.
+    methods: Methods,
+    /// Argument types of setters and `new` by the input's type.
+    args: HashMap<Ty, Type>,
+}
+
+/// The params type's inherent impl, in parts.
+struct Methods {
+    /// `impl __Params {}`.
+    empty: ItemImpl,
+    /// `new` without arguments, initializing only `extra`.
+    new: ImplItemFn,
+    /// `#[allow(clippy::too_many_arguments)]`, for a `new` of more than seven arguments.
+    many_args: Attribute,
+    /// `__x: ()`, an argument of `new`.
+    arg: FnArg,
+    /// `__x` (an argument kept as given), `__x: __x.into()`, `__x: None`: field initializers.
+    init_same: FieldValue,
+    init_into: FieldValue,
+    init_none: FieldValue,
+    /// A setter storing its value as given, and one converting it with `.into()`.
+    setter: ImplItemFn,
+    setter_into: ImplItemFn,
+    /// `param`, the same for every agent.
+    param: ImplItemFn,
+}
+
+impl Methods {
+    fn new(rt: &TokenStream) -> syn::Result<Self> {
+        let mut all: ItemImpl = syn::parse2(quote! {
+            impl __Params {
+                #[doc = ""]
+                pub fn new(__x: ()) -> Self {
+                    Self {
+                        __same,
+                        __into: __into.into(),
+                        __none: None,
+                        extra: #rt::JsonMap::new(),
+                    }
+                }
+                #[doc = ""]
+                #[must_use]
+                pub fn __setter(mut self, value: ()) -> Self {
+                    self.__setter = Some(value);
+                    self
+                }
+                #[doc = ""]
+                #[must_use]
+                pub fn __setter(mut self, value: ()) -> Self {
+                    self.__setter = Some(value.into());
+                    self
+                }
+                /// Adds a parameter the agent record does not declare; it is sent as given. A
+                /// declared input's name is checked by `validate()` as its setter's value is.
+                #[must_use]
+                pub fn param(mut self, name: impl Into<String>, value: impl Into<#rt::Value>) -> Self {
+                    self.extra.insert(name.into(), value.into());
+                    self
+                }
+            }
+        })?;
+        let many_args = attribute(quote!(#[allow(clippy::too_many_arguments)]))?;
+        let mut fns = std::mem::take(&mut all.items).into_iter().map(|i| match i {
+            ImplItem::Fn(f) => Ok(f),
+            _ => Err(shape("params impl")),
+        });
+        let (Some(new), Some(setter), Some(setter_into), Some(param)) =
+            (fns.next(), fns.next(), fns.next(), fns.next())
+        else {
+            return Err(shape("params impl"));
+        };
+        let mut new = new?;
+        let arg = new.sig.inputs.pop().ok_or_else(|| shape("new"))?;
+        let Some(Stmt::Expr(Expr::Struct(init), _)) = new.block.stmts.first_mut() else {
+            return Err(shape("new"));
+        };
+        let mut inits = std::mem::take(&mut init.fields).into_iter();
+        let (Some(init_same), Some(init_into), Some(init_none), Some(extra)) =
+            (inits.next(), inits.next(), inits.next(), inits.next())
+        else {
+            return Err(shape("new"));
+        };
+        init.fields.push(extra);
+        Ok(Methods {
+            empty: all,
+            new,
+            many_args,
+            arg,
+            init_same,
+            init_into,
+            init_none,
+            setter: setter?,
+            setter_into: setter_into?,
+            param: param?,
+        })
+    }
 }
 
 /// A template that does not have the expected shape: a bug of this module.
@@ -123,6 +223,8 @@ impl Templates {
             })?,
             outputs: HashMap::new(),
             params: HashMap::new(),
+            methods: Methods::new(rt)?,
+            args: HashMap::new(),
         })
     }
 
@@ -133,17 +235,13 @@ impl Templates {
 
     /// `#[doc = " line"]` (an empty line stays empty).
     pub(super) fn doc(&self, line: &str) -> Attribute {
-        let mut attr = self.doc.clone();
-        if let Meta::NameValue(nv) = &mut attr.meta
-            && let Expr::Lit(lit) = &mut nv.value
-        {
-            let mut text = String::with_capacity(line.len() + 1);
-            if !line.is_empty() {
-                text.push(' ');
-                text.push_str(line);
-            }
-            lit.lit = Lit::Str(LitStr::new(&text, Span::call_site()));
+        let mut text = String::with_capacity(line.len() + 1);
+        if !line.is_empty() {
+            text.push(' ');
+            text.push_str(line);
         }
+        let mut attr = self.doc.clone();
+        set_doc(&mut attr, &text);
         attr
     }
 
@@ -226,5 +324,139 @@ impl Templates {
             }
             (false, false) => attribute(quote!(#[serde(rename = #json)])).map(Some),
         }
+    }
+
+    /// The argument type of a setter or of `new` for an input of type `ty`.
+    fn arg_type(&mut self, ty: &Ty, agent: &AgentIr, p: &Paths) -> syn::Result<Type> {
+        if let Some(t) = self.args.get(ty) {
+            return Ok(t.clone());
+        }
+        let t: Type = syn::parse2(param_arg(ty, agent, p))?;
+        self.args.insert(ty.clone(), t.clone());
+        Ok(t)
+    }
+
+    /// `new` with `doc`, taking the required `inputs` (name, type) in order and initializing
+    /// every input (`required` says which), then `extra`.
+    pub(super) fn constructor(
+        &mut self,
+        doc: &str,
+        inputs: &[(Ident, &Ty, bool)],
+        agent: &AgentIr,
+        p: &Paths,
+    ) -> syn::Result<ImplItem> {
+        let mut new = self.methods.new.clone();
+        if let Some(attr) = new.attrs.first_mut() {
+            set_doc(attr, doc);
+        }
+        let required = inputs.iter().filter(|(_, _, required)| *required).count();
+        if required > 7 {
+            new.attrs.push(self.methods.many_args.clone());
+        }
+        let mut inits = Punctuated::new();
+        for (id, ty, required) in inputs {
+            if !required {
+                let mut init = self.methods.init_none.clone();
+                init.member = Member::Named(id.clone());
+                inits.push(init);
+                continue;
+            }
+            let mut arg = self.methods.arg.clone();
+            let FnArg::Typed(typed) = &mut arg else {
+                return Err(shape("argument"));
+            };
+            let Pat::Ident(name) = &mut *typed.pat else {
+                return Err(shape("argument"));
+            };
+            name.ident = id.clone();
+            *typed.ty = self.arg_type(ty, agent, p)?;
+            new.sig.inputs.push(arg);
+            let mut init = if converts(ty) {
+                self.methods.init_into.clone()
+            } else {
+                self.methods.init_same.clone()
+            };
+            init.member = Member::Named(id.clone());
+            let value = match &mut init.expr {
+                Expr::Path(path) => Some(path),
+                Expr::MethodCall(call) => match &mut *call.receiver {
+                    Expr::Path(path) => Some(path),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match value.and_then(|v| v.path.segments.first_mut()) {
+                Some(segment) => segment.ident = id.clone(),
+                None => return Err(shape("initializer")),
+            }
+            inits.push(init);
+        }
+        let Some(Stmt::Expr(Expr::Struct(init), _)) = new.block.stmts.first_mut() else {
+            return Err(shape("new"));
+        };
+        inits.extend(std::mem::take(&mut init.fields));
+        inits.push_punct(Default::default());
+        init.fields = inits;
+        Ok(ImplItem::Fn(new))
+    }
+
+    /// The setter `id` with `doc` of an optional input of type `ty`.
+    pub(super) fn setter(
+        &mut self,
+        doc: &str,
+        id: Ident,
+        ty: &Ty,
+        agent: &AgentIr,
+        p: &Paths,
+    ) -> syn::Result<ImplItem> {
+        let mut setter = if converts(ty) {
+            self.methods.setter_into.clone()
+        } else {
+            self.methods.setter.clone()
+        };
+        if let Some(attr) = setter.attrs.first_mut() {
+            set_doc(attr, doc);
+        }
+        let Some(FnArg::Typed(value)) = setter.sig.inputs.iter_mut().nth(1) else {
+            return Err(shape("setter"));
+        };
+        *value.ty = self.arg_type(ty, agent, p)?;
+        let Some(Stmt::Expr(Expr::Assign(assign), _)) = setter.block.stmts.first_mut() else {
+            return Err(shape("setter"));
+        };
+        let Expr::Field(field) = &mut *assign.left else {
+            return Err(shape("setter"));
+        };
+        field.member = Member::Named(id.clone());
+        setter.sig.ident = id;
+        Ok(ImplItem::Fn(setter))
+    }
+
+    /// `impl #name { #items param }`: the params type's inherent impl.
+    pub(super) fn params_impl(
+        &self,
+        name: Ident,
+        mut items: Vec<ImplItem>,
+    ) -> syn::Result<ItemImpl> {
+        let mut item = self.methods.empty.clone();
+        let Type::Path(ty) = &mut *item.self_ty else {
+            return Err(shape("params impl"));
+        };
+        match ty.path.segments.first_mut() {
+            Some(segment) => segment.ident = name,
+            None => return Err(shape("params impl")),
+        }
+        items.push(ImplItem::Fn(self.methods.param.clone()));
+        item.items = items;
+        Ok(item)
+    }
+}
+
+/// Sets a `#[doc = …]` attribute's text to `value` as it is.
+fn set_doc(attr: &mut Attribute, value: &str) {
+    if let Meta::NameValue(nv) = &mut attr.meta
+        && let Expr::Lit(lit) = &mut nv.value
+    {
+        lit.lit = Lit::Str(LitStr::new(value, Span::call_site()));
     }
 }
