@@ -3,7 +3,7 @@
 //! [`crate::docs`].
 //!
 //! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums and unions), `params.rs` (the params struct and
-//! its impl), `traits.rs` (the agent's trait impls). Type spellings are in `tokens.rs`, the
+//! its impl), `validate.rs` (its `validate()`), `traits.rs` (the agent's trait impls). Type spellings are in `tokens.rs`, the
 //! syntax-tree templates the builders clone in `tree.rs`. An agent's code comes out as
 //! [`Piece`]s, in order, and consumers print each piece and drop it.
 
@@ -13,6 +13,7 @@ mod record;
 mod tokens;
 mod traits;
 mod tree;
+mod validate;
 
 pub use tokens::Paths;
 pub use tree::Templates;

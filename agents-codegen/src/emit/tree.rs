@@ -5,9 +5,9 @@
 //! Generated files are mostly repetition: one field per schema property with its docs, one
 //! setter per optional input, one argument and one initializer of `new` per input. Quoting
 //! those into tokens and parsing them back for prettyplease would be most of the generator's
-//! time, so they are built as `syn` nodes here instead; the one-off parts of each agent (a
-//! params type's `validate`, the trait impls) are quoted by their builders. The macro path
-//! prints the same trees as tokens, so both paths emit the same items.
+//! time, so they are built as `syn` nodes here instead (`validate()`'s statements in
+//! `validate.rs`); the one-off parts of each agent (its trait impls) are quoted by their
+//! builders. The macro path prints the same trees as tokens, so both paths emit the same items.
 
 use std::collections::HashMap;
 
@@ -21,7 +21,8 @@ use syn::{
 };
 
 use super::tokens::{Paths, converts, param_arg, ty_tokens};
-use crate::ir::AgentIr;
+use super::validate::Validate;
+use crate::ir::{AgentIr, ParamsIr};
 use crate::types::Ty;
 
 /// The templates of one run (they embed the runtime path).
@@ -47,6 +48,8 @@ pub struct Templates {
     methods: Methods,
     /// Argument types of setters and `new` by the input's type.
     args: HashMap<Ty, Type>,
+    /// The statements of `validate()`.
+    validate: Validate,
 }
 
 /// The params type's inherent impl, in parts.
@@ -225,6 +228,7 @@ impl Templates {
             params: HashMap::new(),
             methods: Methods::new(rt)?,
             args: HashMap::new(),
+            validate: Validate::new(rt)?,
         })
     }
 
@@ -430,6 +434,19 @@ impl Templates {
         field.member = Member::Named(id.clone());
         setter.sig.ident = id;
         Ok(ImplItem::Fn(setter))
+    }
+
+    /// `validate()` of the params type `params`.
+    pub(super) fn validate(
+        &mut self,
+        params: &ParamsIr,
+        agent: &AgentIr,
+        p: &Paths,
+    ) -> syn::Result<ImplItem> {
+        let inner = (params.fields.iter())
+            .map(|f| self.param_type(&f.ty, false, agent, p))
+            .collect::<syn::Result<Vec<_>>>()?;
+        (self.validate).build(&agent.name, &params.ident, &params.fields, &inner)
     }
 
     /// `impl #name { #items param }`: the params type's inherent impl.
