@@ -101,6 +101,64 @@ fn hostile_params_keep_their_wire_names() {
     );
 }
 
+/// Every kind of input rule is checked by `validate()` on inputs of every type, on the field
+/// and on a value given with `.param(name, …)` under the input's name; each broken rule is
+/// reported once, with the text the record states it in.
+#[test]
+fn every_kind_of_input_rule_is_checked() {
+    let rules = |p: EveryRuleParams| -> Vec<(String, String)> {
+        match p.validate() {
+            Ok(()) => Vec::new(),
+            Err(e) => e
+                .violations
+                .into_iter()
+                .map(|v| (v.param, v.rule))
+                .collect(),
+        }
+    };
+    let kept = EveryRuleParams::new("bb", 5.0, 4, json!([1]))
+        .s_opt("x")
+        .n_opt(2.5)
+        .i_opt(3)
+        .list_opt(json!([1, 2]))
+        .page(1)
+        .r#type("abcd");
+    assert_eq!(rules(kept), Vec::<(String, String)>::new());
+    let broken = EveryRuleParams::new("DDDDDDDDDD", 10.25, 101, json!([1, 2, 3, 4]))
+        .s_opt("y")
+        .n_opt(3.5)
+        .i_opt(2)
+        .list_opt(json!([1]))
+        .page(0)
+        .r#type("long!");
+    let expected = [
+        ("s", "maximum length 9"),
+        ("s", "pattern: ^[a-z]+$"),
+        ("s", "one of a, bb, ccc"),
+        ("s_opt", "regex ^x"),
+        ("n", "maximum 10"),
+        ("n", "multiple of 0.5"),
+        ("n_opt", "< 3"),
+        ("i", "maximum 100"),
+        ("i", "multiple of 2"),
+        ("i_opt", ">= 3"),
+        ("list", "at most 3 items"),
+        ("list_opt", "minItems 2"),
+        ("page", "minimum 1"),
+        ("type", "maxLength 4"),
+    ]
+    .map(|(p, r)| (p.to_owned(), r.to_owned()));
+    assert_eq!(rules(broken), expected);
+    // A value given under an input's name is read as the input's type and checked too.
+    let given = EveryRuleParams::new("bb", 5.0, 4, json!([1]))
+        .param("s_opt", "zz")
+        .param("i_opt", 1);
+    assert_eq!(
+        rules(given),
+        [("s_opt", "regex ^x"), ("i_opt", ">= 3")].map(|(p, r)| (p.to_owned(), r.to_owned()))
+    );
+}
+
 #[test]
 fn capabilities_follow_the_records() {
     localized::<Type>();
