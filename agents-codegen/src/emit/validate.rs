@@ -185,10 +185,14 @@ impl Validate {
                     self.filled(&self.given_checked, &fill)
                 };
                 let body = then_branch(&mut given)?;
-                if !f.required
-                    && let Some(Stmt::Local(set)) = body.stmts.first_mut()
-                    && let Some(init) = &mut set.init
-                {
+                if !f.required {
+                    // `let set = true;` for a required input, whose constructor sets it.
+                    let Some(Stmt::Local(set)) = body.stmts.first_mut() else {
+                        return Err(shape("validate"));
+                    };
+                    let Some(init) = &mut set.init else {
+                        return Err(shape("validate"));
+                    };
                     *init.expr = self.filled_expr(&self.is_some, &fill);
                 }
                 if !these.is_empty() {
@@ -295,16 +299,18 @@ impl Validate {
             }
             Rule::OneOf(values) => {
                 let mut arg = self.values_arg.clone();
-                if let Expr::Reference(r) = &mut arg
-                    && let Expr::Array(array) = &mut *r.expr
-                {
-                    array.elems.extend(values.iter().map(|v| {
-                        Expr::Lit(syn::ExprLit {
-                            attrs: Vec::new(),
-                            lit: Lit::Str(LitStr::new(v, Span::call_site())),
-                        })
-                    }));
-                }
+                let Expr::Reference(r) = &mut arg else {
+                    return Err(shape("one_of"));
+                };
+                let Expr::Array(array) = &mut *r.expr else {
+                    return Err(shape("one_of"));
+                };
+                array.elems.extend(values.iter().map(|v| {
+                    Expr::Lit(syn::ExprLit {
+                        attrs: Vec::new(),
+                        lit: Lit::Str(LitStr::new(v, Span::call_site())),
+                    })
+                }));
                 ("one_of", None, arg)
             }
         };
