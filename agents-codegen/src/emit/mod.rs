@@ -2,14 +2,17 @@
 //! from [`crate::naming`] through the IR, types from [`crate::types`], doc prose from
 //! [`crate::docs`].
 //!
-//! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums and unions), `params.rs` (the params struct and
-//! its impl), `validate.rs` (its `validate()`), `traits.rs` (the agent's trait impls). Type spellings are in `tokens.rs`, the
-//! syntax-tree templates the builders clone in `tree.rs`. An agent's code comes out as
+//! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums and
+//! unions), `params.rs` (the params struct and its impl), `validate.rs` (its `validate()`),
+//! `traits.rs` (the agent's trait impls). Type spellings are in `tokens.rs`, the syntax-tree
+//! templates the builders clone in `tree.rs`, the error of a template that lost its shape in
+//! `shape.rs`. An agent's code comes out as
 //! [`Piece`]s, in order, and consumers print each piece and drop it.
 
 mod enums;
 mod params;
 mod record;
+mod shape;
 mod tokens;
 mod traits;
 mod tree;

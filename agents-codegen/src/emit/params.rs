@@ -4,8 +4,9 @@
 use syn::punctuated::Punctuated;
 use syn::{Fields, Item};
 
+use super::shape::shape;
 use super::tokens::Paths;
-use super::tree::{Templates, shape};
+use super::tree::Templates;
 use crate::ir::{AgentIr, ParamsIr};
 use crate::naming::ident;
 

@@ -4,8 +4,9 @@
 use syn::punctuated::Punctuated;
 use syn::{Fields, ItemStruct};
 
+use super::shape::shape;
 use super::tokens::{Paths, ty_tokens};
-use super::tree::{Templates, shape};
+use super::tree::Templates;
 use crate::ir::{AgentIr, StructIr};
 use crate::naming::{self, ident};
 

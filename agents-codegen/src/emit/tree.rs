@@ -20,6 +20,7 @@ use syn::{
     LitStr, Member, Meta, Pat, Stmt, Type,
 };
 
+use super::shape::shape;
 use super::tokens::{Paths, converts, param_arg, ty_tokens};
 use super::validate::Validate;
 use crate::ir::{AgentIr, ParamsIr};
@@ -142,14 +143,6 @@ impl Methods {
             param: param?,
         })
     }
-}
-
-/// A template that does not have the expected shape: a bug of this module.
-pub(super) fn shape(what: &str) -> syn::Error {
-    syn::Error::new(
-        Span::call_site(),
-        format!("template {what} has an unexpected shape"),
-    )
 }
 
 fn record_skeleton(

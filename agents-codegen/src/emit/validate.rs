@@ -10,7 +10,7 @@ use syn::{
     PathArguments, Stmt, Type,
 };
 
-use super::tree::shape;
+use super::shape::shape;
 use crate::ir::ParamIr;
 use crate::rules::Rule;
 use crate::types::Ty;

@@ -1,0 +1,13 @@
+//! The error of a template that lost the shape its builder expects: a bug of the generator,
+//! reported as an error rather than a panic or a silently wrong item. Every template module
+//! (`tree.rs`, `validate.rs`) and builder uses it, so it sits below them all.
+
+use proc_macro2::Span;
+
+/// A template that does not have the expected shape.
+pub(super) fn shape(what: &str) -> syn::Error {
+    syn::Error::new(
+        Span::call_site(),
+        format!("template {what} has an unexpected shape"),
+    )
+}
