@@ -3,6 +3,7 @@
 //! (`$id`, `$anchor`, `$dynamicAnchor`) are indexed first, over the schema, the documents the
 //! caller supplies and the bundled metaschemas, so a reference is resolved wherever it points.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -10,6 +11,7 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use crate::instance::{Instance, Kind, is_integer};
+use crate::path::{pointer_to, push_pointer_segment};
 use crate::pattern::Pattern;
 
 /// A node's index in [`Schema::nodes`](crate::Schema).
@@ -789,14 +791,6 @@ fn settle_discriminants(nodes: &mut [Node]) {
     }
 }
 
-fn escape(segment: &str) -> String {
-    if segment.contains(['~', '/']) {
-        segment.replace('~', "~0").replace('/', "~1")
-    } else {
-        segment.to_owned()
-    }
-}
-
 /// The value at JSON pointer `pointer` in `value`, as [`Value::pointer`] finds it, without
 /// allocating for tokens that hold no escape (the compiler looks up every subschema by its
 /// pointer).
@@ -1028,20 +1022,22 @@ impl Compiler {
             scanned.insert(location.pointer, here.clone());
         }
         for (keyword, child) in map {
-            let at = format!("{pointer}/{}", escape(keyword));
-            match (holds(keyword), child) {
-                (Some(Holds::Named), Value::Object(children)) => {
+            let Some(holds) = holds(keyword) else {
+                continue;
+            };
+            let at = pointer_to(&pointer, keyword);
+            match (holds, child) {
+                (Holds::Named, Value::Object(children)) => {
                     for (name, schema) in children {
-                        let at = format!("{at}/{}", escape(name));
-                        self.scan(schema, doc, at, &here, false);
+                        self.scan(schema, doc, pointer_to(&at, name), &here, false);
                     }
                 }
-                (Some(Holds::Listed), Value::Array(children)) => {
+                (Holds::Listed, Value::Array(children)) => {
                     for (i, schema) in children.iter().enumerate() {
                         self.scan(schema, doc, format!("{at}/{i}"), &here, false);
                     }
                 }
-                (Some(Holds::Listed | Holds::One), other) => {
+                (Holds::Listed | Holds::One, other) => {
                     self.scan(other, doc, at, &here, false);
                 }
                 _ => {}
@@ -1145,16 +1141,21 @@ impl Compiler {
         if validation {
             self.read_assertions(map, &mut k);
         }
-        let child = |this: &mut Self, path: &str| {
+        // The subschema at `at` followed by `segments`.
+        let child = |this: &mut Self, segments: &[&str]| {
+            let mut pointer = at.pointer.clone();
+            for segment in segments {
+                push_pointer_segment(&mut pointer, segment);
+            }
             this.node(Location {
                 doc: at.doc,
-                pointer: format!("{}/{path}", at.pointer),
+                pointer,
             })
         };
         for (keyword, list) in [("allOf", 0), ("anyOf", 1), ("oneOf", 2)] {
             if let Some(Value::Array(items)) = map.get(keyword) {
                 let ids = (0..items.len())
-                    .map(|i| child(self, &format!("{keyword}/{i}")))
+                    .map(|i| child(self, &[keyword, &i.to_string()]))
                     .collect();
                 match list {
                     0 => k.all_of = ids,
@@ -1175,7 +1176,7 @@ impl Compiler {
             "unevaluatedProperties",
         ] {
             if map.contains_key(keyword) {
-                let id = Some(child(self, keyword));
+                let id = Some(child(self, &[keyword]));
                 match keyword {
                     "not" => k.not = id,
                     "if" => k.if_ = id,
@@ -1197,11 +1198,11 @@ impl Compiler {
         match (scanned.draft, map.get("items")) {
             (Draft::Draft7, Some(Value::Array(list))) => {
                 k.prefix_items = (0..list.len())
-                    .map(|i| child(self, &format!("items/{i}")))
+                    .map(|i| child(self, &["items", &i.to_string()]))
                     .collect();
                 k.prefix_keyword = "items";
                 if map.contains_key("additionalItems") {
-                    k.items = Some(child(self, "additionalItems"));
+                    k.items = Some(child(self, &["additionalItems"]));
                     k.items_keyword = "additionalItems";
                 }
             }
@@ -1212,26 +1213,26 @@ impl Compiler {
                           `prefixItems`: the list is ignored"
                     .into(),
             }),
-            (_, Some(_)) => k.items = Some(child(self, "items")),
+            (_, Some(_)) => k.items = Some(child(self, &["items"])),
             (_, None) => {}
         }
         if scanned.draft == Draft::Draft2020
             && let Some(Value::Array(list)) = map.get("prefixItems")
         {
             k.prefix_items = (0..list.len())
-                .map(|i| child(self, &format!("prefixItems/{i}")))
+                .map(|i| child(self, &["prefixItems", &i.to_string()]))
                 .collect();
         }
         if let Some(Value::Object(props)) = map.get("properties") {
             for name in props.keys() {
-                let id = child(self, &format!("properties/{}", escape(name)));
+                let id = child(self, &["properties", name]);
                 k.properties.push((name.clone(), id));
             }
         }
         if let Some(Value::Object(props)) = map.get("patternProperties") {
             for name in props.keys() {
-                let id = child(self, &format!("patternProperties/{}", escape(name)));
-                let pointer = format!("{}/patternProperties/{}", at.pointer, escape(name));
+                let id = child(self, &["patternProperties", name]);
+                let pointer = pointer_to(&pointer_to(&at.pointer, "patternProperties"), name);
                 if let Some(pattern) = self.pattern(name, &pointer) {
                     k.pattern_properties.push((pattern, id));
                 }
@@ -1239,7 +1240,7 @@ impl Compiler {
         }
         if let Some(Value::Object(deps)) = map.get("dependentSchemas") {
             for name in deps.keys() {
-                let id = child(self, &format!("dependentSchemas/{}", escape(name)));
+                let id = child(self, &["dependentSchemas", name]);
                 k.dependent_schemas.push((name.clone(), id));
             }
         }
@@ -1256,7 +1257,7 @@ impl Compiler {
                             .collect(),
                     )),
                     _ => {
-                        let id = child(self, &format!("dependencies/{}", escape(name)));
+                        let id = child(self, &["dependencies", name]);
                         k.dependent_schemas.push((name.clone(), id));
                     }
                 }
@@ -1576,14 +1577,14 @@ pub(crate) fn defs_keyword(root: &Value) -> &'static str {
 /// draft 7 root), each as a resource whose `$id` is the URI it was fetched by. A document that
 /// declares another `$id` is embedded as it is, beside a resource of the fetched URI that
 /// refers to it.
-pub(crate) fn bundle(compiled: &Compiled) -> Value {
-    let mut root = compiled.docs[0].clone();
+pub(crate) fn bundle(compiled: &Compiled) -> Cow<'_, Value> {
     let extra: Vec<usize> = (1..compiled.docs.len())
         .filter(|i| compiled.supplied[*i])
         .collect();
     if extra.is_empty() {
-        return root;
+        return Cow::Borrowed(&compiled.docs[0]);
     }
+    let mut root = compiled.docs[0].clone();
     if let Value::Bool(allowed) = root {
         root = if allowed {
             Value::Object(Map::new())
@@ -1592,13 +1593,13 @@ pub(crate) fn bundle(compiled: &Compiled) -> Value {
         };
     }
     let Value::Object(map) = &mut root else {
-        return root;
+        return Cow::Owned(root);
     };
     let defs = map
         .entry(defs_keyword(&compiled.docs[0]))
         .or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(defs) = defs else {
-        return root;
+        return Cow::Owned(root);
     };
     for i in extra {
         let uri = &compiled.doc_uris[i];
@@ -1624,7 +1625,7 @@ pub(crate) fn bundle(compiled: &Compiled) -> Value {
             }
         }
     }
-    root
+    Cow::Owned(root)
 }
 
 #[cfg(test)]

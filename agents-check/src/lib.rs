@@ -40,6 +40,7 @@ mod pattern;
 #[cfg(feature = "sample")]
 mod sample;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
@@ -109,10 +110,16 @@ impl Options {
 
     /// Compiles `schema` with these options.
     pub fn compile(self, schema: &Value) -> Schema {
+        self.compile_owned(schema.clone())
+    }
+
+    /// [`Options::compile`] of a schema the caller has no further use for: the compiled schema
+    /// keeps it as its document instead of a copy.
+    pub fn compile_owned(self, schema: Value) -> Schema {
         let base = self.base.unwrap_or_else(|| DEFAULT_BASE.to_owned());
         Schema {
             compiled: compile::Compiler::new(self.documents, self.directories)
-                .compile(schema.clone(), &base),
+                .compile(schema, &base),
         }
     }
 }
@@ -132,8 +139,8 @@ impl Schema {
     /// The schema with every document it refers to outside itself (supplied, or read from a
     /// directory; not the metaschemas, which every compile has) embedded under `$defs` with its
     /// URI as `$id`, so that it compiles alone to the same checks: what a generated record
-    /// carries.
-    pub fn bundled(&self) -> Value {
+    /// carries. Borrowed when that is the schema as it was given.
+    pub fn bundled(&self) -> Cow<'_, Value> {
         compile::bundle(&self.compiled)
     }
 
@@ -141,8 +148,9 @@ impl Schema {
     /// root (`#/$defs/…`): references by `$id` base URI, `$anchor` and to other documents
     /// (embedded under `$defs`, named by the last segment of their URI) rewritten, a
     /// `$dynamicRef` written as the `$ref` it means from the root. For a reader that follows
-    /// only local pointers, such as a generator of types.
-    pub fn localized(&self) -> Value {
+    /// only local pointers, such as a generator of types. Borrowed when that is the schema as it
+    /// was given.
+    pub fn localized(&self) -> Cow<'_, Value> {
         localize::localized(&self.compiled)
     }
 

@@ -2,6 +2,7 @@
 //! reader that knows nothing of `$id`, `$anchor`, `$dynamicRef` or other documents (the
 //! generator's type lowering) can follow and still mean what the compiled schema means.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
@@ -15,7 +16,7 @@ use crate::compile::{Compiled, Holds, Node, NodeId, defs_keyword, holds, lookup}
 /// anchor of its name in the first resource an evaluation from the root enters, else its
 /// static target). References the compiled
 /// schema could not follow are left as written.
-pub(crate) fn localized(compiled: &Compiled) -> Value {
+pub(crate) fn localized(compiled: &Compiled) -> Cow<'_, Value> {
     let entered = resources_in_order(compiled);
     // (document, pointer of the schema object) → (keyword to drop, `$ref` to write).
     let mut rewrites: BTreeMap<usize, Vec<(String, &'static str, NodeId)>> = BTreeMap::new();
@@ -45,11 +46,10 @@ pub(crate) fn localized(compiled: &Compiled) -> Value {
         }
     }
     if rewrites.is_empty() {
-        return compiled.docs[0].clone();
+        return Cow::Borrowed(&compiled.docs[0]);
     }
-    let mut root = compiled.docs[0].clone();
-    let defs_keyword = defs_keyword(&root);
-    let mut taken: BTreeSet<String> = root
+    let defs_keyword = defs_keyword(&compiled.docs[0]);
+    let mut taken: BTreeSet<String> = compiled.docs[0]
         .get(defs_keyword)
         .and_then(Value::as_object)
         .map(|d| d.keys().cloned().collect())
@@ -83,7 +83,7 @@ pub(crate) fn localized(compiled: &Compiled) -> Value {
         }
     }
     if !changed && names.is_empty() {
-        return compiled.docs[0].clone();
+        return Cow::Borrowed(&compiled.docs[0]);
     }
     let mut docs: BTreeMap<usize, Value> = BTreeMap::new();
     for doc in written.keys().chain(names.keys()) {
@@ -114,11 +114,9 @@ pub(crate) fn localized(compiled: &Compiled) -> Value {
     for doc in docs.values_mut() {
         strip_ids(doc);
     }
-    if let Some(rewritten) = docs.remove(&0) {
-        root = rewritten;
-    }
+    let mut root = docs.remove(&0).unwrap_or_else(|| compiled.docs[0].clone());
     if names.is_empty() {
-        return root;
+        return Cow::Owned(root);
     }
     if let Value::Bool(allowed) = root {
         root = if allowed {
@@ -143,7 +141,7 @@ pub(crate) fn localized(compiled: &Compiled) -> Value {
             }
         }
     }
-    root
+    Cow::Owned(root)
 }
 
 /// The resources in the order an evaluation from the root first enters them (breadth first

@@ -28,6 +28,31 @@ pub fn push_index(out: &mut String, index: usize) {
     out.push(']');
 }
 
+/// Appends `/segment` to the JSON Pointer `out` (RFC 6901): `~` written `~0`, `/` written `~1`.
+pub fn push_pointer_segment(out: &mut String, segment: &str) {
+    out.reserve(segment.len() + 1);
+    out.push('/');
+    let mut rest = segment;
+    while let Some(i) = rest.find(['~', '/']) {
+        out.push_str(&rest[..i]);
+        out.push_str(if rest.as_bytes()[i] == b'~' {
+            "~0"
+        } else {
+            "~1"
+        });
+        rest = &rest[i + 1..];
+    }
+    out.push_str(rest);
+}
+
+/// The JSON Pointer `at` followed by `segment`, escaped as [`push_pointer_segment`] escapes it.
+pub fn pointer_to(at: &str, segment: &str) -> String {
+    let mut out = String::with_capacity(at.len() + segment.len() + 1);
+    out.push_str(at);
+    push_pointer_segment(&mut out, segment);
+    out
+}
+
 /// The property a path starts with (`reviews` of `reviews[2].rating`, `Screen size` of
 /// `["Screen size"].unit`); `None` for the empty path (the value itself) or one starting with
 /// an item.
@@ -60,6 +85,18 @@ mod tests {
         ] {
             assert_eq!(first_key(path).as_deref(), key, "{path}");
         }
+    }
+
+    #[test]
+    fn pointer_segments_are_escaped_as_rfc_6901_says() {
+        let doc = serde_json::json!({"a/b": {"m~n": {"": {"%": 1}}}});
+        let mut at = String::new();
+        for segment in ["a/b", "m~n", "", "%"] {
+            push_pointer_segment(&mut at, segment);
+        }
+        assert_eq!(at, "/a~1b/m~0n//%");
+        assert_eq!(doc.pointer(&at), Some(&serde_json::json!(1)));
+        assert_eq!(pointer_to("/x", "~/"), "/x/~0~1");
     }
 
     #[test]

@@ -61,7 +61,7 @@ impl Documents {
         for (prefix, dir) in &self.list {
             options = options.directory(prefix.clone(), dir.clone());
         }
-        options.compile(schema).bundled()
+        options.compile(schema).bundled().into_owned()
     }
 }
 

@@ -387,7 +387,8 @@ async fn a_schema_with_shared_files_is_sent_whole() {
     let bundled = agents_runtime::check::Options::new()
         .directory("https://example.com/schemas/", modes.join("shared"))
         .compile(&serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap())
-        .bundled();
+        .bundled()
+        .into_owned();
     assert!(
         bundled["$defs"]
             .as_object()

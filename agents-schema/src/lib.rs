@@ -23,6 +23,7 @@ pub mod rules;
 #[cfg(feature = "sample")]
 pub mod sample;
 
+use agents_check::path::pointer_to;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -338,7 +339,6 @@ impl FieldSchema {
                 out.push((pointer, name.clone()));
             }
         }
-        let escape = |key: &str| key.replace('~', "~0").replace('/', "~1");
         let maps = [
             ("properties", &self.properties),
             ("$defs", &self.defs),
@@ -347,7 +347,7 @@ impl FieldSchema {
         ];
         for (key, map) in maps {
             for (name, s) in map.iter().flatten() {
-                s.unknown_types_at(&format!("{at}/{key}/{}", escape(name)), out);
+                s.unknown_types_at(&pointer_to(&pointer_to(at, key), name), out);
             }
         }
         let lists = [

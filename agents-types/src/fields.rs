@@ -109,10 +109,12 @@ impl<R, T> FieldPath<R, T> {
     pub fn pointer(&self) -> String {
         let mut out = String::new();
         for step in self.steps() {
-            out.push('/');
             match step {
-                Step::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
-                Step::Index(i) => out.push_str(&i.to_string()),
+                Step::Key(k) => agents_check::path::push_pointer_segment(&mut out, &k),
+                Step::Index(i) => {
+                    out.push('/');
+                    out.push_str(&i.to_string());
+                }
             }
         }
         out

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use agents_check::path::pointer_to as pointer;
 use agents_schema::diag::{Collector, Diagnostic, Diagnostics};
 use agents_schema::{AgentRecord, FieldSchema};
 use indexmap::IndexMap;
@@ -91,10 +92,11 @@ pub fn lower(
         // record an object of its descriptors. A reference by URI, anchor or to another
         // document is lowered as the JSON pointer it resolves to, the documents it reaches
         // embedded under `$defs`.
-        let localized = output_schema.localized();
-        let doc = match (localized != *output_schema.document())
-            .then(|| FieldSchema::from_document(&localized))
-        {
+        let localized = match output_schema.localized() {
+            std::borrow::Cow::Owned(v) if v != *output_schema.document() => Some(v),
+            _ => None,
+        };
+        let doc = match localized.as_ref().map(FieldSchema::from_document) {
             Some(Ok(doc)) => doc,
             _ => record.output_document_read(),
         };
@@ -184,7 +186,7 @@ fn check_schema(
     for (prefix, dir) in documents {
         options = options.directory(prefix.clone(), dir.clone());
     }
-    let schema = options.compile(&agents_schema::json_schema::output_schema(record));
+    let schema = options.compile_owned(agents_schema::json_schema::output_schema(record));
     for problem in schema.problems() {
         let at = format!("output_schema#{}", problem.pointer);
         match problem.kind {
@@ -800,9 +802,4 @@ fn unboxed(ty: Ty) -> Ty {
         Ty::Boxed(inner) => *inner,
         other => other,
     }
-}
-
-/// `at` followed by one more JSON pointer segment (escaped).
-fn pointer(at: &str, segment: &str) -> String {
-    format!("{at}/{}", segment.replace('~', "~0").replace('/', "~1"))
 }
