@@ -467,6 +467,55 @@ fn set_doc(attr: &mut Attribute, value: &str) {
     if let Meta::NameValue(nv) = &mut attr.meta
         && let Expr::Lit(lit) = &mut nv.value
     {
-        lit.lit = Lit::Str(LitStr::new(value, Span::call_site()));
+        lit.lit = doc_literal(value);
+    }
+}
+
+/// `value` as a string literal. Printable ASCII (nearly every doc line) is written raw,
+/// `r"…"`, which is read and printed back without escaping each character; anything else is
+/// escaped, so that no control or bidirectional character is ever raw in a literal.
+fn doc_literal(value: &str) -> Lit {
+    if value.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        let mut hashes = String::new();
+        while value.contains(&format!("\"{hashes}")) {
+            hashes.push('#');
+        }
+        let mut repr = String::with_capacity(value.len() + 2 * hashes.len() + 3);
+        repr.push('r');
+        repr.push_str(&hashes);
+        repr.push('"');
+        repr.push_str(value);
+        repr.push('"');
+        repr.push_str(&hashes);
+        if let Ok(token) = repr.parse::<proc_macro2::Literal>() {
+            return Lit::new(token);
+        }
+    }
+    Lit::Str(LitStr::new(value, Span::call_site()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::doc_literal;
+    use syn::Lit;
+
+    #[test]
+    fn a_doc_literal_holds_its_text_exactly() {
+        for (text, raw) in [
+            (" Price in cents", true),
+            (" Says \"hi\"", true),
+            (" Ends in \"# and \"## too", true),
+            ("", true),
+            (" Tab\there", false),
+            (" Café", false),
+            (" Right\u{202e}to left", false),
+            (" Carriage\rreturn", false),
+        ] {
+            let Lit::Str(lit) = doc_literal(text) else {
+                panic!("{text:?} is not a string literal");
+            };
+            assert_eq!(lit.value(), text);
+            assert_eq!(lit.token().to_string().starts_with('r'), raw, "{text:?}");
+        }
     }
 }
