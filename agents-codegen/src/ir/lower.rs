@@ -208,7 +208,13 @@ fn check_schema(
 /// escapes the ones inside strings), so it stays.
 fn schema_text(schema: &Value) -> String {
     let text = serde_json::to_string_pretty(schema).unwrap_or_else(|_| "true".to_owned());
-    if !text.chars().any(|c| c != '\n' && docs::is_hazard(c)) {
+    // In ASCII text the only hazards are control characters (a byte test is enough).
+    let safe = if text.is_ascii() {
+        !text.bytes().any(|b| (b < b' ' && b != b'\n') || b == 0x7f)
+    } else {
+        !text.chars().any(|c| c != '\n' && docs::is_hazard(c))
+    };
+    if safe {
         return text;
     }
     let mut out = String::with_capacity(text.len());
