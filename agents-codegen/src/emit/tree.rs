@@ -169,6 +169,26 @@ fn record_skeleton(
     })
 }
 
+/// `skeleton` with the docs of its `mismatches` and `breaches` fields replaced: a nested
+/// object's skeleton from the root record's, without parsing it again.
+fn with_bookkeeping_docs(
+    skeleton: &ItemStruct,
+    mismatch_doc: &str,
+    breach_doc: &str,
+) -> syn::Result<ItemStruct> {
+    let mut item = skeleton.clone();
+    let mut docs = [mismatch_doc, breach_doc].into_iter();
+    for field in item.fields.iter_mut().skip(1) {
+        let doc = field
+            .attrs
+            .iter_mut()
+            .find(|a| a.path().is_ident("doc"))
+            .ok_or_else(|| shape("record skeleton"))?;
+        set_doc(doc, docs.next().ok_or_else(|| shape("record skeleton"))?);
+    }
+    Ok(item)
+}
+
 fn attribute(tokens: TokenStream) -> syn::Result<Attribute> {
     Attribute::parse_outer
         .parse2(tokens)?
@@ -194,19 +214,21 @@ impl Templates {
         };
         // Every clone gets its own name and type: the template holds none to copy.
         field.ident = None;
+        let root = record_skeleton(
+            rt,
+            " Values of this record (at any depth) that did not have their declared type, with their paths.",
+            " Rules of the schema that values of this record (at any depth) break, with their paths; a value in `mismatches` is not repeated here.",
+        )?;
+        let nested = with_bookkeeping_docs(
+            &root,
+            " Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.",
+            " Rules of the schema that values break. Empty when this object was decoded as part of a record: those are recorded on the record.",
+        )?;
         Ok(Templates {
             doc: doc_attr,
             field,
-            root: record_skeleton(
-                rt,
-                " Values of this record (at any depth) that did not have their declared type, with their paths.",
-                " Rules of the schema that values of this record (at any depth) break, with their paths; a value in `mismatches` is not repeated here.",
-            )?,
-            nested: record_skeleton(
-                rt,
-                " Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.",
-                " Rules of the schema that values break. Empty when this object was decoded as part of a record: those are recorded on the record.",
-            )?,
+            root,
+            nested,
             skip_none: attribute(quote!(#[serde(skip_serializing_if = "Option::is_none")]))?,
             params_struct: syn::parse2(quote! {
                 #[derive(Debug, Clone, PartialEq, #rt::__private::serde::Serialize)]
