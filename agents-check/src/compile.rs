@@ -21,6 +21,24 @@ pub(crate) type NodeId = usize;
 pub const DEFAULT_BASE: &str = "urn:agents-check:schema";
 
 /// The metaschemas every schema may refer to, by URI.
+/// Whether a schema whose metaschema is `meta` has its value keywords checked: unless the
+/// metaschema lists its vocabularies without the validation one.
+fn validates(meta: Option<&Value>) -> bool {
+    match meta.and_then(|m| m.get("$vocabulary")) {
+        Some(Value::Object(vocabularies)) => vocabularies
+            .keys()
+            .any(|v| v.ends_with("/vocab/validation")),
+        _ => true,
+    }
+}
+
+/// The bundled metaschemas a schema names as its `$schema` whose vocabularies include
+/// validation (checked against the bundled documents by a test).
+const BUNDLED_VALIDATING: [&str; 2] = [
+    "https://json-schema.org/draft/2020-12/schema",
+    "http://json-schema.org/draft-07/schema",
+];
+
 const METASCHEMAS: &[(&str, &str)] = &[
     (
         "https://json-schema.org/draft/2020-12/schema",
@@ -1563,18 +1581,22 @@ impl Compiler {
     }
 
     fn read_vocabularies(&mut self, resource: &str) -> bool {
+        // The bundled metaschemas of both drafts validate (2020-12's lists the validation
+        // vocabulary, draft 7's has none to list); reading one only to find that out was the
+        // largest single step of compiling a small schema. A document the caller supplies
+        // under the same URI is read.
+        let supplied = self.remotes.contains_key(resource)
+            || (self.directories.iter()).any(|(prefix, _)| resource.starts_with(prefix.as_str()));
+        if !supplied && BUNDLED_VALIDATING.contains(&resource) {
+            return true;
+        }
         if !self.index.contains_key(resource) {
             self.load(resource);
         }
         let Some(at) = self.index.get(resource) else {
             return true;
         };
-        match lookup(&self.docs[at.doc].value, &at.pointer).and_then(|m| m.get("$vocabulary")) {
-            Some(Value::Object(vocabularies)) => vocabularies
-                .keys()
-                .any(|v| v.ends_with("/vocab/validation")),
-            _ => true,
-        }
+        validates(lookup(&self.docs[at.doc].value, &at.pointer))
     }
 
     /// Loads the document `uri` from the supplied ones, the directories or the metaschemas, if
@@ -1718,7 +1740,17 @@ pub(crate) fn bundle(compiled: &Compiled) -> Cow<'_, Value> {
 mod tests {
     use serde_json::json;
 
-    use super::lookup;
+    use super::{BUNDLED_VALIDATING, METASCHEMAS, Value, lookup, validates};
+
+    #[test]
+    fn the_bundled_metaschemas_taken_to_validate_do() {
+        for uri in BUNDLED_VALIDATING {
+            let text = METASCHEMAS.iter().find(|(u, _)| *u == uri).map(|(_, t)| *t);
+            let meta: Value = serde_json::from_str(text.unwrap_or("null")).unwrap();
+            assert!(meta.is_object(), "{uri} is not bundled");
+            assert!(validates(Some(&meta)), "{uri}");
+        }
+    }
 
     #[test]
     fn lookup_finds_what_serde_json_finds() {
