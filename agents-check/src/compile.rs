@@ -20,7 +20,6 @@ pub(crate) type NodeId = usize;
 /// The base URI of a schema that declares none.
 pub const DEFAULT_BASE: &str = "urn:agents-check:schema";
 
-/// The metaschemas every schema may refer to, by URI.
 /// Whether a schema whose metaschema is `meta` has its value keywords checked: unless the
 /// metaschema lists its vocabularies without the validation one.
 fn validates(meta: Option<&Value>) -> bool {
@@ -39,6 +38,7 @@ const BUNDLED_VALIDATING: [&str; 2] = [
     "http://json-schema.org/draft-07/schema",
 ];
 
+/// The metaschemas every schema may refer to, by URI.
 const METASCHEMAS: &[(&str, &str)] = &[
     (
         "https://json-schema.org/draft/2020-12/schema",
@@ -318,8 +318,8 @@ fn read_bit(keyword: &str) -> Option<u32> {
 }
 
 /// A schema object with the set of keywords `build` reads that it holds, found in one pass
-/// over its keys: most subschemas hold two or three of the 43, and searching the object for
-/// each of the others was a third of a compile.
+/// over its keys: most subschemas hold two or three of the 43, and a search of the object for
+/// each of the others would be a third of a compile.
 struct Present<'a> {
     map: &'a Map<String, Value>,
     held: u64,
@@ -1582,8 +1582,8 @@ impl Compiler {
 
     fn read_vocabularies(&mut self, resource: &str) -> bool {
         // The bundled metaschemas of both drafts validate (2020-12's lists the validation
-        // vocabulary, draft 7's has none to list); reading one only to find that out was the
-        // largest single step of compiling a small schema. A document the caller supplies
+        // vocabulary, draft 7's has none to list); reading one only to find that out would be
+        // the largest single step of compiling a small schema. A document the caller supplies
         // under the same URI is read.
         let supplied = self.remotes.contains_key(resource)
             || (self.directories.iter()).any(|(prefix, _)| resource.starts_with(prefix.as_str()));

@@ -527,6 +527,7 @@ mod tests {
             (" Price in cents", true),
             (" Says \"hi\"", true),
             (" Ends in \"# and \"## too", true),
+            (r" A back\slash stays one", true),
             ("", true),
             (" Tab\there", false),
             (" Café", false),
