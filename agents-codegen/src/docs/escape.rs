@@ -55,9 +55,23 @@ fn url_len(s: &str) -> Option<usize> {
     (url.len() > "https://".len()).then_some(url.len())
 }
 
+/// Whether a byte of ASCII text is one [`line`] may rewrite: Markdown punctuation, HTML's
+/// `<`, `>`, `&`, the `:` of a URL, a control character or a byte of a wider character.
+fn may_rewrite(b: u8) -> bool {
+    !(b' '..=b'~').contains(&b)
+        || matches!(
+            b,
+            b'<' | b'>' | b'&' | b'_' | b'#' | b'\\' | b'`' | b'*' | b'[' | b']' | b'~' | b':'
+        )
+}
+
 /// One line of schema text, rendered as plain text by rustdoc.
 fn line(raw: &str) -> String {
     let raw = raw.trim();
+    // Most descriptions are plain words, which come out as they are.
+    if !raw.bytes().any(may_rewrite) {
+        return raw.to_owned();
+    }
     let mut out = String::with_capacity(raw.len() + 8);
     let mut rest = raw;
     let mut prev = None;
@@ -98,6 +112,14 @@ pub fn text(raw: &str) -> Vec<String> {
 
 /// A value shown in an inline code span (a JSON name, an example value).
 pub fn code(raw: &str) -> String {
+    // A name of printable ASCII without a backtick that is not all spaces is its own code span.
+    if raw.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'`') && !raw.trim().is_empty() {
+        let mut out = String::with_capacity(raw.len() + 2);
+        out.push('`');
+        out.push_str(raw);
+        out.push('`');
+        return out;
+    }
     let cleaned: String = raw
         .chars()
         .map(|c| if is_hazard(c) { ' ' } else { c })
