@@ -21,7 +21,7 @@ impl Emitter {
     pub(crate) fn new(rt: &str, agent: &str) -> Result<Self, Diagnostics> {
         let make = || -> syn::Result<Emitter> {
             let path: syn::Path = syn::parse_str(rt)?;
-            let paths = emit::Paths::new(quote::quote!(#path), rt);
+            let paths = emit::Paths::new(&path)?;
             let templates = emit::Templates::new(&paths)?;
             Ok(Emitter {
                 rt_text: rt.to_owned(),
@@ -38,20 +38,36 @@ impl Emitter {
             .map_err(|e| generator_bug(Some(&a.name), &e))
     }
 
-    /// Trees are printed as tokens; quoted pieces are tokens already and are not parsed.
+    /// Trees are printed as tokens, records lexed from their text; quoted pieces are tokens
+    /// already and are not parsed.
     pub(crate) fn tokens(&mut self, a: &AgentIr, out: &mut TokenStream) -> Result<(), Diagnostics> {
         let rt = self.paths.rt().clone();
+        let mut unlexed = None;
         self.emit(a, &mut |piece| match piece {
-            emit::Piece::Record(item, head) => {
-                let fields = crate::naming::ident(&head.fields);
-                let schema = head.schema.map(|s| quote::quote!(#![schema = #s]));
-                out.extend(quote::quote!(#rt::record! { #schema #![fields = #fields] #item }));
-            }
+            emit::Piece::Record(record, head) => match record.text.parse::<TokenStream>() {
+                Ok(item) => {
+                    let fields = crate::naming::ident(&head.fields);
+                    let schema = head.schema.map(|s| quote::quote!(#![schema = #s]));
+                    out.extend(quote::quote!(#rt::record! { #schema #![fields = #fields] #item }));
+                }
+                Err(e) => {
+                    unlexed.get_or_insert_with(|| {
+                        syn::Error::new(
+                            proc_macro2::Span::call_site(),
+                            format!("a record's text does not lex: {e}"),
+                        )
+                    });
+                }
+            },
             emit::Piece::Enum(item) => out.extend(quote::quote!(#rt::string_enum! { #item })),
             emit::Piece::Union(item) => out.extend(quote::quote!(#rt::union_enum! { #item })),
             emit::Piece::Tree(item) => quote::ToTokens::to_tokens(&item, out),
             emit::Piece::Quoted(tokens) => out.extend(tokens),
-        })
+        })?;
+        match unlexed {
+            Some(e) => Err(generator_bug(Some(&a.name), &e)),
+            None => Ok(()),
+        }
     }
 
     /// prettyplease prints a file as its items one after the other, so printing item by item
@@ -61,8 +77,12 @@ impl Emitter {
         let mut unparsed = None;
         let rt_text = self.rt_text.clone();
         self.emit(a, &mut |piece| match piece {
-            emit::Piece::Record(item, head) => {
-                printer.record(&rt_text, head.schema.as_deref(), &head.fields, item);
+            emit::Piece::Record(record, head) => {
+                if let Err(e) =
+                    printer.record_text(&rt_text, head.schema.as_deref(), &head.fields, record)
+                {
+                    unparsed.get_or_insert(e);
+                }
             }
             emit::Piece::Enum(item) => {
                 printer.wrapped(&rt_text, "string_enum", syn::Item::Enum(item), None)

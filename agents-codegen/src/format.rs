@@ -86,8 +86,6 @@ impl Printer {
         self.source.push_str(&text);
     }
 
-    /// `<rt>::<name>! { item }`. rustfmt leaves the body of a braced macro call as it is, so
-    /// the item is printed on its own and indented into the call here.
     /// A record struct wrapped in `record!`, after the schema it carries (a raw string with
     /// as many `#` as it needs) and the name of its field paths' struct.
     pub(crate) fn record(
@@ -97,16 +95,47 @@ impl Printer {
         fields: &str,
         item: syn::ItemStruct,
     ) {
-        let mut text = String::new();
-        if let Some(schema) = schema {
-            text.push_str(&format!("    #![schema = {}]\n", raw_json(schema, "    ")));
-        }
-        text.push_str(&format!("    #![fields = {fields}]\n"));
-        self.wrapped(rt, "record", syn::Item::Struct(item), Some(&text));
+        let head = record_head(schema, fields);
+        self.wrapped(rt, "record", syn::Item::Struct(item), Some(&head));
     }
 
+    /// [`Printer::record`] of a record written as text: the text, indented for the call
+    /// already, is copied into it, or parsed and printed where it is not yet as prettyplease
+    /// prints it.
+    pub(crate) fn record_text(
+        &mut self,
+        rt: &str,
+        schema: Option<&str>,
+        fields: &str,
+        record: crate::emit::RecordText,
+    ) -> syn::Result<()> {
+        if !record.formatted {
+            let item: syn::ItemStruct = syn::parse_str(&record.text)?;
+            self.record(rt, schema, fields, item);
+            return Ok(());
+        }
+        let head = record_head(schema, fields);
+        self.source
+            .reserve(rt.len() + 12 + head.len() + record.text.len());
+        self.source.push_str(rt);
+        self.source.push_str("::record! {\n");
+        self.source.push_str(&head);
+        self.source.push_str(&record.text);
+        self.source.push_str("}\n");
+        Ok(())
+    }
+
+    /// `<rt>::<name>! { item }`. rustfmt leaves the body of a braced macro call as it is, so
+    /// the item is printed on its own and indented into the call here.
     pub(crate) fn wrapped(&mut self, rt: &str, name: &str, item: syn::Item, head: Option<&str>) {
         let body = self.unparse(item);
+        self.wrap(rt, name, &body, head);
+    }
+
+    /// `<rt>::<name>! {`, `head`, `body` one step in, `}`.
+    fn wrap(&mut self, rt: &str, name: &str, body: &str, head: Option<&str>) {
+        self.source
+            .reserve(rt.len() + name.len() + 8 + head.map_or(0, str::len) + body.len() * 9 / 8);
         self.source.push_str(rt);
         self.source.push_str("::");
         self.source.push_str(name);
@@ -170,6 +199,16 @@ pub fn rustfmt(source: &str) -> Result<String, Diagnostics> {
     String::from_utf8(out.stdout).map_err(|e| fail(format!("rustfmt wrote invalid UTF-8: {e}")))
 }
 
+/// `#![schema = r#"…"#]` and `#![fields = Name]`, as a record's call begins.
+fn record_head(schema: Option<&str>, fields: &str) -> String {
+    let mut text = String::new();
+    if let Some(schema) = schema {
+        text.push_str(&format!("    #![schema = {}]\n", raw_json(schema, "    ")));
+    }
+    text.push_str(&format!("    #![fields = {fields}]\n"));
+    text
+}
+
 /// What a `record!` is told before its struct (`#![schema = "…"]`, `#![fields = Name]`).
 type RecordHeads = (Option<String>, Option<String>);
 
@@ -205,15 +244,64 @@ pub(crate) fn raw_json(json: &str, indent: &str) -> String {
     while json.contains(&format!("\"{hashes}")) {
         hashes.push('#');
     }
-    let mut out = format!("r{hashes}\"");
-    for (i, line) in json.lines().enumerate() {
-        if i > 0 {
-            out.push('\n');
-            out.push_str(indent);
-        }
-        out.push_str(line);
+    let lines = json.bytes().filter(|&b| b == b'\n').count();
+    let mut out = String::with_capacity(json.len() + lines * indent.len() + 2 * hashes.len() + 3);
+    out.push('r');
+    out.push_str(&hashes);
+    out.push('"');
+    let mut rest = json;
+    while let Some(at) = rest.find('\n') {
+        out.push_str(&rest[..=at]);
+        out.push_str(indent);
+        rest = &rest[at + 1..];
     }
+    out.push_str(rest);
     out.push('"');
     out.push_str(&hashes);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Printer;
+    use crate::emit::RecordText;
+
+    /// A record's text that prettyplease would print otherwise is printed by prettyplease; one
+    /// it prints the same is indented as it is. Both come out as the `format()` path prints them.
+    #[test]
+    fn a_record_text_is_printed_as_prettyplease_prints_it() {
+        let struct_text = |doc: &str| {
+            format!("#[doc = {doc}]\npub struct S {{\n    pub a: Option<String>,\n}}\n")
+        };
+        for (doc, formatted) in [
+            ("\" A line\"", false),
+            ("\" Two\\nlines\"", false),
+            ("\"/ Slash\"", false),
+        ] {
+            let text = struct_text(doc);
+            let mut ours = Printer::default();
+            let record = RecordText {
+                text: text.clone(),
+                formatted,
+            };
+            assert!(ours.record_text("::rt", None, "SFields", record).is_ok());
+            let mut theirs = Printer::default();
+            let item: syn::ItemStruct = match syn::parse_str(&text) {
+                Ok(item) => item,
+                Err(e) => panic!("{e}"),
+            };
+            theirs.record("::rt", None, "SFields", item);
+            assert_eq!(ours.finish(), theirs.finish(), "{doc}");
+        }
+        let mut ours = Printer::default();
+        let record = RecordText {
+            text: "    /// A line\n    pub struct S {}\n".to_owned(),
+            formatted: true,
+        };
+        assert!(ours.record_text("::rt", None, "SFields", record).is_ok());
+        assert_eq!(
+            ours.finish(),
+            "::rt::record! {\n    #![fields = SFields]\n    /// A line\n    pub struct S {}\n}\n"
+        );
+    }
 }

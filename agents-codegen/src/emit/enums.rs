@@ -47,11 +47,13 @@ pub(super) fn union_enum(
 ) -> syn::Result<ItemEnum> {
     let name = ident(&u.ident);
     let docs = t.docs(&u.docs);
-    let variants = u.variants.iter().map(|(v, ty, doc)| {
-        let id = ident(v);
-        let ty = ty_tokens(ty, agent, p);
-        quote!(#[doc = #doc] #id(#ty),)
-    });
+    let variants = (u.variants.iter())
+        .map(|(v, ty, doc)| {
+            let id = ident(v);
+            let ty = ty_tokens(ty, agent, p)?;
+            Ok(quote!(#[doc = #doc] #id(#ty),))
+        })
+        .collect::<syn::Result<Vec<_>>>()?;
     let mut item: ItemEnum = syn::parse2(quote! {
         #[derive(Debug, Clone, PartialEq)]
         pub enum #name {

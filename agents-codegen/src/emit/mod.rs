@@ -2,7 +2,7 @@
 //! from [`crate::naming`] through the IR, types from [`crate::types`], doc prose from
 //! [`crate::docs`].
 //!
-//! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums and
+//! One builder per kind of item: `record.rs` (output structs, written as text), `enums.rs` (string enums and
 //! unions), `params.rs` (the params struct and its impl), `validate.rs` (its `validate()`),
 //! `traits.rs` (the agent's trait impls). Type spellings are in `tokens.rs`, the syntax-tree
 //! templates the builders clone in `tree.rs`, the error of a template that lost its shape in
@@ -18,11 +18,12 @@ mod traits;
 mod tree;
 mod validate;
 
+pub use record::RecordText;
 pub use tokens::Paths;
 pub use tree::Templates;
 
 use proc_macro2::TokenStream;
-use syn::{Item, ItemEnum, ItemStruct};
+use syn::{Item, ItemEnum};
 
 use crate::ir::AgentIr;
 
@@ -32,9 +33,9 @@ use crate::ir::AgentIr;
     reason = "a piece is moved once, into the printer; none is ever stored in bulk"
 )]
 pub enum Piece {
-    /// An output record struct, which printers wrap in the runtime's `record!`, with what the
-    /// macro is told before it.
-    Record(ItemStruct, RecordHead),
+    /// An output record struct as source, which printers wrap in the runtime's `record!`, with
+    /// what the macro is told before it.
+    Record(RecordText, RecordHead),
     /// A string enum, which printers wrap in the runtime's `string_enum!`.
     Enum(ItemEnum),
     /// A union of kinds of value, which printers wrap in the runtime's `union_enum!`.
@@ -63,13 +64,12 @@ pub fn agent(
     t: &mut Templates,
     sink: &mut dyn FnMut(Piece),
 ) -> syn::Result<()> {
-    t.start_agent();
     for s in &agent.structs {
         let head = RecordHead {
             schema: s.root.then(|| agent.output_schema.clone()),
             fields: s.fields_ident.clone(),
         };
-        sink(Piece::Record(record::record(s, agent, p, t)?, head));
+        sink(Piece::Record(record::record(s, agent, p, &t.records), head));
     }
     for e in &agent.enums {
         sink(Piece::Enum(enums::string_enum(e, t)?));

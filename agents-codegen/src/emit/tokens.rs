@@ -6,24 +6,40 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ir::AgentIr;
-use crate::naming::ident;
+use crate::naming::display;
 use crate::types::Ty;
 
 /// Paths the generated code refers to.
 pub struct Paths {
     /// The runtime crate (`::agents_runtime`, or `crate` inside it).
     pub(super) rt: TokenStream,
+    /// The same path as source spells it (`::agents_runtime`).
+    pub(super) rt_text: String,
     /// `"<rt>::__private::serde"` for `#[serde(crate = …)]`.
     pub(super) serde_crate: String,
 }
 
 impl Paths {
-    /// Paths under the runtime crate at `rt` (a parsed path) spelled `rt_text`.
-    pub fn new(rt: TokenStream, rt_text: &str) -> Self {
-        Paths {
-            rt,
-            serde_crate: format!("{rt_text}::__private::serde"),
+    /// Paths under the runtime crate at `rt`, a path of plain segments.
+    pub fn new(rt: &syn::Path) -> syn::Result<Self> {
+        let mut rt_text = String::new();
+        for (i, segment) in rt.segments.iter().enumerate() {
+            if !segment.arguments.is_none() {
+                return Err(syn::Error::new_spanned(
+                    segment,
+                    "the runtime path cannot have generic arguments",
+                ));
+            }
+            if i > 0 || rt.leading_colon.is_some() {
+                rt_text.push_str("::");
+            }
+            rt_text.push_str(&segment.ident.to_string());
         }
+        Ok(Paths {
+            rt: quote!(#rt),
+            serde_crate: format!("{rt_text}::__private::serde"),
+            rt_text,
+        })
     }
 
     /// The runtime crate's path.
@@ -32,53 +48,115 @@ impl Paths {
     }
 }
 
-/// The tokens of an output type (without the `Option`).
-pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
-    let rt = &p.rt;
-    match ty {
-        Ty::String => quote!(String),
-        Ty::Number => quote!(f64),
-        Ty::Integer => quote!(i64),
-        Ty::Boolean => quote!(bool),
-        Ty::Page => quote!(u32),
-        Ty::Any => quote!(#rt::Value),
-        Ty::Map => quote!(
-            #rt::JsonMap
-        ),
-        Ty::Array(inner) => {
-            let item = ty_tokens(inner, agent, p);
-            quote!(Vec<#item>)
+/// A type as generated source spells it: a path and its generic arguments. The one spelling of
+/// every type: record fields are written from it as text, everything else takes its tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Spelled {
+    /// `Vec`, `::std::collections::BTreeMap`, `::agents_runtime::Value`.
+    pub(super) path: String,
+    /// What goes between `<` and `>`, if anything.
+    pub(super) args: Vec<Spelled>,
+}
+
+impl Spelled {
+    pub(super) fn path(path: impl Into<String>) -> Self {
+        Spelled {
+            path: path.into(),
+            args: Vec::new(),
         }
-        Ty::MapOf(inner) => {
-            let value = ty_tokens(inner, agent, p);
-            quote!(::std::collections::BTreeMap<String, #value>)
-        }
-        Ty::Boxed(inner) => {
-            let inner = ty_tokens(inner, agent, p);
-            quote!(Box<#inner>)
-        }
-        Ty::Enum(i) => match agent.enums.get(*i) {
-            Some(e) => {
-                let id = ident(&e.ident);
-                quote!(#id)
-            }
-            None => quote!(#rt::Value),
-        },
-        Ty::Union(i) => match agent.unions.get(*i) {
-            Some(u) => {
-                let id = ident(&u.ident);
-                quote!(#id)
-            }
-            None => quote!(#rt::Value),
-        },
-        Ty::Struct(i) => match agent.structs.get(*i) {
-            Some(s) => {
-                let id = ident(&s.ident);
-                quote!(#id)
-            }
-            None => quote!(#rt::Value),
-        },
     }
+
+    fn of(path: &str, args: Vec<Spelled>) -> Self {
+        Spelled {
+            path: path.to_owned(),
+            args,
+        }
+    }
+
+    /// `<rt>::name`, an item of the runtime crate.
+    pub(super) fn runtime(p: &Paths, name: &str) -> Self {
+        Spelled::path(format!("{}::{name}", p.rt_text))
+    }
+
+    /// `Vec<self>`.
+    pub(super) fn vec(self) -> Self {
+        Spelled::of("Vec", vec![self])
+    }
+
+    /// A typed map with values of type `self`.
+    pub(super) fn map_of(self) -> Self {
+        Spelled::of(
+            "::std::collections::BTreeMap",
+            vec![Spelled::path("String"), self],
+        )
+    }
+
+    /// `Option<self>`.
+    pub(super) fn optional(self) -> Self {
+        Spelled::of("Option", vec![self])
+    }
+
+    /// The length of the type written on one line.
+    pub(super) fn flat_len(&self) -> usize {
+        let args: usize = self.args.iter().map(Spelled::flat_len).sum();
+        match self.args.len() {
+            0 => self.path.len(),
+            n => self.path.len() + 2 + args + 2 * (n - 1),
+        }
+    }
+
+    /// Writes the type on one line.
+    pub(super) fn write_flat(&self, out: &mut String) {
+        out.push_str(&self.path);
+        if let Some((first, rest)) = self.args.split_first() {
+            out.push('<');
+            first.write_flat(out);
+            for a in rest {
+                out.push_str(", ");
+                a.write_flat(out);
+            }
+            out.push('>');
+        }
+    }
+
+    /// The type's tokens.
+    pub(super) fn tokens(&self) -> syn::Result<TokenStream> {
+        let mut text = String::with_capacity(self.flat_len());
+        self.write_flat(&mut text);
+        text.parse().map_err(|e| {
+            syn::Error::new(
+                proc_macro2::Span::call_site(),
+                format!("the type `{text}` does not lex: {e}"),
+            )
+        })
+    }
+}
+
+/// How an output type (without the `Option`) is spelled.
+pub(super) fn ty_spelled(ty: &Ty, agent: &AgentIr, p: &Paths) -> Spelled {
+    let rt = |name: &str| Spelled::runtime(p, name);
+    let named =
+        |name: Option<&str>| name.map_or_else(|| rt("Value"), |n| Spelled::path(display(n)));
+    match ty {
+        Ty::String => Spelled::path("String"),
+        Ty::Number => Spelled::path("f64"),
+        Ty::Integer => Spelled::path("i64"),
+        Ty::Boolean => Spelled::path("bool"),
+        Ty::Page => Spelled::path("u32"),
+        Ty::Any => rt("Value"),
+        Ty::Map => rt("JsonMap"),
+        Ty::Array(inner) => ty_spelled(inner, agent, p).vec(),
+        Ty::MapOf(inner) => ty_spelled(inner, agent, p).map_of(),
+        Ty::Boxed(inner) => Spelled::of("Box", vec![ty_spelled(inner, agent, p)]),
+        Ty::Enum(i) => named(agent.enums.get(*i).map(|e| e.ident.as_str())),
+        Ty::Union(i) => named(agent.unions.get(*i).map(|u| u.ident.as_str())),
+        Ty::Struct(i) => named(agent.structs.get(*i).map(|s| s.ident.as_str())),
+    }
+}
+
+/// The tokens of an output type (without the `Option`).
+pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> syn::Result<TokenStream> {
+    ty_spelled(ty, agent, p).tokens()
 }
 
 /// Whether a param's setter or constructor argument is converted into the field's type
@@ -88,11 +166,11 @@ pub(super) fn converts(ty: &Ty) -> bool {
 }
 
 /// The argument type of a param's setter or constructor argument (see [`converts`]).
-pub(super) fn param_arg(ty: &Ty, agent: &AgentIr, p: &Paths) -> TokenStream {
+pub(super) fn param_arg(ty: &Ty, agent: &AgentIr, p: &Paths) -> syn::Result<TokenStream> {
     let rt = &p.rt;
     match ty {
-        Ty::String => quote!(impl Into<String>),
-        Ty::Any => quote!(impl Into<#rt::Value>),
+        Ty::String => Ok(quote!(impl Into<String>)),
+        Ty::Any => Ok(quote!(impl Into<#rt::Value>)),
         other => ty_tokens(other, agent, p),
     }
 }

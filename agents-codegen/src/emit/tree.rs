@@ -1,13 +1,14 @@
-//! Syntax-tree templates: the repeated parts of generated items (doc lines, fields,
-//! record skeletons), parsed once per emission (an agent, or the agents generated together) and
-//! cloned with their names, docs and types set.
+//! Syntax-tree templates: the repeated parts of generated items other than records (doc lines,
+//! param fields, the params impl's methods), parsed once per emission (an agent, or the agents
+//! generated together) and cloned with their names, docs and types set. Records, the most
+//! repeated item of all, are written as text (`record.rs`), whose shared parts are kept here.
 //!
-//! Generated files are mostly repetition: one field per schema property with its docs, one
-//! setter per optional input, one argument and one initializer of `new` per input. Quoting
-//! those into tokens and parsing them back for prettyplease would be most of the generator's
-//! time, so they are built as `syn` nodes here instead (`validate()`'s statements in
-//! `validate.rs`); the one-off parts of each agent (its trait impls) are quoted by their
-//! builders. The macro path prints the same trees as tokens, so both paths emit the same items.
+//! Generated files are mostly repetition: one setter per optional input, one argument and one
+//! initializer of `new` per input. Quoting those into tokens and parsing them back for
+//! prettyplease would be most of their cost, so they are built as `syn` nodes here instead
+//! (`validate()`'s statements in `validate.rs`); the one-off parts of each agent (its trait
+//! impls) are quoted by their builders. The macro path prints the same trees as tokens, so both
+//! paths emit the same items.
 
 use std::collections::HashMap;
 
@@ -20,6 +21,7 @@ use syn::{
     LitStr, Member, Meta, Pat, Stmt, Type,
 };
 
+use super::record::Skeleton;
 use super::shape::shape;
 use super::tokens::{Paths, converts, param_arg, ty_tokens};
 use super::validate::Validate;
@@ -32,17 +34,12 @@ pub struct Templates {
     doc: Attribute,
     /// `pub field: ()`.
     field: Field,
-    /// The output record struct with its derives and trailing fields.
-    pub(super) root: ItemStruct,
-    /// The same for a nested object (its `mismatches` docs differ).
-    pub(super) nested: ItemStruct,
+    /// What every output record shares (records are written as text, `record.rs`).
+    pub(super) records: Skeleton,
     /// `#[serde(skip_serializing_if = "Option::is_none")]`.
     skip_none: Attribute,
     /// The params struct with its derives and the `extra` field.
     pub(super) params_struct: ItemStruct,
-    /// `Option<T>` of output fields by `T`; cleared per agent, since [`Ty::Struct`] indexes the
-    /// agent's own structs.
-    outputs: HashMap<Ty, Type>,
     /// Param field types by (type, optional).
     params: HashMap<(Ty, bool), Type>,
     /// The params type's methods.
@@ -145,50 +142,6 @@ impl Methods {
     }
 }
 
-fn record_skeleton(
-    rt: &TokenStream,
-    mismatch_doc: &str,
-    breach_doc: &str,
-) -> syn::Result<ItemStruct> {
-    // The struct as `record!` takes it: declared fields carry only docs (and a JSON name when it
-    // differs), the three bookkeeping fields their markers.
-    syn::parse2(quote! {
-        #[derive(Debug, Clone, PartialEq, Default)]
-        pub struct __Record {
-            #[json(flatten)]
-            /// Keys the schema does not declare, and declared fields sent as `null`, kept as
-            /// the service sent them (serialized after the declared fields).
-            pub unknown_fields: #rt::JsonMap,
-            #[json(skip)]
-            #[doc = #mismatch_doc]
-            pub mismatches: Vec<#rt::Mismatch>,
-            #[json(skip)]
-            #[doc = #breach_doc]
-            pub breaches: Vec<#rt::Breach>,
-        }
-    })
-}
-
-/// `skeleton` with the docs of its `mismatches` and `breaches` fields replaced: a nested
-/// object's skeleton from the root record's, without parsing it again.
-fn with_bookkeeping_docs(
-    skeleton: &ItemStruct,
-    mismatch_doc: &str,
-    breach_doc: &str,
-) -> syn::Result<ItemStruct> {
-    let mut item = skeleton.clone();
-    let mut docs = [mismatch_doc, breach_doc].into_iter();
-    for field in item.fields.iter_mut().skip(1) {
-        let doc = field
-            .attrs
-            .iter_mut()
-            .find(|a| a.path().is_ident("doc"))
-            .ok_or_else(|| shape("record skeleton"))?;
-        set_doc(doc, docs.next().ok_or_else(|| shape("record skeleton"))?);
-    }
-    Ok(item)
-}
-
 fn attribute(tokens: TokenStream) -> syn::Result<Attribute> {
     Attribute::parse_outer
         .parse2(tokens)?
@@ -214,21 +167,10 @@ impl Templates {
         };
         // Every clone gets its own name and type: the template holds none to copy.
         field.ident = None;
-        let root = record_skeleton(
-            rt,
-            " Values of this record (at any depth) that did not have their declared type, with their paths.",
-            " Rules of the schema that values of this record (at any depth) break, with their paths; a value in `mismatches` is not repeated here.",
-        )?;
-        let nested = with_bookkeeping_docs(
-            &root,
-            " Values that did not have their declared type. Empty when this object was decoded as part of a record: those are recorded on the record.",
-            " Rules of the schema that values break. Empty when this object was decoded as part of a record: those are recorded on the record.",
-        )?;
         Ok(Templates {
             doc: doc_attr,
             field,
-            root,
-            nested,
+            records: Skeleton::new(p),
             skip_none: attribute(quote!(#[serde(skip_serializing_if = "Option::is_none")]))?,
             params_struct: syn::parse2(quote! {
                 #[derive(Debug, Clone, PartialEq, #rt::__private::serde::Serialize)]
@@ -239,17 +181,11 @@ impl Templates {
                     pub extra: #rt::JsonMap,
                 }
             })?,
-            outputs: HashMap::new(),
             params: HashMap::new(),
             methods: Methods::new(rt)?,
             args: HashMap::new(),
             validate: Validate::new(rt)?,
         })
-    }
-
-    /// Forgets what indexes the previous agent's structs.
-    pub(super) fn start_agent(&mut self) {
-        self.outputs.clear();
     }
 
     /// `#[doc = " line"]` (an empty line stays empty).
@@ -269,21 +205,6 @@ impl Templates {
         lines.iter().map(|l| self.doc(l)).collect()
     }
 
-    /// `#[json(rename = "name")]`: the JSON name of a record field, beside it.
-    pub(super) fn json_rename(&self, json: &str) -> syn::Result<Attribute> {
-        attribute(quote!(#[json(rename = #json)]))
-    }
-
-    /// `#[json(keys = "pattern")]`: a typed map of the keys the pattern matches.
-    pub(super) fn json_keys(&self, keys: &str) -> syn::Result<Attribute> {
-        attribute(quote!(#[json(keys = #keys)]))
-    }
-
-    /// `#[json(required = true)]`: the schema requires the field, beside it.
-    pub(super) fn json_required(&self) -> syn::Result<Attribute> {
-        attribute(quote!(#[json(required = true)]))
-    }
-
     /// `#attrs pub #ident: #ty`.
     pub(super) fn field(&self, attrs: Vec<Attribute>, ident: Ident, ty: Type) -> Field {
         let mut field = self.field.clone();
@@ -291,17 +212,6 @@ impl Templates {
         field.ident = Some(ident);
         field.ty = ty;
         field
-    }
-
-    /// `Option<T>` for an output field of type `ty`.
-    pub(super) fn output_type(&mut self, ty: &Ty, agent: &AgentIr, p: &Paths) -> syn::Result<Type> {
-        if let Some(t) = self.outputs.get(ty) {
-            return Ok(t.clone());
-        }
-        let inner = ty_tokens(ty, agent, p);
-        let t: Type = syn::parse2(quote!(Option<#inner>))?;
-        self.outputs.insert(ty.clone(), t.clone());
-        Ok(t)
     }
 
     /// The type of a param field: `T`, or `Option<T>` when the input is optional.
@@ -315,7 +225,7 @@ impl Templates {
         if let Some(t) = self.params.get(&(ty.clone(), optional)) {
             return Ok(t.clone());
         }
-        let inner = ty_tokens(ty, agent, p);
+        let inner = ty_tokens(ty, agent, p)?;
         let t: Type = if optional {
             syn::parse2(quote!(Option<#inner>))?
         } else {
@@ -350,7 +260,7 @@ impl Templates {
         if let Some(t) = self.args.get(ty) {
             return Ok(t.clone());
         }
-        let t: Type = syn::parse2(param_arg(ty, agent, p))?;
+        let t: Type = syn::parse2(param_arg(ty, agent, p)?)?;
         self.args.insert(ty.clone(), t.clone());
         Ok(t)
     }
