@@ -105,7 +105,6 @@ async fn fetch_then_check_reports_drift_field_by_field() {
         "{err}"
     );
     assert_eq!(e.requests_seen(KEY), before, "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -170,7 +169,6 @@ async fn generate_agent_goes_from_prompt_to_typed_struct() {
     assert!(src.contains("pub struct RecipePage"));
     assert!(src.contains("pub recipe_title: Option<String>"));
     assert!(src.contains("pub servings"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -187,7 +185,6 @@ async fn http_failures_are_clear() {
     let out = cargo_agents(&e, &dir, KEY, &["--json", "fetch", "no_such_agent"]).await;
     assert_eq!(out.status.code(), Some(1));
     assert!(json(&out)["error"].as_str().unwrap().contains("404"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -359,7 +356,6 @@ async fn template_versions_are_cached_checked_and_pinned() {
         "{}",
         String::from_utf8_lossy(&v1_only.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `generate --localized` / `--paginated` set what the inputs' names would not: the same switch
@@ -453,7 +449,6 @@ async fn generate_takes_localization_and_pagination_by_hand() {
         err.contains("the record has no input `zip`; its inputs are: query, postcode, page_no"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `generate --documents PREFIX=DIR` (and `check`'s) reads what a schema's references name from
@@ -508,5 +503,4 @@ async fn generate_reads_referenced_documents_from_a_directory() {
         "{}",
         String::from_utf8_lossy(&wrong.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -112,7 +112,6 @@ async fn run_types_and_checks_params_before_sending() {
     assert!(err.contains("two-letter country code"), "{err}");
     assert!(err.contains("is not localized"), "{err}");
     assert_eq!(e.requests_seen(KEY), seen, "a refused run sent something");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A schema pair a user wrote (`NAME.output.schema.json` + `NAME.input.schema.json`) types and
@@ -137,7 +136,6 @@ async fn run_checks_inputs_against_a_users_json_schema_files() {
     assert!(err.contains("max_reviews"), "{err}");
     assert!(err.contains("language"), "{err}");
     assert_eq!(e.requests_seen(KEY), 0, "read from the files, not fetched");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -214,7 +212,6 @@ async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     .await;
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,7 +235,6 @@ async fn a_closed_stdout_ends_run_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert!(out.status.success(), "{:?}: {err}", out.status);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The `_row` of every complete result in `out` (JSONL, CSV, or the staging file of Parquet
@@ -411,7 +407,6 @@ async fn killed_and_resumed(out_name: &str, rows: usize) {
         "a finished run resumed sends nothing"
     );
     assert_each_row_once(&rows_on_disk(&out), rows);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -445,7 +440,6 @@ async fn ctrl_c_stops_a_batch_with_the_resume_hint() {
         err.contains("interrupted") && err.contains("--resume"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -526,7 +520,6 @@ async fn a_finished_run_resumed_sends_nothing_in_every_format() {
         "{err}"
     );
     assert_eq!(e.task_count(), tasks);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -612,7 +605,6 @@ async fn batch_writes_parquet_with_typed_columns_and_the_input_row() {
         e.requests_seen(KEY) <= seen + 1,
         "only the agent's record may be asked for"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -749,5 +741,4 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
