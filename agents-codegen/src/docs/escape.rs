@@ -94,10 +94,15 @@ fn line(raw: &str) -> String {
 /// Schema text as doc lines; blank lines between paragraphs are kept, runs of them folded.
 pub fn text(raw: &str) -> Vec<String> {
     let mut lines = Vec::new();
-    for l in raw
-        .replace("\r\n", "\n")
-        .split(['\n', '\r', '\u{2028}', '\u{2029}'])
-    {
+    // ASCII text without a carriage return breaks only at `\n`, found a word at a time.
+    let normalized;
+    let parts: Box<dyn Iterator<Item = &str>> = if raw.is_ascii() && !raw.contains('\r') {
+        Box::new(raw.split('\n'))
+    } else {
+        normalized = raw.replace("\r\n", "\n");
+        Box::new(normalized.split(['\n', '\r', '\u{2028}', '\u{2029}']))
+    };
+    for l in parts {
         let l = line(l);
         if l.is_empty() && lines.last().is_none_or(|p: &String| p.is_empty()) {
             continue;
