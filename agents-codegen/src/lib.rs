@@ -69,7 +69,8 @@ pub use source::write_if_changed;
 #[non_exhaustive]
 pub struct Options {
     /// Path of the runtime crate in the generated code: `::agents_runtime` (the default) for
-    /// code in users' crates, `crate` for the bindings inside the runtime itself.
+    /// code in users' crates, `crate` for the bindings inside the runtime itself. A plain path
+    /// (no generic arguments); generated code spells it without spaces however it is written.
     pub runtime_path: String,
     /// Type names for agents' records instead of the ones derived from the agent names
     /// (`"foo__bar"` → `"FooBarDouble"`): the way out when two agents of one module would have the
@@ -270,13 +271,21 @@ pub fn generate(records: &[AgentRecord], options: &Options) -> Result<Output, Di
 /// [`generate`] over borrowed records: parses the runtime path, then lowers every record into
 /// the model (collecting every problem). Items are emitted when they are asked for.
 pub fn generate_refs(records: &[&AgentRecord], options: &Options) -> Result<Output, Diagnostics> {
-    let rt_text = options.runtime_path.trim();
-    syn::parse_str::<syn::Path>(rt_text).map_err(|e| {
+    let given = options.runtime_path.trim();
+    let path = syn::parse_str::<syn::Path>(given).map_err(|e| {
+        Diagnostic::at("runtime_path", format!("{given:?} is not a Rust path: {e}"))
+    })?;
+    // One spelling of the path for every item that names it, however it was written.
+    let rt_text = emit::path_text(&path).ok_or_else(|| {
         Diagnostic::at(
             "runtime_path",
-            format!("{rt_text:?} is not a Rust path: {e}"),
+            format!(
+                "{given:?} has generic arguments; name the runtime crate with a plain path, \
+                 such as `::agents_runtime` or `crate::rt`"
+            ),
         )
     })?;
+    let rt_text = rt_text.as_str();
     let adjusted = with_capabilities(records, &options.capabilities)?;
     let records: Vec<&AgentRecord> = adjusted.iter().map(|r| &**r).collect();
     let unit = ir::lower(&records, &options.renames, &options.documents)?;

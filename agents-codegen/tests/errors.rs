@@ -267,12 +267,29 @@ fn a_pattern_that_does_not_compile_is_a_warning_in_every_front_door() {
 fn a_bad_runtime_path_is_an_error_not_a_panic() {
     let r = AgentRecord::from_json(r#"{"name": "x"}"#).unwrap();
     let options = Options::default().runtime_path("not a path!");
-    let err = generate(&[r], &options).unwrap_err();
+    let err = generate(std::slice::from_ref(&r), &options).unwrap_err();
     assert!(
         err.to_string()
             .starts_with("runtime_path: \"not a path!\" is not a Rust path"),
         "{err}"
     );
+    let options = Options::default().runtime_path("::agents_runtime<T>");
+    let err = generate(std::slice::from_ref(&r), &options).unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "runtime_path: \"::agents_runtime<T>\" has generic arguments; name the runtime crate"
+        ),
+        "{err}"
+    );
+    // However it is spaced, the path is written one way.
+    let options = Options::default().runtime_path(" :: agents_runtime ");
+    let spaced = generate(std::slice::from_ref(&r), &options)
+        .and_then(|o| o.to_source())
+        .unwrap();
+    let plain = generate(&[r], &Options::default())
+        .and_then(|o| o.to_source())
+        .unwrap();
+    assert_eq!(spaced, plain);
 }
 
 #[test]

@@ -19,7 +19,7 @@ mod tree;
 mod validate;
 
 pub use record::RecordText;
-pub use tokens::Paths;
+pub use tokens::{Paths, path_text};
 pub use tree::Templates;
 
 use proc_macro2::TokenStream;

@@ -22,19 +22,9 @@ pub struct Paths {
 impl Paths {
     /// Paths under the runtime crate at `rt`, a path of plain segments.
     pub fn new(rt: &syn::Path) -> syn::Result<Self> {
-        let mut rt_text = String::new();
-        for (i, segment) in rt.segments.iter().enumerate() {
-            if !segment.arguments.is_none() {
-                return Err(syn::Error::new_spanned(
-                    segment,
-                    "the runtime path cannot have generic arguments",
-                ));
-            }
-            if i > 0 || rt.leading_colon.is_some() {
-                rt_text.push_str("::");
-            }
-            rt_text.push_str(&segment.ident.to_string());
-        }
+        let rt_text = path_text(rt).ok_or_else(|| {
+            syn::Error::new_spanned(rt, "the runtime path cannot have generic arguments")
+        })?;
         Ok(Paths {
             rt: quote!(#rt),
             serde_crate: format!("{rt_text}::__private::serde"),
@@ -46,6 +36,22 @@ impl Paths {
     pub fn rt(&self) -> &TokenStream {
         &self.rt
     }
+}
+
+/// `path` as source spells it (`::agents_runtime`, `crate::rt`), whatever spaces it was
+/// written with; `None` when a segment has generic arguments.
+pub fn path_text(path: &syn::Path) -> Option<String> {
+    let mut text = String::new();
+    for (i, segment) in path.segments.iter().enumerate() {
+        if !segment.arguments.is_none() {
+            return None;
+        }
+        if i > 0 || path.leading_colon.is_some() {
+            text.push_str("::");
+        }
+        text.push_str(&segment.ident.to_string());
+    }
+    Some(text)
 }
 
 /// A type as generated source spells it: a path and its generic arguments. The one spelling of
