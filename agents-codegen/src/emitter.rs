@@ -11,7 +11,6 @@ use crate::ir::AgentIr;
 
 /// The runtime paths and the parsed templates of one emission (of one agent or of several).
 pub(crate) struct Emitter {
-    rt_text: String,
     paths: emit::Paths,
     templates: emit::Templates,
 }
@@ -23,11 +22,7 @@ impl Emitter {
             let path: syn::Path = syn::parse_str(rt)?;
             let paths = emit::Paths::new(&path)?;
             let templates = emit::Templates::new(&paths)?;
-            Ok(Emitter {
-                rt_text: rt.to_owned(),
-                paths,
-                templates,
-            })
+            Ok(Emitter { paths, templates })
         };
         make().map_err(|e| generator_bug(Some(agent), &e))
     }
@@ -75,7 +70,7 @@ impl Emitter {
     pub(crate) fn source(&mut self, a: &AgentIr) -> Result<String, Diagnostics> {
         let mut printer = Printer::default();
         let mut unparsed = None;
-        let rt_text = self.rt_text.clone();
+        let rt_text = self.paths.rt_text().to_owned();
         self.emit(a, &mut |piece| match piece {
             emit::Piece::Record(record, head) => {
                 if let Err(e) =

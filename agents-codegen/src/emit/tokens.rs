@@ -36,6 +36,11 @@ impl Paths {
     pub fn rt(&self) -> &TokenStream {
         &self.rt
     }
+
+    /// The runtime crate's path as source spells it.
+    pub fn rt_text(&self) -> &str {
+        &self.rt_text
+    }
 }
 
 /// `path` as source spells it (`::agents_runtime`, `crate::rt`), whatever spaces it was
@@ -56,7 +61,7 @@ pub fn path_text(path: &syn::Path) -> Option<String> {
 
 /// A type as generated source spells it: a path and its generic arguments. The one spelling of
 /// every type: record fields are written from it as text, everything else takes its tokens.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub(super) struct Spelled {
     /// `Vec`, `::std::collections::BTreeMap`, `::agents_runtime::Value`.
     pub(super) path: String,
