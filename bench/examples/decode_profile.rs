@@ -11,7 +11,11 @@ fn main() {
         .nth(2)
         .and_then(|s| s.parse().ok())
         .unwrap_or(20_000);
-    let (bytes, _) = agents_bench::pdp_inputs(&agents_bench::pdp(), agents_bench::FULL_ARRAY_LEN);
+    let len: usize = std::env::args()
+        .nth(3)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(agents_bench::FULL_ARRAY_LEN);
+    let (bytes, _) = agents_bench::pdp_inputs(&agents_bench::pdp(), len);
     let mut ok = 0usize;
     for _ in 0..n {
         if mode == "slice" {
