@@ -64,7 +64,7 @@ pub trait Instance: Sync {
     /// The value as JSON, for reports.
     fn to_json(&self) -> Value;
     /// True when the value is of a kind that any schema its Rust type could be generated from
-    /// allows, at every depth: a string, a boolean, a whole number, an array of such values,
+    /// allows, at every depth: a string, a boolean, a finite number, an array of such values,
     /// or a record holding nothing but its declared fields, each such a value. Where a
     /// subschema says nothing but `type`, `properties` and `items` and the value's type was
     /// made from it, an exact value meets it without being looked at
@@ -248,10 +248,10 @@ macro_rules! fractions {
                     Value::from(v)
                 }
             }
-            /// A fraction meets `number` but not `integer`: looked at, in case the schema
-            /// said `integer`.
+            /// A float is generated only where a schema says `number` (`integer` makes an
+            /// integer type), and every finite number meets that, a fraction included.
             fn exact(&self) -> bool {
-                is_integer(f64::from(*self))
+                self.is_finite()
             }
         }
     )*};
