@@ -615,6 +615,11 @@ impl<'s, 'o> Eval<'s, 'o> {
                     // a `match` on the name, cheaper than a pass over its fields.
                     for (name, id) in &k.properties {
                         if let Some(value) = inst.property(name) {
+                            // What `node` finds first for a subschema the field's type holds,
+                            // found here without the visit: most of a record's properties.
+                            if children && !track && self.schema.implied(*id) && value.exact() {
+                                continue;
+                            }
                             apply!(*id, value, &Loc::Key(loc, name), children);
                             if track {
                                 seen.add_property(name);

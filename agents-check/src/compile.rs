@@ -685,6 +685,12 @@ pub(crate) struct Compiled {
 }
 
 impl Compiled {
+    /// True when node `id` says nothing but what a type generated from it holds
+    /// ([`Keywords::implied`]).
+    pub(crate) fn implied(&self, id: NodeId) -> bool {
+        matches!(&self.nodes[id], Node::Keywords(k) if k.implied)
+    }
+
     /// True when no value of `kind` passes node `id` (told by its kinds alone; `false` when
     /// unsure).
     pub(crate) fn rejects(&self, id: NodeId, kind: Kind) -> bool {

@@ -1,7 +1,8 @@
-//! Profiling aid: decodes the full retailer_a_pdp record N times with the generated type
-//! (`gen`), the strict derive baseline (`plain`) or `serde_json::Value` (`value`), as the client
-//! decodes (`agents_runtime::decode::from_slice`); `slice` is the generated type through
-//! `serde_json::from_slice`. For perf or callgrind.
+//! Profiling aid: decodes the retailer_a_pdp record N times with the generated type (`gen`), the
+//! strict derive baseline (`plain`) or `serde_json::Value` (`value`), as the client decodes
+//! (`agents_runtime::decode::from_slice`); `slice` is the generated type through
+//! `serde_json::from_slice`. For perf or callgrind:
+//! `decode_profile MODE N [ARRAY_LEN]`, arrays of 11 items (the full record) unless told.
 
 use agents_bench::plain;
 
