@@ -21,7 +21,7 @@ while run.status in ("PENDING", "RUNNING"):
     run = client.jobs.runs.get(run.id)
 artifact = client.jobs.runs.artifacts.list(run.id).items[0]
 link = client.jobs.runs.artifacts.download_url(int(artifact.id), run_id=run.id)
-# Without use_threads=False, pyarrow 22 aborted at exit here 3 runs in 4 ("terminate called").
+# With its reader threads, pyarrow aborts the interpreter at exit ("terminate called").
 table = pq.read_table(io.BytesIO(httpx.get(link.url).content), use_threads=False)
 for row in table.to_pylist():
     print(row["web_price"])
