@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! `cargo agents` against the emulator over loopback.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -2,7 +2,7 @@
 //! `cargo agents jobs` against the emulator over loopback: a job made from a CSV file (bad rows
 //! named, nothing sent), triggered and waited for, listed, and its artifacts downloaded.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

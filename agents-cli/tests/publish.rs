@@ -3,7 +3,7 @@
 //! changes nothing, then created, unchanged, a new version for a changed file, and a bad file
 //! refused before anything is sent.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

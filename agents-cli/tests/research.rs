@@ -4,7 +4,7 @@
 //! progress from the events (resumed without repeats after a cut), a failed run, and a schema
 //! refused before anything is sent.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

@@ -2,7 +2,7 @@
 //! `cargo agents run` and `cargo agents batch` against the emulator over loopback, including a
 //! batch killed midway and resumed.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;

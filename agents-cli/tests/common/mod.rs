@@ -1,7 +1,7 @@
-//! What the CLI's test binaries share: an emulator, scratch directories, and running
+//! What the CLI's test files share: an emulator, scratch directories, and running
 //! `cargo-agents` as cargo would.
 
-#![allow(dead_code, clippy::unwrap_used)] // each test binary uses some of these
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
