@@ -97,7 +97,8 @@
 //!
 //! | feature | default | what it adds |
 //! | --- | --- | --- |
-//! | `client` | yes | [`Client`] (reqwest with rustls, tokio) |
+//! | `client` | yes | [`Client`] (reqwest, tokio) |
+//! | `rustls` | yes | HTTPS for the client through rustls; without it the client it makes speaks plain HTTP, and `ClientBuilder::http_client` takes a `reqwest::Client` with any TLS |
 //! | `catalog` | yes | [`catalog`]: the bindings of every public agent |
 //! | `records` | no | agent records as the generator reads them (`Client::agent`, `Client::agents`) and `validate::check_request`, the request check of raw params (pulls in `agents-schema`) |
 //! | `macros` | no | `agent!`, bindings generated at compile time (pulls in the generator) |

@@ -213,7 +213,8 @@ impl ClientBuilder {
         self
     }
 
-    /// A reqwest client of your own (its timeouts and user agent then apply).
+    /// A reqwest client of your own (its timeouts, user agent and TLS then apply): the way to
+    /// HTTPS through another TLS stack than rustls, with the `rustls` feature off.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http = Some(client);
         self
@@ -333,12 +334,15 @@ impl ClientBuilder {
         }
         let http = match self.http {
             Some(h) => h,
-            None => reqwest::Client::builder()
-                .connect_timeout(self.connect_timeout)
-                .timeout(self.timeout)
-                .user_agent(self.user_agent)
-                .build()
-                .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?,
+            None => {
+                reachable(&base, cfg!(feature = "rustls"))?;
+                reqwest::Client::builder()
+                    .connect_timeout(self.connect_timeout)
+                    .timeout(self.timeout)
+                    .user_agent(self.user_agent)
+                    .build()
+                    .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?
+            }
         };
         let throttle = throttle::Throttle::new(self.rate_limit, self.burst, self.clock.clone());
         let throttle = match (&self.shared_limit, self.rate_limit) {
@@ -377,6 +381,21 @@ impl ClientBuilder {
             }),
         })
     }
+}
+
+/// Whether the client `build` makes can reach `base`: it speaks HTTPS only when built with TLS
+/// (the `rustls` feature), and without it an https base URL is refused here, not at the first
+/// request.
+fn reachable(base: &Url, tls: bool) -> Result<(), Error> {
+    if base.scheme() == "https" && !tls {
+        return Err(Error::Config(format!(
+            "the base URL (host {}) is https, but agents-runtime was built without TLS: \
+             turn on its `rustls` feature (on by default) or give \
+             ClientBuilder::http_client a reqwest::Client built with TLS",
+            base.host_str().unwrap_or_default()
+        )));
+    }
+    Ok(())
 }
 
 /// Parses a base URL: http or https, no query; trailing slashes and a trailing `/v1` or `/v2`
@@ -456,5 +475,31 @@ mod tests {
         ] {
             assert!(normalize_base(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn https_needs_tls_in_the_client_it_makes_and_not_in_one_given() {
+        let https = Url::parse("https://api.example.com/").unwrap();
+        let http = Url::parse("http://127.0.0.1:8080/").unwrap();
+        let refused = reachable(&https, false).unwrap_err().to_string();
+        assert!(
+            refused.contains("`rustls` feature") && refused.contains("http_client"),
+            "{refused}"
+        );
+        assert!(reachable(&https, true).is_ok());
+        assert!(reachable(&http, false).is_ok());
+
+        // This build's own answer, with the feature as it was compiled.
+        let built = Client::builder()
+            .base_url("https://api.example.com")
+            .api_key("k")
+            .build();
+        assert_eq!(built.is_ok(), cfg!(feature = "rustls"));
+        let given = Client::builder()
+            .base_url("https://api.example.com")
+            .api_key("k")
+            .http_client(reqwest::Client::new())
+            .build();
+        assert!(given.is_ok());
     }
 }
