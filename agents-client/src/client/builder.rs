@@ -292,79 +292,113 @@ impl ClientBuilder {
         self
     }
 
-    /// Builds the client; fails when the key or base URL is missing or malformed.
+    /// Builds the client; fails when the key or base URL is missing or malformed, naming every
+    /// problem of the configuration at once.
     pub fn build(self) -> Result<Client, Error> {
-        let base = self.base_url.ok_or_else(|| {
-            Error::Config(format!(
-                "no base URL: call ClientBuilder::base_url or set {ENV_BASE_URL}"
-            ))
-        })?;
-        let (base, suffix) = normalize_base(&base)?;
-        let version = match (self.version, suffix) {
+        let mut problems = Vec::new();
+        let base = match &self.base_url {
+            None => {
+                problems.push(format!(
+                    "no base URL: call ClientBuilder::base_url or set {ENV_BASE_URL}"
+                ));
+                None
+            }
+            Some(text) => normalize_base(text).map_err(|p| problems.push(p)).ok(),
+        };
+        let version = match (self.version, base.as_ref().and_then(|b| b.1)) {
             (Some(chosen), Some(given)) if chosen != given => {
-                return Err(Error::Config(format!(
+                problems.push(format!(
                     "the base URL ends in /{given} but the client was set to version \
                      {chosen}: drop the suffix or choose one version"
-                )));
+                ));
+                chosen
             }
             (Some(g), _) | (None, Some(g)) => g,
             (None, None) => ApiVersion::default(),
         };
-        let key = self.api_key.ok_or_else(|| {
-            Error::Config(format!(
-                "no API key: call ClientBuilder::api_key or set {ENV_API_KEY}"
-            ))
-        })?;
-        let secret = key.expose_secret();
-        if secret.trim().is_empty() {
-            return Err(Error::Config("the API key is empty".into()));
-        }
-        let mut auth =
-            HeaderValue::from_str(&format!("Bearer {}", secret.trim())).map_err(|_| {
-                Error::Config("the API key contains characters not allowed in a header".into())
-            })?;
-        auth.set_sensitive(true);
-        let mut headers = HeaderMap::new();
-        for (name, value) in self.headers {
-            let n = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| Error::Config(format!("invalid header name {name:?}")))?;
-            let v = HeaderValue::from_str(&value)
-                .map_err(|_| Error::Config(format!("invalid value for header {name}")))?;
-            headers.insert(n, v);
-        }
-        let http = match self.http {
-            Some(h) => h,
+        let secret = match &self.api_key {
             None => {
-                reachable(&base, cfg!(feature = "rustls"))?;
-                reqwest::Client::builder()
-                    .connect_timeout(self.connect_timeout)
-                    .timeout(self.timeout)
-                    .user_agent(self.user_agent)
-                    .build()
-                    .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?
+                problems.push(format!(
+                    "no API key: call ClientBuilder::api_key or set {ENV_API_KEY}"
+                ));
+                None
             }
+            Some(key) if key.expose_secret().trim().is_empty() => {
+                problems.push("the API key is empty".into());
+                None
+            }
+            Some(key) => Some(key.expose_secret().trim()),
         };
+        let auth = secret.and_then(|secret| {
+            let mut auth = HeaderValue::from_str(&format!("Bearer {secret}"))
+                .map_err(|_| {
+                    problems.push("the API key contains characters not allowed in a header".into());
+                })
+                .ok()?;
+            auth.set_sensitive(true);
+            Some(auth)
+        });
+        let mut headers = HeaderMap::new();
+        for (name, value) in &self.headers {
+            match (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) {
+                (Ok(n), Ok(v)) => {
+                    headers.insert(n, v);
+                }
+                (Err(_), _) => problems.push(format!("invalid header name {name:?}")),
+                (_, Err(_)) => problems.push(format!("invalid value for header {name}")),
+            }
+        }
+        if self.http.is_none()
+            && let Some((url, _)) = &base
+            && let Err(p) = reachable(url, cfg!(feature = "rustls"))
+        {
+            problems.push(p);
+        }
         let throttle = throttle::Throttle::new(self.rate_limit, self.burst, self.clock.clone());
         let throttle = match (&self.shared_limit, self.rate_limit) {
-            (None, _) => throttle,
+            (None, _) => Some(throttle),
             (Some(_), None) => {
-                return Err(Error::Config(
+                problems.push(
                     "a shared rate limit needs a rate: do not combine shared_limit with \
                      rate_limit(None)"
                         .into(),
-                ));
+                );
+                None
             }
             #[cfg(feature = "redis")]
-            (Some(url), Some(rate)) => throttle.shared(
-                shared::Shared::new(url, secret.trim(), rate, self.burst)
-                    .map_err(|e| Error::Config(format!("{ENV_REDIS_URL}/shared_limit: {e}")))?,
-            ),
+            (Some(url), Some(rate)) => secret.and_then(|secret| {
+                shared::Shared::new(url, secret, rate, self.burst)
+                    .map(|limit| throttle.shared(limit))
+                    .map_err(|e| problems.push(format!("{ENV_REDIS_URL}/shared_limit: {e}")))
+                    .ok()
+            }),
             #[cfg(not(feature = "redis"))]
             (Some(_), Some(_)) => {
-                return Err(Error::Config(
-                    "a shared rate limit needs agents-runtime's `redis` feature".into(),
-                ));
+                problems.push("a shared rate limit needs agents-runtime's `redis` feature".into());
+                None
             }
+        };
+        let http = match self.http {
+            Some(h) => Some(h),
+            None if problems.is_empty() => reqwest::Client::builder()
+                .connect_timeout(self.connect_timeout)
+                .timeout(self.timeout)
+                .user_agent(self.user_agent)
+                .build()
+                .map_err(|e| problems.push(format!("cannot build the HTTP client: {e}")))
+                .ok(),
+            None => None,
+        };
+        let (Some((base, _)), Some(auth), Some(throttle), Some(http), true) =
+            (base, auth, throttle, http, problems.is_empty())
+        else {
+            return Err(Error::Config(match problems.len() {
+                1 => problems.swap_remove(0),
+                n => format!("{n} problems: {}", problems.join("; ")),
+            }));
         };
         Ok(Client {
             inner: Arc::new(Inner {
@@ -386,22 +420,22 @@ impl ClientBuilder {
 /// Whether the client `build` makes can reach `base`: it speaks HTTPS only when built with TLS
 /// (the `rustls` feature), and without it an https base URL is refused here, not at the first
 /// request.
-fn reachable(base: &Url, tls: bool) -> Result<(), Error> {
+fn reachable(base: &Url, tls: bool) -> Result<(), String> {
     if base.scheme() == "https" && !tls {
-        return Err(Error::Config(format!(
+        return Err(format!(
             "the base URL (host {}) is https, but agents-runtime was built without TLS: \
              turn on its `rustls` feature (on by default) or give \
              ClientBuilder::http_client a reqwest::Client built with TLS",
             base.host_str().unwrap_or_default()
-        )));
+        ));
     }
     Ok(())
 }
 
 /// Parses a base URL: http or https, no query; trailing slashes and a trailing `/v1` or `/v2`
 /// are dropped (the version it names is returned).
-fn normalize_base(text: &str) -> Result<(Url, Option<ApiVersion>), Error> {
-    let bad = |why: &str| Error::Config(format!("invalid base URL {text:?}: {why}"));
+fn normalize_base(text: &str) -> Result<(Url, Option<ApiVersion>), String> {
+    let bad = |why: &str| format!("invalid base URL {text:?}: {why}");
     let mut url = Url::parse(text.trim()).map_err(|e| bad(&e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(bad("the scheme must be http or https"));
@@ -475,6 +509,38 @@ mod tests {
         ] {
             assert!(normalize_base(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn every_problem_of_the_configuration_is_named_at_once() {
+        let e = Client::builder()
+            .header("bad name", "v")
+            .header("x-ok", "line\nbreak")
+            .rate_limit(None)
+            .shared_limit("redis://127.0.0.1:1/")
+            .build()
+            .unwrap_err()
+            .to_string();
+        for part in [
+            "5 problems",
+            ENV_BASE_URL,
+            ENV_API_KEY,
+            "invalid header name \"bad name\"",
+            "invalid value for header x-ok",
+            "needs a rate",
+        ] {
+            assert!(e.contains(part), "{part:?} missing from {e}");
+        }
+        let e = Client::builder()
+            .base_url("ftp://h.example")
+            .api_key(" ")
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("2 problems") && e.contains("scheme") && e.contains("API key is empty"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -468,7 +468,8 @@ pub enum Error {
         /// Why the next one failed.
         source: Box<Error>,
     },
-    /// The client is misconfigured (missing or malformed key or base URL).
+    /// The client is misconfigured: every problem [`ClientBuilder::build`](super::ClientBuilder::build)
+    /// found (a missing or malformed key or base URL, a header, the rate limit), one after another.
     #[error("client configuration: {0}")]
     Config(String),
     /// The call's endpoint does not exist in the client's version of the interface (see
