@@ -231,43 +231,43 @@ impl ClientBuilder {
     /// feature `redis`); the rest can still be set before `build` (tools set their own options
     /// over the environment this way).
     pub fn from_env() -> Result<ClientBuilder, Error> {
+        Self::from_vars(|name| std::env::var(name))
+    }
+
+    /// [`ClientBuilder::from_env`] over any source of variables.
+    fn from_vars(
+        var: impl Fn(&str) -> Result<String, std::env::VarError>,
+    ) -> Result<ClientBuilder, Error> {
+        let mut problems = Vec::new();
+        let mut read = |name: &str| match var(name) {
+            Ok(v) if !v.trim().is_empty() => Some(v),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                problems.push(format!("{name} is not valid UTF-8"));
+                None
+            }
+            _ => None,
+        };
+        let (base, key, version, redis) = (
+            read(ENV_BASE_URL),
+            read(ENV_API_KEY),
+            read(ENV_API_VERSION),
+            read(ENV_REDIS_URL),
+        );
         let mut b = Client::builder();
-        match std::env::var(ENV_BASE_URL) {
-            Ok(v) => b = b.base_url(v),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(Error::Config(format!("{ENV_BASE_URL} is not valid UTF-8")));
+        b.base_url = base;
+        b.api_key = key.map(SecretString::from);
+        b.shared_limit = redis;
+        if let Some(v) = version {
+            match v.parse::<ApiVersion>() {
+                Ok(g) => b.version = Some(g),
+                Err(e) => problems.push(format!("{ENV_API_VERSION}: {e}")),
             }
-            Err(_) => {}
         }
-        match std::env::var(ENV_API_KEY) {
-            Ok(v) => b = b.api_key(v),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(Error::Config(format!("{ENV_API_KEY} is not valid UTF-8")));
-            }
-            Err(_) => {}
+        if problems.is_empty() {
+            Ok(b)
+        } else {
+            Err(config_error(problems))
         }
-        match std::env::var(ENV_API_VERSION) {
-            Ok(v) if !v.trim().is_empty() => {
-                let g = v
-                    .parse::<ApiVersion>()
-                    .map_err(|e| Error::Config(format!("{ENV_API_VERSION}: {e}")))?;
-                b = b.api_version(g);
-            }
-            Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(Error::Config(format!(
-                    "{ENV_API_VERSION} is not valid UTF-8"
-                )));
-            }
-            _ => {}
-        }
-        match std::env::var(ENV_REDIS_URL) {
-            Ok(v) if !v.trim().is_empty() => b = b.shared_limit(v),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(Error::Config(format!("{ENV_REDIS_URL} is not valid UTF-8")));
-            }
-            _ => {}
-        }
-        Ok(b)
     }
 
     /// The clock the client reads the time from and sleeps on between retries, through a pause
@@ -395,10 +395,7 @@ impl ClientBuilder {
         let (Some((base, _)), Some(auth), Some(throttle), Some(http), true) =
             (base, auth, throttle, http, problems.is_empty())
         else {
-            return Err(Error::Config(match problems.len() {
-                1 => problems.swap_remove(0),
-                n => format!("{n} problems: {}", problems.join("; ")),
-            }));
+            return Err(config_error(problems));
         };
         Ok(Client {
             inner: Arc::new(Inner {
@@ -415,6 +412,14 @@ impl ClientBuilder {
             }),
         })
     }
+}
+
+/// One error naming every problem of a configuration.
+fn config_error(mut problems: Vec<String>) -> Error {
+    Error::Config(match problems.len() {
+        1 => problems.swap_remove(0),
+        n => format!("{n} problems: {}", problems.join("; ")),
+    })
 }
 
 /// Whether the client `build` makes can reach `base`: it speaks HTTPS only when built with TLS
@@ -539,6 +544,35 @@ mod tests {
             .to_string();
         assert!(
             e.contains("2 problems") && e.contains("scheme") && e.contains("API key is empty"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_environment_is_read_with_every_problem_named() {
+        use std::env::VarError;
+        use std::ffi::OsString;
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| match pairs.iter().find(|(n, _)| *n == name) {
+                Some((_, "\u{fffd}")) => Err(VarError::NotUnicode(OsString::new())),
+                Some((_, v)) => Ok((*v).to_owned()),
+                None => Err(VarError::NotPresent),
+            }
+        };
+        let b = ClientBuilder::from_vars(vars(&[
+            (ENV_BASE_URL, "http://127.0.0.1:8080/v2"),
+            (ENV_API_KEY, "k"),
+            (ENV_API_VERSION, " "),
+        ]))
+        .unwrap();
+        let client = b.build().unwrap();
+        assert_eq!(client.api_version(), ApiVersion::V2);
+        let e =
+            ClientBuilder::from_vars(vars(&[(ENV_API_KEY, "\u{fffd}"), (ENV_API_VERSION, "v3")]))
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.contains("2 problems") && e.contains(ENV_API_KEY) && e.contains(ENV_API_VERSION),
             "{e}"
         );
     }
