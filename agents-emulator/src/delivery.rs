@@ -122,6 +122,7 @@ pub async fn post_webhook(
         }
     };
     let mut req = crate::net::client(0, std::time::Duration::from_secs(10))
+        .map_err(|e| format!("webhook {url} not called: {e}"))?
         .post(u)
         .header("user-agent", "agents-emulator-webhook")
         .json(payload);

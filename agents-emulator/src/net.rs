@@ -46,7 +46,9 @@ fn redirect(to: &Url, followed: usize, redirects: usize) -> Redirect {
 /// redirects, each only to a loopback address (a loopback page that redirects elsewhere ends
 /// the request with an error instead of reaching out), and gives up after `timeout`. With
 /// `redirects` 0 a redirect is answered as it came (the proxy hands it back to its client).
-pub(crate) fn client(redirects: usize, timeout: Duration) -> reqwest::Client {
+/// When reqwest cannot make one, the caller's request fails: a default client in its place
+/// would follow redirects anywhere.
+pub(crate) fn client(redirects: usize, timeout: Duration) -> Result<reqwest::Client, String> {
     let policy = reqwest::redirect::Policy::custom(move |attempt| {
         match redirect(
             attempt.url(),
@@ -62,7 +64,7 @@ pub(crate) fn client(redirects: usize, timeout: Duration) -> reqwest::Client {
         .redirect(policy)
         .timeout(timeout)
         .build()
-        .unwrap_or_default()
+        .map_err(|e| format!("cannot make an HTTP client: {e}"))
 }
 
 #[cfg(test)]

@@ -128,9 +128,11 @@ async fn forward(AxState(state): AxState<Arc<State>>, req: Request) -> Response 
         );
     };
     // A proxy hands redirects back to its client rather than following them.
-    let mut out = crate::net::client(0, Duration::from_secs(30))
-        .request(parts.method, target.clone())
-        .body(body);
+    let client = match crate::net::client(0, Duration::from_secs(30)) {
+        Ok(c) => c,
+        Err(e) => return refused(StatusCode::BAD_GATEWAY, "PROXY_ERROR", e),
+    };
+    let mut out = client.request(parts.method, target.clone()).body(body);
     for (name, value) in &parts.headers {
         if !HOP_BY_HOP.contains(&name.as_str()) && name != header::HOST {
             out = out.header(name, value);

@@ -49,7 +49,7 @@ pub struct Page {
     pub warnings: Vec<String>,
 }
 
-pub(super) fn http() -> reqwest::Client {
+pub(super) fn http() -> Result<reqwest::Client, String> {
     crate::net::client(5, Duration::from_secs(10))
 }
 
@@ -58,7 +58,7 @@ pub async fn fetch(url: &Url) -> Result<Page, String> {
     if !is_loopback(url) {
         return Ok(synthetic(url));
     }
-    let mut resp = http().get(url.clone()).send().await.map_err(|e| {
+    let mut resp = http()?.get(url.clone()).send().await.map_err(|e| {
         if e.is_redirect() {
             format!("too many redirects fetching {url}")
         } else {
