@@ -150,10 +150,11 @@ pub fn measure(root: &Path) -> (Builds, Builds) {
         ),
     );
     write(&ours.join("src/main.rs"), OURS);
-    // The same reqwest features the runtime uses (rustls, JSON), so TLS is on both sides.
+    // The same reqwest features the runtime uses (rustls, system proxies, JSON), so TLS is on
+    // both sides.
     write(
         &hand.join("Cargo.toml"),
-        "[package]\nname = \"handwritten\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n\n[dependencies]\nreqwest = { version = \"0.13\", default-features = false, features = [\"rustls\", \"http2\", \"json\"] }\nserde = { version = \"1\", features = [\"derive\"] }\nserde_json = \"1\"\ntokio = { version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }\n",
+        "[package]\nname = \"handwritten\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n\n[dependencies]\nreqwest = { version = \"0.13\", default-features = false, features = [\"rustls\", \"http2\", \"json\", \"system-proxy\"] }\nserde = { version = \"1\", features = [\"derive\"] }\nserde_json = \"1\"\ntokio = { version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }\n",
     );
     write(&hand.join("src/main.rs"), HANDWRITTEN);
     // Both resolve the versions this workspace locked, offline.

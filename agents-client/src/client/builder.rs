@@ -31,6 +31,10 @@ pub const ENV_REDIS_URL: &str = "AGENTS_REDIS_URL";
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Configures a [`Client`].
+///
+/// The HTTP client it makes goes through a proxy as reqwest's defaults do: `HTTPS_PROXY`,
+/// `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY` from the environment, and the system's settings on
+/// macOS and Windows.
 pub struct ClientBuilder {
     base_url: Option<String>,
     version: Option<ApiVersion>,
