@@ -233,7 +233,9 @@ impl ClientBuilder {
     /// A builder with what the environment sets: `AGENTS_BASE_URL`, `AGENTS_API_KEY`,
     /// `AGENTS_API_VERSION` (`v1` or `v2`) and `AGENTS_REDIS_URL` (a shared rate limit,
     /// feature `redis`); the rest can still be set before `build` (tools set their own options
-    /// over the environment this way).
+    /// over the environment this way). A variable set to nothing but spaces counts as unset; one
+    /// that is not UTF-8, or a version other than `v1` or `v2`, is an error naming every such
+    /// variable at once.
     pub fn from_env() -> Result<ClientBuilder, Error> {
         Self::from_vars(|name| std::env::var(name))
     }
@@ -585,7 +587,7 @@ mod tests {
     fn https_needs_tls_in_the_client_it_makes_and_not_in_one_given() {
         let https = Url::parse("https://api.example.com/").unwrap();
         let http = Url::parse("http://127.0.0.1:8080/").unwrap();
-        let refused = reachable(&https, false).unwrap_err().to_string();
+        let refused = reachable(&https, false).unwrap_err();
         assert!(
             refused.contains("`rustls` feature") && refused.contains("http_client"),
             "{refused}"
