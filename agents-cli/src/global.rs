@@ -42,7 +42,8 @@ impl From<Error> for Failure {
             Error::PaymentRequired(_) => "; the account has no budget or reached a limit",
             Error::Forbidden(_) => "; the account is blocked or not activated",
             Error::NotFound(_) => "; check the agent name with `cargo agents fetch --all`",
-            Error::Config(_) => "; set AGENTS_API_KEY and AGENTS_BASE_URL (or --base-url)",
+            // The client's message names each setting at fault and the variable that sets it;
+            // the one flag that also sets one is added where the client is built.
             Error::Transport(_) | Error::Timeout(_) => "; check AGENTS_BASE_URL and the network",
             _ => "",
         };
@@ -77,7 +78,9 @@ pub(crate) fn client_v2(cli: &Global, why: &str) -> Result<Client, Failure> {
 
 fn client_at(cli: &Global, version: Option<ApiVersion>) -> Result<Client, Failure> {
     let mut b = agents_runtime::ClientBuilder::from_env()?;
-    if let Some(url) = &cli.base_url {
+    // Blank counts as unset, as `from_env` reads the same variable.
+    let base_url = cli.base_url.as_ref().filter(|url| !url.trim().is_empty());
+    if let Some(url) = base_url {
         b = b.base_url(url.clone());
     }
     if let Some(version) = version {
@@ -89,7 +92,13 @@ fn client_at(cli: &Global, version: Option<ApiVersion>) -> Result<Client, Failur
     for (name, value) in &cli.headers {
         b = b.header(name.clone(), value.clone());
     }
-    Ok(b.build()?)
+    b.build().map_err(|e| {
+        let mut failure = Failure::from(e);
+        if base_url.is_none() {
+            failure.0.push_str("; --base-url sets the base URL too");
+        }
+        failure
+    })
 }
 
 /// `NAME: VALUE`, as curl takes it; the client checks that both can be sent as a header.

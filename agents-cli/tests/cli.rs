@@ -504,3 +504,60 @@ async fn generate_reads_referenced_documents_from_a_directory() {
         String::from_utf8_lossy(&wrong.stderr)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configuration_problems_name_what_is_at_fault_and_nothing_else() {
+    let e = emulator().await;
+    let dir = scratch("config");
+    let stderr = |out: &Output| {
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+
+    // Nothing set: both settings, with the variables and the flag that set them.
+    let mut c = common::command(&e, &dir, KEY, &["run", "llm_a", "-p", "prompt=hi"]);
+    c.env_remove("AGENTS_BASE_URL").env_remove("AGENTS_API_KEY");
+    let err = stderr(&common::output(c).await);
+    for said in [
+        "2 problems",
+        "AGENTS_BASE_URL",
+        "AGENTS_API_KEY",
+        "--base-url sets the base URL too",
+    ] {
+        assert!(err.contains(said), "{said:?} missing from {err}");
+    }
+
+    // A bad header with everything else in place: the header, and no advice about the rest.
+    let out = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &["-H", "x y: 1", "run", "llm_a", "-p", "prompt=hi"],
+    )
+    .await;
+    let err = stderr(&out);
+    assert!(err.contains("invalid header name \"x y\""), "{err}");
+    assert!(
+        !err.contains("AGENTS_API_KEY") && !err.contains("--base-url"),
+        "{err}"
+    );
+
+    // A base URL given by flag is not what is missing: only the key is named.
+    let mut c = common::command(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "--base-url",
+            &e.base_url(),
+            "run",
+            "llm_a",
+            "-p",
+            "prompt=hi",
+        ],
+    );
+    c.env_remove("AGENTS_API_KEY");
+    let err = stderr(&common::output(c).await);
+    assert!(err.contains("no API key: set AGENTS_API_KEY"), "{err}");
+    assert!(!err.contains("base URL"), "{err}");
+}

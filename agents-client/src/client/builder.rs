@@ -305,7 +305,7 @@ impl ClientBuilder {
         let base = match &self.base_url {
             None => {
                 problems.push(format!(
-                    "no base URL: call ClientBuilder::base_url or set {ENV_BASE_URL}"
+                    "no base URL: set {ENV_BASE_URL} or call ClientBuilder::base_url"
                 ));
                 None
             }
@@ -325,7 +325,7 @@ impl ClientBuilder {
         let secret = match &self.api_key {
             None => {
                 problems.push(format!(
-                    "no API key: call ClientBuilder::api_key or set {ENV_API_KEY}"
+                    "no API key: set {ENV_API_KEY} or call ClientBuilder::api_key"
                 ));
                 None
             }
