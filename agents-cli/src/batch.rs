@@ -105,6 +105,9 @@ pub async fn batch(
     let c = client(cli)?;
     let record = agent_record(cli, &c, agent).await?;
     let items = inputs::read_items(&record, input)?;
+    if let Some(warning) = inputs::undeclared(&record, items.iter().map(|i| &i.params)) {
+        eprintln!("warning: {}: {warning}", input.display());
+    }
     // Parquet is written at the end, from a JSONL file that carries the run until then.
     #[cfg(feature = "parquet")]
     let parquet = crate::parquet::wanted(out);

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use agents_runtime::validate::{Localization, check_request};
 use agents_schema::AgentRecord;
-use agents_schema::inputs::{COMMON_PARAMS, ParamTy, param_type};
+use agents_schema::inputs::{COMMON_PARAMS, LOCALIZATION_PARAMS, ParamTy, param_type};
 use serde_json::{Map, Value};
 
 /// The type an input `name` of `record` takes; common params (`country`, `locale`, `tag`,
@@ -68,6 +68,51 @@ pub fn from_pairs(record: &AgentRecord, pairs: &[String]) -> Result<Map<String, 
         );
     }
     Ok(params)
+}
+
+/// A warning naming the params of `items` that are neither inputs of `record` nor common or
+/// localization params, with the inputs it has: a misspelt input is sent as given (the service
+/// takes params it does not declare), so the user hears of it before the results lack it.
+pub fn undeclared<'a>(
+    record: &AgentRecord,
+    items: impl IntoIterator<Item = &'a Map<String, Value>>,
+) -> Option<String> {
+    let known = |name: &str| {
+        record.inputs().iter().any(|i| i.name == name)
+            || COMMON_PARAMS.iter().any(|(common, _)| *common == name)
+            || LOCALIZATION_PARAMS.contains(&name)
+    };
+    let mut strangers: Vec<&str> = items
+        .into_iter()
+        .flat_map(|params| params.keys())
+        .map(String::as_str)
+        .filter(|name| !known(name))
+        .collect();
+    strangers.sort_unstable();
+    strangers.dedup();
+    if strangers.is_empty() {
+        return None;
+    }
+    let quoted = |names: &mut dyn Iterator<Item = &str>| {
+        names
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let inputs = quoted(&mut record.inputs().iter().map(|i| i.name.as_str()));
+    let common = quoted(&mut COMMON_PARAMS.iter().map(|(name, _)| *name));
+    let (is, them) = if strangers.len() == 1 {
+        ("is not an input", "it is")
+    } else {
+        ("are not inputs", "they are")
+    };
+    Some(format!(
+        "{} {is} of agent `{}`; {them} sent to the service as given. Its inputs: {}; every agent \
+         also takes {common}",
+        quoted(&mut strangers.into_iter()),
+        record.name,
+        if inputs.is_empty() { "none" } else { &inputs },
+    ))
 }
 
 /// Every problem with one item's params, in one message: missing required inputs, values of

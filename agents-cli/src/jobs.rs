@@ -73,6 +73,9 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
         } => {
             let record = agent_record(cli, &c, agent).await?;
             let items = inputs::read_items(&record, input)?;
+            if let Some(warning) = inputs::undeclared(&record, items.iter().map(|i| &i.params)) {
+                eprintln!("warning: {}: {warning}", input.display());
+            }
             let bad: Vec<String> = items
                 .iter()
                 .filter_map(|i| {

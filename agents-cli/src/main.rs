@@ -301,6 +301,9 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
     let c = client(cli)?;
     let record = cache::agent_record(cli, &c, agent).await?;
     let params = inputs::from_pairs(&record, pairs)?;
+    if let Some(warning) = inputs::undeclared(&record, [&params]) {
+        eprintln!("warning: {warning}");
+    }
     if let Some(problems) = inputs::problems(&record, &params) {
         return Err(Failure(format!("nothing was sent: {problems}")));
     }

@@ -60,6 +60,34 @@ async fn run_types_and_checks_params_before_sending() {
     let r = json(&out);
     assert_eq!(r["status"], "success");
     assert!(r["records"][0]["product_title"].is_string(), "{r}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+
+    // A misspelt input is sent (the service takes params it does not declare), with a warning
+    // naming it beside the inputs the agent has.
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "run",
+            "retailer_a_pdp",
+            "-p",
+            "asin=B08N5WRWNW",
+            "-p",
+            "zipcode=10001",
+            "-p",
+            "country=US",
+        ],
+    )
+    .await;
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "warning: `zipcode` is not an input of agent `retailer_a_pdp`; it is sent to the \
+             service as given. Its inputs: `asin`, `zip_code`;"
+        ),
+        "{err}"
+    );
     let seen = e.requests_seen(KEY);
 
     // Broken rules and wrong types are reported together, and nothing is sent.
@@ -174,6 +202,7 @@ async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     let summary = json(&out);
     assert_eq!(summary["succeeded"], 41, "{summary}");
     assert_eq!(summary["invalid"], 1, "{summary}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
 
     let mut reader = csv::Reader::from_path(dir.join("results.csv")).unwrap();
     let headers = reader.headers().unwrap().clone();
@@ -741,4 +770,41 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
             );
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_names_each_param_its_agent_does_not_declare_once() {
+    let e = emulator().await;
+    let dir = scratch("undeclared");
+    std::fs::write(
+        dir.join("in.jsonl"),
+        "{\"asin\": \"B000000001\", \"zipcode\": \"10001\"}\n\
+         {\"asin\": \"B000000002\", \"zipcode\": \"10002\", \"Country\": \"US\"}\n",
+    )
+    .unwrap();
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "--json",
+            "batch",
+            "retailer_a_pdp",
+            "--input",
+            "in.jsonl",
+            "--out",
+            "out.jsonl",
+        ],
+    )
+    .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(json(&out)["succeeded"], 2, "{err}");
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "warning: in.jsonl: `Country`, `zipcode` are not inputs of agent `retailer_a_pdp`; \
+             they are sent to the service as given."
+        ),
+        "{err}"
+    );
 }
