@@ -1,9 +1,10 @@
 //! What a batch's records hold, field by field: how many records fill each field, how many
 //! leave it empty (absent or `null`), and which rules of the agent's JSON Schema its values
 //! break, by keyword. `cargo agents batch` prints the table when it ends; `cargo agents fields
-//! OUT` prints it again from a finished JSONL or Parquet output, from the `_breaches` each
+//! OUT` prints it again from a finished JSONL, CSV or Parquet output, from the `_breaches` each
 //! record carries (in Parquet, with the typed values' `_mismatches`, which are `type` breaches
-//! the typed columns could not hold).
+//! the typed columns could not hold). A CSV cell cannot tell an empty string from no value, so
+//! there an empty cell counts as empty.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -15,8 +16,19 @@ use serde_json::{Map, Value, json};
 
 use crate::global::{Failure, Global};
 
+/// The columns every results line starts with: the input's row (from 1: the first data row of
+/// a CSV file, the first line of a JSONL file), the service's task id, the row's inputs (in CSV,
+/// one `_input.NAME` column each).
+pub const ROW: &str = "_row";
+/// See [`ROW`].
+pub const TASK: &str = "_task_id";
+/// See [`ROW`].
+pub const INPUT: &str = "_input";
+/// The CSV column of keys the record does not declare, as JSON.
+pub const UNKNOWN: &str = "_unknown";
+
 /// The columns of a results line that are not the record's fields.
-pub const BOOKKEEPING: [&str; 4] = ["_row", "_task_id", "_input", BREACHES];
+pub const BOOKKEEPING: [&str; 4] = [ROW, TASK, INPUT, BREACHES];
 
 /// A results line's breaches of the agent's output schema (JSONL and CSV; Parquet has the
 /// runtime's column of the same name).
@@ -205,6 +217,68 @@ pub fn from_jsonl(path: &Path) -> Result<Table, Failure> {
     Ok(table)
 }
 
+/// The table of a finished CSV output: every field column (the header names them all, so a
+/// field no record fills is counted too), the keys of `_unknown` and each row's `_breaches`.
+pub fn from_csv(path: &Path) -> Result<Table, Failure> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+    csv_table(file, &path.display())
+}
+
+/// [`from_csv`] over any reader; `name` names it in messages.
+fn csv_table(input: impl std::io::Read, name: &dyn fmt::Display) -> Result<Table, Failure> {
+    let fail = |e: &dyn fmt::Display| Failure(format!("cannot read {name}: {e}"));
+    let mut reader = csv::Reader::from_reader(input);
+    let header = reader.headers().map_err(|e| fail(&e))?.clone();
+    let is_field = |name: &str| {
+        !BOOKKEEPING.contains(&name) && name != UNKNOWN && !name.starts_with(&format!("{INPUT}."))
+    };
+    if !header.iter().any(|h| h == ROW) {
+        return Err(Failure(format!(
+            "{name}: no `{ROW}` column; read an output of `cargo agents batch`"
+        )));
+    }
+    let mut table = Table::new(
+        &header
+            .iter()
+            .filter(|h| is_field(h))
+            .map(String::from)
+            .collect::<Vec<_>>(),
+    );
+    for (i, row) in reader.records().enumerate() {
+        // The header is line 1.
+        let at = || format!("{name} line {}", i + 2);
+        let row = row.map_err(|e| Failure(format!("{}: {e}", at())))?;
+        let mut record = Map::new();
+        let mut breaches = None;
+        for (name, cell) in header.iter().zip(row.iter()) {
+            if cell.is_empty() {
+                continue;
+            }
+            if name == UNKNOWN {
+                match serde_json::from_str(cell) {
+                    Ok(Value::Object(unknown)) => record.extend(unknown),
+                    _ => {
+                        return Err(Failure(format!(
+                            "{}: `{UNKNOWN}` is not a JSON object",
+                            at()
+                        )));
+                    }
+                }
+            } else if name == BREACHES {
+                let value = serde_json::from_str(cell)
+                    .map_err(|e| Failure(format!("{}: `{BREACHES}` is not JSON: {e}", at())))?;
+                breaches = Some(value);
+            } else if is_field(name) {
+                record.insert(name.to_owned(), Value::String(cell.to_owned()));
+            }
+        }
+        let breaches = breaches_of(breaches.as_ref(), &at)?;
+        table.add(&record, &breaches);
+    }
+    Ok(table)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +291,40 @@ mod tests {
             rule: Value::Null,
             found: None,
         }
+    }
+
+    #[test]
+    fn a_csv_output_is_counted_by_its_columns_unknown_keys_and_breaches() {
+        let csv = "_row,_task_id,_input.asin,price,title,_unknown,_breaches\n\
+                   1,t1,A,47,,\"{\"\"colour\"\":\"\"red\"\"}\",\"[{\"\"path\"\":\"\"price\"\",\"\"keyword\"\":\"\"maximum\"\",\"\"schema_path\"\":\"\"\"\",\"\"rule\"\":5}]\"\n\
+                   2,t2,B,3,Echo,,\n";
+        let t = csv_table(csv.as_bytes(), &"out.csv")
+            .map_err(|f| f.0)
+            .unwrap();
+        assert_eq!(t.records, 2);
+        assert_eq!(t.get("price").map(|c| (c.filled, c.empty)), Some((2, 0)));
+        // A field no record fills is a row too, since the header names it; an empty cell is empty.
+        assert_eq!(t.get("title").map(|c| (c.filled, c.empty)), Some((1, 1)));
+        assert_eq!(t.get("colour").map(|c| (c.filled, c.empty)), Some((1, 1)));
+        assert_eq!(t.get("price").map(|c| c.breaches["maximum"]), Some(1));
+        for bookkeeping in ["_row", "_task_id", "_input.asin", "_unknown", "_breaches"] {
+            assert!(t.get(bookkeeping).is_none(), "{bookkeeping}");
+        }
+
+        let bad = "_row,price,_breaches\n1,2,not json\n";
+        let e = csv_table(bad.as_bytes(), &"out.csv").err().map(|f| f.0);
+        assert!(
+            e.as_deref()
+                .is_some_and(|e| e.starts_with("out.csv line 2: `_breaches` is not JSON")),
+            "{e:?}"
+        );
+        let e = csv_table("a,b\n1,2\n".as_bytes(), &"in.csv")
+            .err()
+            .map(|f| f.0);
+        assert!(
+            e.as_deref().is_some_and(|e| e.contains("no `_row` column")),
+            "{e:?}"
+        );
     }
 
     #[test]

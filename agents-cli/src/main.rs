@@ -88,7 +88,7 @@ enum Command {
         #[arg(long)]
         resume: bool,
     },
-    /// The field table of a finished `batch` output (.jsonl or .parquet): per field, how many
+    /// The field table of a finished `batch` output (.jsonl, .csv or .parquet): per field, how many
     /// records fill it, how many leave it empty, and the rules of the agent's schema its values
     /// break, by keyword (from each record's `_breaches`). `batch` prints it when it ends.
     Fields {
@@ -176,12 +176,13 @@ enum Command {
 fn fields_of(cli: &Global, out: &std::path::Path) -> Result<ExitCode, Failure> {
     let table = match out.extension().and_then(|e| e.to_str()) {
         Some("jsonl" | "ndjson") => fields::from_jsonl(out)?,
+        Some("csv") => fields::from_csv(out)?,
         #[cfg(feature = "parquet")]
         Some("parquet") => parquet::table(out)?,
         _ => {
             return Err(Failure(format!(
-                "{}: read a .jsonl or .parquet output of `cargo agents batch` (.parquet needs \
-                 the `parquet` feature of agents-cli, on by default)",
+                "{}: read a .jsonl, .csv or .parquet output of `cargo agents batch` (.parquet \
+                 needs the `parquet` feature of agents-cli, on by default)",
                 out.display()
             )));
         }

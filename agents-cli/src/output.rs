@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use agents_schema::AgentRecord;
 use serde_json::{Map, Value, json};
 
-use crate::fields::BREACHES;
+use crate::fields::{BREACHES, INPUT, ROW, TASK, UNKNOWN};
 
 /// The results file's format, by extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,14 +26,6 @@ enum Format {
     Jsonl,
     Csv,
 }
-
-/// The columns every results line starts with: the input's row (from 1: the first data row of
-/// a CSV file, the first line of a JSONL file), the service's task id, the row's inputs.
-const ROW: &str = "_row";
-const TASK: &str = "_task_id";
-const INPUT: &str = "_input";
-/// The CSV column of keys the record does not declare, as JSON.
-const UNKNOWN: &str = "_unknown";
 
 /// The results and failures files of one batch run.
 pub struct Sink {

@@ -549,7 +549,7 @@ async fn configuration_problems_name_what_is_at_fault_and_nothing_else() {
         KEY,
         &[
             "--base-url",
-            &e.base_url(),
+            e.base_url(),
             "run",
             "llm_a",
             "-p",

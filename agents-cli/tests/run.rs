@@ -702,7 +702,7 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
     let dir = scratch("breaches");
     asins_csv(&dir, 'B', 40);
     let mut tables = Vec::new();
-    for out in ["b.jsonl", "b.parquet"] {
+    for out in ["b.jsonl", "b.parquet", "b.csv"] {
         let batch = cargo_agents(
             &e,
             &dir,
