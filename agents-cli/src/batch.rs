@@ -102,6 +102,7 @@ pub async fn batch(
     out: &Path,
     resume: bool,
 ) -> Result<ExitCode, Failure> {
+    output::check_out(out)?;
     let c = client(cli)?;
     let record = agent_record(cli, &c, agent).await?;
     let items = inputs::read_items(&record, input)?;

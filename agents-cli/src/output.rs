@@ -27,6 +27,37 @@ enum Format {
     Csv,
 }
 
+impl Format {
+    fn of(path: &Path) -> Option<Format> {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("jsonl" | "ndjson") => Some(Format::Jsonl),
+            Some("csv") => Some(Format::Csv),
+            _ => None,
+        }
+    }
+}
+
+/// Refuses an output `batch` cannot write, before anything is read or sent.
+pub fn check_out(out: &Path) -> Result<(), String> {
+    #[cfg(feature = "parquet")]
+    let parquet = crate::parquet::wanted(out);
+    #[cfg(not(feature = "parquet"))]
+    let parquet = false;
+    match Format::of(out) {
+        Some(_) => Ok(()),
+        None if parquet => Ok(()),
+        None => Err(unwritable(out)),
+    }
+}
+
+fn unwritable(out: &Path) -> String {
+    format!(
+        "{}: write to a .jsonl, .csv or .parquet file (.parquet needs the `parquet` feature of \
+         agents-cli, on by default)",
+        out.display()
+    )
+}
+
 /// The results and failures files of one batch run.
 pub struct Sink {
     /// The agent's output schema, which every record is checked against.
@@ -66,16 +97,8 @@ impl Sink {
         failures_path: PathBuf,
         resume: bool,
     ) -> Result<Sink, String> {
-        let format = match out.extension().and_then(|e| e.to_str()) {
-            Some("jsonl" | "ndjson") => Format::Jsonl,
-            Some("csv") => Format::Csv,
-            _ => {
-                return Err(format!(
-                    "{}: write to a .jsonl, .csv or .parquet file (.parquet needs the `parquet` \
-                     feature of agents-cli, on by default)",
-                    out.display()
-                ));
-            }
+        let Some(format) = Format::of(out) else {
+            return Err(unwritable(out));
         };
         if !resume {
             for p in [out, failures_path.as_path()] {

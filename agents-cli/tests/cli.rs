@@ -561,3 +561,31 @@ async fn configuration_problems_name_what_is_at_fault_and_nothing_else() {
     assert!(err.contains("no API key: set AGENTS_API_KEY"), "{err}");
     assert!(!err.contains("base URL"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_output_it_cannot_write_is_refused_before_anything_is_asked() {
+    let e = emulator().await;
+    // No cached record here: reading the agent's would be a request.
+    let dir = scratch("unwritable");
+    let out = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "batch",
+            "retailer_a_pdp",
+            "--input",
+            "asins.csv",
+            "--out",
+            "results.txt",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: results.txt: write to a .jsonl, .csv or .parquet file"),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(KEY), 0);
+}
