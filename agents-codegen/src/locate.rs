@@ -35,7 +35,7 @@ pub enum LocateError {
     #[error(
         "no schema directory for agent `{name}`: looked in {}{}; create `schemas/` with `cargo agents fetch {name}`, or set {ENV_SCHEMA_DIR}",
         .searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-        did_you_mean(.nearest)
+        agents_schema::did_you_mean(.nearest)
     )]
     NoSchemaDir {
         /// The agent asked for.
@@ -62,7 +62,7 @@ pub enum LocateError {
     #[error(
         "no cached schema for agent `{name}` in {}{}; fetch it with `cargo agents fetch {name}`, or build with {ENV_OFFLINE}=false and {ENV_API_KEY} set",
         .searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-        did_you_mean(.nearest)
+        agents_schema::did_you_mean(.nearest)
     )]
     UnknownAgent {
         /// The agent asked for.
@@ -213,15 +213,6 @@ pub fn locate(name: &str, manifest_dir: &Path) -> Result<Loaded, LocateError> {
         searched: dirs,
         nearest,
     })
-}
-
-/// " (did you mean `a`, `b`?)", or nothing without names.
-fn did_you_mean(nearest: &[String]) -> String {
-    if nearest.is_empty() {
-        return String::new();
-    }
-    let names: Vec<String> = nearest.iter().map(|n| format!("`{n}`")).collect();
-    format!(" (did you mean {}?)", names.join(", "))
 }
 
 /// Where an agent's record is read: the `/v1` agent record endpoint of the table, under `base`

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use agents_schema::{AgentRecord, json_schema, nearest_names};
+use agents_schema::{AgentRecord, did_you_mean, json_schema, nearest_names};
 use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
 
@@ -286,7 +286,7 @@ impl Catalog {
     /// naming the nearest agent names.
     pub(crate) fn unknown(&self, account: &str, name: &str, status: StatusCode) -> ApiError {
         let near = nearest_names(name, self.names(account));
-        let message = format!("unknown agent `{name}`; nearest: {}", near.join(", "));
+        let message = format!("unknown agent `{name}`{}", did_you_mean(&near));
         if status == StatusCode::NOT_FOUND {
             ApiError::not_found(message).at("agent")
         } else {

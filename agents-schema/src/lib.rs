@@ -583,6 +583,19 @@ impl<'de> serde::Deserialize<'de> for AgentRecord {
     }
 }
 
+/// " (did you mean `a`, `b`?)" naming `nearest` (from [`nearest_names`]), or nothing when
+/// there are none: the one wording of every message about a name not found.
+pub fn did_you_mean<S: AsRef<str>>(nearest: &[S]) -> String {
+    if nearest.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = nearest
+        .iter()
+        .map(|n| format!("`{}`", n.as_ref()))
+        .collect();
+    format!(" (did you mean {}?)", names.join(", "))
+}
+
 /// Up to three of `candidates` near `name` (closest first, then in name order), for "did you
 /// mean" messages about unknown agents; none when nothing is near.
 pub fn nearest_names<'a>(
