@@ -13,7 +13,7 @@ use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
-use crate::global::{Failure, Global, client, client_v2};
+use crate::global::{Failure, Global, about_agent, client, client_v2};
 
 /// The record of `agent`: the cached schema in `--dir` when there is one (`NAME.json`, or a
 /// user's `NAME.output.schema.json`), else the service's.
@@ -27,7 +27,7 @@ pub(crate) async fn agent_record(
             .map(|l| l.record)
             .map_err(|e| Failure(e.to_string()));
     }
-    Ok(c.agent(agent).await?)
+    c.agent(agent).await.map_err(about_agent)
 }
 
 pub(crate) fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf, bool), Failure> {
@@ -87,7 +87,7 @@ pub(crate) async fn fetch(
     let mut written = Vec::new();
     for name in &names {
         bar.set_message(name.clone());
-        let record = c.agent(name).await?;
+        let record = c.agent(name).await.map_err(about_agent)?;
         let (path, changed) = write_record(&cli.dir, &record)?;
         written.push(json!({ "agent": name, "file": path, "changed": changed }));
         bar.inc(1);

@@ -41,7 +41,6 @@ impl From<Error> for Failure {
             Error::Unauthorized(_) => "; check AGENTS_API_KEY",
             Error::PaymentRequired(_) => "; the account has no budget or reached a limit",
             Error::Forbidden(_) => "; the account is blocked or not activated",
-            Error::NotFound(_) => "; check the agent name with `cargo agents fetch --all`",
             // The client's message names each setting at fault and the variable that sets it;
             // the one flag that also sets one is added where the client is built.
             Error::Transport(_) | Error::Timeout(_) => "; check AGENTS_BASE_URL and the network",
@@ -49,6 +48,19 @@ impl From<Error> for Failure {
         };
         Failure(format!("{e}{hint}"))
     }
+}
+
+/// The failure of a request about the agent the user named: a 404 there is most likely a
+/// misspelt name, so it says how to list the names (other 404s, of a job or a run, do not).
+pub(crate) fn about_agent(e: Error) -> Failure {
+    let not_found = matches!(e, Error::NotFound(_));
+    let mut failure = Failure::from(e);
+    if not_found {
+        failure.0.push_str(
+            "; check the name: `cargo agents fetch --all` caches every agent the account can run",
+        );
+    }
+    failure
 }
 
 impl From<String> for Failure {

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use agents_runtime::client::jobs::{
     ArtifactFormat, JobDestination, JobInputs, JobRequest, JobStatus,
 };
+use agents_runtime::{Client, Error};
 use futures::TryStreamExt;
 use serde_json::{Value, json};
 
@@ -40,7 +41,7 @@ pub enum JobsCommand {
     List,
     /// Run a job now; with --wait, wait for the run to end and print it.
     Trigger {
-        /// The job's id.
+        /// The job's id, or its name when one job has it.
         id: String,
         /// Wait for the run to end.
         #[arg(long)]
@@ -48,7 +49,7 @@ pub enum JobsCommand {
     },
     /// List a job's runs, newest first.
     Runs {
-        /// The job's id.
+        /// The job's id, or its name when one job has it.
         id: String,
     },
     /// Download a run's artifacts into a directory.
@@ -142,7 +143,11 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
             }
         }
         JobsCommand::Trigger { id, wait } => {
-            let handle = c.trigger_job(id, None).await?;
+            let handle = by_id_or_name(&c, id, |id| {
+                let c = &c;
+                async move { c.trigger_job(&id, None).await }
+            })
+            .await?;
             if !wait {
                 outln!("{}", handle.id());
                 return Ok(ExitCode::SUCCESS);
@@ -164,7 +169,11 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
             }
         }
         JobsCommand::Runs { id } => {
-            let runs: Vec<_> = c.job_runs(id).try_collect().await?;
+            let runs: Vec<_> = by_id_or_name(&c, id, |id| {
+                let c = &c;
+                async move { c.job_runs(&id).try_collect().await }
+            })
+            .await?;
             for r in &runs {
                 outln!(
                     "{}\t{}\t{}\t{} result(s)",
@@ -178,6 +187,39 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
         JobsCommand::Download { run, out } => download(&c, run, out).await?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `op` on the job `given` names: its id, or else the name of exactly one of the account's
+/// jobs (what `jobs create` took). The id is tried first, so a job named by id costs no more
+/// requests; a name costs the list of jobs, and only after the service answered 404 (nothing
+/// was done).
+async fn by_id_or_name<T, F, Fut>(c: &Client, given: &str, op: F) -> Result<T, Failure>
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = Result<T, Error>>,
+{
+    let not_found = match op(given.to_owned()).await {
+        Err(e @ Error::NotFound(_)) => e,
+        other => return Ok(other?),
+    };
+    let jobs: Vec<_> = c.jobs().try_collect().await?;
+    let named: Vec<&str> = jobs
+        .iter()
+        .filter(|j| j.name == given)
+        .map(|j| j.id.as_str())
+        .collect();
+    match named.as_slice() {
+        [] => Err(Failure(format!(
+            "{}; no job has that id or name: `cargo agents jobs list` lists them",
+            Failure::from(not_found).0
+        ))),
+        [id] => Ok(op((*id).to_owned()).await?),
+        ids => Err(Failure(format!(
+            "{} jobs are named {given:?} ({}): give the id of the one you mean",
+            ids.len(),
+            ids.join(", ")
+        ))),
+    }
 }
 
 /// Writes each artifact of `run` into `out` as `RUN-ID.EXT` (`-errors` for the failed inputs),

@@ -42,7 +42,7 @@ mod publish;
 mod research;
 use serde_json::json;
 
-use global::{Failure, Global, client};
+use global::{Failure, Global, about_agent, client};
 
 /// Cargo invokes `cargo-agents agents ARGS`; run directly, `cargo-agents ARGS`.
 #[derive(Debug, Parser)]
@@ -308,7 +308,10 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
     if let Some(problems) = inputs::problems(&record, &params) {
         return Err(Failure(format!("nothing was sent: {problems}")));
     }
-    let result = c.run_raw(agent, serde_json::Value::Object(params)).await?;
+    let result = c
+        .run_raw(agent, serde_json::Value::Object(params))
+        .await
+        .map_err(about_agent)?;
     let records = result.records();
     if cli.json {
         outln!(

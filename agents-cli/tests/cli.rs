@@ -184,7 +184,20 @@ async fn http_failures_are_clear() {
     );
     let out = cargo_agents(&e, &dir, KEY, &["--json", "fetch", "no_such_agent"]).await;
     assert_eq!(out.status.code(), Some(1));
-    assert!(json(&out)["error"].as_str().unwrap().contains("404"));
+    let err = json(&out)["error"].as_str().unwrap().to_owned();
+    assert!(
+        err.contains("404") && err.contains("unknown agent `no_such_agent` (field"),
+        "{err}"
+    );
+    // A 404 about an agent name says how to see the names, and the nearest ones when any are.
+    let out = cargo_agents(&e, &dir, KEY, &["fetch", "retailer_a_pd"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("(did you mean `retailer_a_pdp`,")
+            && err.contains("`cargo agents fetch --all`"),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

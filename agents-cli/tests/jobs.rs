@@ -127,3 +127,56 @@ async fn jobs_are_created_triggered_listed_and_downloaded() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_is_named_by_its_id_or_by_the_name_one_job_has() {
+    let e = emulator().await;
+    let dir = scratch("job-names");
+    std::fs::write(dir.join("asins.csv"), "asin\nB1\nB2\n").unwrap();
+    let create = |name: &'static str| {
+        let args = [
+            "jobs",
+            "create",
+            name,
+            "--agent",
+            "retailer_a_pdp",
+            "--input",
+            "asins.csv",
+        ];
+        let (e, dir) = (&e, &dir);
+        async move { stdout(&cargo_agents(e, dir, &args).await).trim().to_owned() }
+    };
+    let first = create("nightly").await;
+
+    let run = stdout(&cargo_agents(&e, &dir, &["jobs", "trigger", "nightly", "--wait"]).await);
+    let run: serde_json::Value = serde_json::from_str(&run).unwrap();
+    assert_eq!(run["status"], "SUCCESS", "{run}");
+    let runs = stdout(&cargo_agents(&e, &dir, &["jobs", "runs", "nightly"]).await);
+    assert!(runs.contains(run["id"].as_str().unwrap()), "{runs}");
+
+    // A name no job has: the service's 404, and where to look.
+    let out = cargo_agents(&e, &dir, &["jobs", "trigger", "weekly"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("404") && err.contains("`cargo agents jobs list`"),
+        "{err}"
+    );
+    assert!(!err.contains("fetch --all"), "{err}");
+
+    // A name two jobs have runs neither: the ids are named instead.
+    let second = create("nightly").await;
+    let out = cargo_agents(&e, &dir, &["jobs", "trigger", "nightly"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 jobs are named \"nightly\"")
+            && err.contains(&first)
+            && err.contains(&second),
+        "{err}"
+    );
+    for id in [&first, &second] {
+        let runs = stdout(&cargo_agents(&e, &dir, &["jobs", "runs", id]).await);
+        assert_eq!(runs.lines().count(), usize::from(*id == first), "{runs}");
+    }
+}
