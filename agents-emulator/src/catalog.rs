@@ -196,9 +196,18 @@ impl Catalog {
                         catalog.insert_public(l.record);
                     }
                 }
-                Err(diags) => errors.extend(diags.0.into_iter().map(|d| LoadError {
-                    file: dir.display().to_string(),
-                    message: d.to_string(),
+                // Each problem names its own file of the directory, or the directory itself.
+                Err(diags) => errors.extend(diags.0.into_iter().map(|mut d| {
+                    LoadError {
+                        file: d
+                            .file
+                            .take()
+                            .as_deref()
+                            .unwrap_or(dir)
+                            .display()
+                            .to_string(),
+                        message: d.to_string(),
+                    }
                 })),
             }
         }
@@ -385,4 +394,37 @@ fn list_item(r: &AgentRecord) -> Value {
     m.insert("entity_type".into(), json!(r.entity_type));
     m.insert("domain".into(), json!(r.domain));
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_schemas_directory_names_each_file_once_and_a_missing_one_itself() {
+        let dir =
+            std::env::temp_dir().join(format!("agents-emulator-schemas-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("x.json"), "{").unwrap();
+        let errors = Catalog::load(Some(&dir)).err().unwrap_or_default();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let [only] = errors.as_slice() else {
+            panic!("{} errors", errors.len());
+        };
+        assert_eq!(only.file, dir.join("x.json").display().to_string());
+        assert!(
+            only.message
+                .starts_with("agent `x`: line 1, column 1: invalid JSON")
+                && !only.message.contains("x.json"),
+            "{}",
+            only.message
+        );
+
+        let missing = dir.join("missing");
+        let errors = Catalog::load(Some(&missing)).err().unwrap_or_default();
+        assert_eq!(
+            errors.iter().map(|e| e.file.clone()).collect::<Vec<_>>(),
+            [missing.display().to_string()]
+        );
+    }
 }
