@@ -455,6 +455,10 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// Several options of one request are invalid, each named with what is wrong with it;
+    /// nothing was sent. (One invalid option is [`Error::InvalidOption`].)
+    #[error("{} invalid options; nothing was sent: {}", .0.len(), list(.0))]
+    InvalidOptions(Vec<OptionProblem>),
     /// Items of a batch are invalid (broken input rules, or not params at all); nothing was
     /// sent. Every such item is listed with its position among the items given (from 0) and
     /// what is wrong with it, not only the first.
@@ -545,6 +549,70 @@ impl From<DeliveryError> for Error {
     fn from(e: DeliveryError) -> Self {
         Error::Delivery(Box::new(e))
     }
+}
+
+/// A request option at fault and what is wrong with it: one of [`Error::InvalidOptions`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{option}`: {message}")]
+pub struct OptionProblem {
+    /// The option at fault.
+    pub option: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl OptionProblem {
+    pub(crate) fn new(option: &'static str, message: impl Into<String>) -> OptionProblem {
+        OptionProblem {
+            option,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<OptionProblem> for Error {
+    fn from(p: OptionProblem) -> Error {
+        Error::InvalidOption {
+            option: p.option,
+            message: p.message,
+        }
+    }
+}
+
+/// The options of one request checked together, so that every invalid one is named at once:
+/// none is `Ok`, one is [`Error::InvalidOption`], several [`Error::InvalidOptions`].
+#[derive(Debug, Default)]
+#[must_use = "the problems found reach the caller only through `finish`"]
+pub(crate) struct OptionCheck(Vec<OptionProblem>);
+
+impl OptionCheck {
+    /// Records that `option` is invalid.
+    pub(crate) fn bad(&mut self, option: &'static str, message: impl Into<String>) {
+        self.0.push(OptionProblem::new(option, message));
+    }
+
+    /// Records the problem of a check of one option, or hands back what it made.
+    pub(crate) fn take<T>(&mut self, checked: Result<T, OptionProblem>) -> Option<T> {
+        checked.map_err(|p| self.0.push(p)).ok()
+    }
+
+    /// `Ok` when nothing was recorded, else every problem.
+    pub(crate) fn finish(mut self) -> Result<(), Error> {
+        match self.0.len() {
+            0 => Ok(()),
+            1 => Err(self.0.swap_remove(0).into()),
+            _ => Err(Error::InvalidOptions(self.0)),
+        }
+    }
+}
+
+/// "`a`: x; `b`: y".
+fn list(problems: &[OptionProblem]) -> String {
+    problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// "3 batch item(s) are invalid; nothing was sent: item 4: …; item 9: …".
@@ -660,9 +728,10 @@ impl Error {
             | Error::Status(_) => ErrorKind::Service,
             Error::Transport(_) | Error::Timeout(_) => ErrorKind::Transport,
             Error::Decode(_) | Error::TooLarge(_) => ErrorKind::Response,
-            Error::Validation(_) | Error::InvalidOption { .. } | Error::InvalidItems(_) => {
-                ErrorKind::Invalid
-            }
+            Error::Validation(_)
+            | Error::InvalidOption { .. }
+            | Error::InvalidOptions(_)
+            | Error::InvalidItems(_) => ErrorKind::Invalid,
             Error::BatchPartiallySubmitted { .. } => ErrorKind::PartialBatch,
             Error::Config(_) | Error::Endpoint(_) => ErrorKind::Config,
             Error::TaskFailed(_)

@@ -40,7 +40,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::Client;
-use super::error::Error;
+use super::error::{Error, OptionCheck};
 pub use super::records::{Generation, GenerationStatus};
 use super::waiter::{self, Poll, WaitOptions};
 use crate::endpoint::{self, ApiVersion};
@@ -120,11 +120,9 @@ impl GenerationRequest {
 
     fn check(&self) -> Result<(), Error> {
         let text = |k: &str| self.body.get(k).and_then(Value::as_str).unwrap_or("");
+        let mut check = OptionCheck::default();
         if text("prompt").trim().is_empty() {
-            return Err(Error::InvalidOption {
-                option: "prompt",
-                message: "the prompt is empty".into(),
-            });
+            check.bad("prompt", "the prompt is empty");
         }
         if let Some(name) = self.name.as_deref()
             && (name.is_empty()
@@ -132,15 +130,15 @@ impl GenerationRequest {
                     .bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'))
         {
-            return Err(Error::InvalidOption {
-                option: "GenerationRequest::agent_name",
-                message: format!("{name:?} must be lowercase letters, digits and underscores"),
-            });
+            check.bad(
+                "GenerationRequest::agent_name",
+                format!("{name:?} must be lowercase letters, digits and underscores"),
+            );
         }
         if self.from.is_none() {
-            super::check_http_url("url", text("url"))?;
+            check.take(super::check_http_url("url", text("url")));
         }
-        Ok(())
+        check.finish()
     }
 }
 

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::error::Error;
+use super::error::{Error, OptionCheck};
 use super::run::{Delivery, RunResult};
 use super::tasks::TaskHandle;
 use super::{Client, JsonBody};
@@ -75,23 +75,32 @@ impl MediaRequest {
     }
 
     fn check(&self) -> Result<(), Error> {
+        let mut check = OptionCheck::default();
         let url = self.body.get("url").and_then(Value::as_str).unwrap_or("");
-        super::check_http_url("url", url)?;
-        for mime in self
+        check.take(super::check_http_url("url", url));
+        let not_mime: Vec<String> = self
             .body
             .get("expected_mime_types")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-        {
-            if !mime.as_str().is_some_and(|m| m.contains('/')) {
-                return Err(Error::InvalidOption {
-                    option: "expected_mime_types",
-                    message: format!("{mime} is not a MIME type such as image/png"),
-                });
-            }
+            .filter(|mime| !mime.as_str().is_some_and(|m| m.contains('/')))
+            .map(Value::to_string)
+            .collect();
+        if !not_mime.is_empty() {
+            check.bad(
+                "expected_mime_types",
+                format!(
+                    "{} not a MIME type such as image/png",
+                    if let [one] = not_mime.as_slice() {
+                        format!("{one} is")
+                    } else {
+                        format!("{} are", not_mime.join(", "))
+                    }
+                ),
+            );
         }
-        Ok(())
+        check.finish()
     }
 }
 

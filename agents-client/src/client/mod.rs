@@ -56,7 +56,8 @@ pub use builder::{
 };
 pub use clock::{Clock, ManualClock, Sleep, TokioClock};
 pub use error::{
-    ApiError, DecodeError, Error, ErrorKind, RateLimit, ResponseInfo, TooLargeError, TransportError,
+    ApiError, DecodeError, Error, ErrorKind, OptionProblem, RateLimit, ResponseInfo, TooLargeError,
+    TransportError,
 };
 pub use retry::{Decision, Idempotency, RetryPolicy};
 pub use throttle::{LimiterState, MAX_PAUSE};
@@ -95,17 +96,17 @@ impl fmt::Debug for Client {
 
 /// Checks that `url` is an http(s) URL with a host: the one rule for every URL a request
 /// carries (pages to extract, media, sample pages, callbacks). The error names `option`.
-pub(crate) fn check_http_url(option: &'static str, url: &str) -> Result<(), Error> {
+pub(crate) fn check_http_url(option: &'static str, url: &str) -> Result<(), OptionProblem> {
     let ok = Url::parse(url).is_ok_and(|u| {
         matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
     });
     if ok {
         Ok(())
     } else {
-        Err(Error::InvalidOption {
+        Err(OptionProblem::new(
             option,
-            message: format!("{url:?} is not an http(s) URL"),
-        })
+            format!("{url:?} is not an http(s) URL"),
+        ))
     }
 }
 

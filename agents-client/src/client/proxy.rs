@@ -14,7 +14,7 @@
 
 use secrecy::{ExposeSecret, SecretString};
 
-use super::error::Error;
+use super::error::{Error, OptionCheck};
 
 /// Proxy settings; the password never appears in Debug output or errors.
 #[derive(Clone)]
@@ -38,23 +38,24 @@ impl std::fmt::Debug for ProxyConfig {
     }
 }
 
-fn part(option: &'static str, value: &str) -> Result<String, Error> {
+/// `value` as the username part `option`, its problem recorded in `check`.
+fn part(check: &mut OptionCheck, option: &'static str, value: &str) -> String {
     let ok = !value.is_empty()
         && value
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
-    if ok {
-        Ok(value.to_owned())
-    } else {
-        Err(Error::InvalidOption {
+    if !ok {
+        check.bad(
             option,
-            message: format!("{value:?} must be letters, digits, '_' or '.'"),
-        })
+            format!("{value:?} must be letters, digits, '_' or '.'"),
+        );
     }
+    value.to_owned()
 }
 
 impl ProxyConfig {
-    /// Settings for `host` (port 7000): account, pipeline, two-letter country, password.
+    /// Settings for `host` (port 7000): account, pipeline, two-letter country, password. Every
+    /// invalid one is named at once.
     pub fn new(
         host: impl Into<String>,
         account: &str,
@@ -62,31 +63,29 @@ impl ProxyConfig {
         country: &str,
         password: impl Into<String>,
     ) -> Result<Self, Error> {
+        let mut check = OptionCheck::default();
         let host = host.into();
         if host.is_empty() || host.contains(['/', '@', ':', ' ']) {
-            return Err(Error::InvalidOption {
-                option: "host",
-                message: format!("{host:?} is not a host name"),
-            });
+            check.bad("host", format!("{host:?} is not a host name"));
         }
+        let account = part(&mut check, "account", account);
+        let pipeline = part(&mut check, "pipeline", pipeline);
         if country.len() != 2 || !country.bytes().all(|b| b.is_ascii_alphabetic()) {
-            return Err(Error::InvalidOption {
-                option: "country",
-                message: format!("{country:?} is not a two-letter country code"),
-            });
+            check.bad(
+                "country",
+                format!("{country:?} is not a two-letter country code"),
+            );
         }
         let password = password.into();
         if password.is_empty() {
-            return Err(Error::InvalidOption {
-                option: "password",
-                message: "the password is empty".into(),
-            });
+            check.bad("password", "the password is empty");
         }
+        check.finish()?;
         Ok(ProxyConfig {
             host,
             port: 7000,
-            account: part("account", account)?,
-            pipeline: part("pipeline", pipeline)?,
+            account,
+            pipeline,
             country: country.to_ascii_uppercase(),
             password: SecretString::from(password),
         })
@@ -143,5 +142,33 @@ mod tests {
         assert_eq!(url.port(), Some(7000));
         assert_eq!(url.username(), "account-acme-pipeline-resi-country-US");
         assert_eq!(url.password(), Some("p%40ss%3Aw%2Frd%25%23"));
+    }
+
+    #[test]
+    fn every_invalid_setting_is_named_at_once_and_the_password_never() {
+        let err = ProxyConfig::new("a/b", "ac me", "resi", "USA", "").unwrap_err();
+        let Error::InvalidOptions(problems) = &err else {
+            panic!("{err:?}");
+        };
+        let named: Vec<&str> = problems.iter().map(|p| p.option).collect();
+        assert_eq!(named, ["host", "account", "country", "password"]);
+        assert!(
+            err.to_string()
+                .starts_with("4 invalid options; nothing was sent: `host`: ")
+        );
+
+        let one = ProxyConfig::new("proxy.example.com", "acme", "resi", "us", "").unwrap_err();
+        assert!(
+            matches!(
+                one,
+                Error::InvalidOption {
+                    option: "password",
+                    ..
+                }
+            ),
+            "{one}"
+        );
+        let secret = ProxyConfig::new("a b", "acme", "resi", "us", "hunter2").unwrap_err();
+        assert!(!format!("{secret} {secret:?}").contains("hunter2"));
     }
 }

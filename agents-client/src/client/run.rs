@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::error::{Error, ResponseInfo};
+use super::error::{Error, OptionCheck, ResponseInfo};
 use super::tasks::{TaskHandle, TaskOutput, TaskRecord};
 use super::{Client, JsonBody, WaitOptions};
 use crate::agent::{Agent, AgentParams};
@@ -112,6 +112,7 @@ impl Delivery {
     /// Checks the options; the fields they add to a request body.
     pub(crate) fn fields(&self) -> Result<DeliveryFields<'_>, Error> {
         let mut fields = DeliveryFields::default();
+        let mut check = OptionCheck::default();
         if let Some((ty, url)) = &self.storage {
             let scheme = match ty {
                 StorageType::S3 => "s3://",
@@ -122,34 +123,34 @@ impl Delivery {
                 .and_then(|r| r.split('/').next())
                 .unwrap_or("");
             if bucket.is_empty() || !url.ends_with('/') || url.contains(char::is_whitespace) {
-                return Err(Error::InvalidOption {
-                    option: "storage_url",
-                    message: format!("{url:?} is not of the form {scheme}<bucket>/<path_prefix>/"),
-                });
+                check.bad(
+                    "storage_url",
+                    format!("{url:?} is not of the form {scheme}<bucket>/<path_prefix>/"),
+                );
             }
             fields.storage_type = Some(*ty);
             fields.storage_url = Some(url);
         } else if self.compress.is_some() || self.object_name.is_some() {
-            return Err(Error::InvalidOption {
-                option: "storage_url",
-                message: "storage_compress and storage_object_name need a storage location".into(),
-            });
+            check.bad(
+                "storage_url",
+                "storage_compress and storage_object_name need a storage location",
+            );
         }
         fields.storage_compress = self.compress;
         if let Some(n) = &self.object_name {
             if n.is_empty() || n.contains('/') {
-                return Err(Error::InvalidOption {
-                    option: "storage_object_name",
-                    message: format!("{n:?} must be a non-empty name without '/'"),
-                });
+                check.bad(
+                    "storage_object_name",
+                    format!("{n:?} must be a non-empty name without '/'"),
+                );
             }
             fields.storage_object_name = Some(n);
         }
         if let Some(u) = &self.callback_url {
-            super::check_http_url("callback_url", u)?;
+            check.take(super::check_http_url("callback_url", u));
             fields.callback_url = Some(u);
         }
-        Ok(fields)
+        check.finish().map(|()| fields)
     }
 }
 

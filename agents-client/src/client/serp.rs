@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::batch::BatchHandle;
-use super::error::Error;
+use super::error::{Error, OptionCheck};
 use super::run::{Delivery, RunResult};
 use super::tasks::TaskHandle;
 use super::{Client, JsonBody};
@@ -106,25 +106,19 @@ impl SerpRequest {
     }
 
     fn check(&self, needs_engine: bool) -> Result<(), Error> {
+        let mut check = OptionCheck::default();
         if needs_engine && !self.body.contains_key("search_engine") {
-            return Err(Error::InvalidOption {
-                option: "search_engine",
-                message: "a SERP request needs an engine: SerpRequest::new or ::settings".into(),
-            });
+            check.bad(
+                "search_engine",
+                "a SERP request needs an engine: SerpRequest::new or ::settings",
+            );
         }
         for field in ["num_results", "page"] {
             if self.body.get(field).and_then(Value::as_u64) == Some(0) {
-                return Err(Error::InvalidOption {
-                    option: if field == "page" {
-                        "page"
-                    } else {
-                        "num_results"
-                    },
-                    message: format!("{field} starts at 1"),
-                });
+                check.bad(field, format!("{field} starts at 1"));
             }
         }
-        Ok(())
+        check.finish()
     }
 }
 

@@ -9,8 +9,8 @@ use agents_runtime::client::agents::Privacy;
 use agents_runtime::client::generation::GenerationRequest;
 use agents_runtime::client::tasks::TaskHandle;
 use agents_runtime::{
-    Delivery, Error, Format, ManualClock, Record, RetryPolicy, RunOptions, RunResult, StorageType,
-    WaitOptions,
+    Delivery, Error, ErrorKind, Format, ManualClock, Record, RetryPolicy, RunOptions, RunResult,
+    StorageType, WaitOptions,
 };
 use agents_tests_e2e::{KEY, client, client_for, emulator, start};
 use futures::StreamExt;
@@ -107,6 +107,38 @@ async fn validation_stops_a_bad_request_before_it_is_sent() {
         matches!(err, Error::InvalidOption { option: "url", .. }),
         "{err}"
     );
+    // Every invalid option of one request is named at once, and nothing is sent.
+    let seen = e.requests_seen(KEY);
+    let err = c
+        .generate_agent(GenerationRequest::new(" ", "not a url").agent_name("Shop Page"))
+        .await
+        .unwrap_err();
+    match &err {
+        Error::InvalidOptions(problems) => assert_eq!(
+            problems.iter().map(|p| p.option).collect::<Vec<_>>(),
+            ["prompt", "GenerationRequest::agent_name", "url"]
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(err.kind(), ErrorKind::Invalid);
+    let err = c
+        .run_async_with(
+            RetailerAPdpParams::new("B1"),
+            &RunOptions::new(),
+            &Delivery::new()
+                .storage(StorageType::S3, "s3://bucket/no-slash")
+                .object_name("a/b")
+                .callback_url("ftp://hook"),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "3 invalid options; nothing was sent: `storage_url`: \"s3://bucket/no-slash\" is not"
+        ),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(KEY), seen);
     // `.param()` under a declared input's name is checked as the typed setter is: its type,
     // its rules, and that it is not set twice; the message names the setter to use.
     let err = c

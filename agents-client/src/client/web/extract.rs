@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::super::Client;
 use super::super::JsonBody;
-use super::super::error::Error;
+use super::super::error::{Error, OptionCheck};
 use super::super::open::open_string as open_enum;
 use super::super::tasks::{TaskHandle, TaskOutput};
 use crate::endpoint;
@@ -192,22 +192,26 @@ impl ExtractRequest {
 
     /// Checks the URL and the options.
     pub(crate) fn check(&self) -> Result<(), Error> {
+        let mut check = OptionCheck::default();
         let url = self.body.get("url").and_then(Value::as_str).unwrap_or("");
-        super::super::check_http_url("url", url)?;
-        self.check_options()
+        check.take(super::super::check_http_url("url", url));
+        self.option_problems(&mut check);
+        check.finish()
     }
 
     /// Checks the options (a batch's shared settings have no URL).
     pub(crate) fn check_options(&self) -> Result<(), Error> {
+        let mut check = OptionCheck::default();
+        self.option_problems(&mut check);
+        check.finish()
+    }
+
+    fn option_problems(&self, check: &mut OptionCheck) {
         if let Some(c) = self.body.get("country").and_then(Value::as_str)
             && (c.len() != 2 || !c.bytes().all(|b| b.is_ascii_alphabetic()))
         {
-            return Err(Error::InvalidOption {
-                option: "country",
-                message: format!("{c:?} is not a two-letter country code"),
-            });
+            check.bad("country", format!("{c:?} is not a two-letter country code"));
         }
-        Ok(())
     }
 }
 
