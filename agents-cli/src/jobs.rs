@@ -152,7 +152,18 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
                 outln!("{}", handle.id());
                 return Ok(ExitCode::SUCCESS);
             }
-            let run = handle.wait().await?;
+            // The run goes on if this wait is stopped or fails: its id is what finds it again.
+            eprintln!(
+                "run {} started; waiting for it to end (`cargo agents jobs runs {id}` shows it)",
+                handle.id()
+            );
+            let run = handle.wait().await.map_err(|e| {
+                Failure(format!(
+                    "{}; the run {} may still be going: `cargo agents jobs runs {id}`",
+                    Failure::from(e).0,
+                    handle.id()
+                ))
+            })?;
             outln!(
                 "{}",
                 json!({

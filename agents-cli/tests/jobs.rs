@@ -148,9 +148,15 @@ async fn a_job_is_named_by_its_id_or_by_the_name_one_job_has() {
     };
     let first = create("nightly").await;
 
-    let run = stdout(&cargo_agents(&e, &dir, &["jobs", "trigger", "nightly", "--wait"]).await);
-    let run: serde_json::Value = serde_json::from_str(&run).unwrap();
+    let out = cargo_agents(&e, &dir, &["jobs", "trigger", "nightly", "--wait"]).await;
+    let run: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(run["status"], "SUCCESS", "{run}");
+    // The run's id comes first, on standard error, for a wait that is stopped.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(&format!("run {} started", run["id"].as_str().unwrap())),
+        "{err}"
+    );
     let runs = stdout(&cargo_agents(&e, &dir, &["jobs", "runs", "nightly"]).await);
     assert!(runs.contains(run["id"].as_str().unwrap()), "{runs}");
 
