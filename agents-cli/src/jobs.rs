@@ -157,13 +157,19 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
                 "run {} started; waiting for it to end (`cargo agents jobs runs {id}` shows it)",
                 handle.id()
             );
-            let run = handle.wait().await.map_err(|e| {
-                Failure(format!(
-                    "{}; the run {} may still be going: `cargo agents jobs runs {id}`",
-                    Failure::from(e).0,
-                    handle.id()
-                ))
-            })?;
+            let run = tokio::select! {
+                run = handle.wait() => run.map_err(|e| {
+                    Failure(format!(
+                        "{}; the run {} may still be going: `cargo agents jobs runs {id}`",
+                        Failure::from(e).0,
+                        handle.id()
+                    ))
+                })?,
+                _ = tokio::signal::ctrl_c() => {
+                    eprintln!("interrupted; run {} goes on at the service", handle.id());
+                    return Ok(ExitCode::from(130));
+                }
+            };
             outln!(
                 "{}",
                 json!({
