@@ -11,7 +11,13 @@
 //!   `schemas/shop_product.json` and prints the line to add: `agents_runtime::agent!("shop_product");`.
 //!   From then on `client.run(ShopProductParams::new(…))` is typed, checked before sending and
 //!   drift tolerant like the catalog's agents. The same in code: [`Client::generate_agent`],
-//!   [`GenerationHandle::wait`], then [`Client::agent`] for the record to save into `schemas/`.
+//!   [`GenerationHandle::wait`], then
+#![cfg_attr(feature = "records", doc = "  [`Client::agent`]")]
+#![cfg_attr(
+    not(feature = "records"),
+    doc = "  `Client::agent` (the `records` feature)"
+)]
+//!   for the record to save into `schemas/`.
 //! * **Generate and run in the same program.** The program knows what it asked for, so it can
 //!   declare that type itself and decode the untyped result into it with
 //!   [`RunResult::into_typed`](super::run::RunResult::into_typed):

@@ -1,7 +1,15 @@
 //! Extract templates, the `/v2` records of extraction agents: each has a stable name and
 //! versions, the published one described by JSON Schema documents for its inputs and output,
-//! catalog metadata and sample input/output pairs. (`/v1` describes the same agents with the
-//! agent record, [`Client::agent`].)
+//! catalog metadata and sample input/output pairs.
+#![cfg_attr(
+    feature = "records",
+    doc = "(`/v1` describes the same agents with the agent record, [`Client::agent`].)"
+)]
+#![cfg_attr(
+    not(feature = "records"),
+    doc = "(`/v1` describes the same agents with the agent record, `Client::agent`, with the \
+           `records` feature.)"
+)]
 
 use futures_util::stream::BoxStream;
 use serde::Deserialize;
