@@ -82,25 +82,17 @@ pub fn undeclared<'a>(
             || COMMON_PARAMS.iter().any(|(common, _)| *common == name)
             || LOCALIZATION_PARAMS.contains(&name)
     };
-    let mut strangers: Vec<&str> = items
+    let strangers: std::collections::BTreeSet<&str> = items
         .into_iter()
         .flat_map(|params| params.keys())
         .map(String::as_str)
         .filter(|name| !known(name))
         .collect();
-    strangers.sort_unstable();
-    strangers.dedup();
     if strangers.is_empty() {
         return None;
     }
-    let quoted = |names: &mut dyn Iterator<Item = &str>| {
-        names
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let inputs = quoted(&mut record.inputs().iter().map(|i| i.name.as_str()));
-    let common = quoted(&mut COMMON_PARAMS.iter().map(|(name, _)| *name));
+    let inputs = quoted(record.inputs().iter().map(|i| i.name.as_str()));
+    let common = quoted(COMMON_PARAMS.iter().map(|(name, _)| *name));
     let (is, them) = if strangers.len() == 1 {
         ("is not an input", "it is")
     } else {
@@ -109,10 +101,18 @@ pub fn undeclared<'a>(
     Some(format!(
         "{} {is} of agent `{}`; {them} sent to the service as given. Its inputs: {}; every agent \
          also takes {common}",
-        quoted(&mut strangers.into_iter()),
+        quoted(strangers.iter().copied()),
         record.name,
         if inputs.is_empty() { "none" } else { &inputs },
     ))
+}
+
+/// "`a`, `b`".
+fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Every problem with one item's params, in one message: missing required inputs, values of
