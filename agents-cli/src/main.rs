@@ -206,12 +206,30 @@ fn write_out(args: std::fmt::Arguments<'_>) {
     }
 }
 
+/// The client's diagnostics (each retry and why, waits for the rate limit, failed polls) on
+/// standard error when `RUST_LOG` asks for them (`RUST_LOG=agents_client=debug`); none
+/// otherwise, so that progress and output stay as they are.
+fn diagnostics() {
+    match tracing_subscriber::EnvFilter::try_from_default_env() {
+        Ok(filter) => tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+        Err(e) if std::env::var_os("RUST_LOG").is_some() => {
+            eprintln!("warning: RUST_LOG not used: {e}");
+        }
+        Err(_) => {}
+    }
+}
+
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("agents") {
         args.remove(1);
     }
     let mut cli = Cli::parse_from(args);
+    diagnostics();
     // Relative to where the command runs (not to any CARGO_MANIFEST_DIR in the environment).
     if cli.global.dir.is_relative()
         && let Ok(cwd) = std::env::current_dir()

@@ -602,3 +602,34 @@ async fn a_batch_output_it_cannot_write_is_refused_before_anything_is_asked() {
     );
     assert_eq!(e.requests_seen(KEY), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_log_shows_the_clients_retries_and_nothing_else_does() {
+    let e = emulator().await;
+    let dir = scratch("rust-log");
+    let fetch = |log: Option<&str>| {
+        e.inject(KEY, agents_emulator::Fault::Status(429), Some(1));
+        let mut c = common::command(&e, &dir, KEY, &["fetch", "llm_a"]);
+        c.env_remove("RUST_LOG");
+        if let Some(log) = log {
+            c.env("RUST_LOG", log);
+        }
+        common::output(c)
+    };
+    let quiet = fetch(None).await;
+    assert!(quiet.status.success());
+    let err = String::from_utf8_lossy(&quiet.stderr);
+    assert!(!err.contains("retrying"), "{err}");
+
+    let logged = fetch(Some("agents_client=debug")).await;
+    assert!(logged.status.success());
+    let err = String::from_utf8_lossy(&logged.stderr);
+    assert!(err.contains("retrying") && err.contains("429"), "{err}");
+    // Not a terminal: plain text, and never the key.
+    assert!(!err.contains('\u{1b}') && !err.contains(KEY), "{err}");
+
+    let bad = fetch(Some("agents_client=loud")).await;
+    assert!(bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.starts_with("warning: RUST_LOG not used: "), "{err}");
+}

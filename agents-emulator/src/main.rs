@@ -121,6 +121,7 @@ async fn main() -> ExitCode {
                 .unwrap_or_else(|_| "agents_emulator=info".into()),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let args = Args::parse();
     let mut builder = Emulator::builder()
