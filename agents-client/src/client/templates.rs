@@ -3,12 +3,13 @@
 //! catalog metadata and sample input/output pairs.
 #![cfg_attr(
     feature = "records",
-    doc = "(`/v1` describes the same agents with the agent record, [`Client::agent`].)"
+    doc = "(The agent record, [`Client::agent`], describes the same agents in the first \
+           generation of the interface.)"
 )]
 #![cfg_attr(
     not(feature = "records"),
-    doc = "(`/v1` describes the same agents with the agent record, `Client::agent`, with the \
-           `records` feature.)"
+    doc = "(The agent record, `Client::agent` with the `records` feature, describes the same \
+           agents in the first generation of the interface.)"
 )]
 
 use futures_util::stream::BoxStream;
