@@ -110,10 +110,7 @@ pub async fn batch(
         eprintln!("warning: {}: {warning}", input.display());
     }
     // Parquet is written at the end, from a JSONL file that carries the run until then.
-    #[cfg(feature = "parquet")]
-    let parquet = crate::parquet::wanted(out);
-    #[cfg(not(feature = "parquet"))]
-    let parquet = false;
+    let parquet = output::parquet_wanted(out);
     let rows_path = if parquet {
         #[cfg(feature = "parquet")]
         {

@@ -95,7 +95,8 @@ impl Table {
     }
 
     /// Counts `records` records at once, with how many of them fill `field` (a column of a
-    /// Parquet file, say).
+    /// Parquet file).
+    #[cfg(feature = "parquet")]
     pub fn count_column(&mut self, field: &str, filled: u64, empty: u64) {
         let counts = self.fields.entry(field.to_owned()).or_default();
         counts.filled += filled;
@@ -103,6 +104,7 @@ impl Table {
     }
 
     /// Counts records whose fields are counted by [`Table::count_column`].
+    #[cfg(feature = "parquet")]
     pub fn count_records(&mut self, records: u64) {
         self.records += records;
     }

@@ -37,16 +37,23 @@ impl Format {
     }
 }
 
+/// Whether `out` asks for Parquet, which this build writes (the `parquet` feature).
+pub fn parquet_wanted(out: &Path) -> bool {
+    #[cfg(feature = "parquet")]
+    return crate::parquet::wanted(out);
+    #[cfg(not(feature = "parquet"))]
+    return {
+        let _ = out;
+        false
+    };
+}
+
 /// Refuses an output `batch` cannot write, before anything is read or sent.
 pub fn check_out(out: &Path) -> Result<(), String> {
-    #[cfg(feature = "parquet")]
-    let parquet = crate::parquet::wanted(out);
-    #[cfg(not(feature = "parquet"))]
-    let parquet = false;
-    match Format::of(out) {
-        Some(_) => Ok(()),
-        None if parquet => Ok(()),
-        None => Err(unwritable(out)),
+    if Format::of(out).is_some() || parquet_wanted(out) {
+        Ok(())
+    } else {
+        Err(unwritable(out))
     }
 }
 
