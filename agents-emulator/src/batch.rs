@@ -43,14 +43,17 @@ pub(crate) async fn create(
     if !body.get("shared_inputs").is_some_and(Value::is_object) {
         return Err(ApiError::missing(
             "shared_inputs",
-            format!("missing required field `shared_inputs` (its `{field}` names the agent)"),
+            format!(
+                "missing required field `shared_inputs` (its `{field}` names the {})",
+                version.words().noun
+            ),
         ));
     }
     crate::delivery::check(&mut shared)?;
     let deliver = crate::delivery::Delivery::from_body(&shared);
     let agent = required_str(&shared, field).map_err(|e| e.at(format!("shared_inputs.{field}")))?;
     let record = state
-        .find_agent(&ctx.account.name, agent)
+        .find_agent(&ctx.account.name, agent, version)
         .map_err(|e| e.at(format!("shared_inputs.{field}")))?;
     let shared_params = match shared.get("params") {
         None | Some(Value::Null) => Map::new(),

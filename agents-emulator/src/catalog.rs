@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use agents_runtime::endpoint::ApiVersion;
 use agents_schema::{AgentRecord, did_you_mean, json_schema, nearest_names};
 use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
@@ -292,10 +293,17 @@ impl Catalog {
     }
 
     /// The answer for an agent `account` cannot see: `status` (404 for a lookup, 422 for a run),
-    /// naming the nearest agent names.
-    pub(crate) fn unknown(&self, account: &str, name: &str, status: StatusCode) -> ApiError {
+    /// naming the nearest agent names, in `version`'s words (`/v2` calls it a template).
+    pub(crate) fn unknown(
+        &self,
+        account: &str,
+        name: &str,
+        status: StatusCode,
+        version: ApiVersion,
+    ) -> ApiError {
         let near = nearest_names(name, self.names(account));
-        let message = format!("unknown agent `{name}`{}", did_you_mean(&near));
+        let noun = version.words().noun;
+        let message = format!("unknown {noun} `{name}`{}", did_you_mean(&near));
         if status == StatusCode::NOT_FOUND {
             ApiError::not_found(message).at("agent")
         } else {

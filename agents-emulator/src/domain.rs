@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use agents_runtime::endpoint::ApiVersion;
 use axum::extract::State as AxState;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
@@ -62,6 +63,7 @@ fn for_host(host: &str) -> Value {
 pub(crate) async fn driver_for(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
+    Extension(version): Extension<ApiVersion>,
     ApiQuery(q): ApiQuery<DriverQuery>,
 ) -> Result<Json<Value>, ApiError> {
     match (q.url.as_deref(), q.agent.as_deref()) {
@@ -88,7 +90,12 @@ pub(crate) async fn driver_for(
                 .read()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             let Some(entry) = catalog.get(&ctx.account.name, agent) else {
-                return Err(catalog.unknown(&ctx.account.name, agent, StatusCode::NOT_FOUND));
+                return Err(catalog.unknown(
+                    &ctx.account.name,
+                    agent,
+                    StatusCode::NOT_FOUND,
+                    version,
+                ));
             };
             let host = entry
                 .record

@@ -28,6 +28,7 @@ pub(crate) async fn create(
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let words = version.words();
     let from_field = words.generation_from;
+    let noun = words.noun;
     let name_fields = std::iter::once(&words.generation_name).chain(words.generation_name_aliases);
     state.settle(state.clock.now());
     let prompt = required_str(&body, "prompt")?;
@@ -47,11 +48,11 @@ pub(crate) async fn create(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let entry = catalog
             .get(&account, from)
-            .ok_or_else(|| ApiError::refused(from_field, format!("unknown agent `{from}`")))?;
+            .ok_or_else(|| ApiError::refused(from_field, format!("unknown {noun} `{from}`")))?;
         if entry.owner.is_none() {
             return Err(ApiError::refused(
                 from_field,
-                format!("`{from}` is a public agent; only your own agents can be refined"),
+                format!("`{from}` is a public {noun}; only your own {noun}s can be refined"),
             ));
         }
         let end = match generate::refine(&entry.record, prompt) {
@@ -87,7 +88,7 @@ pub(crate) async fn create(
         if !generate::valid_name(&name) {
             return Err(ApiError::refused(
                 field,
-                format!("agent name {name:?} must be lowercase letters, digits and underscores"),
+                format!("{noun} name {name:?} must be lowercase letters, digits and underscores"),
             ));
         }
         let taken = state
@@ -102,7 +103,7 @@ pub(crate) async fn create(
             return Err(ApiError::refused(
                 field,
                 format!(
-                    "an agent named `{name}` already exists; refine it with {from_field} or choose another name"
+                    "an {noun} named `{name}` already exists; refine it with {from_field} or choose another name"
                 ),
             ));
         }
@@ -134,7 +135,7 @@ pub(crate) async fn create(
                 StatusCode::PAYMENT_REQUIRED,
                 "GENERATION_LIMIT_REACHED",
                 format!(
-                    "daily limit of {} agent generations reached for account {account}",
+                    "daily limit of {} {noun} generations reached for account {account}",
                     state.config.generation_daily_limit
                 ),
             ));

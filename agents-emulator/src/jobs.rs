@@ -414,7 +414,7 @@ pub(crate) async fn create(
     let key = version.words().template_ref;
     let template = required_str(&body, key)?;
     state
-        .find_agent(&ctx.account.name, template)
+        .find_agent(&ctx.account.name, template, version)
         .map_err(|e| e.at(key))?;
     let job = Job {
         id: uuid::Uuid::new_v4().to_string(),

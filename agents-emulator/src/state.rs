@@ -11,6 +11,7 @@ use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
+use agents_runtime::endpoint::ApiVersion;
 use axum::http::StatusCode;
 
 use crate::catalog::Catalog;
@@ -147,16 +148,18 @@ impl State {
         self.seen.get(key).map_or(0, |n| n.load(Ordering::Relaxed))
     }
 
-    /// Looks up `agent` as `account` sees it: 422 naming the nearest agents when unknown.
+    /// Looks up `agent` as `account` sees it: 422 naming the nearest agents when unknown, in
+    /// `version`'s words.
     pub(crate) fn find_agent(
         &self,
         account: &str,
         agent: &str,
+        version: ApiVersion,
     ) -> Result<Arc<agents_schema::AgentRecord>, ApiError> {
         let catalog = self.catalog.read().unwrap_or_else(PoisonError::into_inner);
         match catalog.get(account, agent) {
             Some(e) => Ok(e.record.clone()),
-            None => Err(catalog.unknown(account, agent, StatusCode::UNPROCESSABLE_ENTITY)),
+            None => Err(catalog.unknown(account, agent, StatusCode::UNPROCESSABLE_ENTITY, version)),
         }
     }
 

@@ -138,7 +138,7 @@ fn with_entry<T>(
     match catalog.get(&ctx.account.name, name) {
         Some(e) => f(e),
         None => Err(catalog
-            .unknown(&ctx.account.name, name, StatusCode::NOT_FOUND)
+            .unknown(&ctx.account.name, name, StatusCode::NOT_FOUND, version)
             .at(version.words().template_ref)),
     }
 }
@@ -180,7 +180,7 @@ pub(crate) async fn update(
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(entry) = catalog.get_mut(&ctx.account.name, &name) else {
         return Err(catalog
-            .unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND)
+            .unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND, version)
             .at(version.words().template_ref));
     };
     let Some(owner) = entry.owner.clone() else {
@@ -289,7 +289,7 @@ pub(crate) async fn delete(
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     match catalog.get(&ctx.account.name, &name) {
         None => Err(catalog
-            .unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND)
+            .unknown(&ctx.account.name, &name, StatusCode::NOT_FOUND, version)
             .at(version.words().template_ref)),
         Some(e) if e.owner.is_none() => Err(public(&name, version)),
         Some(_) => {
@@ -332,7 +332,7 @@ fn check_run(
     }
     let formats = formats(&body, "formats")?;
     let record = state
-        .find_agent(&ctx.account.name, agent)
+        .find_agent(&ctx.account.name, agent, version)
         .map_err(|e| e.at(field))?;
     let params = body.get("params").cloned().unwrap_or(Value::Null);
     params::check(&record, &params, body.get("localization"), "params")?;

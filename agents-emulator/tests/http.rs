@@ -739,3 +739,59 @@ async fn every_post_endpoint_answers_garbage_with_a_4xx() {
         assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     }
 }
+
+/// An unknown name is called what the version calls the thing a run names: "agent" on `/v1`,
+/// "extract template" on `/v2`, in lookups, runs, refinements and domain knowledge alike.
+#[tokio::test]
+async fn unknown_names_are_called_what_their_version_calls_them() {
+    let e = emulator().await;
+    let api = Api::new(&e);
+    for (version, noun, run_field, from_field, lookup) in [
+        ("v1", "agent", "agent", "from_agent", "agents"),
+        (
+            "v2",
+            "extract template",
+            "template",
+            "from_extract_template",
+            "extract/templates",
+        ),
+    ] {
+        let run = format!("/{version}/{lookup}/run");
+        let answers = [
+            api.get(&format!("/{version}/{lookup}/retailer_a_pdq"))
+                .await,
+            api.post(&run, json!({run_field: "retailer_a_pdq", "params": {}}))
+                .await,
+            api.post(
+                &format!("/{version}/{lookup}/generations"),
+                json!({"prompt": "add a field", from_field: "retailer_a_pdq"}),
+            )
+            .await,
+            api.get(&format!(
+                "/{version}/domain-knowledge/driver?agent=retailer_a_pdq"
+            ))
+            .await,
+        ];
+        for answer in answers {
+            let (status, v) = json_of(answer).await;
+            let message = v["error"]["message"].as_str().unwrap_or_default();
+            assert!(
+                status.is_client_error()
+                    && message.starts_with(&format!("unknown {noun} `retailer_a_pdq`")),
+                "{version}: {status} {v}"
+            );
+        }
+        let (_, v) = json_of(
+            api.post(
+                &format!("/{version}/{lookup}/generations"),
+                json!({"prompt": "add a field", from_field: "retailer_a_pdp"}),
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(
+            v["error"]["message"],
+            format!("`retailer_a_pdp` is a public {noun}; only your own {noun}s can be refined")
+        );
+    }
+}

@@ -61,6 +61,9 @@ words! {
         /// The version's name: the first segment of every path (`v1`), what `AGENTS_API_VERSION`
         /// and `--api-version` take, and how messages name it.
         name = "v1", "v2";
+        /// What messages call the thing a run names, singular (an unknown one, one that is
+        /// not the caller's to refine).
+        noun = "agent", "extract template";
         /// The run, async and batch request field naming the agent or template to run.
         run_field = "agent", "template";
         /// The field naming an agent or template in job bodies, and the parameter an unknown
