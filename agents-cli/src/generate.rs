@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agents_codegen::{Builder, Options, write_if_changed};
+use agents_codegen::{Builder, Diagnostic, Diagnostics, Options, write_if_changed};
 use agents_runtime::client::generation::GenerationRequest;
 use agents_runtime::{ApiVersion, Error, WaitOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -120,6 +120,17 @@ pub(crate) fn bindings(
     runtime: &str,
     overrides: &Overrides,
 ) -> Result<String, Failure> {
+    generated(dir, agents, runtime, overrides).map_err(|d| Failure(d.to_string()))
+}
+
+/// [`bindings`], its problems kept apart so that a caller checking several directories reports
+/// them all as one list.
+pub(crate) fn generated(
+    dir: &Path,
+    agents: Option<&[String]>,
+    runtime: &str,
+    overrides: &Overrides,
+) -> Result<String, Diagnostics> {
     let mut options = Options::default().runtime_path(runtime);
     for (agent, ty) in &overrides.rename {
         options = options.rename(agent.clone(), ty.clone());
@@ -140,11 +151,21 @@ pub(crate) fn bindings(
     }
     let (source, warnings) = b
         .generate_with_warnings()
-        .map_err(|d| Failure(d.to_string()))?;
+        .map_err(|Diagnostics(d)| Diagnostics(d.into_iter().map(from_here).collect()))?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", from_here(w));
     }
     Ok(source)
+}
+
+/// `d` with its file named from the directory the command runs in, as the user named it
+/// (`schemas/shop.output.schema.json`, not the absolute path the generator read).
+pub(crate) fn from_here(mut d: Diagnostic) -> Diagnostic {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if let Some(rel) = d.file.as_deref().and_then(|f| f.strip_prefix(&cwd).ok()) {
+        d.file = Some(rel.to_owned());
+    }
+    d
 }
 
 /// Checks every cached schema (or those of `names`) as `generate` checks it, each alone (two

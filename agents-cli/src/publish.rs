@@ -6,11 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use agents_codegen::Diagnostics;
 use agents_runtime::client::publish::{Plan, TemplateSource};
 use agents_schema::json_schema;
 use serde_json::{Value, json};
 
-use crate::generate::{Documents, Overrides, bindings};
+use crate::generate::{Documents, Overrides, from_here, generated};
 use crate::global::{Failure, Global, client_v2};
 
 /// The files `paths` name: each file itself, each directory's schema files.
@@ -35,12 +36,10 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
 
 /// The template a file describes, checked as the generator checks it first: a schema the
 /// bindings could not be generated from is not published either.
-fn source(file: &Path, documents: &Documents) -> Result<TemplateSource, Failure> {
-    let record = agents_codegen::load_file(file)
-        .map_err(|d| Failure(d.to_string()))?
-        .record;
+fn source(file: &Path, documents: &Documents) -> Result<TemplateSource, Diagnostics> {
+    let record = agents_codegen::load_file(file)?.record;
     let dir = file.parent().unwrap_or(Path::new("."));
-    bindings(
+    generated(
         dir,
         Some(std::slice::from_ref(&record.name)),
         "agents_runtime",
@@ -73,17 +72,18 @@ pub(crate) async fn publish(
     } else {
         paths.iter().map(|p| cwd.join(p)).collect()
     };
-    // Every file is read and checked before anything is sent; their problems come together.
+    // Every file is read and checked before anything is sent; their problems come together,
+    // each naming its file.
     let mut sources = Vec::new();
     let mut problems = Vec::new();
     for file in files(&paths)? {
         match source(&file, documents) {
             Ok(s) => sources.push((file, s)),
-            Err(Failure(message)) => problems.push(message),
+            Err(Diagnostics(d)) => problems.extend(d.into_iter().map(from_here)),
         }
     }
     if !problems.is_empty() {
-        return Err(Failure(problems.join("\n")));
+        return Err(Failure(Diagnostics(problems).to_string()));
     }
     let client = client_v2(cli, "templates")?;
     let mut report = Vec::new();

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use agents_codegen::{Diagnostic, Diagnostics};
 use agents_runtime::client::WaitOptions;
 use agents_runtime::client::research::{
     Answer, Effort, ResearchAgentRequest, ResearchEvent, ResearchRunHandle, ResearchRunRequest,
@@ -314,13 +315,22 @@ fn read_schema(
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
     let record = agents_schema::json_schema::record(agent, None, Some(&doc), None)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    // Each problem names the file and its pointer in it, as `generate` and `publish` do.
+    let place = |d: Diagnostic| {
+        let d = d
+            .in_document("output_schema", path)
+            .unwrap_or_else(|d| d.file(path));
+        crate::generate::from_here(d)
+    };
     let generated = agents_codegen::generate(
         &[record],
         &documents.apply(agents_codegen::Options::default()),
     )
-    .map_err(|d| Failure(format!("{}: {d}", path.display())))?;
-    for w in &generated.warnings {
-        eprintln!("warning: {}: {w}", path.display());
+    .map_err(|Diagnostics(d)| {
+        Failure(Diagnostics(d.into_iter().map(place).collect()).to_string())
+    })?;
+    for w in generated.warnings {
+        eprintln!("warning: {}", place(w));
     }
     if documents.list.is_empty() {
         return Ok(doc);

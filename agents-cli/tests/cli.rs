@@ -466,8 +466,8 @@ async fn generate_takes_localization_and_pagination_by_hand() {
 
 /// `generate --documents PREFIX=DIR` (and `check`'s) reads what a schema's references name from
 /// local files (the same switch as `Options::documents` and `agent!(…, documents = {…})`):
-/// without it the reference is a warning naming its pointer and the way out, with it the shared
-/// file's types.
+/// without it the reference is a warning naming its file (as the user would, from where the
+/// command runs), its pointer in that file and the way out; with it the shared file's types.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generate_reads_referenced_documents_from_a_directory() {
     let e = emulator().await;
@@ -484,8 +484,9 @@ async fn generate_reads_referenced_documents_from_a_directory() {
     assert!(alone.status.success());
     let err = String::from_utf8_lossy(&alone.stderr);
     assert!(
-        err.contains("warning: agent `shop_refs`: output_schema#/properties/price/$ref")
-            && err.contains("--documents"),
+        err.contains(
+            "warning: schemas/shop_refs.output.schema.json: agent `shop_refs`: #/properties/price/$ref"
+        ) && err.contains("--documents"),
         "{err}"
     );
     assert!(err.ends_with('\n'), "{err:?}");
@@ -506,7 +507,9 @@ async fn generate_reads_referenced_documents_from_a_directory() {
     let checked = cargo_agents(&e, &dir, KEY, &["check"]).await;
     let err = String::from_utf8_lossy(&checked.stderr);
     assert!(
-        err.contains("output_schema#/properties/price/$ref"),
+        err.contains(
+            "schemas/shop_refs.output.schema.json: agent `shop_refs`: #/properties/price/$ref"
+        ),
         "{err}"
     );
     let wrong = cargo_agents(&e, &dir, KEY, &["generate", "--documents", "shared"]).await;

@@ -282,7 +282,8 @@ async fn failures_name_the_run_the_agent_or_the_schema_and_what_to_do() {
     assert_eq!(typo.status.code(), Some(1));
     let err = stderr(&typo);
     assert!(
-        err.contains("output_schema#/properties/when/type") && err.contains("fix the type's name"),
+        err.contains("typo.output.schema.json: agent `typo`: #/properties/when/type")
+            && err.contains("fix the type's name"),
         "{err}"
     );
     assert_eq!(e.requests_seen(KEY), before, "nothing sent for a typo");
@@ -303,8 +304,7 @@ async fn failures_name_the_run_the_agent_or_the_schema_and_what_to_do() {
         .find(|l| l.starts_with("warning: "))
         .unwrap_or_else(|| panic!("no warning: {err}"));
     assert!(
-        warning.contains("odd.output.schema.json")
-            && warning.contains("output_schema#/properties/when/$id")
+        warning.contains("odd.output.schema.json: agent `odd`: #/properties/when/$id")
             && warning.ends_with('\n'),
         "{warning:?}"
     );
@@ -360,7 +360,10 @@ async fn a_schema_with_shared_files_is_sent_whole() {
     )
     .await;
     assert!(
-        stderr(&alone).contains("output_schema#/properties/price/$ref"),
+        stderr(&alone).contains(&format!(
+            "{}: agent `shop_refs`: #/properties/price/$ref",
+            file.display()
+        )),
         "{}",
         stderr(&alone)
     );

@@ -151,7 +151,7 @@ impl Builder {
                 };
                 for f in paths {
                     match load_file(&f) {
-                        Ok(l) => records.push(l.record),
+                        Ok(l) => records.push(l),
                         Err(Diagnostics(d)) => problems.extend(d),
                     }
                     files.push(f);
@@ -161,8 +161,8 @@ impl Builder {
                 for n in names {
                     match locate(n, &manifest) {
                         Ok(l) => {
-                            files.push(l.path);
-                            records.push(l.record);
+                            files.push(l.path.clone());
+                            records.push(l);
                         }
                         Err(e) => problems.push(locate_diagnostic(n, e)),
                     }
@@ -184,7 +184,7 @@ impl Builder {
                 }
                 for f in schema_files(&dir.path)? {
                     match load_file(&f) {
-                        Ok(l) => records.push(l.record),
+                        Ok(l) => records.push(l),
                         Err(Diagnostics(d)) => problems.extend(d),
                     }
                     files.push(f);
@@ -199,9 +199,16 @@ impl Builder {
         if !problems.is_empty() {
             return Err(Diagnostics(problems));
         }
-        let refs: Vec<_> = records.iter().collect();
+        let refs: Vec<_> = records.iter().map(|l| &l.record).collect();
         let options = self.options.documents_under(&manifest);
-        let output = generate_refs(&refs, &options)?;
+        // Each problem of a record's text names the file it is in, as problems of reading do.
+        let place = |d: Diagnostic| records.iter().fold(d, |d, loaded| loaded.place(d));
+        let mut output = generate_refs(&refs, &options)
+            .map_err(|Diagnostics(d)| Diagnostics(d.into_iter().map(place).collect()))?;
+        output.warnings = std::mem::take(&mut output.warnings)
+            .into_iter()
+            .map(place)
+            .collect();
         if self.cargo_directives {
             // A document added where a reference looks is a change too, so the directories are
             // watched as well as the files read.

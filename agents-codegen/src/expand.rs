@@ -12,7 +12,7 @@ use std::time::SystemTime;
 use quote::quote;
 
 use crate::locate::locate;
-use crate::{Options, generate_refs};
+use crate::{Diagnostics, Options, generate_refs};
 
 type Key = (PathBuf, u64, Option<SystemTime>, Options);
 
@@ -89,8 +89,10 @@ pub fn expand_with_warnings(
     if let Some(expansion) = cached {
         return Ok(expansion);
     }
-    let output = generate_refs(&[&loaded.record], &options.documents_under(manifest_dir))
-        .map_err(|d| d.to_string())?;
+    // Each problem of the schema's text names its file, as a problem reading it does.
+    let output = generate_refs(&[&loaded.record], &options.documents_under(manifest_dir)).map_err(
+        |Diagnostics(d)| Diagnostics(d.into_iter().map(|d| loaded.place(d)).collect()).to_string(),
+    )?;
     let items = output.tokens().map_err(|d| d.to_string())?;
     let file = path.to_string_lossy().into_owned();
     let read = output
@@ -105,7 +107,11 @@ pub fn expand_with_warnings(
     .to_string();
     let expansion = Expansion {
         text,
-        warnings: output.warnings.iter().map(ToString::to_string).collect(),
+        warnings: output
+            .warnings
+            .iter()
+            .map(|w| loaded.place(w.clone()).to_string())
+            .collect(),
     };
     *generated()
         .lock()

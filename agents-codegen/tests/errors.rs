@@ -252,8 +252,9 @@ fn a_pattern_that_does_not_compile_is_a_warning_in_every_front_door() {
         .unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     let warning = warnings[0].to_string();
+    let file = schemas.join("names.json");
     assert!(
-        warning.starts_with("agent `names`: output_schema#/properties/name/pattern: the pattern `^(?=x)` does not compile"),
+        warning.starts_with(&format!("{}: agent `names`: output_schema#/properties/name/pattern: the pattern `^(?=x)` does not compile", file.display())),
         "{warning}"
     );
     // The macro shows the same warning as a compiler warning (a deprecated constant's note).

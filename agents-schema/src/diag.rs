@@ -47,6 +47,25 @@ impl Diagnostic {
         self.file = Some(file.into());
         self
     }
+
+    /// Names `file`, the JSON Schema document the record's `field` (`output_schema`,
+    /// `input_schema`) was read from, when the problem's pointer is in that document, read from
+    /// the document's root: `output_schema#/properties/price` becomes `#/properties/price` of
+    /// `file`. `Err` hands the problem back unchanged when its pointer is elsewhere.
+    pub fn in_document(self, field: &str, file: impl Into<PathBuf>) -> Result<Self, Self> {
+        match self
+            .path
+            .strip_prefix(field)
+            .filter(|rest| rest.starts_with('#'))
+        {
+            Some(pointer) => Ok(Diagnostic {
+                path: pointer.to_owned(),
+                ..self
+            }
+            .file(file)),
+            None => Err(self),
+        }
+    }
 }
 
 impl From<Diagnostic> for Diagnostics {

@@ -21,6 +21,34 @@ pub struct Loaded {
     pub record: AgentRecord,
 }
 
+impl Loaded {
+    /// Names the file a problem of this record's text is in, when it names none: this record's
+    /// file, or for a pair of schema documents the one the problem's pointer is in, with the
+    /// pointer then read from that document's root (`output_schema#/properties/price` of
+    /// `shop.output.schema.json` becomes `#/properties/price`). A problem of another agent, or
+    /// of a setting (`rename`, `localized`) rather than of the text, is left as it is.
+    pub fn place(&self, d: Diagnostic) -> Diagnostic {
+        let in_text = d.path.starts_with('$') || d.path.contains('#');
+        if d.file.is_some() || d.agent.as_deref() != Some(self.record.name.as_str()) || !in_text {
+            return d;
+        }
+        let is_pair = self
+            .path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .is_some_and(|f| f.ends_with(OUTPUT_SUFFIX));
+        if !is_pair {
+            return d.file(&self.path);
+        }
+        let input = self
+            .path
+            .with_file_name(format!("{}{INPUT_SUFFIX}", self.record.name));
+        d.in_document("output_schema", &self.path)
+            .or_else(|d| d.in_document("input_schema", input))
+            .unwrap_or_else(|d| d.file(&self.path))
+    }
+}
+
 fn diagnostics(path: &Path, err: RecordError) -> Vec<Diagnostic> {
     let agent = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     match err {
