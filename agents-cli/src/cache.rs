@@ -13,7 +13,7 @@ use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
-use crate::global::{Failure, Global, about_agent, client, client_v2};
+use crate::global::{Failure, Global, about_agent, client, client_v2, from_here};
 
 /// The record of `agent`: the cached schema in `--dir` when there is one (`NAME.json`, or a
 /// user's `NAME.output.schema.json`), else the service's.
@@ -150,7 +150,13 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
             .map_err(|d| Failure(d.to_string()))?
             .record;
         if names.is_empty() || names.contains(&record.name) {
-            cached.push(record);
+            // A template written as JSON Schema files is the user's own: the file is right and
+            // the service is brought to it (`publish`), where a fetched record is refreshed.
+            let own = file
+                .file_name()
+                .and_then(|f| f.to_str())
+                .is_some_and(|f| f.ends_with(agents_schema::files::OUTPUT_SUFFIX));
+            cached.push((record, own));
         }
     }
     let c = client(cli)?;
@@ -158,8 +164,8 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
     // whatever the command's default interface.
     let mut v2: Option<Client> = None;
     let mut report = Vec::new();
-    let mut drifted = 0;
-    for cached in cached {
+    let (mut drifted, mut own_drifted) = (0, 0);
+    for (cached, own) in cached {
         let source = if cached.template_version.is_some() && c.api_version() == ApiVersion::V1 {
             if v2.is_none() {
                 v2 = Some(client_v2(cli, "template versions")?);
@@ -172,23 +178,32 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
             Ok(r) => r,
             Err(Error::NotFound(_)) => {
                 drifted += 1;
-                report.push((cached.name, None));
+                own_drifted += usize::from(own);
+                report.push((cached.name, own, None));
                 continue;
             }
             Err(e) => return Err(e.into()),
         };
-        let changes = diff(&cached, &live);
+        // A fetched record is told how the service moved on from it; the user's own files
+        // what publishing them would change.
+        let changes = if own {
+            diff(&live, &cached)
+        } else {
+            diff(&cached, &live)
+        };
         if !changes.is_empty() {
             drifted += 1;
+            own_drifted += usize::from(own);
         }
-        report.push((cached.name, Some(changes)));
+        report.push((cached.name, own, Some(changes)));
     }
     if cli.json {
         let agents: Vec<Value> = report
             .iter()
-            .map(|(name, changes)| {
+            .map(|(name, own, changes)| {
                 json!({
                     "agent": name,
+                    "own_files": own,
                     "missing": changes.is_none(),
                     "changes": changes.as_deref().unwrap_or_default(),
                 })
@@ -196,8 +211,9 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
             .collect();
         outln!("{}", json!({ "drifted": drifted, "agents": agents }));
     } else {
-        for (name, changes) in &report {
+        for (name, own, changes) in &report {
             match changes.as_deref() {
+                None if *own => outln!("{name}: not published"),
                 None => outln!("{name}: not found on the live API"),
                 Some([]) => outln!("{name}: up to date"),
                 Some(changes) => {
@@ -208,10 +224,19 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
                 }
             }
         }
-        if drifted > 0 {
+        let fetched = drifted - own_drifted;
+        if fetched > 0 {
             outln!(
-                "{drifted} agent(s) drifted; refresh with `cargo agents fetch NAME` (a template: \
+                "{fetched} agent(s) drifted; refresh with `cargo agents fetch NAME` (a template: \
                  `--api-version v2`, or `--version N` to pin one), then regenerate the bindings"
+            );
+        }
+        if own_drifted > 0 {
+            outln!(
+                "{own_drifted} template(s) written as schema files differ from the service (the \
+                 changes above are what publishing them makes); `cargo agents publish {}` makes \
+                 the service say what the files say (`--plan` first shows what it would do)",
+                from_here(&cli.dir).display()
             );
         }
     }

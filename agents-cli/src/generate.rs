@@ -161,10 +161,7 @@ pub(crate) fn generated(
 /// `d` with its file named from the directory the command runs in, as the user named it
 /// (`schemas/shop.output.schema.json`, not the absolute path the generator read).
 pub(crate) fn from_here(mut d: Diagnostic) -> Diagnostic {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    if let Some(rel) = d.file.as_deref().and_then(|f| f.strip_prefix(&cwd).ok()) {
-        d.file = Some(rel.to_owned());
-    }
+    d.file = d.file.as_deref().map(crate::global::from_here);
     d
 }
 

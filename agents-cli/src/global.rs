@@ -1,7 +1,7 @@
 //! What every command shares: the global options, the failure a command ends with, and the
 //! client those options make. Commands import from here; nothing here imports a command.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use agents_runtime::{ApiVersion, Client, Error};
 
@@ -48,6 +48,13 @@ impl From<Error> for Failure {
         };
         Failure(format!("{e}{hint}"))
     }
+}
+
+/// `path` as the user would name it: from the directory the command runs in when it is under it
+/// (`schemas/shop.json`; the CLI reads every path from there, so it holds them absolute).
+pub(crate) fn from_here(path: &Path) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    path.strip_prefix(&cwd).unwrap_or(path).to_owned()
 }
 
 /// The failure of a request about the agent the user named: a 404 there is most likely a

@@ -92,6 +92,18 @@ async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_
         serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
     doc["properties"]["stars"]["maximum"] = 10.into();
     std::fs::write(&output, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    // `check` sees a changed rule as drift, says it as the change publishing makes, and points
+    // at `publish`, not at `fetch` (which would put the service's record beside the files).
+    let check = ["--api-version", "v2", "--dir", "templates", "check"];
+    let drift = cargo_agents(&e, &dir, &check).await;
+    assert_eq!(drift.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&drift.stdout);
+    assert!(
+        said.contains("rule changed   output_schema.stars: maximum 5 → 10")
+            && said.contains("`cargo agents publish templates`")
+            && !said.contains("fetch"),
+        "{said}"
+    );
     assert_eq!(
         lines(&cargo_agents(&e, &dir, &plan).await),
         [
@@ -105,6 +117,10 @@ async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_
             "price_check: unchanged, version 1",
             "review: updated, version 1 → 2"
         ]
+    );
+    assert_eq!(
+        lines(&cargo_agents(&e, &dir, &check).await),
+        ["price_check: up to date", "review: up to date"]
     );
 }
 
@@ -121,16 +137,34 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
         r#"{"type": "object", "properties": {"when": {"type": "strng"}}}"#,
     )
     .unwrap();
+    std::fs::write(
+        dir.join("bound.output.schema.json"),
+        r#"{"type": "object", "properties": {"n": {"type": "integer", "minimum": "3"}}}"#,
+    )
+    .unwrap();
     let before = e.requests_seen(KEY);
     let out = cargo_agents(&e, &dir, &["--api-version", "v2", "publish", "."]).await;
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("typo"), "{err}");
-    assert!(err.contains("/properties/when/type"), "{err}");
+    // Both files' problems in one list, each naming its file as the user did and the pointer
+    // in that file.
+    assert!(
+        err.starts_with("error: 2 problems in agent schemas:\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  - typo.output.schema.json: agent `typo`: #/properties/when/type: `strng`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  - bound.output.schema.json: agent `bound`: $.properties.n.minimum:"),
+        "{err}"
+    );
     assert!(err.ends_with('\n'), "{err:?}");
     assert_eq!(e.requests_seen(KEY), before, "nothing is sent");
 
     std::fs::remove_file(dir.join("typo.output.schema.json")).unwrap();
+    std::fs::remove_file(dir.join("bound.output.schema.json")).unwrap();
     let out = cargo_agents(&e, &dir, &["--api-version", "v1", "publish", "."]).await;
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

@@ -1,7 +1,9 @@
 //! Field-by-field differences between two versions of an agent record (`cargo agents check`):
-//! output fields added, removed or retyped (at any depth), inputs added, removed or changed
-//! (type, required, rules, localization/pagination role), feature flags, and for `/v2` templates
-//! the version the record describes.
+//! output fields added, removed or retyped (at any depth), the rules of an output field or of
+//! the whole output changed (bounds, `pattern`, `enum`, `required`, …: what the generated type
+//! checks as it decodes), inputs added, removed or changed (type, required, rules,
+//! localization/pagination role), feature flags, and for `/v2` templates the version the record
+//! describes.
 
 use indexmap::IndexMap;
 
@@ -17,6 +19,11 @@ pub enum ChangeKind {
     FieldRemoved,
     /// An output field's type (or item type) changed.
     TypeChanged,
+    /// A rule of an output field, or of the whole output, changed: a keyword that constrains
+    /// values (`minimum`, `pattern`, `enum`, `required`, a `$defs` entry, …), which the
+    /// generated type checks as it decodes. Annotations (`title`, `description`, `examples`,
+    /// `default`, `deprecated`, `$comment`) are not rules.
+    RuleChanged,
     /// An input exists only in the new record.
     InputAdded,
     /// An input exists only in the old record.
@@ -48,6 +55,7 @@ impl std::fmt::Display for Change {
             ChangeKind::FieldAdded => "added",
             ChangeKind::FieldRemoved => "removed",
             ChangeKind::TypeChanged => "type changed",
+            ChangeKind::RuleChanged => "rule changed",
             ChangeKind::InputAdded => "input added",
             ChangeKind::InputRemoved => "input removed",
             ChangeKind::InputChanged => "input changed",
@@ -81,6 +89,9 @@ pub fn diff(old: &AgentRecord, new: &AgentRecord) -> Vec<Change> {
         new.output_schema.as_ref().unwrap_or(&empty),
         &mut out,
     );
+    // What the output document says of the whole (`required`, `$defs`, …).
+    let whole = |r: &AgentRecord| r.output_document.as_deref().map(rules).unwrap_or_default();
+    rule_changes("output_schema", &whole(old), &whole(new), &mut out);
     inputs(old.inputs(), new.inputs(), &mut out);
     let (of, nf) = (
         old.feature_flags.clone().unwrap_or_default(),
@@ -151,6 +162,76 @@ fn fields(
     }
 }
 
+/// The keywords of `f` that constrain a value, as written: everything but its type, its
+/// properties and items (compared field by field) and annotations.
+fn rules(f: &FieldSchema) -> serde_json::Map<String, serde_json::Value> {
+    const NOT_RULES: [&str; 11] = [
+        "type",
+        "properties",
+        "items",
+        "title",
+        "description",
+        "examples",
+        "default",
+        "deprecated",
+        "$comment",
+        "readOnly",
+        "writeOnly",
+    ];
+    let mut map = match serde_json::to_value(f) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    map.retain(|k, _| !NOT_RULES.contains(&k.as_str()));
+    // Bounds are kept as floating point; `0`, not `0.0`, is how a schema writes a whole one.
+    for v in map.values_mut() {
+        if let Some(n) = v.as_f64().filter(|n| n.fract() == 0.0 && n.abs() < 1e15) {
+            *v = serde_json::Value::from(n as i64);
+        }
+    }
+    map
+}
+
+/// One change per keyword that differs between `old` and `new`, with both values when they are
+/// short enough to read on a line.
+fn rule_changes(
+    path: &str,
+    old: &serde_json::Map<String, serde_json::Value>,
+    new: &serde_json::Map<String, serde_json::Value>,
+    out: &mut Vec<Change>,
+) {
+    const SHORT: usize = 60;
+    let shown = |v: &serde_json::Value| {
+        let text = v.to_string();
+        (text.chars().count() <= SHORT).then_some(text)
+    };
+    let mut keys: Vec<&String> = old.keys().collect();
+    keys.extend(new.keys().filter(|k| !old.contains_key(*k)));
+    for key in keys {
+        let detail = match (old.get(key), new.get(key)) {
+            (Some(a), Some(b)) if a == b => continue,
+            (Some(a), Some(b)) => match (shown(a), shown(b)) {
+                (Some(a), Some(b)) => format!("{key} {a} → {b}"),
+                _ => format!("{key} changed"),
+            },
+            (Some(a), None) => match shown(a) {
+                Some(a) => format!("{key} {a} removed"),
+                None => format!("{key} removed"),
+            },
+            (None, Some(b)) => match shown(b) {
+                Some(b) => format!("{key} {b} added"),
+                None => format!("{key} added"),
+            },
+            (None, None) => continue,
+        };
+        out.push(Change {
+            kind: ChangeKind::RuleChanged,
+            path: path.to_owned(),
+            detail,
+        });
+    }
+}
+
 fn field(path: &str, o: &FieldSchema, n: &FieldSchema, out: &mut Vec<Change>) {
     let (ot, nt) = (type_name(o), type_name(n));
     if ot != nt {
@@ -161,6 +242,7 @@ fn field(path: &str, o: &FieldSchema, n: &FieldSchema, out: &mut Vec<Change>) {
         });
         return;
     }
+    rule_changes(path, &rules(o), &rules(n), out);
     let empty = IndexMap::new();
     if o.properties.is_some() || n.properties.is_some() {
         fields(
@@ -275,6 +357,45 @@ mod tests {
             ]
         );
         assert!(diff(&old, &old).is_empty());
+    }
+
+    /// A rule the generated type checks is drift as much as a type: a bound, a pattern, an
+    /// enum, what the whole output requires. Words about a field are not.
+    #[test]
+    fn a_changed_rule_is_a_change_and_a_changed_description_is_not() {
+        let doc = |price: &str, tags: &str, required: &str| {
+            rec(&format!(
+                r#"{{"name":"t","input_schema":{{"type":"object","properties":{{}}}},
+                "output_schema":{{"type":"object","required":{required},"properties":{{
+                "price":{price},"tags":{{"type":"array","items":{tags}}}}}}}}}"#
+            ))
+        };
+        let old = doc(
+            r#"{"type":"number","minimum":0,"description":"in USD"}"#,
+            r#"{"type":"string","pattern":"^[a-z]+$"}"#,
+            r#"["price"]"#,
+        );
+        let new = doc(
+            r#"{"type":"number","minimum":1,"maximum":5,"description":"in dollars"}"#,
+            r#"{"type":"string"}"#,
+            r#"["price","tags"]"#,
+        );
+        let changes: Vec<String> = diff(&old, &new).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            changes,
+            [
+                "rule changed   output_schema.price: minimum 0 → 1",
+                "rule changed   output_schema.price: maximum 5 added",
+                "rule changed   output_schema.tags[]: pattern \"^[a-z]+$\" removed",
+                "rule changed   output_schema: required [\"price\"] → [\"price\",\"tags\"]",
+            ]
+        );
+        let reworded = doc(
+            r#"{"type":"number","minimum":0,"description":"in dollars","title":"Price"}"#,
+            r#"{"type":"string","pattern":"^[a-z]+$","examples":["a"]}"#,
+            r#"["price"]"#,
+        );
+        assert!(diff(&old, &reworded).is_empty());
     }
 
     #[test]
