@@ -224,28 +224,66 @@ pub(crate) fn generate(
     Ok(ExitCode::SUCCESS)
 }
 
+/// What `generate-agent` waits for: a generation it starts, or one already started.
+pub(crate) enum Start<'a> {
+    /// A new agent (`url`) or a new version of `refine`.
+    New {
+        prompt: &'a str,
+        url: Option<&'a str>,
+        name: Option<&'a str>,
+        refine: Option<&'a str>,
+    },
+    /// The generation of this id.
+    Resume(&'a str),
+}
+
 pub(crate) async fn generate_agent(
     cli: &Global,
-    prompt: &str,
-    url: Option<&str>,
-    name: Option<&str>,
-    refine: Option<&str>,
+    start: Start<'_>,
     out: Option<&Path>,
     timeout: Duration,
 ) -> Result<ExitCode, Failure> {
     let c = client(cli)?;
-    let request = match (refine, url) {
-        (Some(agent), _) => GenerationRequest::refine(agent, prompt),
-        (None, Some(url)) => {
-            let r = GenerationRequest::new(prompt, url);
-            match name {
-                Some(n) => r.agent_name(n),
-                None => r,
-            }
+    let handle = match start {
+        Start::Resume(id) => c.generation_handle(id),
+        Start::New {
+            prompt,
+            url,
+            name,
+            refine,
+        } => {
+            let request = match (refine, url) {
+                (Some(agent), _) => GenerationRequest::refine(agent, prompt),
+                (None, Some(url)) => {
+                    let r = GenerationRequest::new(prompt, url);
+                    match name {
+                        Some(n) => r.agent_name(n),
+                        None => r,
+                    }
+                }
+                (None, None) => return Err(Failure("--url is required for a new agent".into())),
+            };
+            let handle = c.generate_agent(request).await?;
+            // A generation takes minutes and goes on at the service if this wait is stopped: its
+            // id is what finds it again, shown whether or not a spinner can be.
+            eprintln!(
+                "generation {} of `{}` started; waiting for it (`cargo agents generate-agent \
+                 --resume {}` waits again)",
+                handle.id(),
+                handle.agent_name().unwrap_or("?"),
+                handle.id()
+            );
+            handle
         }
-        (None, None) => return Err(Failure("--url is required for a new agent".into())),
     };
-    let handle = c.generate_agent(request).await?;
+    let again = |why: &str| {
+        format!(
+            "{why}; generation {} goes on at the service: `cargo agents generate-agent --resume {}` \
+             waits for it again",
+            handle.id(),
+            handle.id()
+        )
+    };
     let spinner = if cli.json {
         ProgressBar::hidden()
     } else {
@@ -255,30 +293,30 @@ pub(crate) async fn generate_agent(
         ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
-    spinner.set_message(format!(
-        "generation {} of `{}`",
-        handle.id(),
-        handle.agent_name().unwrap_or("?")
-    ));
+    spinner.set_message(match handle.agent_name() {
+        Some(name) => format!("generation {} of `{name}`", handle.id()),
+        None => format!("generation {}", handle.id()),
+    });
     spinner.enable_steady_tick(Duration::from_millis(120));
     // The runtime's poller: 250 ms growing to 10 s, transient failures polled through.
-    let waited = handle
-        .clone()
-        .with_wait(
-            WaitOptions::GENERATION
-                .intervals(Duration::from_millis(250), Duration::from_secs(10))
-                .max_wait(timeout),
-        )
-        .wait()
-        .await;
+    let waiting = handle.clone().with_wait(
+        WaitOptions::GENERATION
+            .intervals(Duration::from_millis(250), Duration::from_secs(10))
+            .max_wait(timeout),
+    );
+    let waited = tokio::select! {
+        waited = waiting.wait() => waited,
+        _ = tokio::signal::ctrl_c() => {
+            spinner.finish_and_clear();
+            eprintln!("{}", again("interrupted"));
+            return Ok(ExitCode::from(130));
+        }
+    };
     spinner.finish_and_clear();
     let done = match waited {
         Ok(done) => done,
-        Err(e @ Error::WaitTimeout { .. }) => {
-            return Err(Failure(format!(
-                "{e}; check later with the generation's id, {}",
-                handle.id()
-            )));
+        Err(e @ (Error::WaitTimeout { .. } | Error::Transport(_) | Error::Timeout(_))) => {
+            return Err(Failure(again(&e.to_string())));
         }
         Err(e) => return Err(e.into()),
     };

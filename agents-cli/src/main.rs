@@ -145,10 +145,10 @@ enum Command {
     /// schemas/NAME.json, where `agent!("NAME")` and build scripts find it.
     GenerateAgent {
         /// What to extract, in words.
-        #[arg(long)]
-        prompt: String,
+        #[arg(long, required_unless_present = "resume")]
+        prompt: Option<String>,
         /// A sample page (new agents).
-        #[arg(long, required_unless_present = "refine")]
+        #[arg(long, required_unless_present_any = ["refine", "resume"])]
         url: Option<String>,
         /// Name of the new agent (lowercase letters and underscores).
         #[arg(long, conflicts_with = "refine")]
@@ -156,6 +156,11 @@ enum Command {
         /// Refine this agent of yours into a new version instead.
         #[arg(long, conflicts_with = "url")]
         refine: Option<String>,
+        /// Wait for a generation already started (its id, printed when it started) and cache
+        /// its agent, instead of starting one: a generation goes on at the service when this
+        /// command is stopped or gives up.
+        #[arg(long, value_name = "GENERATION_ID", conflicts_with_all = ["prompt", "url", "name", "refine"])]
+        resume: Option<String>,
         /// Also write the bindings to this file (to check in and `mod` yourself).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -299,19 +304,23 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
             url,
             name,
             refine,
+            resume,
             out,
             timeout,
         } => {
-            generate::generate_agent(
-                cli,
-                prompt,
-                url.as_deref(),
-                name.as_deref(),
-                refine.as_deref(),
-                out.as_deref(),
-                Duration::from_secs(*timeout),
-            )
-            .await
+            let start = match (resume, prompt) {
+                (Some(id), _) => generate::Start::Resume(id),
+                (None, Some(prompt)) => generate::Start::New {
+                    prompt,
+                    url: url.as_deref(),
+                    name: name.as_deref(),
+                    refine: refine.as_deref(),
+                },
+                // clap requires --prompt without --resume.
+                (None, None) => return Err(Failure("--prompt is required".into())),
+            };
+            generate::generate_agent(cli, start, out.as_deref(), Duration::from_secs(*timeout))
+                .await
         }
     }
 }

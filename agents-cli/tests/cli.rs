@@ -171,6 +171,78 @@ async fn generate_agent_goes_from_prompt_to_typed_struct() {
     assert!(src.contains("pub servings"));
 }
 
+/// A generation takes minutes at the service and goes on when the wait for it stops: its id is
+/// printed as it starts, Ctrl-C ends with 130 and says how to wait again, and `--resume ID`
+/// waits for it and caches the agent as a wait from the start would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_generation_is_waited_for_again_by_its_id() {
+    let e = emulator().await;
+    let dir = scratch("generate-resume");
+    // Every answer late, so the wait is still at its first poll when Ctrl-C comes.
+    e.inject(
+        KEY,
+        agents_emulator::Fault::Latency(std::time::Duration::from_secs(3)),
+        None,
+    );
+    let start = common::command(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "generate-agent",
+            "--prompt",
+            "Extract the title and price.",
+            "--url",
+            "https://shop.example/p/1",
+            "--name",
+            "shop_page",
+        ],
+    );
+    let (started, status, rest) = common::interrupted(start).await;
+    e.clear_faults(KEY);
+    assert!(
+        started.starts_with("generation ") && started.contains("of `shop_page` started"),
+        "{started}"
+    );
+    let id = started.split_whitespace().nth(1).unwrap().to_owned();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    let again = format!("`cargo agents generate-agent --resume {id}`");
+    assert!(
+        rest.contains(&format!(
+            "interrupted; generation {id} goes on at the service: {again}"
+        )),
+        "{rest}"
+    );
+    assert!(!dir.join("schemas/shop_page.json").exists());
+
+    let resumed = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &["--json", "generate-agent", "--resume", &id],
+    )
+    .await;
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let r = json(&resumed);
+    assert_eq!(
+        (r["agent"].as_str(), r["generation_id"].as_str()),
+        (Some("shop_page"), Some(id.as_str()))
+    );
+    assert!(dir.join("schemas/shop_page.json").is_file());
+
+    let unknown = cargo_agents(&e, &dir, KEY, &["generate-agent", "--resume", "no-such-id"]).await;
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("404"),
+        "{}",
+        String::from_utf8_lossy(&unknown.stderr)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_failures_are_clear() {
     let e = emulator().await;

@@ -5,7 +5,7 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
 use agents_emulator::{EmulatorHandle, Fault};
@@ -190,7 +190,6 @@ async fn a_job_is_named_by_its_id_or_by_the_name_one_job_has() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_stops_a_wait_and_names_the_run_that_goes_on() {
-    use std::io::BufRead;
     let e = emulator().await;
     let dir = scratch("job-ctrl-c");
     std::fs::write(dir.join("asins.csv"), "asin\nB1\n").unwrap();
@@ -209,38 +208,12 @@ async fn ctrl_c_stops_a_wait_and_names_the_run_that_goes_on() {
     // Every answer late, so the wait is still at its first poll when Ctrl-C comes.
     e.inject(KEY, Fault::Latency(Duration::from_secs(3)), None);
     let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let mut child = common::command(&e, &dir, KEY, &["jobs", "trigger", &job, "--wait"])
-        .arg("--dir")
-        .arg(schemas)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let (started, stderr) = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        (line, stderr)
-    })
-    .await
-    .unwrap();
+    let mut trigger = common::command(&e, &dir, KEY, &["jobs", "trigger", &job, "--wait"]);
+    trigger.arg("--dir").arg(schemas);
+    let (started, status, rest) = common::interrupted(trigger).await;
+    e.clear_faults(KEY);
     assert!(started.starts_with("run "), "{started}");
     let run_id = started.split_whitespace().nth(1).unwrap().to_owned();
-    // The line is printed as the wait begins; a margin for the handler to be in place.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let sent = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let (status, rest) = tokio::task::spawn_blocking(move || {
-        let mut rest = String::new();
-        std::io::Read::read_to_string(&mut { stderr }, &mut rest).unwrap();
-        (child.wait().unwrap(), rest)
-    })
-    .await
-    .unwrap();
-    e.clear_faults(KEY);
     assert_eq!(status.code(), Some(130), "{rest}");
     assert!(
         rest.contains(&format!("interrupted; run {run_id} goes on at the service")),

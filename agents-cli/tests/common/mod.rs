@@ -74,6 +74,40 @@ pub async fn output(mut c: Command) -> Output {
         .unwrap()
 }
 
+/// Runs `c` until it prints its first line on standard error, then sends it SIGINT (as Ctrl-C
+/// does), a moment later so that its handler is in place: that line, how it ended, and the rest
+/// of its standard error.
+pub async fn interrupted(mut c: Command) -> (String, std::process::ExitStatus, String) {
+    use std::io::{BufRead, Read};
+    let mut child = c
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (first, stderr) = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        (line, stderr)
+    })
+    .await
+    .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let (status, rest) = tokio::task::spawn_blocking(move || {
+        let mut rest = String::new();
+        { stderr }.read_to_string(&mut rest).unwrap();
+        (child.wait().unwrap(), rest)
+    })
+    .await
+    .unwrap();
+    (first, status, rest)
+}
+
 /// Standard output as one JSON document.
 pub fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

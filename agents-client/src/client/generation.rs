@@ -197,7 +197,8 @@ impl GenerationHandle {
         &self.id
     }
 
-    /// The agent's name as the service accepted it.
+    /// The agent's name as the service accepted it (`None` for a handle made from an id alone,
+    /// [`Client::generation_handle`]: the finished record names it).
     pub fn agent_name(&self) -> Option<&str> {
         self.agent_name.as_deref()
     }
@@ -266,6 +267,24 @@ impl Client {
             agent_name,
             wait: WaitOptions::GENERATION,
         })
+    }
+
+    /// A generation to wait on, by id: one started by another process, or by this one before it
+    /// was stopped (a generation takes minutes, and goes on at the service).
+    ///
+    /// ```no_run
+    /// # async fn f(client: agents_client::Client) -> Result<(), agents_client::Error> {
+    /// let done = client.generation_handle("gen_123").wait().await?;
+    /// println!("{:?} is ready", done.agent_name);
+    /// # Ok(()) }
+    /// ```
+    pub fn generation_handle(&self, id: &str) -> GenerationHandle {
+        GenerationHandle {
+            client: self.clone(),
+            id: id.to_owned(),
+            agent_name: None,
+            wait: WaitOptions::GENERATION,
+        }
     }
 
     /// A generation's record now.
