@@ -30,6 +30,25 @@ pub(crate) async fn agent_record(
     c.agent(agent).await.map_err(about_agent)
 }
 
+/// The user's own schema file of `name` in `dir` (`NAME.output.schema.json`), when there is one.
+fn own_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    let file = dir.join(format!("{name}{}", agents_schema::files::OUTPUT_SUFFIX));
+    file.is_file().then_some(file)
+}
+
+/// Why the service's record of `name` is not cached beside the user's schema file `file`: the
+/// files are the template's source, and a second record of the agent in one directory would
+/// stop the generator.
+fn written_as_files(name: &str, file: &Path) -> String {
+    format!(
+        "{} already defines `{name}`: a template written as schema files is its own source, and \
+         a record of it beside them would define it twice; `cargo agents check` compares the \
+         files with the service, `cargo agents publish` updates the service from them, and \
+         `--dir` elsewhere caches the service's record apart",
+        from_here(file).display()
+    )
+}
+
 pub(crate) fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf, bool), Failure> {
     // The name comes from the service: it names a file in `dir` and nothing else.
     let plain = !record.name.is_empty()
@@ -41,6 +60,9 @@ pub(crate) fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf,
             record.name,
             dir.display()
         )));
+    }
+    if let Some(file) = own_file(dir, &record.name) {
+        return Err(Failure(written_as_files(&record.name, &file)));
     }
     let path = dir.join(format!("{}.json", record.name));
     let text = serde_json::to_string_pretty(record)
@@ -57,17 +79,34 @@ pub(crate) async fn fetch(
     private: bool,
     all: bool,
 ) -> Result<ExitCode, Failure> {
+    // Agents the user writes as schema files are not fetched over them: named, that is an
+    // error before anything is sent; listed by --all or --private, they are passed over.
+    let own: Vec<String> = names
+        .iter()
+        .filter_map(|n| own_file(&cli.dir, n).map(|f| written_as_files(n, &f)))
+        .collect();
+    if !own.is_empty() {
+        return Err(Failure(own.join("\n")));
+    }
     let c = client(cli)?;
     let mut names = names.to_vec();
     if private || all {
-        let q = c.agents().privacy(if private {
-            Privacy::Private
+        // Every agent is the list unfiltered, which both versions give (`/v2` filters nothing).
+        let q = if private {
+            c.agents().privacy(Privacy::Private)
         } else {
-            Privacy::All
-        });
+            c.agents()
+        };
         let mut stream = std::pin::pin!(q.stream());
         while let Some(item) = stream.next().await {
-            names.push(item?.name);
+            let name = item?.name;
+            match own_file(&cli.dir, &name) {
+                Some(file) => eprintln!(
+                    "note: `{name}` not fetched: {} defines it",
+                    from_here(&file).display()
+                ),
+                None => names.push(name),
+            }
         }
     }
     if names.is_empty() {
@@ -104,7 +143,7 @@ pub(crate) async fn fetch(
                 } else {
                     "unchanged"
                 },
-                w["file"].as_str().unwrap_or("")
+                from_here(Path::new(w["file"].as_str().unwrap_or(""))).display()
             );
         }
     }
@@ -136,7 +175,7 @@ pub(crate) async fn fetch_version(
         outln!(
             "{} {} (version {number})",
             if changed { "wrote" } else { "unchanged" },
-            path.display()
+            from_here(&path).display()
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -367,7 +367,10 @@ pub(crate) async fn generate_agent(
             done.generated_version_id.as_deref().unwrap_or("?"),
             done.summary.as_deref().unwrap_or("")
         );
-        outln!("schema   {}", schema_file.display());
+        outln!(
+            "schema   {}",
+            crate::global::from_here(&schema_file).display()
+        );
         if let Some(out) = out {
             outln!("bindings {}", out.display());
         }

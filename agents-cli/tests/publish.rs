@@ -122,6 +122,51 @@ async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_
         lines(&cargo_agents(&e, &dir, &check).await),
         ["price_check: up to date", "review: up to date"]
     );
+
+    // The service's record is not cached over the files that are the template's source: named,
+    // it is refused before anything is sent; listed by --all, passed over with a note.
+    let fetch = ["--api-version", "v2", "--dir", "templates", "fetch"];
+    let before = e.requests_seen(KEY);
+    let refused = cargo_agents(&e, &dir, &[&fetch[..], &["review"]].concat()).await;
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.starts_with("error: templates/review.output.schema.json already defines `review`")
+            && err.contains("`cargo agents publish`"),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(KEY), before, "nothing is sent");
+    let all = cargo_agents(&e, &dir, &[&fetch[..], &["--all"]].concat()).await;
+    let err = String::from_utf8_lossy(&all.stderr);
+    assert!(
+        all.status.success()
+            && err.contains(
+                "note: `review` not fetched: templates/review.output.schema.json defines it"
+            ),
+        "{err}"
+    );
+    assert!(!schemas.join("review.json").exists() && schemas.join("retailer_a_pdp.json").is_file());
+    // A record written beside the files by hand: both files are named.
+    std::fs::copy(
+        schemas.join("retailer_a_pdp.json"),
+        schemas.join("review.json"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(schemas.join("review.json")).unwrap();
+    std::fs::write(
+        schemas.join("review.json"),
+        text.replace("\"retailer_a_pdp\"", "\"review\""),
+    )
+    .unwrap();
+    let twice = cargo_agents(&e, &dir, &["--dir", "templates", "generate"]).await;
+    let err = String::from_utf8_lossy(&twice.stderr);
+    assert!(
+        err.contains(
+            "templates/review.output.schema.json: agent `review`: $.name: review.json defines this \
+             agent too; keep one of the two files"
+        ),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

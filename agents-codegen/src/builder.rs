@@ -196,6 +196,26 @@ impl Builder {
                 println!("cargo:rerun-if-changed={}", f.display());
             }
         }
+        // Two files of one agent (a fetched `NAME.json` beside the user's
+        // `NAME.output.schema.json`): each pair of files named, not only the agent.
+        for (i, later) in records.iter().enumerate() {
+            if let Some(first) = records[..i]
+                .iter()
+                .find(|l| l.record.name == later.record.name)
+            {
+                problems.push(
+                    Diagnostic::new(
+                        &later.record.name,
+                        "$.name",
+                        &format!(
+                            "{} defines this agent too; keep one of the two files",
+                            beside(&first.path, &later.path).display()
+                        ),
+                    )
+                    .file(&later.path),
+                );
+            }
+        }
         if !problems.is_empty() {
             return Err(Diagnostics(problems));
         }
@@ -232,6 +252,15 @@ impl Builder {
         write_if_changed(&path, &source)
             .map_err(|e| Diagnostic::at("$", format!("cannot write: {e}")).file(&path))?;
         Ok(path)
+    }
+}
+
+/// `other` as a message about `file` names it: by its file name alone when the two are in one
+/// directory.
+fn beside<'a>(other: &'a Path, file: &Path) -> &'a Path {
+    match other.file_name() {
+        Some(name) if other.parent() == file.parent() => Path::new(name),
+        _ => other,
     }
 }
 
