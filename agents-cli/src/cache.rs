@@ -89,6 +89,14 @@ pub(crate) async fn fetch(
         return Err(Failure(own.join("\n")));
     }
     let c = client(cli)?;
+    if private && c.api_version() != ApiVersion::V1 {
+        let v1 = ApiVersion::V1;
+        return Err(Failure(format!(
+            "--private filters the agent list of {v1}; {} lists every template with no filter: \
+             pass --api-version {v1}, or --all",
+            c.api_version()
+        )));
+    }
     let mut names = names.to_vec();
     if private || all {
         // Every agent is the list unfiltered, which both versions give (`/v2` filters nothing).

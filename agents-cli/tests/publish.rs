@@ -146,6 +146,12 @@ async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_
         "{err}"
     );
     assert!(!schemas.join("review.json").exists() && schemas.join("retailer_a_pdp.json").is_file());
+    let private = cargo_agents(&e, &dir, &[&fetch[..], &["--private"]].concat()).await;
+    let err = String::from_utf8_lossy(&private.stderr);
+    assert!(
+        private.status.code() == Some(1) && err.contains("pass --api-version v1, or --all"),
+        "{err}"
+    );
     // A record written beside the files by hand: both files are named.
     std::fs::copy(
         schemas.join("retailer_a_pdp.json"),
