@@ -13,7 +13,39 @@ use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
-use crate::global::{Failure, Global, about_agent, client, client_v2, from_here};
+use crate::global::{Failure, Global, client, client_v2, from_here};
+
+/// The failure of a request about `agent`, the agent the user named. When the service does not
+/// know it (a 404, or a run refused at the field naming it), the name is most likely misspelt,
+/// or, for a template the user writes as schema files, not published yet: it says which, and
+/// the command that helps. Other failures, and 404s of a job or a run, are left as they are.
+pub(crate) fn about_agent<'a>(
+    cli: &'a Global,
+    agent: &'a str,
+) -> impl FnOnce(Error) -> Failure + 'a {
+    move |e| {
+        let unknown = matches!(e, Error::NotFound(_))
+            || e.api()
+                .and_then(|a| a.field.as_deref())
+                .is_some_and(|field| ApiVersion::ALL.iter().any(|v| field == v.words().run_field));
+        let mut failure = Failure::from(e);
+        if unknown {
+            match own_file(&cli.dir, agent) {
+                Some(file) => failure.0.push_str(&format!(
+                    "; `{agent}` is written as {}: if it is not published yet, `cargo agents \
+                     publish {}` publishes it",
+                    from_here(&file).display(),
+                    from_here(&file).display()
+                )),
+                None => failure.0.push_str(
+                    "; check the name: `cargo agents fetch --all` caches every agent the account \
+                     can run",
+                ),
+            }
+        }
+        failure
+    }
+}
 
 /// The record of `agent`: the cached schema in `--dir` when there is one (`NAME.json`, or a
 /// user's `NAME.output.schema.json`), else the service's.
@@ -27,7 +59,7 @@ pub(crate) async fn agent_record(
             .map(|l| l.record)
             .map_err(|e| Failure(e.to_string()));
     }
-    c.agent(agent).await.map_err(about_agent)
+    c.agent(agent).await.map_err(about_agent(cli, agent))
 }
 
 /// The user's own schema file of `name` in `dir` (`NAME.output.schema.json`), when there is one.
@@ -134,7 +166,7 @@ pub(crate) async fn fetch(
     let mut written = Vec::new();
     for name in &names {
         bar.set_message(name.clone());
-        let record = c.agent(name).await.map_err(about_agent)?;
+        let record = c.agent(name).await.map_err(about_agent(cli, name))?;
         let (path, changed) = write_record(&cli.dir, &record)?;
         written.push(json!({ "agent": name, "file": path, "changed": changed }));
         bar.inc(1);

@@ -57,19 +57,6 @@ pub(crate) fn from_here(path: &Path) -> PathBuf {
     path.strip_prefix(&cwd).unwrap_or(path).to_owned()
 }
 
-/// The failure of a request about the agent the user named: a 404 there is most likely a
-/// misspelt name, so it says how to list the names (other 404s, of a job or a run, do not).
-pub(crate) fn about_agent(e: Error) -> Failure {
-    let not_found = matches!(e, Error::NotFound(_));
-    let mut failure = Failure::from(e);
-    if not_found {
-        failure.0.push_str(
-            "; check the name: `cargo agents fetch --all` caches every agent the account can run",
-        );
-    }
-    failure
-}
-
 impl From<String> for Failure {
     fn from(s: String) -> Self {
         Failure(s)

@@ -42,7 +42,8 @@ mod publish;
 mod research;
 use serde_json::json;
 
-use global::{Failure, Global, about_agent, client};
+use cache::about_agent;
+use global::{Failure, Global, client};
 
 /// Cargo invokes `cargo-agents agents ARGS`; run directly, `cargo-agents ARGS`.
 #[derive(Debug, Parser)]
@@ -338,7 +339,7 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
     let result = c
         .run_raw(agent, serde_json::Value::Object(params))
         .await
-        .map_err(about_agent)?;
+        .map_err(about_agent(cli, agent))?;
     let records = result.records();
     if cli.json {
         outln!(

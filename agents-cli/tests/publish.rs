@@ -59,6 +59,28 @@ async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_
     assert_eq!(lines(&cargo_agents(&e, &dir, &plan).await), expected);
     // A plan sends nothing that changes: asked again, the same.
     assert_eq!(lines(&cargo_agents(&e, &dir, &plan).await), expected);
+    // Run before it is published: the refusal says how to publish it.
+    let run = [
+        "--api-version",
+        "v2",
+        "--dir",
+        "templates",
+        "run",
+        "review",
+        "-p",
+        "url=https://shop.example/r/1",
+    ];
+    let unpublished = cargo_agents(&e, &dir, &run).await;
+    let err = String::from_utf8_lossy(&unpublished.stderr);
+    assert!(
+        unpublished.status.code() == Some(1)
+            && err.contains(
+                "`review` is written as templates/review.output.schema.json: if it is not \
+                 published yet, `cargo agents publish templates/review.output.schema.json` \
+                 publishes it"
+            ),
+        "{err}"
+    );
 
     assert_eq!(
         lines(&cargo_agents(&e, &dir, &v2).await),
@@ -122,6 +144,7 @@ async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_
         lines(&cargo_agents(&e, &dir, &check).await),
         ["price_check: up to date", "review: up to date"]
     );
+    assert!(!lines(&cargo_agents(&e, &dir, &run).await).is_empty());
 
     // The service's record is not cached over the files that are the template's source: named,
     // it is refused before anything is sent; listed by --all, passed over with a note.
