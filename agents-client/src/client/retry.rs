@@ -9,7 +9,7 @@
 //! | held back by the client's own pause past the call's budget (nothing sent) | never | never | never |
 //! | 429 | retry, honouring the hint | retry | retry (the request was refused, not run) |
 //! | nothing sent: no connection, or hyper found it closed before writing a byte | retry | retry | retry |
-//! | other transport failure, timeout, 555 | retry | only with `retry_unsafe` | never |
+//! | other transport failure, timeout, 555, a gateway's 502, 503 or 504 | retry | only with `retry_unsafe` | never |
 //! | 500, 501, other 5xx | only with `retry_server_errors` | only with both flags | never |
 //! | everything else | never | never | never |
 //!
@@ -61,12 +61,17 @@ fn never_sent(_: &RetryPolicy, err: &Error, _: bool) -> Option<bool> {
     }
 }
 
-/// Transport failures, timeouts and 555 may or may not have run the call.
+/// Transport failures, timeouts and 555 may or may not have run the call, and so may a 502, 503
+/// or 504: what a gateway or load balancer between the client and the service answers when the
+/// path fails (the vendor's clients retry them too), not the service's answer after its own
+/// retries, which is 500.
 fn ambiguous(_: &RetryPolicy, err: &Error, repeatable: bool) -> Option<bool> {
-    matches!(
-        err,
-        Error::Transport(_) | Error::Timeout(_) | Error::ServiceTimeout(_)
-    )
+    let gateway = matches!(err, Error::Status(a) if matches!(a.info.status, 502..=504));
+    (gateway
+        || matches!(
+            err,
+            Error::Transport(_) | Error::Timeout(_) | Error::ServiceTimeout(_)
+        ))
     .then_some(repeatable)
 }
 
@@ -173,8 +178,9 @@ impl RetryPolicy {
 
 impl Error {
     /// Whether trying the same read again may succeed, as the client's default retry policy
-    /// judges it ([`RetryPolicy::classify`]): rate limits, service timeouts (555), transport
-    /// failures and timeouts. 500 is not: the service retried before answering.
+    /// judges it ([`RetryPolicy::classify`]): rate limits, service timeouts (555), a gateway's
+    /// 502, 503 or 504, transport failures and timeouts. 500 is not: the service retried before
+    /// answering.
     pub fn is_retryable(&self) -> bool {
         RetryPolicy::default().classify(self, Idempotency::Safe) != Decision::Stop
     }
@@ -226,7 +232,19 @@ mod tests {
         assert_eq!(decide(&default, &answer(429, None)), [true, true, true]);
         assert_eq!(decide(&default, &answer(555, None)), [true, false, false]);
         assert_eq!(decide(&both, &answer(555, None)), [true, true, false]);
-        for status in [500, 501, 502, 503] {
+        for status in [502, 503, 504] {
+            assert_eq!(
+                decide(&default, &answer(status, None)),
+                [true, false, false],
+                "{status}"
+            );
+            assert_eq!(
+                decide(&both, &answer(status, None)),
+                [true, true, false],
+                "{status}"
+            );
+        }
+        for status in [500, 501, 505, 599] {
             assert_eq!(
                 decide(&default, &answer(status, None)),
                 [false; 3],
@@ -255,7 +273,8 @@ mod tests {
             (429, true, true),
             (555, true, true),
             (500, false, true),
-            (502, false, true),
+            (502, true, true),
+            (503, true, true),
             (404, false, false),
         ] {
             let err = answer(status, None);

@@ -412,6 +412,17 @@ async fn server_errors_and_transport_failures_follow_the_classifier() {
     // 555 on a GET is retried.
     e.inject(KEY, Fault::Status(555), Some(1));
     assert!(c.agent("llm_a").await.is_ok());
+    // A gateway's 502, 503 or 504 on a GET is retried; on a run it is not (it may have run).
+    for status in [502, 503, 504] {
+        let before = e.requests_seen(KEY);
+        e.inject(KEY, Fault::Status(status), Some(1));
+        assert!(c.agent("llm_a").await.is_ok(), "{status}");
+        assert_eq!(e.requests_seen(KEY) - before, 2, "{status}");
+        e.inject(KEY, Fault::Status(status), Some(1));
+        let err = c.run(LlmAParams::new("hi")).await.unwrap_err();
+        assert_eq!(err.api().map(|a| a.info.status), Some(status), "{err}");
+        assert_eq!(e.requests_seen(KEY) - before, 3, "{status}");
+    }
     // Bodies that are not what the interface says are decode errors keeping the body.
     for fault in [Fault::Truncate, Fault::Malformed] {
         e.inject(KEY, fault, Some(1));
