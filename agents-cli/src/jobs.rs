@@ -103,7 +103,10 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
             if let Some(cron) = schedule {
                 request = request.schedule(cron.clone(), true);
             }
-            let job = c.create_job(request).await?;
+            let job = c
+                .create_job(request)
+                .await
+                .map_err(crate::cache::about_agent(cli, agent))?;
             if cli.json {
                 outln!("{}", json!({ "id": job.id, "name": job.name }));
             } else {

@@ -81,6 +81,28 @@ async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_
             ),
         "{err}"
     );
+    // So does a job made of it.
+    std::fs::write(dir.join("urls.csv"), "url\nhttps://shop.example/r/1\n").unwrap();
+    let job = [
+        "--api-version",
+        "v2",
+        "--dir",
+        "templates",
+        "jobs",
+        "create",
+        "nightly",
+        "--agent",
+        "review",
+        "--input",
+        "urls.csv",
+    ];
+    let refused = cargo_agents(&e, &dir, &job).await;
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        refused.status.code() == Some(1)
+            && err.contains("`cargo agents publish templates/review.output.schema.json`"),
+        "{err}"
+    );
 
     assert_eq!(
         lines(&cargo_agents(&e, &dir, &v2).await),
