@@ -181,7 +181,8 @@ pub async fn batch(
         let handle = c
             .batch_raw(agent)
             .submit_raw(pending.iter().map(|i| Value::Object(i.params.clone())))
-            .await?;
+            .await
+            .map_err(crate::cache::about_agent(cli, agent))?;
         let mut progress = Progress::new(pending.len(), cli.json);
         let mut results = handle.indexed_results();
         let mut ctrl_c = std::pin::pin!(tokio::signal::ctrl_c());

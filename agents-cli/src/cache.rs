@@ -16,9 +16,10 @@ use serde_json::{Value, json};
 use crate::global::{Failure, Global, client, client_v2, from_here};
 
 /// The failure of a request about `agent`, the agent the user named. When the service does not
-/// know it (a 404, or a run or job refused at the field naming it), the name is most likely misspelt,
-/// or, for a template the user writes as schema files, not published yet: it says which, and
-/// the command that helps. Other failures, and 404s of a job or a run, are left as they are.
+/// know it (a 404, or a run, batch or job refused at the field naming it), the name is most
+/// likely misspelt, or, for a template the user writes as schema files, not published yet: it
+/// says which, and the command that helps. Other failures, and 404s of a job or a run, are left
+/// as they are.
 pub(crate) fn about_agent<'a>(
     cli: &'a Global,
     agent: &'a str,
@@ -28,6 +29,8 @@ pub(crate) fn about_agent<'a>(
             || e.api()
                 .and_then(|a| a.field.as_deref())
                 .is_some_and(|field| {
+                    // `shared_inputs.template` of a batch names it as `template` of a run does.
+                    let field = field.rsplit('.').next().unwrap_or(field);
                     ApiVersion::ALL.iter().any(|v| {
                         let words = v.words();
                         field == words.run_field || field == words.template_ref

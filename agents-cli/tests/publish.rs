@@ -81,8 +81,28 @@ async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_
             ),
         "{err}"
     );
-    // So does a job made of it.
+    // So does a batch of it, before any row is written.
+    let batch = [
+        "--api-version",
+        "v2",
+        "--dir",
+        "templates",
+        "batch",
+        "review",
+        "--input",
+        "urls.csv",
+        "--out",
+        "out.jsonl",
+    ];
     std::fs::write(dir.join("urls.csv"), "url\nhttps://shop.example/r/1\n").unwrap();
+    let refused = cargo_agents(&e, &dir, &batch).await;
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        refused.status.code() == Some(1)
+            && err.contains("`cargo agents publish templates/review.output.schema.json`"),
+        "{err}"
+    );
+    // So does a job made of it.
     let job = [
         "--api-version",
         "v2",
