@@ -341,7 +341,27 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
         .await
         .map_err(about_agent(cli, agent))?;
     let records = result.records();
+    // The rules of the agent's output schema each record breaks, as `batch` records them: the
+    // records are printed as the service sent them, and what they break is said beside them.
+    let schema =
+        agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(&record));
+    let breaches: Vec<(usize, Vec<agents_runtime::check::Breach>)> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i, schema.check(r)))
+        .filter(|(_, b)| !b.is_empty())
+        .collect();
     if cli.json {
+        let mut listed = Vec::new();
+        for (i, b) in &breaches {
+            for b in b {
+                let mut v = serde_json::to_value(b).map_err(|e| e.to_string())?;
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("record".into(), json!(i));
+                }
+                listed.push(v);
+            }
+        }
         outln!(
             "{}",
             json!({
@@ -349,6 +369,7 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
                 "task_id": result.task_id.as_ref().or(result.response.task_id.as_ref()),
                 "status": result.status.as_str(),
                 "records": records,
+                "breaches": listed,
             })
         );
     } else {
@@ -357,6 +378,20 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
                 "{}",
                 serde_json::to_string_pretty(r).map_err(|e| e.to_string())?
             );
+        }
+        for (i, b) in &breaches {
+            let which = if records.len() == 1 {
+                "the record".to_owned()
+            } else {
+                format!("record {}", i + 1)
+            };
+            eprintln!(
+                "warning: {which} breaks {} rule(s) of `{agent}`'s output schema:",
+                b.len()
+            );
+            for b in b {
+                eprintln!("  {b}");
+            }
         }
         eprintln!(
             "{agent}: {} record(s), status {}, task {}",

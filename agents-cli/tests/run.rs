@@ -772,6 +772,55 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
     }
 }
 
+/// `run` prints records as the service sent them and says beside them which rules of the
+/// agent's output schema they break: a warning per record on standard error, and `breaches` in
+/// `--json`, the same set of fields the `jsonschema` crate finds at fault.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_says_which_rules_its_record_breaks() {
+    let e = emulator().await;
+    let dir = scratch("run-breaches");
+    e.inject(KEY, Fault::Drift, None);
+    let args = ["run", "retailer_a_pdp", "-p", "asin=B000000001"];
+    let text = cargo_agents(&e, &dir, &args).await;
+    let json_run = cargo_agents(&e, &dir, &[&["--json"][..], &args].concat()).await;
+    e.clear_faults(KEY);
+    let err = String::from_utf8_lossy(&text.stderr);
+    assert!(text.status.success(), "{err}");
+    assert!(
+        err.contains("warning: the record breaks ")
+            && err.contains(" rule(s) of `retailer_a_pdp`'s output schema:\n  "),
+        "{err}"
+    );
+    let doc = json(&json_run);
+    let record = &doc["records"][0];
+    let ours: std::collections::BTreeSet<String> = doc["breaches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            assert_eq!(b["record"], 0, "{b}");
+            agents_runtime::check::path::first_key(b["path"].as_str().unwrap()).unwrap()
+        })
+        .collect();
+    assert!(!ours.is_empty(), "drift breaks some rule: {doc}");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/retailer_a_pdp.json"),
+    )
+    .unwrap();
+    let schema = agents_schema::json_schema::output_schema(
+        &agents_schema::AgentRecord::from_json(&text).unwrap(),
+    );
+    let theirs: std::collections::BTreeSet<String> = jsonschema::validator_for(&schema)
+        .unwrap()
+        .iter_errors(record)
+        .map(|e| {
+            let pointer = e.instance_path().to_string();
+            pointer.split('/').nth(1).unwrap_or_default().to_owned()
+        })
+        .collect();
+    assert_eq!(ours, theirs);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_names_each_param_its_agent_does_not_declare_once() {
     let e = emulator().await;
