@@ -50,6 +50,21 @@ impl From<Error> for Failure {
     }
 }
 
+/// Says on standard error which rules of `agent`'s output schema `which` (`the record`,
+/// `record 2`, `the answer`) breaks, one line per rule, as `batch` records them in `_breaches`.
+pub(crate) fn warn_breaches(which: &str, agent: &str, breaches: &[agents_runtime::check::Breach]) {
+    if breaches.is_empty() {
+        return;
+    }
+    eprintln!(
+        "warning: {which} breaks {} rule(s) of `{agent}`'s output schema:",
+        breaches.len()
+    );
+    for b in breaches {
+        eprintln!("  {b}");
+    }
+}
+
 /// `path` as the user would name it: from the directory the command runs in when it is under it
 /// (`schemas/shop.json`; the CLI reads every path from there, so it holds them absolute).
 pub(crate) fn from_here(path: &Path) -> PathBuf {

@@ -385,13 +385,7 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
             } else {
                 format!("record {}", i + 1)
             };
-            eprintln!(
-                "warning: {which} breaks {} rule(s) of `{agent}`'s output schema:",
-                b.len()
-            );
-            for b in b {
-                eprintln!("  {b}");
-            }
+            global::warn_breaches(&which, agent, b);
         }
         eprintln!(
             "{agent}: {} record(s), status {}, task {}",

@@ -98,6 +98,11 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
             return Ok(ExitCode::from(130));
         }
     };
+    // The answer against the schema it was asked to satisfy: a model may break its rules.
+    let breaches = schema
+        .as_ref()
+        .map(|s| agents_runtime::Schema::compile(s).check(&answer.raw))
+        .unwrap_or_default();
     for claim in answer.unanchored_claims() {
         eprintln!(
             "warning: a claim about `{}`, which the answer does not have",
@@ -113,10 +118,12 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
                 "run": answer.run,
                 "content": answer.raw,
                 "trust": answer.trust,
+                "breaches": breaches,
             })
         );
     } else {
         print_answer(&answer);
+        crate::global::warn_breaches("the answer", &name, &breaches);
     }
     Ok(ExitCode::SUCCESS)
 }

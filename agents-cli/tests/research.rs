@@ -143,6 +143,50 @@ async fn a_schema_the_user_wrote_gives_a_cited_answer_that_satisfies_it() {
     }
 }
 
+/// An answer is checked against the schema it was asked to satisfy: a rule it breaks is a
+/// warning after the answer, and `breaches` in `--json`. A schema no value satisfies (at least
+/// 5, at most 3) makes every answer break one, as the `jsonschema` crate agrees.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_that_breaks_its_schema_says_which_rule() {
+    let e = emulator().await;
+    let dir = scratch("research-breaches");
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 5, "maximum": 3}},
+        "required": ["n"]
+    });
+    std::fs::write(dir.join("odd.output.schema.json"), schema.to_string()).unwrap();
+    let args = [
+        "research",
+        "q",
+        "--quiet",
+        "--schema",
+        "odd.output.schema.json",
+    ];
+    let text = cargo_agents(&e, &dir, &args).await;
+    succeeded(&text);
+    let err = stderr(&text);
+    assert!(
+        err.contains(
+            "warning: the answer breaks 1 rule(s) of `odd`'s output schema:\n  n: breaks `"
+        ),
+        "{err}"
+    );
+    let doc: Value = serde_json::from_str(&succeeded(
+        &cargo_agents(&e, &dir, &[&["--json"][..], &args].concat()).await,
+    ))
+    .unwrap();
+    let breaches = doc["breaches"].as_array().unwrap();
+    assert_eq!(breaches.len(), 1, "{doc}");
+    assert_eq!(breaches[0]["path"], "n");
+    assert!(
+        ["minimum", "maximum"].contains(&breaches[0]["keyword"].as_str().unwrap()),
+        "{doc}"
+    );
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(!validator.is_valid(&doc["content"]));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_text_answer_by_name_on_v2_resumes_a_cut_stream_without_repeats() {
     let e = emulator().await;
