@@ -3,7 +3,8 @@
 //! break, by keyword. `cargo agents batch` prints the table when it ends; `cargo agents fields
 //! OUT` prints it again from a finished JSONL, CSV or Parquet output, from the `_breaches` each
 //! record carries (in Parquet, with the typed values' `_mismatches`, which are `type` breaches
-//! the typed columns could not hold). A CSV cell cannot tell an empty string from no value, so
+//! the typed columns could not hold), or, for JSONL records from elsewhere (a job's artifacts),
+//! from each record checked against the agent's schema (`--agent`). A CSV cell cannot tell an empty string from no value, so
 //! there an empty cell counts as empty.
 
 use std::collections::BTreeMap;
@@ -197,8 +198,9 @@ pub fn breaches_of(value: Option<&Value>, at: &dyn Fn() -> String) -> Result<Vec
     }
 }
 
-/// The table of a finished JSONL output, from each line's fields and `_breaches`.
-pub fn from_jsonl(path: &Path) -> Result<Table, Failure> {
+/// The table of a finished JSONL output, from each line's fields and `_breaches`, or, given the
+/// agent's `schema`, from each line checked against it (its bookkeeping columns left out).
+pub fn from_jsonl(path: &Path, schema: Option<&agents_runtime::Schema>) -> Result<Table, Failure> {
     let file = std::fs::File::open(path)
         .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
     let mut table = Table::default();
@@ -213,7 +215,14 @@ pub fn from_jsonl(path: &Path) -> Result<Table, Failure> {
         else {
             return Err(Failure(format!("{}: not a JSON object", at())));
         };
-        let breaches = breaches_of(record.get(BREACHES), &at)?;
+        let breaches = match schema {
+            Some(schema) => {
+                let mut fields = record.clone();
+                fields.retain(|k, _| !BOOKKEEPING.contains(&k.as_str()));
+                schema.check(&Value::Object(fields))
+            }
+            None => breaches_of(record.get(BREACHES), &at)?,
+        };
         table.add(&record, &breaches);
     }
     Ok(table)

@@ -91,10 +91,15 @@ enum Command {
     },
     /// The field table of a finished `batch` output (.jsonl, .csv or .parquet): per field, how many
     /// records fill it, how many leave it empty, and the rules of the agent's schema its values
-    /// break, by keyword (from each record's `_breaches`). `batch` prints it when it ends.
+    /// break, by keyword (from each record's `_breaches`, or with --agent from each JSONL record
+    /// checked against that agent's schema). `batch` prints it when it ends.
     Fields {
         /// The output file.
         out: PathBuf,
+        /// Check each JSONL record against this agent's output schema instead of reading the
+        /// `_breaches` that `batch` wrote: for records from elsewhere, such as a job's artifacts.
+        #[arg(long)]
+        agent: Option<String>,
     },
     /// Write agent records (GET /v1/agents/{name}) into the schema cache.
     Fetch {
@@ -178,10 +183,37 @@ enum Command {
     Research(research::ResearchArgs),
 }
 
-/// `cargo agents fields OUT`: the field table of a finished output.
-fn fields_of(cli: &Global, out: &std::path::Path) -> Result<ExitCode, Failure> {
+/// `cargo agents fields OUT [--agent NAME]`: the field table of a finished output.
+async fn fields_of(
+    cli: &Global,
+    out: &std::path::Path,
+    agent: Option<&str>,
+) -> Result<ExitCode, Failure> {
+    let jsonl = matches!(
+        out.extension().and_then(|e| e.to_str()),
+        Some("jsonl" | "ndjson")
+    );
+    let schema = match agent {
+        None => None,
+        Some(agent) if jsonl => {
+            let c = client(cli)?;
+            let record = cache::agent_record(cli, &c, agent).await?;
+            Some(agents_runtime::Schema::compile(
+                &agents_schema::json_schema::output_schema(&record),
+            ))
+        }
+        // A CSV cell is text and a Parquet column typed: their values are not the JSON the
+        // service sent, so checking them again would report what the file format did.
+        Some(_) => {
+            return Err(Failure(format!(
+                "{}: --agent checks the records of a JSONL file; a CSV or Parquet output of \
+                 `batch` carries its breaches already (read it without --agent)",
+                out.display()
+            )));
+        }
+    };
     let table = match out.extension().and_then(|e| e.to_str()) {
-        Some("jsonl" | "ndjson") => fields::from_jsonl(out)?,
+        Some("jsonl" | "ndjson") => fields::from_jsonl(out, schema.as_ref())?,
         Some("csv") => fields::from_csv(out)?,
         #[cfg(feature = "parquet")]
         Some("parquet") => parquet::table(out)?,
@@ -292,7 +324,7 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
             generate::check_schemas(&cli.dir, names, documents)?;
             cache::check(cli, names).await
         }
-        Command::Fields { out } => fields_of(cli, out),
+        Command::Fields { out, agent } => fields_of(cli, out, agent.as_deref()).await,
         Command::Publish {
             paths,
             plan,

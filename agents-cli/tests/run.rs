@@ -751,6 +751,27 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
         breach_lines(&tables[1]).len()
     );
 
+    // Records from elsewhere (a job's artifact: the fields alone) give the same table with
+    // --agent, which checks each against the agent's schema.
+    let plain: String = lines(&dir.join("b.jsonl"))
+        .into_iter()
+        .map(|mut r| {
+            let fields = r.as_object_mut().unwrap();
+            fields.retain(|k, _| !k.starts_with('_'));
+            format!("{r}\n")
+        })
+        .collect();
+    std::fs::write(dir.join("plain.jsonl"), plain).unwrap();
+    let checked = cargo_agents(
+        &e,
+        &dir,
+        &["fields", "plain.jsonl", "--agent", "retailer_a_pdp"],
+    )
+    .await;
+    assert_eq!(String::from_utf8_lossy(&checked.stdout), *table);
+    let unchecked = cargo_agents(&e, &dir, &["fields", "plain.jsonl"]).await;
+    assert!(!String::from_utf8_lossy(&unchecked.stdout).contains("type "));
+
     // Each breach is in the record's line, with its path and keyword, where a query finds it.
     let rows = lines(&dir.join("b.jsonl"));
     let broken: Vec<&Value> = rows
