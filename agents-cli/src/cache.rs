@@ -65,7 +65,7 @@ pub(crate) async fn agent_record(
     if let Some(cached) = agents_schema::files::schema_file(&cli.dir, agent) {
         return agents_schema::files::load_file(&cached)
             .map(|l| l.record)
-            .map_err(|e| Failure(e.to_string()));
+            .map_err(Failure::from);
     }
     c.agent(agent).await.map_err(about_agent(cli, agent))
 }
@@ -230,12 +230,10 @@ pub(crate) async fn fetch_version(
 }
 
 pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Failure> {
-    let files = agents_codegen::schema_files(&cli.dir).map_err(|d| Failure(d.to_string()))?;
+    let files = agents_codegen::schema_files(&cli.dir)?;
     let mut cached = Vec::with_capacity(files.len());
     for file in files {
-        let record = agents_codegen::load_file(&file)
-            .map_err(|d| Failure(d.to_string()))?
-            .record;
+        let record = agents_codegen::load_file(&file)?.record;
         if names.is_empty() || names.contains(&record.name) {
             // A template written as JSON Schema files is the user's own: the file is right and
             // the service is brought to it (`publish`), where a fetched record is refreshed.

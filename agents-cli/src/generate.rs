@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agents_codegen::{Builder, Diagnostic, Diagnostics, Options, write_if_changed};
+use agents_codegen::{Builder, Diagnostics, Options, write_if_changed};
 use agents_runtime::client::generation::GenerationRequest;
 use agents_runtime::{ApiVersion, Error, WaitOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -114,18 +114,9 @@ fn parse_rename(text: &str) -> Result<(String, String), String> {
 }
 
 /// Generates bindings; warnings (record defects the generator handled) go to standard error.
+/// The problems come back as they are (a `Failure` names their files from where the command
+/// runs), so that a caller checking several directories reports them all as one list.
 pub(crate) fn bindings(
-    dir: &Path,
-    agents: Option<&[String]>,
-    runtime: &str,
-    overrides: &Overrides,
-) -> Result<String, Failure> {
-    generated(dir, agents, runtime, overrides).map_err(|d| Failure(d.to_string()))
-}
-
-/// [`bindings`], its problems kept apart so that a caller checking several directories reports
-/// them all as one list.
-pub(crate) fn generated(
     dir: &Path,
     agents: Option<&[String]>,
     runtime: &str,
@@ -149,20 +140,11 @@ pub(crate) fn generated(
     if let Some(agents) = agents {
         b = b.agents(agents.iter().cloned());
     }
-    let (source, warnings) = b
-        .generate_with_warnings()
-        .map_err(|Diagnostics(d)| Diagnostics(d.into_iter().map(from_here).collect()))?;
+    let (source, warnings) = b.generate_with_warnings()?;
     for w in warnings {
-        eprintln!("warning: {}", from_here(w));
+        eprintln!("warning: {}", crate::global::placed_here(w));
     }
     Ok(source)
-}
-
-/// `d` with its file named from the directory the command runs in, as the user named it
-/// (`schemas/shop.output.schema.json`, not the absolute path the generator read).
-pub(crate) fn from_here(mut d: Diagnostic) -> Diagnostic {
-    d.file = d.file.as_deref().map(crate::global::from_here);
-    d
 }
 
 /// Checks every cached schema (or those of `names`) as `generate` checks it, each alone (two
@@ -177,12 +159,9 @@ pub(crate) fn check_schemas(
         documents: documents.clone(),
         ..Overrides::default()
     };
-    let files = agents_codegen::schema_files(dir).map_err(|d| Failure(d.to_string()))?;
+    let files = agents_codegen::schema_files(dir)?;
     for file in files {
-        let name = agents_codegen::load_file(&file)
-            .map_err(|d| Failure(d.to_string()))?
-            .record
-            .name;
+        let name = agents_codegen::load_file(&file)?.record.name;
         if names.is_empty() || names.contains(&name) {
             bindings(
                 dir,

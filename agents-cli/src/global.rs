@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agents_codegen::{Diagnostic, Diagnostics};
 use agents_runtime::{ApiVersion, Client, Error};
 
 /// The options every command takes.
@@ -62,6 +63,19 @@ pub(crate) fn warn_breaches(which: &str, agent: &str, breaches: &[agents_runtime
     );
     for b in breaches {
         eprintln!("  {b}");
+    }
+}
+
+/// `d` with its file named from where the command runs ([`from_here`]).
+pub(crate) fn placed_here(mut d: Diagnostic) -> Diagnostic {
+    d.file = d.file.as_deref().map(from_here);
+    d
+}
+
+impl From<Diagnostics> for Failure {
+    /// Problems of schema files, all of them, each file named from where the command runs.
+    fn from(Diagnostics(found): Diagnostics) -> Self {
+        Failure(Diagnostics(found.into_iter().map(placed_here).collect()).to_string())
     }
 }
 

@@ -11,7 +11,7 @@ use agents_runtime::client::publish::{Plan, TemplateSource};
 use agents_schema::json_schema;
 use serde_json::{Value, json};
 
-use crate::generate::{Documents, Overrides, from_here, generated};
+use crate::generate::{Documents, Overrides, bindings};
 use crate::global::{Failure, Global, client_v2};
 
 /// The files `paths` name: each file itself, each directory's schema files.
@@ -19,7 +19,7 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            files.extend(agents_codegen::schema_files(path).map_err(|d| Failure(d.to_string()))?);
+            files.extend(agents_codegen::schema_files(path)?);
         } else {
             files.push(path.clone());
         }
@@ -39,7 +39,7 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
 fn source(file: &Path, documents: &Documents) -> Result<TemplateSource, Diagnostics> {
     let record = agents_codegen::load_file(file)?.record;
     let dir = file.parent().unwrap_or(Path::new("."));
-    generated(
+    bindings(
         dir,
         Some(std::slice::from_ref(&record.name)),
         "agents_runtime",
@@ -79,11 +79,11 @@ pub(crate) async fn publish(
     for file in files(&paths)? {
         match source(&file, documents) {
             Ok(s) => sources.push((file, s)),
-            Err(Diagnostics(d)) => problems.extend(d.into_iter().map(from_here)),
+            Err(Diagnostics(d)) => problems.extend(d),
         }
     }
     if !problems.is_empty() {
-        return Err(Failure(Diagnostics(problems).to_string()));
+        return Err(Diagnostics(problems).into());
     }
     let client = client_v2(cli, "templates")?;
     let mut report = Vec::new();

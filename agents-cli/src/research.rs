@@ -327,7 +327,7 @@ fn read_schema(
         let d = d
             .in_document("output_schema", path)
             .unwrap_or_else(|d| d.file(path));
-        crate::generate::from_here(d)
+        crate::global::placed_here(d)
     };
     let generated = agents_codegen::generate(
         &[record],
