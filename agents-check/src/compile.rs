@@ -105,7 +105,8 @@ impl Draft {
     }
 }
 
-/// Something in a schema that cannot be honoured, with its JSON pointer.
+/// Something in a schema that cannot be honoured, or bounds no value keeps (most likely a slip),
+/// with its JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// What kind of problem.
@@ -138,6 +139,10 @@ pub enum ProblemKind {
     /// a value that reaches it again would not end, so the check stops 4,096 schemas deep and
     /// fails with a breach of [`DEPTH_KEYWORD`](crate::DEPTH_KEYWORD).
     Loop,
+    /// Bounds no value of a kind can keep (`"minimum": 5, "maximum": 3`; `minLength` above
+    /// `maxLength`): valid JSON Schema, checked as written, but every number (string, array,
+    /// object) there breaks one of them, which is most likely a slip.
+    Unsatisfiable,
 }
 
 impl ProblemKind {
@@ -1430,6 +1435,7 @@ impl Compiler {
         k.min_contains = count("minContains");
         k.max_properties = count("maxProperties");
         k.min_properties = count("minProperties");
+        self.unsatisfiable(map, k);
         if let Some(Value::Array(names)) = map.get("required") {
             k.required = names
                 .iter()
@@ -1452,6 +1458,77 @@ impl Compiler {
         if let Some(source) = map.get("pattern").and_then(Value::as_str) {
             let pointer = format!("{}/pattern", k.at);
             k.pattern = self.pattern(source, &pointer);
+        }
+    }
+
+    /// A problem for each pair of bounds of `k` that no value of their kind keeps, at the
+    /// pointer of the lower one.
+    fn unsatisfiable(&mut self, map: &Present<'_>, k: &Keywords) {
+        let shown = |key: &str| map.get(key).map_or_else(String::new, Value::to_string);
+        let mut found = Vec::new();
+        // Numbers: a lower bound above an upper one, or meeting it where either is exclusive.
+        for (low, lo, lo_exclusive) in [
+            ("minimum", k.minimum, false),
+            ("exclusiveMinimum", k.exclusive_minimum, true),
+        ] {
+            for (high, hi, hi_exclusive) in [
+                ("maximum", k.maximum, false),
+                ("exclusiveMaximum", k.exclusive_maximum, true),
+            ] {
+                if let (Some(lo), Some(hi)) = (lo, hi)
+                    && (lo > hi || (lo == hi && (lo_exclusive || hi_exclusive)))
+                {
+                    found.push((low, high, "number"));
+                }
+            }
+        }
+        for (low, lo, high, hi, kind) in [
+            (
+                "minLength",
+                k.min_length,
+                "maxLength",
+                k.max_length,
+                "string",
+            ),
+            ("minItems", k.min_items, "maxItems", k.max_items, "array"),
+            (
+                "minContains",
+                k.min_contains,
+                "maxContains",
+                k.max_contains,
+                "array",
+            ),
+            (
+                "minProperties",
+                k.min_properties,
+                "maxProperties",
+                k.max_properties,
+                "object",
+            ),
+        ] {
+            if let (Some(lo), Some(hi)) = (lo, hi)
+                && lo > hi
+            {
+                found.push((low, high, kind));
+            }
+        }
+        for (low, high, kind) in found {
+            // Draft 4's boolean exclusive bounds are read as the inclusive keyword's value.
+            let value = |key: &str| match (map.get(key), key) {
+                (Some(Value::Bool(_)), "exclusiveMinimum") => shown("minimum"),
+                (Some(Value::Bool(_)), _) => shown("maximum"),
+                _ => shown(key),
+            };
+            self.problems.push(Problem {
+                kind: ProblemKind::Unsatisfiable,
+                pointer: format!("{}/{low}", k.at),
+                message: format!(
+                    "`{low}: {}` with `{high}: {}`: no {kind} keeps both, so every {kind} here \
+                     breaks one; they are checked as written",
+                    value(low),
+                    value(high)
+                ),
+            });
         }
     }
 

@@ -71,8 +71,13 @@ fn every_schema_of_the_suite_that_accepts_a_value_gets_one() {
                 .directory("http://localhost:1234/", suite().join("remotes"))
                 .compile(&group["schema"]);
             // A keyword that does not compile (a Unicode class without the feature `unicode`) is
-            // a reported problem: not honoured, and said so.
-            if !schema.problems().is_empty() {
+            // a reported problem: not honoured, and said so. Bounds no value keeps are checked
+            // as written, so their groups are sampled too.
+            if schema
+                .problems()
+                .iter()
+                .any(|p| p.kind != agents_check::ProblemKind::Unsatisfiable)
+            {
                 continue;
             }
             groups += 1;

@@ -264,6 +264,41 @@ fn a_pattern_that_does_not_compile_is_a_warning_in_every_front_door() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Bounds no value keeps are checked as written, and a warning says so at the lower one's
+/// pointer: they are most likely a slip (a rating of "at least 5, at most 1").
+#[test]
+fn bounds_no_value_keeps_are_a_warning_naming_both() {
+    let r = AgentRecord::from_json(
+        r#"{"name": "u", "input_schema": {"type": "object", "properties": {}},
+            "output_schema": {"type": "object", "properties": {
+                "stars": {"type": "integer", "minimum": 5, "maximum": 1},
+                "code": {"type": "string", "minLength": 4, "maxLength": 3},
+                "ok": {"type": "number", "exclusiveMinimum": 2, "maximum": 2},
+                "fine": {"type": "number", "minimum": 2, "maximum": 2}}}}"#,
+    )
+    .unwrap();
+    let mut warnings: Vec<String> = generate(&[r], &Options::default())
+        .unwrap()
+        .warnings
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    warnings.sort();
+    assert_eq!(
+        warnings,
+        [
+            "agent `u`: output_schema#/properties/code/minLength: `minLength: 4` with \
+             `maxLength: 3`: no string keeps both, so every string here breaks one; they are \
+             checked as written",
+            "agent `u`: output_schema#/properties/ok/exclusiveMinimum: `exclusiveMinimum: 2` with \
+             `maximum: 2`: no number keeps both, so every number here breaks one; they are \
+             checked as written",
+            "agent `u`: output_schema#/properties/stars/minimum: `minimum: 5` with `maximum: 1`: \
+             no number keeps both, so every number here breaks one; they are checked as written",
+        ]
+    );
+}
+
 #[test]
 fn a_bad_runtime_path_is_an_error_not_a_panic() {
     let r = AgentRecord::from_json(r#"{"name": "x"}"#).unwrap();
