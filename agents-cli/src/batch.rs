@@ -146,7 +146,8 @@ pub async fn batch(
                     ..Tally::default()
                 };
                 let table = crate::parquet::table(out)?;
-                return Ok(report(cli, agent, out, &failures, &tally, &table));
+                let failures = failures.exists().then_some(failures.as_path());
+                return Ok(report(cli, agent, out, failures, &tally, &table));
             }
             crate::parquet::staging_path(out)
         }
@@ -233,7 +234,8 @@ pub async fn batch(
         std::fs::remove_file(&rows_path)
             .map_err(|e| format!("cannot remove {}: {e}", rows_path.display()))?;
     }
-    let code = report(cli, agent, out, sink.failures_path(), &tally, &sink.table);
+    let failures = sink.failures_written()?;
+    let code = report(cli, agent, out, failures, &tally, &sink.table);
     if interrupted {
         eprintln!(
             "interrupted: {} rows are not finished; run the same command with --resume to finish \
@@ -251,7 +253,7 @@ fn report(
     cli: &Global,
     agent: &str,
     out: &Path,
-    failures: &Path,
+    failures: Option<&Path>,
     t: &Tally,
     table: &crate::fields::Table,
 ) -> ExitCode {
@@ -275,15 +277,21 @@ fn report(
         );
     } else {
         crate::fields::print(cli, table);
+        let failed = match failures {
+            Some(path) => format!(
+                "{} failed and {} invalid into {}",
+                t.failed,
+                t.invalid,
+                path.display()
+            ),
+            None => "none failed".to_owned(),
+        };
         eprintln!(
-            "{agent}: this run: {} rows succeeded ({} records) into {}, {} failed and {} invalid \
-             into {}; {} rows were done before this run",
+            "{agent}: this run: {} rows succeeded ({} records) into {}, {failed}; {} rows were \
+             done before this run",
             t.succeeded,
             t.records,
             out.display(),
-            t.failed,
-            t.invalid,
-            failures.display(),
             t.skipped,
         );
         for e in &t.errors {

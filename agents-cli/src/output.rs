@@ -167,9 +167,22 @@ impl Sink {
         Ok(sink)
     }
 
-    /// Where failures go.
-    pub fn failures_path(&self) -> &Path {
-        &self.failures_path
+    /// Where failures went: `None` when no row failed, in which case the empty failures file is
+    /// removed (a later run without `--resume` is then not refused over an empty file).
+    pub fn failures_written(&self) -> Result<Option<&Path>, String> {
+        let len = self
+            .failures
+            .metadata()
+            .map_err(|e| io(&self.failures_path, e))?
+            .len();
+        if len > 0 {
+            return Ok(Some(&self.failures_path));
+        }
+        match std::fs::remove_file(&self.failures_path) {
+            Ok(()) => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io(&self.failures_path, e)),
+        }
     }
 
     fn write(&mut self, bytes: &[u8], failure: bool) -> Result<(), String> {
