@@ -39,12 +39,14 @@ pub(crate) fn about_agent<'a>(
         let mut failure = Failure::from(e);
         if unknown {
             match own_file(&cli.dir, agent) {
-                Some(file) => failure.0.push_str(&format!(
-                    "; `{agent}` is written as {}: if it is not published yet, `cargo agents \
-                     publish {}` publishes it",
-                    from_here(&file).display(),
-                    from_here(&file).display()
-                )),
+                Some(file) => {
+                    let file = from_here(&file);
+                    failure.0.push_str(&format!(
+                        "; `{agent}` is written as {0}: if it is not published yet, `cargo agents \
+                         publish {0}` publishes it",
+                        file.display()
+                    ));
+                }
                 None => failure.0.push_str(
                     "; check the name: `cargo agents fetch --all` caches every agent the account \
                      can run",

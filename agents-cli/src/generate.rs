@@ -245,22 +245,22 @@ pub(crate) async fn generate_agent(
             let handle = c.generate_agent(request).await?;
             // A generation takes minutes and goes on at the service if this wait is stopped: its
             // id is what finds it again, shown whether or not a spinner can be.
+            let of = handle
+                .agent_name()
+                .map_or_else(String::new, |name| format!(" of `{name}`"));
             eprintln!(
-                "generation {} of `{}` started; waiting for it (`cargo agents generate-agent \
-                 --resume {}` waits again)",
+                "generation {0}{of} started; waiting for it (`cargo agents generate-agent \
+                 --resume {0}` waits again)",
                 handle.id(),
-                handle.agent_name().unwrap_or("?"),
-                handle.id()
             );
             handle
         }
     };
     let again = |why: &str| {
         format!(
-            "{why}; generation {} goes on at the service: `cargo agents generate-agent --resume {}` \
-             waits for it again",
+            "{why}; generation {0} goes on at the service: `cargo agents generate-agent --resume \
+             {0}` waits for it again",
             handle.id(),
-            handle.id()
         )
     };
     let spinner = if cli.json {

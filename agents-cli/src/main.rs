@@ -101,11 +101,12 @@ enum Command {
         #[arg(long)]
         agent: Option<String>,
     },
-    /// Write agent records (GET /v1/agents/{name}) into the schema cache.
+    /// Write agent records (`/v1`'s agents, `/v2`'s extract templates) into the schema cache,
+    /// as `NAME.json`; a template written as schema files in the directory is not fetched over.
     Fetch {
         /// Agents to fetch.
         names: Vec<String>,
-        /// Every private agent of the account.
+        /// Every private agent of the account (`/v1`: templates on `/v2` are all the account's).
         #[arg(long)]
         private: bool,
         /// Every agent the account can see.
@@ -116,7 +117,8 @@ enum Command {
         #[arg(long, value_name = "N", conflicts_with_all = ["private", "all"])]
         version: Option<u64>,
     },
-    /// Write bindings for every cached schema.
+    /// Write bindings for every agent in the schema directory: fetched records and schema
+    /// files alike.
     Generate {
         /// Output file (default: standard output).
         #[arg(long)]
@@ -140,9 +142,10 @@ enum Command {
         #[command(flatten)]
         documents: generate::Documents,
     },
-    /// Compare cached schemas with the live API, field by field; exit 1 on drift.
+    /// Compare the schema directory with the live API: fields, their types and rules, inputs,
+    /// versions; a schema file against the template it publishes. Exit 1 on drift.
     Check {
-        /// Agents to check (default: every cached schema).
+        /// Agents to check (default: every one in the schema directory).
         names: Vec<String>,
         #[command(flatten)]
         documents: generate::Documents,
