@@ -7,12 +7,13 @@
 //! from each record checked against the agent's schema (`--agent`). A CSV cell cannot tell an empty string from no value, so
 //! there an empty cell counts as empty.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use agents_runtime::Breach;
+use agents_schema::AgentRecord;
 use serde_json::{Map, Value, json};
 
 use crate::global::{Failure, Global};
@@ -52,6 +53,9 @@ pub struct Counts {
 pub struct Table {
     records: u64,
     fields: BTreeMap<String, Counts>,
+    /// The fields the schema names, when the table knows the schema (a JSONL file read without
+    /// `--agent` does not): a field outside it is one the service sent unasked.
+    named: Option<BTreeSet<String>>,
 }
 
 /// The row of rules about the record as a whole (`required`, `minProperties`, a root `oneOf`).
@@ -61,13 +65,27 @@ impl Table {
     /// A table whose rows start as the schema's fields, so that a field no record fills is
     /// counted too (a JSONL output cannot say so afterwards; a Parquet one can).
     pub fn new<'a>(fields: impl IntoIterator<Item = &'a String>) -> Table {
+        let named: BTreeSet<String> = fields.into_iter().cloned().collect();
         Table {
             records: 0,
-            fields: fields
-                .into_iter()
+            fields: named
+                .iter()
                 .map(|f| (f.clone(), Counts::default()))
                 .collect(),
+            named: Some(named),
         }
+    }
+
+    /// The fields records hold that the schema does not name, when the table knows the schema.
+    pub fn unnamed(&self) -> Option<Vec<&str>> {
+        let named = self.named.as_ref()?;
+        Some(
+            self.fields
+                .keys()
+                .filter(|f| f.as_str() != WHOLE && !named.contains(*f))
+                .map(String::as_str)
+                .collect(),
+        )
     }
 
     /// Counts one record (its fields, without the bookkeeping columns) and its breaches.
@@ -130,7 +148,13 @@ impl Table {
             .fields
             .iter()
             .map(|(name, c)| {
-                json!({"field": name, "filled": c.filled, "empty": c.empty, "breaches": c.breaches})
+                let in_schema = self
+                    .named
+                    .as_ref()
+                    .filter(|_| name != WHOLE)
+                    .map(|named| named.contains(name));
+                json!({"field": name, "filled": c.filled, "empty": c.empty, "breaches": c.breaches,
+                       "in_schema": in_schema})
             })
             .collect();
         json!({"records": self.records, "fields": fields})
@@ -166,11 +190,14 @@ impl fmt::Display for Table {
             } else {
                 (c.filled.to_string(), c.empty.to_string())
             };
-            writeln!(
-                f,
+            let line = format!(
                 "{name:width$}  {filled:>8}  {empty:>8}  {}",
                 breaches.join(", ")
-            )?;
+            );
+            writeln!(f, "{}", line.trim_end())?;
+        }
+        if let Some(unnamed) = self.unnamed().filter(|u| !u.is_empty()) {
+            writeln!(f, "fields the schema does not name: {}", unnamed.join(", "))?;
         }
         Ok(())
     }
@@ -199,11 +226,17 @@ pub fn breaches_of(value: Option<&Value>, at: &dyn Fn() -> String) -> Result<Vec
 }
 
 /// The table of a finished JSONL output, from each line's fields and `_breaches`, or, given the
-/// agent's `schema`, from each line checked against it (its bookkeeping columns left out).
-pub fn from_jsonl(path: &Path, schema: Option<&agents_runtime::Schema>) -> Result<Table, Failure> {
+/// agent's `record`, from each line checked against its output schema (its bookkeeping columns
+/// left out), with a row for every field the schema names, filled or not.
+pub fn from_jsonl(path: &Path, record: Option<&AgentRecord>) -> Result<Table, Failure> {
     let file = std::fs::File::open(path)
         .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
-    let mut table = Table::default();
+    let schema = record
+        .map(|r| agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(r)));
+    let mut table = match record.and_then(|r| r.output_schema.as_ref()) {
+        Some(fields) => Table::new(fields.keys()),
+        None => Table::default(),
+    };
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
         if line.trim().is_empty() {
@@ -215,7 +248,7 @@ pub fn from_jsonl(path: &Path, schema: Option<&agents_runtime::Schema>) -> Resul
         else {
             return Err(Failure(format!("{}: not a JSON object", at())));
         };
-        let breaches = match schema {
+        let breaches = match &schema {
             Some(schema) => {
                 let mut fields = record.clone();
                 fields.retain(|k, _| !BOOKKEEPING.contains(&k.as_str()));
@@ -366,5 +399,16 @@ mod tests {
                 .any(|l| l.starts_with("price") && l.ends_with("maximum 1")),
             "{text}"
         );
+        // `extra` is not among the schema's fields the table started with; a table that never
+        // knew the schema cannot say so.
+        assert_eq!(t.unnamed(), Some(vec!["extra"]));
+        assert!(
+            text.ends_with("fields the schema does not name: extra\n"),
+            "{text}"
+        );
+        let mut plain = Table::default();
+        plain.add(&r(json!({"extra": 1})), &[]);
+        assert_eq!(plain.unnamed(), None);
+        assert!(!plain.to_string().contains("does not name"));
     }
 }

@@ -196,14 +196,11 @@ async fn fields_of(
         out.extension().and_then(|e| e.to_str()),
         Some("jsonl" | "ndjson")
     );
-    let schema = match agent {
+    let record = match agent {
         None => None,
         Some(agent) if jsonl => {
             let c = client(cli)?;
-            let record = cache::agent_record(cli, &c, agent).await?;
-            Some(agents_runtime::Schema::compile(
-                &agents_schema::json_schema::output_schema(&record),
-            ))
+            Some(cache::agent_record(cli, &c, agent).await?)
         }
         // A CSV cell is text and a Parquet column typed: their values are not the JSON the
         // service sent, so checking them again would report what the file format did.
@@ -216,7 +213,7 @@ async fn fields_of(
         }
     };
     let table = match out.extension().and_then(|e| e.to_str()) {
-        Some("jsonl" | "ndjson") => fields::from_jsonl(out, schema.as_ref())?,
+        Some("jsonl" | "ndjson") => fields::from_jsonl(out, record.as_ref())?,
         Some("csv") => fields::from_csv(out)?,
         #[cfg(feature = "parquet")]
         Some("parquet") => parquet::table(out)?,

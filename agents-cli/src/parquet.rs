@@ -7,7 +7,7 @@
 //! The Parquet file is written under a temporary name and renamed when complete, so a file by
 //! the output's name is always a finished one: `--resume` reads its `_row` column back.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter};
 use std::path::{Path, PathBuf};
@@ -99,11 +99,7 @@ pub fn table(out: &Path) -> Result<crate::fields::Table, Failure> {
     };
     let fail = |e: &dyn std::fmt::Display| Failure(format!("{}: {e}", out.display()));
     let file = File::open(out).map_err(|e| fail(&e))?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|e| fail(&e))?
-        .build()
-        .map_err(|e| fail(&e))?;
-    let mut table = crate::fields::Table::default();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail(&e))?;
     let not_fields = [
         ROW,
         INPUT,
@@ -113,7 +109,19 @@ pub fn table(out: &Path) -> Result<crate::fields::Table, Failure> {
         BREACH_COUNT,
         BREACHES,
     ];
-    for batch in reader {
+    // The typed columns are the schema's fields, written for every record whether filled or not.
+    let columns: Vec<String> = builder
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .filter(|name| !not_fields.contains(&name.as_str()))
+        .collect();
+    let mut table = crate::fields::Table::new(&columns);
+    // Keys the schema does not name are kept in `_unknown_fields`: records filling each.
+    let mut unnamed: BTreeMap<String, u64> = BTreeMap::new();
+    let mut records = 0;
+    for batch in builder.build().map_err(|e| fail(&e))? {
         let batch = batch.map_err(|e| fail(&e))?;
         let rows = batch.num_rows() as u64;
         // A value the typed column could not hold is a mismatch, not a breach: a `type` breach
@@ -157,6 +165,22 @@ pub fn table(out: &Path) -> Result<crate::fields::Table, Failure> {
             table.count_column(field.name(), rows - empty, empty);
         }
         table.count_breaches(&mismatched);
+        if let Some(column) = batch.column_by_name(UNKNOWN_FIELDS) {
+            let Some(texts) = column.as_any().downcast_ref::<StringArray>() else {
+                return Err(fail(&format!("its {UNKNOWN_FIELDS} column is not text")));
+            };
+            for (i, text) in texts.iter().enumerate() {
+                let Some(text) = text else { continue };
+                let fields: Map<String, Value> = serde_json::from_str(text)
+                    .map_err(|e| fail(&format!("{UNKNOWN_FIELDS} of record {i}: {e}")))?;
+                for (name, value) in fields {
+                    // A declared field's value its column could not hold is counted above.
+                    if !value.is_null() && !columns.contains(&name) {
+                        *unnamed.entry(name).or_default() += 1;
+                    }
+                }
+            }
+        }
         if let Some(column) = batch.column_by_name(BREACHES) {
             let Some(texts) = column.as_any().downcast_ref::<StringArray>() else {
                 return Err(fail(&format!("its {BREACHES} column is not text")));
@@ -169,6 +193,10 @@ pub fn table(out: &Path) -> Result<crate::fields::Table, Failure> {
             }
         }
         table.count_records(rows);
+        records += rows;
+    }
+    for (name, filled) in unnamed {
+        table.count_column(&name, filled, records - filled);
     }
     Ok(table)
 }

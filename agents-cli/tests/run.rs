@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use agents_emulator::{EmulatorHandle, Fault};
 use common::{KEY, emulator, json, scratch};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// `cargo agents ARGS` in `cwd`, reading records from the workspace's `schemas/`, unthrottled.
 fn command(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Command {
@@ -772,6 +772,96 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
     assert_eq!(String::from_utf8_lossy(&checked.stdout), *table);
     let unchecked = cargo_agents(&e, &dir, &["fields", "plain.jsonl"]).await;
     assert!(!String::from_utf8_lossy(&unchecked.stdout).contains("type "));
+
+    // Records that leave out a field the schema names and carry one it does not (as a job's
+    // artifact carries its input's index): the first is a row filled by none, the second is
+    // named as sent unasked — from JSONL with --agent, and from Parquet.
+    let reshaped: Vec<Value> = lines(&dir.join("b.jsonl"))
+        .into_iter()
+        .map(|mut r| {
+            let fields = r.as_object_mut().unwrap();
+            fields.remove("product_title");
+            fields.insert("seller_note".into(), json!("ships fast"));
+            r
+        })
+        .collect();
+    let write = |name: &str, keep_bookkeeping: bool| {
+        let text: String = reshaped
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                if !keep_bookkeeping {
+                    r.as_object_mut()
+                        .unwrap()
+                        .retain(|k, _| !k.starts_with('_'));
+                }
+                format!("{r}\n")
+            })
+            .collect();
+        std::fs::write(dir.join(name), text).unwrap();
+    };
+    write("artifact.jsonl", false);
+    // A Parquet run whose rows are all on disk is finished by --resume without sending any.
+    write("reshaped.parquet.partial.jsonl", true);
+    let resumed = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "batch",
+            "retailer_a_pdp",
+            "--input",
+            "asins.csv",
+            "--out",
+            "reshaped.parquet",
+            "--resume",
+        ],
+    )
+    .await;
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    for args in [
+        &["fields", "artifact.jsonl", "--agent", "retailer_a_pdp"][..],
+        &["fields", "reshaped.parquet"][..],
+    ] {
+        let out = cargo_agents(&e, &dir, args).await;
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{args:?}: {text}");
+        let row = |name: &str| {
+            text.lines()
+                .find(|l| l.split_whitespace().next() == Some(name))
+                .map(|l| l.split_whitespace().skip(1).take(2).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            row("product_title"),
+            Some(vec!["0", "40"]),
+            "{args:?}: {text}"
+        );
+        assert_eq!(
+            row("seller_note"),
+            Some(vec!["40", "0"]),
+            "{args:?}: {text}"
+        );
+        assert!(
+            text.contains("fields the schema does not name: seller_note\n"),
+            "{args:?}: {text}"
+        );
+        let out = cargo_agents(&e, &dir, &[&["--json"][..], args].concat()).await;
+        let table = json(&out);
+        let field = |name: &str| {
+            table["fields"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["field"] == name)
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert_eq!(field("seller_note")["in_schema"], false, "{table}");
+        assert_eq!(field("product_title")["in_schema"], true, "{table}");
+    }
 
     // Each breach is in the record's line, with its path and keyword, where a query finds it.
     let rows = lines(&dir.join("b.jsonl"));
