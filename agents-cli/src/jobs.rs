@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agents_runtime::client::jobs::{
-    ArtifactFormat, JobDestination, JobInputs, JobRequest, JobStatus,
+    ArtifactFormat, JobDestination, JobInputs, JobRequest, JobRun, JobStatus,
 };
 use agents_runtime::{Client, Error};
 use futures::TryStreamExt;
@@ -173,18 +173,23 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
                     return Ok(ExitCode::from(130));
                 }
             };
-            outln!(
-                "{}",
-                json!({
-                    "id": run.id, "status": run.status.as_str(),
-                    "input_count": run.input_count, "result_count": run.result_count,
-                    "error": run.error_message(),
-                })
-            );
-            if matches!(
+            print_run(cli, &run);
+            let failed = matches!(
                 run.status,
                 JobStatus::Failed | JobStatus::Cancelled | JobStatus::Timeout
-            ) {
+            );
+            if !cli.json {
+                if let Some(message) = run.error_message() {
+                    eprintln!("run {}: {message}", run.id);
+                }
+                if !failed {
+                    eprintln!(
+                        "`cargo agents jobs download {}` writes its results here",
+                        run.id
+                    );
+                }
+            }
+            if failed {
                 return Ok(ExitCode::FAILURE);
             }
         }
@@ -195,16 +200,10 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
             })
             .await?;
             for r in &runs {
-                outln!(
-                    "{}\t{}\t{}\t{} result(s)",
-                    r.id,
-                    r.status.as_str(),
-                    r.created_at.as_deref().unwrap_or(""),
-                    r.result_count.unwrap_or(0)
-                );
+                print_run(cli, r);
             }
         }
-        JobsCommand::Download { run, out } => download(&c, run, out).await?,
+        JobsCommand::Download { run, out } => download(cli, &c, run, out).await?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -242,9 +241,42 @@ where
     }
 }
 
+/// One line of a run: id, status, when it was made, its inputs and results (with `--json`, one
+/// JSON document, with the error the service gave when it failed).
+fn print_run(cli: &Global, run: &JobRun) {
+    if cli.json {
+        outln!(
+            "{}",
+            json!({
+                "id": run.id, "status": run.status.as_str(), "created_at": run.created_at,
+                "input_count": run.input_count, "result_count": run.result_count,
+                "error": run.error_message(),
+            })
+        );
+    } else {
+        let count = |n: Option<u64>| n.map_or_else(|| "?".to_owned(), |n| n.to_string());
+        outln!(
+            "{}\t{}\t{}\t{} input(s)\t{} result(s)",
+            run.id,
+            run.status.as_str(),
+            run.created_at.as_deref().unwrap_or(""),
+            count(run.input_count),
+            count(run.result_count),
+        );
+    }
+}
+
 /// Writes each artifact of `run` into `out` as `RUN-ID.EXT` (`-errors` for the failed inputs),
 /// each under a temporary name renamed when complete.
-async fn download(c: &agents_runtime::Client, run: &str, out: &Path) -> Result<(), Failure> {
+async fn download(
+    cli: &Global,
+    c: &agents_runtime::Client,
+    run: &str,
+    out: &Path,
+) -> Result<(), Failure> {
+    // The run first: an unknown id is named as a run, and its job says which template wrote
+    // the records.
+    let template = c.job_run(run).await?.job().and_then(|j| j.template);
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let artifacts = c.artifacts(run).await?;
     if artifacts.is_empty() {
@@ -281,8 +313,23 @@ async fn download(c: &agents_runtime::Client, run: &str, out: &Path) -> Result<(
             .map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
         std::fs::rename(&partial, &path)
             .map_err(|e| format!("cannot move {} into place: {e}", partial.display()))?;
-        outln!("{}", path.display());
-        eprintln!("{}: {} ({} bytes)", a.id, a.description, bytes.len());
+        if cli.json {
+            outln!(
+                "{}",
+                json!({"path": path, "artifact": a.id, "type": a.kind,
+                       "description": a.description, "bytes": bytes.len()})
+            );
+        } else {
+            outln!("{}", path.display());
+            eprintln!("{}: {} ({} bytes)", a.id, a.description, bytes.len());
+            if let (Some(template), "jsonl") = (&template, ext) {
+                eprintln!(
+                    "  `cargo agents fields {} --agent {template}` counts its fields and checks \
+                     them against the template's schema",
+                    path.display()
+                );
+            }
+        }
     }
     Ok(())
 }

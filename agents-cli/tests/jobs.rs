@@ -92,7 +92,15 @@ async fn jobs_are_created_triggered_listed_and_downloaded() {
             &cargo_agents(
                 &e,
                 &dir,
-                &["--api-version", version, "jobs", "trigger", id, "--wait"],
+                &[
+                    "--json",
+                    "--api-version",
+                    version,
+                    "jobs",
+                    "trigger",
+                    id,
+                    "--wait",
+                ],
             )
             .await,
         );
@@ -150,16 +158,43 @@ async fn a_job_is_named_by_its_id_or_by_the_name_one_job_has() {
     let first = create("nightly").await;
 
     let out = cargo_agents(&e, &dir, &["jobs", "trigger", "nightly", "--wait"]).await;
-    let run: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(run["status"], "SUCCESS", "{run}");
+    // The ended run as `jobs runs` lists it, and what to do with its results.
+    let line = stdout(&out);
+    let run: Vec<&str> = line.trim_end().split('\t').collect();
+    assert_eq!(
+        run.get(1..),
+        Some(&["SUCCESS", run[2], "2 input(s)", "2 result(s)"][..])
+    );
+    let id = run[0];
     // The run's id comes first, on standard error, for a wait that is stopped.
     let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with(&format!("run {id} started")), "{err}");
     assert!(
-        err.starts_with(&format!("run {} started", run["id"].as_str().unwrap())),
+        err.contains(&format!("`cargo agents jobs download {id}`")),
         "{err}"
     );
     let runs = stdout(&cargo_agents(&e, &dir, &["jobs", "runs", "nightly"]).await);
-    assert!(runs.contains(run["id"].as_str().unwrap()), "{runs}");
+    assert_eq!(runs, line);
+    let runs = stdout(&cargo_agents(&e, &dir, &["--json", "jobs", "runs", "nightly"]).await);
+    let listed: serde_json::Value = serde_json::from_str(&runs).unwrap();
+    assert_eq!(
+        (&listed["id"], &listed["result_count"]),
+        (&id.into(), &2.into())
+    );
+
+    // Its JSONL artifact, and the command that checks it against the template.
+    let out = cargo_agents(&e, &dir, &["jobs", "download", id, "--out", "got"]).await;
+    let path = stdout(&out).trim_end().to_owned();
+    assert!(path.ends_with(".jsonl"), "{path}");
+    let hint = format!("`cargo agents fields {path} --agent retailer_a_pdp`");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&hint), "{err}");
+    let fields = cargo_agents(&e, &dir, &["fields", &path, "--agent", "retailer_a_pdp"]).await;
+    assert!(
+        stdout(&fields).starts_with("2 records\n"),
+        "{}",
+        stdout(&fields)
+    );
 
     // A name no job has: the service's 404, and where to look.
     let out = cargo_agents(&e, &dir, &["jobs", "trigger", "weekly"]).await;

@@ -414,6 +414,12 @@ impl JobRun {
     pub fn match_rate(&self) -> Option<f64> {
         self.rest.get("summary")?.get("match_rate")?.as_f64()
     }
+
+    /// The job the run belongs to, as [`Client::job_run`] answers it (`job`; lists of runs do
+    /// not carry it): which template it ran, where its results went.
+    pub fn job(&self) -> Option<Job> {
+        Job::deserialize(self.rest.get("job")?).ok()
+    }
 }
 
 /// A file a job run wrote.
