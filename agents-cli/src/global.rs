@@ -128,8 +128,9 @@ fn client_at(cli: &Global, version: Option<ApiVersion>) -> Result<Client, Failur
         b = b.header(name.clone(), value.clone());
     }
     b.build().map_err(|e| {
+        let about_base = matches!(&e, Error::Config(problems) if problems.contains("base URL"));
         let mut failure = Failure::from(e);
-        if base_url.is_none() {
+        if about_base && base_url.is_none() {
             failure.0.push_str("; --base-url sets the base URL too");
         }
         failure

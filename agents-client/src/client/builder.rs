@@ -447,6 +447,13 @@ fn reachable(base: &Url, tls: bool) -> Result<(), String> {
 /// are dropped (the version it names is returned).
 fn normalize_base(text: &str) -> Result<(Url, Option<ApiVersion>), String> {
     let bad = |why: &str| format!("invalid base URL {text:?}: {why}");
+    // `localhost:8080` parses as a URL of scheme `localhost`: what was meant is a host.
+    if !text.contains("://") {
+        return Err(bad(&format!(
+            "write it with its scheme, as http://{0} or https://{0}",
+            text.trim()
+        )));
+    }
     let mut url = Url::parse(text.trim()).map_err(|e| bad(&e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(bad("the scheme must be http or https"));
@@ -519,6 +526,11 @@ mod tests {
             "http://",
         ] {
             assert!(normalize_base(bad).is_err(), "{bad}");
+        }
+        // A host and port without a scheme is named with the URL it likely means.
+        for host in ["localhost:8080", "127.0.0.1:8080"] {
+            let e = normalize_base(host).unwrap_err();
+            assert!(e.contains(&format!("as http://{host} or")), "{e}");
         }
     }
 
