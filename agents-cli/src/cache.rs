@@ -253,7 +253,8 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
     let mut report = Vec::new();
     let (mut drifted, mut own_drifted) = (0, 0);
     for (cached, own) in cached {
-        let source = if cached.template_version.is_some() && c.api_version() == ApiVersion::V1 {
+        let template = cached.template_version.is_some();
+        let source = if template && c.api_version() == ApiVersion::V1 {
             if v2.is_none() {
                 v2 = Some(client_v2(cli, "template versions")?);
             }
@@ -266,7 +267,7 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
             Err(Error::NotFound(_)) => {
                 drifted += 1;
                 own_drifted += usize::from(own);
-                report.push((cached.name, own, None));
+                report.push((cached.name, own, template, None));
                 continue;
             }
             Err(e) => return Err(e.into()),
@@ -282,12 +283,12 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
             drifted += 1;
             own_drifted += usize::from(own);
         }
-        report.push((cached.name, own, Some(changes)));
+        report.push((cached.name, own, template, Some(changes)));
     }
     if cli.json {
         let agents: Vec<Value> = report
             .iter()
-            .map(|(name, own, changes)| {
+            .map(|(name, own, _, changes)| {
                 json!({
                     "agent": name,
                     "own_files": own,
@@ -298,7 +299,7 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
             .collect();
         outln!("{}", json!({ "drifted": drifted, "agents": agents }));
     } else {
-        for (name, own, changes) in &report {
+        for (name, own, _, changes) in &report {
             match changes.as_deref() {
                 None if *own => outln!("{name}: not published"),
                 None => outln!("{name}: not found on the live API"),
@@ -311,11 +312,40 @@ pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Fa
                 }
             }
         }
-        let fetched = drifted - own_drifted;
-        if fetched > 0 {
+        // The fetch that refreshes what changed: templates over `/v2` whatever the default.
+        let refresh = |templates: bool| -> Vec<&str> {
+            report
+                .iter()
+                .filter(|(_, own, template, changes)| {
+                    !own && *template == templates
+                        && changes.as_ref().is_some_and(|c| !c.is_empty())
+                })
+                .map(|(name, ..)| name.as_str())
+                .collect()
+        };
+        let dir = match from_here(&cli.dir) {
+            d if d == Path::new(crate::global::DEFAULT_DIR) => String::new(),
+            d => format!(" --dir {}", d.display()),
+        };
+        let commands: Vec<String> = [(false, c.api_version()), (true, ApiVersion::V2)]
+            .into_iter()
+            .filter_map(|(templates, version)| {
+                let names = refresh(templates);
+                let version = match version {
+                    v if v == c.api_version() && cli.api_version.is_none() => String::new(),
+                    v => format!(" --api-version {v}"),
+                };
+                (!names.is_empty())
+                    .then(|| format!("`cargo agents{version}{dir} fetch {}`", names.join(" ")))
+            })
+            .collect();
+        if !commands.is_empty() {
             outln!(
-                "{fetched} agent(s) drifted; refresh with `cargo agents fetch NAME` (a template: \
-                 `--api-version v2`, or `--version N` to pin one), then regenerate the bindings"
+                "{} agent(s) drifted; {} refreshes the cached records (`--version N` pins a \
+                 template's version), then `cargo agents generate` or the next build regenerates \
+                 the bindings",
+                drifted - own_drifted,
+                commands.join(" and ")
             );
         }
         if own_drifted > 0 {

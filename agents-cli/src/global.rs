@@ -7,13 +7,16 @@ use agents_codegen::{Diagnostic, Diagnostics};
 use agents_runtime::{ApiVersion, Client, Error};
 
 /// The options every command takes.
+/// Where `--dir` points unless told otherwise.
+pub(crate) const DEFAULT_DIR: &str = "schemas";
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct Global {
     /// Print one JSON document instead of text.
     #[arg(long, global = true)]
     pub(crate) json: bool,
     /// The schema cache.
-    #[arg(long, global = true, default_value = "schemas")]
+    #[arg(long, global = true, default_value = DEFAULT_DIR)]
     pub(crate) dir: PathBuf,
     /// The service's base URL (default: AGENTS_BASE_URL).
     #[arg(long, global = true, env = "AGENTS_BASE_URL", hide_env_values = true)]

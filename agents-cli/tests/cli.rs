@@ -105,6 +105,30 @@ async fn fetch_then_check_reports_drift_field_by_field() {
         "{err}"
     );
     assert_eq!(e.requests_seen(KEY), before, "{err}");
+
+    // The drift names the command that refreshes what changed, and that command does.
+    v["output_schema"]["web_price"]["type"] = "string".into();
+    std::fs::write(dir.join("schemas/retailer_a_pdp.json"), v.to_string()).unwrap();
+    let drift = cargo_agents(&e, &dir, KEY, &["check"]).await;
+    let text = String::from_utf8_lossy(&drift.stdout);
+    let command = text
+        .split('`')
+        .find(|part| part.starts_with("cargo agents") && part.contains(" fetch "))
+        .unwrap_or_else(|| panic!("no fetch command in {text}"));
+    assert_eq!(command, "cargo agents fetch retailer_a_pdp", "{text}");
+    let args: Vec<&str> = command.split(' ').skip(2).collect();
+    let refreshed = cargo_agents(&e, &dir, KEY, &args).await;
+    assert!(
+        refreshed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&refreshed.stderr)
+    );
+    let ok = cargo_agents(&e, &dir, KEY, &["check"]).await;
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -392,6 +416,11 @@ async fn template_versions_are_cached_checked_and_pinned() {
         "{said}"
     );
     assert!(said.contains("--version N"), "says what to run: {said}");
+    // The default interface is /v1 here: a template is fetched over /v2.
+    assert!(
+        said.contains("`cargo agents --api-version v2 fetch shop_page` refreshes"),
+        "{said}"
+    );
 
     // Pinned: version 1 is what is cached already; the latest is version 2.
     let pinned = cargo_agents(&e, &dir, KEY, &["fetch", "shop_page", "--version", "1"]).await;
