@@ -232,7 +232,7 @@ pub(crate) async fn fetch_version(
 }
 
 pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Failure> {
-    let files = agents_codegen::schema_files(&cli.dir)?;
+    let files = crate::generate::schema_files(&cli.dir)?;
     let mut cached = Vec::with_capacity(files.len());
     for file in files {
         let record = agents_codegen::load_file(&file)?.record;

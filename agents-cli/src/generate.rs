@@ -2,7 +2,7 @@
 //! asks the service for a new agent (or a refinement) from a prompt, caches the version it
 //! produced and can write its bindings too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::cache::write_record;
-use crate::global::{Failure, Global, client};
+use crate::global::{Failure, Global, client, from_here};
 
 /// What `generate` is told about agents beyond their records.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -147,9 +147,27 @@ pub(crate) fn bindings(
     Ok(source)
 }
 
+/// What a schema directory holds, in words for the messages below.
+const HOLDS: &str = "NAME.json records, NAME.output.schema.json files";
+
+/// The schema files of `dir`; a directory that is not there says how one is filled.
+pub(crate) fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+    agents_codegen::schema_files(dir).map_err(|problems| {
+        let mut failure = Failure::from(problems);
+        if !dir.exists() {
+            failure.0.push_str(&format!(
+                "; `cargo agents fetch NAME` caches an agent's record there ({HOLDS}), and --dir \
+                 names another directory"
+            ));
+        }
+        failure
+    })
+}
+
 /// Checks every cached schema (or those of `names`) as `generate` checks it, each alone (two
 /// agents' type names meet only in generation, where --rename settles them): a problem in one
-/// is an error, or a warning on standard error. `check` runs it before asking the live API.
+/// is an error, or a warning on standard error. `check` runs it before asking the live API, so
+/// an empty directory or a name not in it is an error before anything is sent.
 pub(crate) fn check_schemas(
     dir: &Path,
     names: &[String],
@@ -159,7 +177,15 @@ pub(crate) fn check_schemas(
         documents: documents.clone(),
         ..Overrides::default()
     };
-    let files = agents_codegen::schema_files(dir)?;
+    let files = schema_files(dir)?;
+    if files.is_empty() {
+        return Err(Failure(format!(
+            "{} holds no schemas ({HOLDS}): nothing to check; `cargo agents fetch NAME` caches an \
+             agent's record there",
+            from_here(dir).display()
+        )));
+    }
+    let mut found = Vec::new();
     for file in files {
         let name = agents_codegen::load_file(&file)?.record.name;
         if names.is_empty() || names.contains(&name) {
@@ -170,6 +196,21 @@ pub(crate) fn check_schemas(
                 &overrides,
             )?;
         }
+        found.push(name);
+    }
+    let missing: Vec<&str> = names
+        .iter()
+        .filter(|n| !found.contains(n))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(Failure(format!(
+            "not in {}: {}; `cargo agents fetch {}` caches them, and `check` without names \
+             checks every agent there",
+            from_here(dir).display(),
+            missing.join(", "),
+            missing.join(" ")
+        )));
     }
     Ok(())
 }
@@ -180,6 +221,13 @@ pub(crate) fn generate(
     runtime: &str,
     overrides: &Overrides,
 ) -> Result<ExitCode, Failure> {
+    if schema_files(&cli.dir)?.is_empty() {
+        eprintln!(
+            "warning: {} holds no schemas ({HOLDS}): the bindings are empty; `cargo agents fetch \
+             NAME` caches an agent's record there",
+            from_here(&cli.dir).display()
+        );
+    }
     let source = bindings(&cli.dir, None, runtime, overrides)?;
     match out {
         Some(path) => {

@@ -47,6 +47,23 @@ async fn fetch_then_check_reports_drift_field_by_field() {
     assert!(ok.status.success());
     assert!(String::from_utf8_lossy(&ok.stdout).contains("retailer_a_pdp: up to date"));
 
+    // A name not cached, or a directory with nothing in it, is not a clean check: an error
+    // before anything is sent.
+    let before = e.requests_seen(KEY);
+    let typo = cargo_agents(&e, &dir, KEY, &["check", "retailer_a_pd"]).await;
+    assert_eq!(typo.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&typo.stderr);
+    assert!(
+        err.contains("not in schemas: retailer_a_pd;") && err.contains("fetch retailer_a_pd`"),
+        "{err}"
+    );
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    let empty = cargo_agents(&e, &dir, KEY, &["--dir", "empty", "check"]).await;
+    assert_eq!(empty.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&empty.stderr);
+    assert!(err.contains("empty holds no schemas"), "{err}");
+    assert_eq!(e.requests_seen(KEY), before);
+
     // The cache says web_price is a string and lacks brand: the live API differs.
     let mut v: Value = serde_json::from_str(&cached).unwrap();
     v["output_schema"]["web_price"]["type"] = "string".into();

@@ -229,7 +229,10 @@ fn load_pair(output_path: &Path) -> Result<Loaded, Diagnostics> {
 /// `NAME.output.schema.json` for agents written as JSON Schema (their `NAME.input.schema.json`
 /// is read with it).
 pub fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Diagnostics> {
-    let entries = fs::read_dir(dir).map_err(|e| io_diagnostic(dir, &e))?;
+    let entries = fs::read_dir(dir).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => Diagnostic::at("$", "no such directory").file(dir),
+        _ => io_diagnostic(dir, &e),
+    })?;
     let mut files = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| io_diagnostic(dir, &e))?;
