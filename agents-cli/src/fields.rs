@@ -177,6 +177,10 @@ impl fmt::Display for Table {
             .unwrap_or(0)
             .max("field".len());
         writeln!(f, "{} records", self.records)?;
+        // Without records every row would read 0 and 0.
+        if self.records == 0 {
+            return Ok(());
+        }
         writeln!(
             f,
             "{:width$}  {:>8}  {:>8}  breaches",
@@ -375,6 +379,7 @@ mod tests {
     fn fields_are_counted_filled_empty_and_by_broken_keyword() {
         let names = ["price".to_owned(), "title".to_owned()];
         let mut t = Table::new(&names);
+        assert_eq!(t.to_string(), "0 records\n");
         let r = |v: Value| v.as_object().cloned().unwrap_or_default();
         t.add(
             &r(json!({"_row": 1, "price": 47, "title": null})),

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use agents_runtime::validate::{Localization, check_request};
 use agents_schema::AgentRecord;
+use agents_schema::diag::json_kind;
 use agents_schema::inputs::{COMMON_PARAMS, LOCALIZATION_PARAMS, ParamTy, param_type};
 use serde_json::{Map, Value};
 
@@ -145,6 +146,9 @@ pub struct Item {
 pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String> {
     let file =
         std::fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let mut items = Vec::new();
+    // Every row that cannot be read is named at once, as the rules of readable rows are.
+    let mut unreadable = Vec::new();
     match path.extension().and_then(|e| e.to_str()) {
         Some("csv") => {
             let mut reader = csv::Reader::from_reader(file);
@@ -152,47 +156,86 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
                 .headers()
                 .map_err(|e| format!("{}: {e}", path.display()))?
                 .clone();
-            let mut items = Vec::new();
             for (i, row) in reader.records().enumerate() {
-                let row = row.map_err(|e| format!("{}: {e}", path.display()))?;
+                let row = match row {
+                    Ok(row) => row,
+                    // A CSV error names its line; an I/O error ends the file.
+                    Err(e) if e.is_io_error() => return Err(format!("{}: {e}", path.display())),
+                    Err(e) => {
+                        unreadable.push(match e.kind() {
+                            csv::ErrorKind::UnequalLengths {
+                                pos,
+                                expected_len,
+                                len,
+                            } => format!(
+                                "row {}{}: {len} field(s), where the header has {expected_len}",
+                                i + 1,
+                                pos.as_ref()
+                                    .map_or_else(String::new, |p| format!(" (line {})", p.line()))
+                            ),
+                            _ => format!("row {}: {e}", i + 1),
+                        });
+                        continue;
+                    }
+                };
                 let mut params = Map::new();
                 for (name, cell) in headers.iter().zip(row.iter()) {
                     if cell.is_empty() {
                         continue;
                     }
-                    let value = typed_param(record, name, cell)
-                        .map_err(|e| format!("{} row {}: {e}", path.display(), i + 1))?;
-                    params.insert(name.to_owned(), value);
+                    match typed_param(record, name, cell) {
+                        Ok(value) => {
+                            params.insert(name.to_owned(), value);
+                        }
+                        Err(e) => unreadable.push(format!("row {}: {e}", i + 1)),
+                    }
                 }
                 items.push(Item { row: i + 1, params });
             }
-            Ok(items)
         }
         Some("jsonl" | "ndjson") => {
-            let mut items = Vec::new();
             for (i, line) in BufReader::new(file).lines().enumerate() {
                 let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
                 if line.trim().is_empty() {
                     continue;
                 }
-                let params = match serde_json::from_str::<Value>(&line) {
-                    Ok(Value::Object(m)) => m,
-                    Ok(other) => {
-                        return Err(format!(
-                            "{} line {}: expected a JSON object of params, found {other}",
-                            path.display(),
-                            i + 1
-                        ));
-                    }
-                    Err(e) => return Err(format!("{} line {}: {e}", path.display(), i + 1)),
-                };
-                items.push(Item { row: i + 1, params });
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(Value::Object(params)) => items.push(Item { row: i + 1, params }),
+                    Ok(other) => unreadable.push(format!(
+                        "line {}: expected a JSON object of params, found {}",
+                        i + 1,
+                        json_kind(&other)
+                    )),
+                    Err(e) => unreadable.push(format!("line {}: {e}", i + 1)),
+                }
             }
-            Ok(items)
         }
-        _ => Err(format!(
-            "{}: give a .csv or a .jsonl file of inputs",
-            path.display()
-        )),
+        _ => {
+            return Err(format!(
+                "{}: give a .csv or a .jsonl file of inputs",
+                path.display()
+            ));
+        }
     }
+    if !unreadable.is_empty() {
+        const SHOWN: usize = 20;
+        let more = unreadable.len().saturating_sub(SHOWN);
+        let mut text = format!(
+            "nothing was sent; {} problem(s) reading {}:\n  {}",
+            unreadable.len(),
+            path.display(),
+            unreadable[..unreadable.len().min(SHOWN)].join("\n  ")
+        );
+        if more > 0 {
+            text.push_str(&format!("\n  and {more} more"));
+        }
+        return Err(text);
+    }
+    if items.is_empty() {
+        return Err(format!(
+            "{} holds no rows of inputs: nothing was sent",
+            path.display()
+        ));
+    }
+    Ok(items)
 }

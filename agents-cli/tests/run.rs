@@ -243,6 +243,78 @@ async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
 }
 
+/// Inputs that cannot be read are named all at once, row by row, and an input file without
+/// rows is refused: in both cases nothing is sent and no output file is made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unreadable_or_empty_inputs_are_named_before_anything_is_sent() {
+    let e = emulator().await;
+    let dir = scratch("unreadable");
+    std::fs::write(
+        dir.join("ragged.csv"),
+        "asin,zip_code\nB1,10001\nB2\nB3,10001,x\nB4,10001\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bad.jsonl"),
+        "{\"asin\": \"B1\"}\n[1]\nnot json\n\n{\"asin\": \"B5\"}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("header.csv"), "asin,zip_code\n").unwrap();
+    for (input, said) in [
+        (
+            "ragged.csv",
+            &[
+                "2 problem(s) reading ragged.csv",
+                "row 2 (line 3): 1 field(s), where the header has 2",
+                "row 3 (line 4): 3 field(s), where the header has 2",
+            ][..],
+        ),
+        (
+            "bad.jsonl",
+            &[
+                "2 problem(s) reading bad.jsonl",
+                "line 2: expected a JSON object of params, found an array",
+                "line 3: ",
+            ][..],
+        ),
+        ("header.csv", &["header.csv holds no rows of inputs"][..]),
+    ] {
+        for command in [
+            &[
+                "batch",
+                "retailer_a_pdp",
+                "--input",
+                input,
+                "--out",
+                "o.jsonl",
+            ][..],
+            &[
+                "jobs",
+                "create",
+                "j",
+                "--agent",
+                "retailer_a_pdp",
+                "--input",
+                input,
+            ][..],
+        ] {
+            let out = cargo_agents(&e, &dir, command).await;
+            assert_eq!(out.status.code(), Some(1), "{command:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            for part in said.iter().chain(&["nothing was sent"]) {
+                assert!(err.contains(part), "{command:?}: {part:?} in {err}");
+            }
+            assert!(!dir.join("o.jsonl").exists(), "{command:?}");
+        }
+    }
+    assert_eq!(e.task_count(), 0);
+    assert_eq!(
+        e.requests_seen(KEY),
+        0,
+        "the record was read from the catalog"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_stdout_ends_run_quietly() {
     let e = emulator().await;
