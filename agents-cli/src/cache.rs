@@ -48,8 +48,7 @@ pub(crate) fn about_agent<'a>(
                     ));
                 }
                 None => failure.0.push_str(
-                    "; check the name: `cargo agents fetch --all` caches every agent the account \
-                     can run",
+                    "; check the name: `cargo agents list` lists every agent the account can run",
                 ),
             }
         }
@@ -64,12 +63,22 @@ pub(crate) async fn agent_record(
     c: &Client,
     agent: &str,
 ) -> Result<AgentRecord, Failure> {
-    if let Some(cached) = agents_schema::files::schema_file(&cli.dir, agent) {
-        return agents_schema::files::load_file(&cached)
-            .map(|l| l.record)
-            .map_err(Failure::from);
+    if let Some((record, _)) = cached_record(cli, agent)? {
+        return Ok(record);
     }
     c.agent(agent).await.map_err(about_agent(cli, agent))
+}
+
+/// The record of `agent` in `--dir`, with the file it was read from, when there is one.
+pub(crate) fn cached_record(
+    cli: &Global,
+    agent: &str,
+) -> Result<Option<(AgentRecord, PathBuf)>, Failure> {
+    let Some(file) = agents_schema::files::schema_file(&cli.dir, agent) else {
+        return Ok(None);
+    };
+    let record = agents_schema::files::load_file(&file)?.record;
+    Ok(Some((record, file)))
 }
 
 /// The user's own schema file of `name` in `dir` (`NAME.output.schema.json`), when there is one.
@@ -131,13 +140,8 @@ pub(crate) async fn fetch(
         return Err(Failure(own.join("\n")));
     }
     let c = client(cli)?;
-    if private && c.api_version() != ApiVersion::V1 {
-        let v1 = ApiVersion::V1;
-        return Err(Failure(format!(
-            "--private filters the agent list of {v1}; {} lists every template with no filter: \
-             pass --api-version {v1}, or --all",
-            c.api_version()
-        )));
+    if private {
+        only_v1_filters(&c, "--all")?;
     }
     let mut names = names.to_vec();
     if private || all {
@@ -198,6 +202,20 @@ pub(crate) async fn fetch(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--private` on `/v2`, which lists every template with no filter: refused, saying what lists
+/// them all (`instead`).
+pub(crate) fn only_v1_filters(c: &Client, instead: &str) -> Result<(), Failure> {
+    let v1 = ApiVersion::V1;
+    if c.api_version() == v1 {
+        return Ok(());
+    }
+    Err(Failure(format!(
+        "--private filters the agent list of {v1}; {} lists every template with no filter: pass \
+         --api-version {v1}, or {instead}",
+        c.api_version()
+    )))
 }
 
 /// `fetch NAME --version N`: one version of a `/v2` template, cached as `NAME.json` (its id and

@@ -30,6 +30,7 @@ macro_rules! out {
 
 mod batch;
 mod cache;
+mod catalog;
 mod fields;
 mod generate;
 mod global;
@@ -100,6 +101,23 @@ enum Command {
         /// `_breaches` that `batch` wrote: for records from elsewhere, such as a job's artifacts.
         #[arg(long)]
         agent: Option<String>,
+    },
+    /// List the agents the account can run (`/v2`: its extract templates): name, domain, title,
+    /// and `*` for those in the schema directory.
+    List {
+        /// Only agents whose name, title, description or domain holds this text.
+        #[arg(long)]
+        search: Option<String>,
+        /// Only the account's private agents (`/v1`).
+        #[arg(long)]
+        private: bool,
+    },
+    /// What an agent takes and gives: its inputs (type, required, rules) and output fields
+    /// (type, rules, nested records), from the schema directory when it holds the agent, else
+    /// from the service. Nothing is cached.
+    Describe {
+        /// The agent.
+        agent: String,
     },
     /// Write agent records (`/v1`'s agents, `/v2`'s extract templates) into the schema cache,
     /// as `NAME.json`; a template written as schema files in the directory is not fetched over.
@@ -306,6 +324,8 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
             out,
             resume,
         } => batch::batch(cli, agent, input, out, *resume).await,
+        Command::List { search, private } => catalog::list(cli, search.as_deref(), *private).await,
+        Command::Describe { agent } => catalog::describe(cli, agent).await,
         Command::Fetch {
             names,
             private,

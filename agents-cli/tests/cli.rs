@@ -308,7 +308,7 @@ async fn http_failures_are_clear() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("(did you mean `retailer_a_pdp`,")
-            && err.contains("`cargo agents fetch --all`"),
+            && err.contains("`cargo agents list` lists every agent"),
         "{err}"
     );
 }
@@ -753,4 +753,125 @@ async fn rust_log_shows_the_clients_retries_and_nothing_else_does() {
     assert!(bad.status.success());
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.starts_with("warning: RUST_LOG not used: "), "{err}");
+}
+
+/// `list` names every agent the account can run (searched at the service on `/v1`, matched here
+/// on `/v2`, marked when cached), and `describe` says what one takes and gives: from the
+/// service, or from the user's own files without asking it anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_and_describe_say_what_agents_there_are_and_what_one_takes() {
+    let e = emulator().await;
+    let dir = scratch("list");
+    let names = |out: &Output| -> Vec<String> {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split_whitespace().next().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let mut catalog: Vec<String> = std::fs::read_dir(schemas())
+        .unwrap()
+        .filter_map(|f| {
+            let name = f.unwrap().file_name().into_string().unwrap();
+            name.strip_suffix(".json").map(str::to_owned)
+        })
+        .collect();
+    catalog.sort();
+    for version in ["v1", "v2"] {
+        let listed = names(&cargo_agents(&e, &dir, KEY, &["--api-version", version, "list"]).await);
+        assert_eq!(listed, catalog, "{version}");
+        let found = names(
+            &cargo_agents(
+                &e,
+                &dir,
+                KEY,
+                &["--api-version", version, "list", "--search", "Maps"],
+            )
+            .await,
+        );
+        assert_eq!(found, ["search_engine_maps_search"], "{version}");
+    }
+    let private = cargo_agents(&e, &dir, KEY, &["--api-version", "v2", "list", "--private"]).await;
+    assert_eq!(private.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&private.stderr).contains("drop --private"));
+
+    // A cached agent is marked.
+    let fetched = cargo_agents(&e, &dir, KEY, &["fetch", "llm_a"]).await;
+    assert!(fetched.status.success());
+    let out = cargo_agents(&e, &dir, KEY, &["list"]).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let marked: Vec<&str> = text
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) == Some("*"))
+        .collect();
+    assert_eq!(marked.len(), 1, "{text}");
+    assert!(marked[0].starts_with("llm_a "), "{text}");
+
+    // From the service: every input with its rules, every output field with its type.
+    let record = AgentRecord::from_json(
+        &std::fs::read_to_string(schemas().join("search_engine_maps_search.json")).unwrap(),
+    )
+    .unwrap();
+    let out = cargo_agents(&e, &dir, KEY, &["describe", "search_engine_maps_search"]).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("from the service"));
+    for input in record.inputs() {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(input.name.as_str()))
+            .unwrap_or_else(|| panic!("no line for input {}: {text}", input.name));
+        assert_eq!(line.contains("required"), input.required, "{line}");
+        for rule in &input.rules {
+            assert!(line.contains(&rule.text), "{line}");
+        }
+    }
+    let fields = record.output_schema.as_ref().unwrap();
+    assert!(
+        text.contains(&format!("output fields ({}):", fields.len())),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with("rating ") && l.contains("maximum 5")),
+        "{text}"
+    );
+    let out = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &["--json", "describe", "search_engine_maps_search"],
+    )
+    .await;
+    let described = json(&out);
+    assert_eq!(
+        described["output_schema"],
+        serde_json::to_value(agents_schema::json_schema::output_schema(&record)).unwrap()
+    );
+
+    // The user's own files are read where they are: no request, not even a valid key.
+    std::fs::write(
+        dir.join("schemas/price_check.output.schema.json"),
+        r#"{"type": "object", "properties": {"price": {"type": "number", "minimum": 0}},
+            "required": ["price"]}"#,
+    )
+    .unwrap();
+    let before = e.requests_seen(KEY);
+    let out = cargo_agents(&e, &dir, "no-such-key", &["describe", "price_check"]).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("(the record: required [\"price\"])")
+            && text.lines().any(|l| l.trim() == "price  number  minimum 0"),
+        "{text}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("from schemas/price_check.output.schema.json")
+    );
+    assert_eq!(e.requests_seen(KEY), before);
 }

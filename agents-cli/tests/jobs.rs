@@ -204,7 +204,7 @@ async fn a_job_is_named_by_its_id_or_by_the_name_one_job_has() {
         err.contains("404") && err.contains("`cargo agents jobs list`"),
         "{err}"
     );
-    assert!(!err.contains("fetch --all"), "{err}");
+    assert!(!err.contains("cargo agents list"), "{err}");
 
     // A name two jobs have runs neither: the ids are named instead.
     let second = create("nightly").await;

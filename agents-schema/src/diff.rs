@@ -90,7 +90,12 @@ pub fn diff(old: &AgentRecord, new: &AgentRecord) -> Vec<Change> {
         &mut out,
     );
     // What the output document says of the whole (`required`, `$defs`, …).
-    let whole = |r: &AgentRecord| r.output_document.as_deref().map(rules).unwrap_or_default();
+    let whole = |r: &AgentRecord| {
+        r.output_document
+            .as_deref()
+            .map(FieldSchema::rules)
+            .unwrap_or_default()
+    };
     rule_changes("output_schema", &whole(old), &whole(new), &mut out);
     inputs(old.inputs(), new.inputs(), &mut out);
     let (of, nf) = (
@@ -120,20 +125,6 @@ pub fn diff(old: &AgentRecord, new: &AgentRecord) -> Vec<Change> {
     out
 }
 
-fn type_name(f: &FieldSchema) -> String {
-    let base = match &f.ty {
-        Some(crate::SchemaType::One(t)) => t.clone(),
-        Some(crate::SchemaType::Union(ts)) => ts.join("|"),
-        None if f.properties.is_some() => "object".into(),
-        None if f.items.is_some() => "array".into(),
-        None => "untyped".into(),
-    };
-    match (&f.items, base.as_str()) {
-        (Some(items), "array") => format!("array of {}", type_name(items)),
-        _ => base,
-    }
-}
-
 fn fields(
     at: &str,
     old: &IndexMap<String, FieldSchema>,
@@ -146,7 +137,7 @@ fn fields(
             None => out.push(Change {
                 kind: ChangeKind::FieldRemoved,
                 path,
-                detail: type_name(o),
+                detail: o.type_name(),
             }),
             Some(n) => field(&path, o, n, out),
         }
@@ -156,40 +147,10 @@ fn fields(
             out.push(Change {
                 kind: ChangeKind::FieldAdded,
                 path: format!("{at}.{name}"),
-                detail: type_name(n),
+                detail: n.type_name(),
             });
         }
     }
-}
-
-/// The keywords of `f` that constrain a value, as written: everything but its type, its
-/// properties and items (compared field by field) and annotations.
-fn rules(f: &FieldSchema) -> serde_json::Map<String, serde_json::Value> {
-    const NOT_RULES: [&str; 11] = [
-        "type",
-        "properties",
-        "items",
-        "title",
-        "description",
-        "examples",
-        "default",
-        "deprecated",
-        "$comment",
-        "readOnly",
-        "writeOnly",
-    ];
-    let mut map = match serde_json::to_value(f) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => serde_json::Map::new(),
-    };
-    map.retain(|k, _| !NOT_RULES.contains(&k.as_str()));
-    // Bounds are kept as floating point; `0`, not `0.0`, is how a schema writes a whole one.
-    for v in map.values_mut() {
-        if let Some(n) = v.as_f64().filter(|n| n.fract() == 0.0 && n.abs() < 1e15) {
-            *v = serde_json::Value::from(n as i64);
-        }
-    }
-    map
 }
 
 /// One change per keyword that differs between `old` and `new`, with both values when they are
@@ -233,7 +194,7 @@ fn rule_changes(
 }
 
 fn field(path: &str, o: &FieldSchema, n: &FieldSchema, out: &mut Vec<Change>) {
-    let (ot, nt) = (type_name(o), type_name(n));
+    let (ot, nt) = (o.type_name(), n.type_name());
     if ot != nt {
         out.push(Change {
             kind: ChangeKind::TypeChanged,
@@ -242,7 +203,7 @@ fn field(path: &str, o: &FieldSchema, n: &FieldSchema, out: &mut Vec<Change>) {
         });
         return;
     }
-    rule_changes(path, &rules(o), &rules(n), out);
+    rule_changes(path, &o.rules(), &n.rules(), out);
     let empty = IndexMap::new();
     if o.properties.is_some() || n.properties.is_some() {
         fields(

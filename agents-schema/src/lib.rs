@@ -292,6 +292,54 @@ pub struct FieldSchema {
 }
 
 impl FieldSchema {
+    /// The kind of value this schema allows, in a word or a few: `string`, `number|null`,
+    /// `array of string`, `object` (from `properties` when `type` is absent), `untyped`.
+    pub fn type_name(&self) -> String {
+        let base = match &self.ty {
+            Some(SchemaType::One(t)) => t.clone(),
+            Some(SchemaType::Union(ts)) => ts.join("|"),
+            None if self.properties.is_some() => "object".into(),
+            None if self.items.is_some() => "array".into(),
+            None => "untyped".into(),
+        };
+        match (&self.items, base.as_str()) {
+            (Some(items), "array") => format!("array of {}", items.type_name()),
+            _ => base,
+        }
+    }
+
+    /// The keywords of this schema that constrain a value, as written (`minimum`, `pattern`,
+    /// `required`, `$defs`, …): everything but its type, its properties and items (schemas of
+    /// their own) and annotations (`title`, `description`, `examples`, `default`, …). A whole
+    /// bound reads `0`, not `0.0`.
+    pub fn rules(&self) -> Map<String, Value> {
+        const NOT_RULES: [&str; 11] = [
+            "type",
+            "properties",
+            "items",
+            "title",
+            "description",
+            "examples",
+            "default",
+            "deprecated",
+            "$comment",
+            "readOnly",
+            "writeOnly",
+        ];
+        let mut map = match serde_json::to_value(self) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        map.retain(|k, _| !NOT_RULES.contains(&k.as_str()));
+        // Bounds are kept as floating point; `0`, not `0.0`, is how a schema writes a whole one.
+        for v in map.values_mut() {
+            if let Some(n) = v.as_f64().filter(|n| n.fract() == 0.0 && n.abs() < 1e15) {
+                *v = Value::from(n as i64);
+            }
+        }
+        map
+    }
+
     /// The schema no value matches (the boolean schema `false`).
     pub fn never() -> Self {
         let mut extra = Map::new();

@@ -1,0 +1,261 @@
+//! `cargo agents list` and `cargo agents describe`: which agents the account can run, and what
+//! one takes and gives, without caching anything.
+
+use std::process::ExitCode;
+
+use agents_runtime::ApiVersion;
+use agents_runtime::client::agents::Privacy;
+use agents_schema::inputs::COMMON_PARAMS;
+use agents_schema::{AgentRecord, FieldSchema};
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use crate::cache::{about_agent, cached_record, only_v1_filters};
+use crate::global::{Failure, Global, client, from_here};
+
+/// A line of text at most this many characters long, in the list's last column and a rule's
+/// value.
+const SHORT: usize = 72;
+
+/// `text` cut at `max` characters, with `…` when it was longer; only its first line.
+fn short(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or_default().trim();
+    if line.chars().count() <= max && !text.trim().contains('\n') {
+        return line.to_owned();
+    }
+    let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// `cargo agents list`: one line per agent the account can run (matching `search`), with its
+/// domain and title, and whether `--dir` holds its schema.
+pub(crate) async fn list(
+    cli: &Global,
+    search: Option<&str>,
+    private: bool,
+) -> Result<ExitCode, Failure> {
+    let c = client(cli)?;
+    if private {
+        only_v1_filters(&c, "drop --private")?;
+    }
+    // `/v1` searches at the service; `/v2` filters nothing, so its list is matched here.
+    let mut query = c.agents();
+    if private {
+        query = query.privacy(Privacy::Private);
+    }
+    let local_search = match search {
+        Some(text) if c.api_version() == ApiVersion::V1 => {
+            query = query.search(text);
+            None
+        }
+        other => other.map(str::to_lowercase),
+    };
+    let matches = |r: &AgentRecord| {
+        local_search.as_deref().is_none_or(|text| {
+            [
+                Some(r.name.as_str()),
+                r.display_name.as_deref(),
+                r.description.as_deref(),
+                r.domain.as_deref(),
+            ]
+            .into_iter()
+            .flatten()
+            .any(|field| field.to_lowercase().contains(text))
+        })
+    };
+    let mut records = Vec::new();
+    let mut stream = std::pin::pin!(query.stream());
+    while let Some(record) = stream.next().await {
+        let record = record?;
+        if matches(&record) {
+            records.push(record);
+        }
+    }
+    let cached = |name: &str| agents_schema::files::schema_file(&cli.dir, name).is_some();
+    if cli.json {
+        for r in &records {
+            outln!(
+                "{}",
+                json!({
+                    "name": r.name, "display_name": r.display_name, "description": r.description,
+                    "domain": r.domain, "vertical": r.vertical, "is_public": r.is_public,
+                    "version": r.template_version.as_ref().and_then(|v| v.number),
+                    "cached": cached(&r.name),
+                })
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let width = records.iter().map(|r| r.name.len()).max().unwrap_or(0);
+    let domain_width = records
+        .iter()
+        .map(|r| r.domain.as_deref().unwrap_or("").len())
+        .max()
+        .unwrap_or(0);
+    for r in &records {
+        let title = r
+            .display_name
+            .as_deref()
+            .or(r.description.as_deref())
+            .map(|t| short(t, SHORT))
+            .unwrap_or_default();
+        let mark = if cached(&r.name) { "*" } else { " " };
+        let line = format!(
+            "{:width$} {mark} {:domain_width$}  {title}",
+            r.name,
+            r.domain.as_deref().unwrap_or(""),
+        );
+        outln!("{}", line.trim_end());
+    }
+    let cached_note = if records.iter().any(|r| cached(&r.name)) {
+        format!(
+            "; * marks those cached in {}",
+            from_here(&cli.dir).display()
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "{} agent(s){cached_note}; `cargo agents describe NAME` shows what one takes and gives",
+        records.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cargo agents describe`: an agent's inputs (type, required, rules, role) and output fields
+/// (type and rules, nested records indented), from `--dir` when it holds the agent, else from
+/// the service.
+pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Failure> {
+    let (record, source) = match cached_record(cli, agent)? {
+        Some((record, file)) => (record, from_here(&file).display().to_string()),
+        None => {
+            let c = client(cli)?;
+            let record = c.agent(agent).await.map_err(about_agent(cli, agent))?;
+            (record, "the service".to_owned())
+        }
+    };
+    if cli.json {
+        let inputs: Vec<Value> = record
+            .inputs()
+            .iter()
+            .map(|i| {
+                json!({
+                    "name": i.name, "type": i.ty, "required": i.required,
+                    "rules": i.rules.iter().map(|r| r.text.as_str()).collect::<Vec<_>>(),
+                    "localizes": i.is_localization_param, "paginates": i.is_pagination_param,
+                    "description": i.description,
+                })
+            })
+            .collect();
+        outln!(
+            "{}",
+            json!({
+                "name": record.name, "display_name": record.display_name,
+                "description": record.description, "domain": record.domain,
+                "version": record.template_version.as_ref().and_then(|v| v.number),
+                "source": source, "inputs": inputs,
+                "output_schema": agents_schema::json_schema::output_schema(&record),
+            })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut head = record.name.clone();
+    if let Some(title) = &record.display_name {
+        head.push_str(&format!(": {title}"));
+    }
+    if let Some(domain) = &record.domain {
+        head.push_str(&format!(" ({domain})"));
+    }
+    if let Some(n) = record.template_version.as_ref().and_then(|v| v.number) {
+        head.push_str(&format!(", version {n}"));
+    }
+    outln!("{head}");
+    if let Some(description) = record.description.as_deref().map(str::trim)
+        && !description.is_empty()
+        && Some(description) != record.display_name.as_deref()
+    {
+        for line in description.lines() {
+            outln!("  {line}");
+        }
+    }
+
+    outln!("");
+    outln!("inputs (`cargo agents run {} -p NAME=VALUE`):", record.name);
+    let inputs = record.inputs();
+    let width = inputs.iter().map(|i| i.name.len()).max().unwrap_or(0);
+    for i in inputs {
+        let mut notes: Vec<String> = Vec::new();
+        if i.required {
+            notes.push("required".into());
+        }
+        notes.extend(i.rules.iter().map(|r| r.text.clone()));
+        if i.is_localization_param {
+            notes.push("localizes".into());
+        }
+        if i.is_pagination_param {
+            notes.push("the page".into());
+        }
+        if let Some(d) = &i.description {
+            notes.push(short(d, SHORT));
+        }
+        let line = format!(
+            "  {:width$}  {:8}  {}",
+            i.name,
+            i.ty.as_deref().unwrap_or("any"),
+            notes.join("; ")
+        );
+        outln!("{}", line.trim_end());
+    }
+    let common: Vec<&str> = COMMON_PARAMS.iter().map(|(name, _)| *name).collect();
+    outln!("  (every agent also takes {})", common.join(", "));
+
+    let fields = record.output_schema.clone().unwrap_or_default();
+    outln!("");
+    outln!("output fields ({}):", fields.len());
+    let whole = record
+        .output_document
+        .as_deref()
+        .map(FieldSchema::rules)
+        .unwrap_or_default();
+    let whole = rules_text(&whole);
+    if !whole.is_empty() {
+        outln!("  (the record: {whole})");
+    }
+    print_fields(&fields.iter().collect::<Vec<_>>(), 1);
+    eprintln!("from {source}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `minimum 0; maximum 5; required ["a","b"]`, each value cut to a line. Keywords of `$`
+/// (`$schema`, `$id`, `$defs`) name and hold schemas rather than say what a value must be.
+fn rules_text(rules: &serde_json::Map<String, Value>) -> String {
+    rules
+        .iter()
+        .filter(|(k, _)| !k.starts_with('$'))
+        .map(|(k, v)| format!("{k} {}", short(&v.to_string(), SHORT / 2)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// One line per field, its nested record's fields (or its items') indented below it.
+fn print_fields(fields: &[(&String, &FieldSchema)], depth: usize) {
+    let width = fields.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    let indent = "  ".repeat(depth);
+    for (name, f) in fields {
+        let rules = f.rules();
+        let line = format!(
+            "{indent}{name:width$}  {}  {}",
+            f.type_name(),
+            rules_text(&rules)
+        );
+        outln!("{}", line.trim_end());
+        let nested = f
+            .properties
+            .as_ref()
+            .or_else(|| f.items.as_ref().and_then(|i| i.properties.as_ref()));
+        if let Some(nested) = nested {
+            print_fields(&nested.iter().collect::<Vec<_>>(), depth + 1);
+        }
+    }
+}
