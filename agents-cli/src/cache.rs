@@ -56,6 +56,23 @@ pub(crate) fn about_agent<'a>(
     }
 }
 
+/// What a schema directory holds, in words for the messages below.
+pub(crate) const HOLDS: &str = "NAME.json records, NAME.output.schema.json files";
+
+/// The schema files of `dir`; a directory that is not there says how one is filled.
+pub(crate) fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+    agents_codegen::schema_files(dir).map_err(|problems| {
+        let mut failure = Failure::from(problems);
+        if !dir.exists() {
+            failure.0.push_str(&format!(
+                "; `cargo agents fetch NAME` caches an agent's record there ({HOLDS}), and --dir \
+                 names another directory"
+            ));
+        }
+        failure
+    })
+}
+
 /// The record of `agent`: the cached schema in `--dir` when there is one (`NAME.json`, or a
 /// user's `NAME.output.schema.json`), else the service's.
 pub(crate) async fn agent_record(
@@ -250,7 +267,7 @@ pub(crate) async fn fetch_version(
 }
 
 pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Failure> {
-    let files = crate::generate::schema_files(&cli.dir)?;
+    let files = schema_files(&cli.dir)?;
     let mut cached = Vec::with_capacity(files.len());
     for file in files {
         let record = agents_codegen::load_file(&file)?.record;

@@ -2,7 +2,7 @@
 //! asks the service for a new agent (or a refinement) from a prompt, caches the version it
 //! produced and can write its bindings too.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -12,7 +12,7 @@ use agents_runtime::{ApiVersion, Error, WaitOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use crate::cache::write_record;
+use crate::cache::{HOLDS, schema_files, write_record};
 use crate::global::{Failure, Global, client, from_here};
 
 /// What `generate` is told about agents beyond their records.
@@ -145,23 +145,6 @@ pub(crate) fn bindings(
         eprintln!("warning: {}", crate::global::placed_here(w));
     }
     Ok(source)
-}
-
-/// What a schema directory holds, in words for the messages below.
-const HOLDS: &str = "NAME.json records, NAME.output.schema.json files";
-
-/// The schema files of `dir`; a directory that is not there says how one is filled.
-pub(crate) fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
-    agents_codegen::schema_files(dir).map_err(|problems| {
-        let mut failure = Failure::from(problems);
-        if !dir.exists() {
-            failure.0.push_str(&format!(
-                "; `cargo agents fetch NAME` caches an agent's record there ({HOLDS}), and --dir \
-                 names another directory"
-            ));
-        }
-        failure
-    })
 }
 
 /// Checks every cached schema (or those of `names`) as `generate` checks it, each alone (two

@@ -19,7 +19,7 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            files.extend(crate::generate::schema_files(path)?);
+            files.extend(crate::cache::schema_files(path)?);
         } else {
             files.push(path.clone());
         }
