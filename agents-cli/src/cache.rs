@@ -25,17 +25,7 @@ pub(crate) fn about_agent<'a>(
     agent: &'a str,
 ) -> impl FnOnce(Error) -> Failure + 'a {
     move |e| {
-        let unknown = matches!(e, Error::NotFound(_))
-            || e.api()
-                .and_then(|a| a.field.as_deref())
-                .is_some_and(|field| {
-                    // `shared_inputs.template` of a batch names it as `template` of a run does.
-                    let field = field.rsplit('.').next().unwrap_or(field);
-                    ApiVersion::ALL.iter().any(|v| {
-                        let words = v.words();
-                        field == words.run_field || field == words.template_ref
-                    })
-                });
+        let unknown = e.refuses_agent_name();
         let mut failure = Failure::from(e);
         if unknown {
             match own_file(&cli.dir, agent) {

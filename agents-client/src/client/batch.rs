@@ -36,6 +36,7 @@ use serde_json::{Map, Value, json};
 
 use super::error::Error;
 use super::listing::Listing;
+use super::publish::unknown_template;
 use super::run::{Delivery, RunOptions, RunRequest, RunResult, localizes};
 use super::tasks::{TaskOutput, TaskRecord, TaskState};
 use super::waiter::{self, Poll, WaitOptions};
@@ -261,7 +262,10 @@ impl<A: Agent> BatchBuilder<A> {
             };
             Ok((params, item.uses_localization()))
         });
-        self.submit_params(items).await
+        let version = self.client.api_version();
+        self.submit_params(items)
+            .await
+            .map_err(|e| unknown_template::<A>(e, version))
     }
 }
 

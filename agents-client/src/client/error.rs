@@ -86,6 +86,10 @@ pub struct ApiError {
     pub retry_after: Option<Duration>,
     /// `x-should-retry`, when the service sent it.
     pub should_retry: Option<bool>,
+    /// What to do about it, when this client knows (never from the service): for a typed call
+    /// refused because the service does not know its template, the `Client::publish` call that
+    /// makes it.
+    pub hint: Option<String>,
 }
 
 impl std::fmt::Display for ApiError {
@@ -103,6 +107,9 @@ impl std::fmt::Display for ApiError {
         }
         if let Some(id) = &self.info.task_id {
             write!(f, " [x-task-id {id}]")?;
+        }
+        if let Some(hint) = &self.hint {
+            write!(f, "; {hint}")?;
         }
         Ok(())
     }
@@ -205,6 +212,7 @@ impl ApiError {
             body,
             retry_after,
             should_retry,
+            hint: None,
         }
     }
 }
@@ -709,6 +717,25 @@ impl Error {
 
     pub(crate) fn api_mut(&mut self) -> Option<&mut ApiError> {
         with_answer!(self, a => &mut **a)
+    }
+
+    /// True when the service refused the call over the agent (template) it names: a 404, or a
+    /// refusal at the request field naming the agent (`agent` or `template` of a run,
+    /// `shared_inputs.template` of a batch, `agent_name` or `extract_template_name` of a job).
+    /// Ask it of calls that name an agent: a 404 about anything else reads the same.
+    pub fn refuses_agent_name(&self) -> bool {
+        matches!(self, Error::NotFound(_))
+            || self
+                .api()
+                .and_then(|a| a.field.as_deref())
+                .is_some_and(|field| {
+                    // `shared_inputs.template` of a batch names it as `template` of a run does.
+                    let field = field.rsplit('.').next().unwrap_or(field);
+                    crate::endpoint::ApiVersion::ALL.iter().any(|v| {
+                        let words = v.words();
+                        field == words.run_field || field == words.template_ref
+                    })
+                })
     }
 
     /// What kind of failure this is.

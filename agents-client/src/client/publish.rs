@@ -290,6 +290,33 @@ impl fmt::Display for Published {
     }
 }
 
+/// `e`, with what to do when the service refused a call typed by `A` because it does not know
+/// `A`'s template: `A` carries its schemas, so [`Client::publish`] makes the template (a
+/// template written as schema files is unknown until it is published).
+pub(crate) fn unknown_template<A: Agent>(mut e: Error, version: ApiVersion) -> Error {
+    if !e.refuses_agent_name() {
+        return e;
+    }
+    let ty = std::any::type_name::<A>()
+        .rsplit("::")
+        .next()
+        .unwrap_or(A::NAME);
+    let publish = format!("`client.publish::<{ty}>()`");
+    let how = if version == ApiVersion::V2 {
+        format!("{publish} makes it from the schemas `{ty}` carries")
+    } else {
+        format!(
+            "{publish} on a /{} client (`Client::v2_from_env`) makes it from the schemas `{ty}` \
+             carries",
+            ApiVersion::V2
+        )
+    };
+    if let Some(api) = e.api_mut() {
+        api.hint = Some(format!("if `{}` is a template of your own, {how}", A::NAME));
+    }
+    e
+}
+
 impl Client {
     /// Makes the template of generated type `T` say what `T` says (`/v2`): creates it if there
     /// is none, publishes a new version if its input or output schema changed, sends nothing if

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::{Error, OptionCheck, ResponseInfo};
+use super::publish::unknown_template;
 use super::tasks::{TaskHandle, TaskOutput, TaskRecord};
 use super::{Client, JsonBody, WaitOptions};
 use crate::agent::{Agent, AgentParams};
@@ -497,7 +498,9 @@ impl Client {
             options,
             DeliveryFields::default(),
         )?;
-        self.post_run(&body).await
+        self.post_run(&body)
+            .await
+            .map_err(|e| unknown_template::<P::Agent>(e, self.api_version()))
     }
 
     /// Runs an agent that has no generated bindings.
@@ -568,7 +571,9 @@ impl Client {
             options,
             delivery.fields()?,
         )?;
-        self.start_task(&endpoint::TEMPLATE_ASYNC, &body).await
+        self.start_task(&endpoint::TEMPLATE_ASYNC, &body)
+            .await
+            .map_err(|e| unknown_template::<P::Agent>(e, self.api_version()))
     }
 
     /// Starts an async run of an agent without bindings.

@@ -84,6 +84,61 @@ async fn a_type_publishes_its_template_once_and_a_changed_schema_as_the_next_ver
     assert_eq!(c.publish::<Review>().await.unwrap().version(), Some(3));
 }
 
+/// A typed run, async run or batch of a template written as schema files and not yet
+/// published: the service does not know it, and the error says which call makes it.
+#[tokio::test]
+async fn a_typed_call_of_an_unpublished_template_says_how_to_publish_it() {
+    let e = emulator().await;
+    for version in [ApiVersion::V2, ApiVersion::V1] {
+        let c = client_for(&e).api_version(version).build().unwrap();
+        let params = || ReviewParams::new("https://shop.example/reviews/1");
+        let errors = [
+            c.run(params()).await.map(|_| ()).unwrap_err(),
+            c.run_async(params()).await.map(|_| ()).unwrap_err(),
+            c.batch::<Review>()
+                .submit([params()])
+                .await
+                .map(|_| ())
+                .unwrap_err(),
+        ];
+        for err in errors {
+            assert!(err.refuses_agent_name(), "{version}: {err}");
+            let said = err.to_string();
+            assert!(
+                said.contains(
+                    "if `review` is a template of your own, `client.publish::<Review>()`"
+                ),
+                "{version}: {said}"
+            );
+            assert_eq!(
+                said.contains("Client::v2_from_env"),
+                version == ApiVersion::V1,
+                "{said}"
+            );
+        }
+        // An untyped run names no type to publish.
+        let raw = c
+            .run_raw(
+                "review",
+                serde_json::json!({"url": "https://shop.example/r"}),
+            )
+            .await
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            raw.refuses_agent_name() && !raw.to_string().contains("publish"),
+            "{raw}"
+        );
+    }
+    let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
+    c.publish::<Review>().await.unwrap();
+    assert!(
+        c.run(ReviewParams::new("https://shop.example/reviews/1"))
+            .await
+            .is_ok()
+    );
+}
+
 #[tokio::test]
 async fn a_public_template_is_not_overwritten_and_the_message_says_to_rename() {
     let e = emulator().await;
