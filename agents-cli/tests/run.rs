@@ -26,6 +26,11 @@ async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Output {
     common::output(command(e, cwd, args)).await
 }
 
+/// `batch retailer_a_pdp --input INPUT --out OUT`.
+fn batch_args<'a>(input: &'a str, out: &'a str) -> [&'a str; 6] {
+    ["batch", "retailer_a_pdp", "--input", input, "--out", out]
+}
+
 fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
@@ -183,15 +188,7 @@ async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     let out = cargo_agents(
         &e,
         &dir,
-        &[
-            "--json",
-            "batch",
-            "retailer_a_pdp",
-            "--input",
-            "asins.csv",
-            "--out",
-            "results.csv",
-        ],
+        &[&["--json"][..], &batch_args("asins.csv", "results.csv")].concat(),
     )
     .await;
     assert!(
@@ -226,19 +223,7 @@ async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     assert!(failures[0]["error"].as_str().unwrap().contains("asin"));
 
     // The finished run is not overwritten by accident.
-    let again = cargo_agents(
-        &e,
-        &dir,
-        &[
-            "batch",
-            "retailer_a_pdp",
-            "--input",
-            "asins.csv",
-            "--out",
-            "results.csv",
-        ],
-    )
-    .await;
+    let again = cargo_agents(&e, &dir, &batch_args("asins.csv", "results.csv")).await;
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
 }
@@ -280,14 +265,7 @@ async fn unreadable_or_empty_inputs_are_named_before_anything_is_sent() {
         ("header.csv", &["header.csv holds no rows of inputs"][..]),
     ] {
         for command in [
-            &[
-                "batch",
-                "retailer_a_pdp",
-                "--input",
-                input,
-                "--out",
-                "o.jsonl",
-            ][..],
+            &batch_args(input, "o.jsonl")[..],
             &[
                 "jobs",
                 "create",
@@ -452,14 +430,7 @@ async fn killed_and_resumed(out_name: &str, rows: usize) {
         writeln!(input, "{{\"asin\": \"R{i:09}\"}}").unwrap();
     }
     drop(input);
-    let args = [
-        "batch",
-        "retailer_a_pdp",
-        "--input",
-        "asins.jsonl",
-        "--out",
-        out_name,
-    ];
+    let args = batch_args("asins.jsonl", out_name);
     let out = dir.join(out_name);
     let mut child = slow_batch_with_rows(&e, &dir, &args, &out, 300).await;
     child.kill().unwrap();
@@ -516,14 +487,7 @@ async fn ctrl_c_stops_a_batch_with_the_resume_hint() {
     let e = emulator().await;
     let dir = scratch("ctrl-c");
     asins_csv(&dir, 'C', 2500);
-    let args = [
-        "batch",
-        "retailer_a_pdp",
-        "--input",
-        "asins.csv",
-        "--out",
-        "out.jsonl",
-    ];
+    let args = batch_args("asins.csv", "out.jsonl");
     let out = dir.join("out.jsonl");
     let child = slow_batch_with_rows(&e, &dir, &args, &out, 50).await;
     // What a terminal sends on Ctrl-C.
@@ -569,15 +533,7 @@ async fn a_finished_run_resumed_sends_nothing_in_every_format() {
     input.push_str("\"\"\n");
     std::fs::write(dir.join("asins.csv"), input).unwrap();
     for out in ["f.jsonl", "f.csv", "f.parquet"] {
-        let args = [
-            "--json",
-            "batch",
-            "retailer_a_pdp",
-            "--input",
-            "asins.csv",
-            "--out",
-            out,
-        ];
+        let args = [&["--json"][..], &batch_args("asins.csv", out)].concat();
         let first = cargo_agents(&e, &dir, &args).await;
         assert!(
             first.status.success(),
@@ -605,15 +561,7 @@ async fn a_finished_run_resumed_sends_nothing_in_every_format() {
     more.push_str("G000000001\n");
     std::fs::write(dir.join("more.csv"), more).unwrap();
     let tasks = e.task_count();
-    let args = [
-        "batch",
-        "retailer_a_pdp",
-        "--input",
-        "more.csv",
-        "--out",
-        "f.parquet",
-        "--resume",
-    ];
+    let args = [&batch_args("more.csv", "f.parquet")[..], &["--resume"]].concat();
     let refused = cargo_agents(&e, &dir, &args).await;
     assert_eq!(refused.status.code(), Some(1));
     let err = String::from_utf8_lossy(&refused.stderr);
@@ -632,15 +580,7 @@ async fn batch_writes_parquet_with_typed_columns_and_the_input_row() {
     let e = emulator().await;
     let dir = scratch("parquet");
     asins_csv(&dir, 'P', 30);
-    let args = [
-        "--json",
-        "batch",
-        "retailer_a_pdp",
-        "--input",
-        "asins.csv",
-        "--out",
-        "results.parquet",
-    ];
+    let args = [&["--json"][..], &batch_args("asins.csv", "results.parquet")].concat();
     let out = cargo_agents(&e, &dir, &args).await;
     assert!(
         out.status.success(),
@@ -741,14 +681,7 @@ async fn run_and_batch_speak_either_version() {
     let mut c = command(
         &e,
         &dir,
-        &[
-            "batch",
-            "retailer_a_pdp",
-            "--input",
-            input.to_str().unwrap(),
-            "--out",
-            results.to_str().unwrap(),
-        ],
+        &batch_args(input.to_str().unwrap(), results.to_str().unwrap()),
     );
     c.env("AGENTS_API_VERSION", "v2");
     let out = common::output(c).await;
@@ -776,19 +709,7 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
     asins_csv(&dir, 'B', 40);
     let mut tables = Vec::new();
     for out in ["b.jsonl", "b.parquet", "b.csv"] {
-        let batch = cargo_agents(
-            &e,
-            &dir,
-            &[
-                "batch",
-                "retailer_a_pdp",
-                "--input",
-                "asins.csv",
-                "--out",
-                out,
-            ],
-        )
-        .await;
+        let batch = cargo_agents(&e, &dir, &batch_args("asins.csv", out)).await;
         assert!(
             batch.status.success(),
             "{}",
@@ -879,14 +800,10 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
         &e,
         &dir,
         &[
-            "batch",
-            "retailer_a_pdp",
-            "--input",
-            "asins.csv",
-            "--out",
-            "reshaped.parquet",
-            "--resume",
-        ],
+            &batch_args("asins.csv", "reshaped.parquet")[..],
+            &["--resume"],
+        ]
+        .concat(),
     )
     .await;
     assert!(
@@ -1018,15 +935,7 @@ async fn a_batch_names_each_param_its_agent_does_not_declare_once() {
     let out = cargo_agents(
         &e,
         &dir,
-        &[
-            "--json",
-            "batch",
-            "retailer_a_pdp",
-            "--input",
-            "in.jsonl",
-            "--out",
-            "out.jsonl",
-        ],
+        &[&["--json"][..], &batch_args("in.jsonl", "out.jsonl")].concat(),
     )
     .await;
     let err = String::from_utf8_lossy(&out.stderr);
