@@ -223,6 +223,20 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
         outln!("  (the record: {whole})");
     }
     print_fields(&fields.iter().collect::<Vec<_>>(), 1);
+    // The names its bindings would have; a schema the generator refuses has none to say
+    // (`generate` and `check` report why).
+    if let Ok(out) = agents_codegen::generate(
+        std::slice::from_ref(&record),
+        &agents_codegen::Options::default(),
+    ) && let Some(agent) = out.agents.first()
+    {
+        let ty = agent.type_name();
+        outln!("");
+        outln!(
+            "in Rust: `{ty}` (a record), run with `{ty}Params::new(…)` (the required inputs; the \
+             others are methods)"
+        );
+    }
     eprintln!("from {source}");
     Ok(ExitCode::SUCCESS)
 }

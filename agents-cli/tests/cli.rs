@@ -835,6 +835,15 @@ async fn list_and_describe_say_what_agents_there_are_and_what_one_takes() {
         text.contains(&format!("output fields ({}):", fields.len())),
         "{text}"
     );
+    // The names the bindings have: those of the checked-in catalog.
+    assert!(
+        text.contains(
+            "in Rust: `SearchEngineMapsSearch` (a record), run with \
+             `SearchEngineMapsSearchParams::new(…)`"
+        ),
+        "{text}"
+    );
+    let _: Option<agents_runtime::catalog::SearchEngineMapsSearchParams> = None;
     assert!(
         text.lines()
             .any(|l| l.trim_start().starts_with("rating ") && l.contains("maximum 5")),
