@@ -8,6 +8,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use agents_runtime::Error;
+use agents_runtime::client::batch::{BatchHandle, MAX_ITEMS};
 use futures::StreamExt as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
@@ -179,12 +181,37 @@ pub async fn batch(
 
     let mut interrupted = false;
     if !pending.is_empty() {
-        let handle = c
+        let submitted = c
             .batch_raw(agent)
             .submit_raw(pending.iter().map(|i| Value::Object(i.params.clone())))
-            .await
-            .map_err(crate::cache::about_agent(cli, agent))?;
-        let mut progress = Progress::new(pending.len(), cli.json);
+            .await;
+        let mut sent = pending.len();
+        let handle = match submitted {
+            Ok(handle) => handle,
+            // The batches submitted before one failed run (and are billed): their results are
+            // written like any others, and the rows after them stay to do for --resume.
+            Err(Error::BatchPartiallySubmitted { submitted, source }) => {
+                tally.errors.push(format!(
+                    "{} batch(es) were submitted, then: {}",
+                    submitted.len(),
+                    crate::cache::about_agent(cli, agent)(*source).0
+                ));
+                sent = sent.min(submitted.len() * MAX_ITEMS);
+                BatchHandle::attach(&c, submitted)
+            }
+            Err(e) => {
+                let lost = e.may_have_run();
+                let mut failure = crate::cache::about_agent(cli, agent)(e);
+                if lost {
+                    failure.0.push_str(
+                        "; the service may have created the batch before its answer was lost: \
+                         its rows are not written here, and --resume would send them again",
+                    );
+                }
+                return Err(failure);
+            }
+        };
+        let mut progress = Progress::new(sent, cli.json);
         let mut results = handle.indexed_results();
         let mut ctrl_c = std::pin::pin!(tokio::signal::ctrl_c());
         loop {

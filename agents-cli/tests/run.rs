@@ -228,6 +228,61 @@ async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
 }
 
+/// A batch of more than 1,000 rows goes in several batches; when one is refused after others
+/// were submitted, the submitted ones ran (and are billed), so their results are written and
+/// only the rest is left to --resume, which sends nothing twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_of_batches_submitted_before_one_failed_are_written_not_lost() {
+    let e = emulator().await;
+    let dir = scratch("partial-submit");
+    // Rows after the first 1,000 carry a note large enough that their batch's body passes the
+    // service's limit (16 MiB): the second batch is refused, the first runs.
+    let write = |note: &str| {
+        let mut csv = String::from("asin,note\n");
+        for row in 1..=1200 {
+            let note = if row > 1000 { note } else { "" };
+            csv.push_str(&format!("B{row:09},{note}\n"));
+        }
+        std::fs::write(dir.join("in.csv"), csv).unwrap();
+    };
+    write(&"x".repeat(90_000));
+    let args = [&["--json"][..], &batch_args("in.csv", "out.jsonl")].concat();
+    let first = cargo_agents(&e, &dir, &args).await;
+    assert_eq!(first.status.code(), Some(1));
+    let summary = json(&first);
+    assert_eq!(
+        (&summary["succeeded"], &summary["unfinished"]),
+        (&1000.into(), &200.into()),
+        "{summary}"
+    );
+    let error = summary["errors"][0].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("1 batch(es) were submitted, then: "),
+        "{summary}"
+    );
+    let rows: Vec<u64> = lines(&dir.join("out.jsonl"))
+        .iter()
+        .map(|r| r["_row"].as_u64().unwrap())
+        .collect();
+    assert_each_row_once(&rows, 1000);
+
+    // The rows left are sent once the input is fixed, and only they.
+    write("");
+    let tasks = e.task_count();
+    let resumed = cargo_agents(&e, &dir, &[&args[..], &["--resume"]].concat()).await;
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert_eq!(e.task_count() - tasks, 200);
+    let rows: Vec<u64> = lines(&dir.join("out.jsonl"))
+        .iter()
+        .map(|r| r["_row"].as_u64().unwrap())
+        .collect();
+    assert_each_row_once(&rows, 1200);
+}
+
 /// Inputs that cannot be read are named all at once, row by row, and an input file without
 /// rows is refused: in both cases nothing is sent and no output file is made.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -738,6 +738,35 @@ impl Error {
                 })
     }
 
+    /// The call was sent and no answer of the service's came back: a transport failure or a
+    /// timeout (sent or not: [`TransportError::never_sent`] tells), a gateway's 502, 503 or 504
+    /// (what stands between the client and the service answers when the path fails), or 555,
+    /// the service's own timeout.
+    pub(crate) fn answer_lost(&self) -> bool {
+        match self {
+            Error::Transport(_) | Error::Timeout(_) | Error::ServiceTimeout(_) => true,
+            Error::Status(a) => matches!(a.info.status, 502..=504),
+            _ => false,
+        }
+    }
+
+    /// Whether the call may have taken effect at the service although it failed: it was sent
+    /// and its answer was lost ([`TransportError::never_sent`] rules out what never left), the
+    /// service answered with success and the answer could not be read, or some of a batch's
+    /// parts were submitted. Before running such a call again (a run is billed, a create makes
+    /// a second one), look at what the service has. Every other error was refused by the service
+    /// or found before sending.
+    pub fn may_have_run(&self) -> bool {
+        let success = |info: &ResponseInfo| (200..300).contains(&info.status);
+        match self {
+            Error::Transport(t) | Error::Timeout(t) => !t.never_sent(),
+            Error::Decode(d) => success(&d.info),
+            Error::TooLarge(t) => success(&t.info),
+            Error::BatchPartiallySubmitted { .. } => true,
+            other => other.answer_lost(),
+        }
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {
         match self {
@@ -847,6 +876,40 @@ mod tests {
         headers.insert("retry-after", date.parse().unwrap());
         let api = ApiError::from_parts_at(429, &headers, b"{}", now);
         assert_eq!(api.retry_after, Some(Duration::from_secs(30)));
+    }
+
+    #[test]
+    fn a_call_may_have_run_when_its_answer_was_lost_or_a_success_was_unreadable() {
+        let status =
+            |code: u16| Error::from_status(ApiError::from_parts(code, &HeaderMap::new(), b"{}"));
+        for (code, ran) in [
+            (502, true),
+            (503, true),
+            (504, true),
+            (555, true),
+            (500, false),
+            (404, false),
+            (422, false),
+            (429, false),
+        ] {
+            assert_eq!(status(code).may_have_run(), ran, "{code}");
+        }
+        let decode = |code: u16| {
+            Error::Decode(Box::new(DecodeError {
+                path: ".".into(),
+                message: "EOF".into(),
+                body: "{".into(),
+                info: ResponseInfo::new(code, &HeaderMap::new()),
+            }))
+        };
+        assert!(decode(200).may_have_run());
+        assert!(!decode(400).may_have_run());
+        let partial = Error::BatchPartiallySubmitted {
+            submitted: vec!["b1".into()],
+            source: Box::new(status(400)),
+        };
+        assert!(partial.may_have_run());
+        assert!(!Error::Config("no key".into()).may_have_run());
     }
 
     #[test]

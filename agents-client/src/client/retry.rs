@@ -66,13 +66,7 @@ fn never_sent(_: &RetryPolicy, err: &Error, _: bool) -> Option<bool> {
 /// path fails (the vendor's clients retry them too), not the service's answer after its own
 /// retries, which is 500.
 fn ambiguous(_: &RetryPolicy, err: &Error, repeatable: bool) -> Option<bool> {
-    let gateway = matches!(err, Error::Status(a) if matches!(a.info.status, 502..=504));
-    (gateway
-        || matches!(
-            err,
-            Error::Transport(_) | Error::Timeout(_) | Error::ServiceTimeout(_)
-        ))
-    .then_some(repeatable)
+    err.answer_lost().then_some(repeatable)
 }
 
 /// 500, 501 and statuses past them: the service already retried before answering, so only a
