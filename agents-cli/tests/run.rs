@@ -283,6 +283,50 @@ async fn rows_of_batches_submitted_before_one_failed_are_written_not_lost() {
     assert_each_row_once(&rows, 1200);
 }
 
+/// A run, a job or a batch whose answer was lost after it was sent (here cut short) may have
+/// taken effect: the error says so, where an answer refusing it does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_whose_answer_was_lost_says_it_may_have_run() {
+    let e = emulator().await;
+    let dir = scratch("answer-lost");
+    asins_csv(&dir, 'L', 3);
+    let fetched = cargo_agents(&e, &dir, &["fetch", "retailer_a_pdp"]).await;
+    assert!(fetched.status.success());
+    for (args, said) in [
+        (
+            &["run", "retailer_a_pdp", "-p", "asin=B000000001"][..],
+            "the service may have run it (and billed it)",
+        ),
+        (
+            &[
+                "jobs",
+                "create",
+                "j",
+                "--agent",
+                "retailer_a_pdp",
+                "--input",
+                "asins.csv",
+            ][..],
+            "the job may have been created",
+        ),
+        (
+            &batch_args("asins.csv", "lost.jsonl")[..],
+            "the service may have created the batch",
+        ),
+    ] {
+        e.inject(KEY, Fault::Truncate, Some(1));
+        let out = cargo_agents(&e, &dir, args).await;
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{args:?}: {err}");
+        e.clear_faults(KEY);
+    }
+    // A refusal ran nothing, and does not say it may have.
+    let out = cargo_agents(&e, &dir, &["run", "retailer_a_pdx", "-p", "asin=B1"]).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("may have"), "{err}");
+}
+
 /// Inputs that cannot be read are named all at once, row by row, and an input file without
 /// rows is refused: in both cases nothing is sent and no output file is made.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
