@@ -200,15 +200,12 @@ pub async fn batch(
                 BatchHandle::attach(&c, submitted)
             }
             Err(e) => {
-                let lost = e.may_have_run();
-                let mut failure = crate::cache::about_agent(cli, agent)(e);
-                if lost {
-                    failure.0.push_str(
-                        "; the service may have created the batch before its answer was lost: \
-                         its rows are not written here, and --resume would send them again",
-                    );
-                }
-                return Err(failure);
+                return Err(crate::global::noting_effect(
+                    e,
+                    crate::cache::about_agent(cli, agent),
+                    "the service may have created the batch before its answer was lost: its \
+                     rows are not written here, and --resume would send them again",
+                ));
             }
         };
         let mut progress = Progress::new(sent, cli.json);

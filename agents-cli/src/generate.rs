@@ -273,7 +273,14 @@ pub(crate) async fn generate_agent(
                 }
                 (None, None) => return Err(Failure("--url is required for a new agent".into())),
             };
-            let handle = c.generate_agent(request).await?;
+            let handle = c.generate_agent(request).await.map_err(|e| {
+                crate::global::noting_effect(
+                    e,
+                    Failure::from,
+                    "a generation may have started before its answer was lost: `cargo agents \
+                     list` shows its agent once it is done",
+                )
+            })?;
             // A generation takes minutes and goes on at the service if this wait is stopped: its
             // id is what finds it again, shown whether or not a spinner can be.
             let of = handle

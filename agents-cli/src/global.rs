@@ -54,6 +54,23 @@ impl From<Error> for Failure {
     }
 }
 
+/// The failure of a call that changes something at the service (a run, a batch, a job, a
+/// generation), made by `to_failure`; when the call may have taken effect although it failed
+/// (sent with its answer lost, [`Error::may_have_run`]), `effect` says what may exist and where
+/// to look, so that running it again is a choice.
+pub(crate) fn noting_effect(
+    e: Error,
+    to_failure: impl FnOnce(Error) -> Failure,
+    effect: &str,
+) -> Failure {
+    let lost = e.may_have_run();
+    let mut failure = to_failure(e);
+    if lost {
+        failure.0.push_str(&format!("; {effect}"));
+    }
+    failure
+}
+
 /// Says on standard error which rules of `agent`'s output schema `which` (`the record`,
 /// `record 2`, `the answer`) breaks, one line per rule, as `batch` records them in `_breaches`.
 pub(crate) fn warn_breaches(which: &str, agent: &str, breaches: &[agents_runtime::check::Breach]) {

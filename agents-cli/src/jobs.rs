@@ -104,15 +104,12 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
                 request = request.schedule(cron.clone(), true);
             }
             let job = c.create_job(request).await.map_err(|e| {
-                let lost = e.may_have_run();
-                let mut failure = crate::cache::about_agent(cli, agent)(e);
-                if lost {
-                    failure.0.push_str(
-                        "; the job may have been created before the answer was lost: `cargo \
-                         agents jobs list` shows the account's jobs",
-                    );
-                }
-                failure
+                crate::global::noting_effect(
+                    e,
+                    crate::cache::about_agent(cli, agent),
+                    "the job may have been created before the answer was lost: `cargo agents \
+                     jobs list` shows the account's jobs",
+                )
             })?;
             if cli.json {
                 outln!("{}", json!({ "id": job.id, "name": job.name }));

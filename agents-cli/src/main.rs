@@ -392,14 +392,11 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
         .run_raw(agent, serde_json::Value::Object(params))
         .await
         .map_err(|e| {
-            let lost = e.may_have_run();
-            let mut failure = about_agent(cli, agent)(e);
-            if lost {
-                failure.0.push_str(
-                    "; the service may have run it (and billed it) before its answer was lost",
-                );
-            }
-            failure
+            global::noting_effect(
+                e,
+                about_agent(cli, agent),
+                "the service may have run it (and billed it) before its answer was lost",
+            )
         })?;
     let records = result.records();
     // The rules of the agent's output schema each record breaks, as `batch` records them: the

@@ -146,7 +146,10 @@ async fn start(
     request: ResearchRunRequest,
 ) -> Result<ResearchRunHandle, Failure> {
     if c.api_version() == ApiVersion::V2 {
-        return Ok(c.start_research_by_name(name, request).await?);
+        return c
+            .start_research_by_name(name, request)
+            .await
+            .map_err(run_lost);
     }
     let mut agents = c.research_agents();
     let mut found = None;
@@ -177,7 +180,16 @@ async fn start(
             )));
         }
     };
-    Ok(c.start_research(&id, request).await?)
+    c.start_research(&id, request).await.map_err(run_lost)
+}
+
+/// The failure of starting a run, which may have started although the answer was lost.
+fn run_lost(e: Error) -> Failure {
+    crate::global::noting_effect(
+        e,
+        Failure::from,
+        "the run may have started before its answer was lost (and be billed)",
+    )
 }
 
 /// Prints the run's progress from its events until it ends, then waits for the answer; a stream
