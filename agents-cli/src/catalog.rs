@@ -123,6 +123,18 @@ pub(crate) async fn list(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The name of the record type `agent`'s bindings have (`RetailerAPdp`; its inputs' type is
+/// this name and `Params`); none for a schema the generator refuses (`generate` and `check`
+/// report why).
+fn rust_name(record: &AgentRecord) -> Option<String> {
+    let out = agents_codegen::generate(
+        std::slice::from_ref(record),
+        &agents_codegen::Options::default(),
+    )
+    .ok()?;
+    out.agents.first().map(|a| a.type_name().to_owned())
+}
+
 /// `cargo agents describe`: an agent's inputs (type, required, rules, role) and output fields
 /// (type and rules, nested records indented), from `--dir` when it holds the agent, else from
 /// the service.
@@ -156,6 +168,7 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
                 "version": record.template_version.as_ref().and_then(|v| v.number),
                 "source": source, "inputs": inputs,
                 "output_schema": agents_schema::json_schema::output_schema(&record),
+                "rust": rust_name(&record).map(|ty| json!({"record": ty, "params": format!("{ty}Params")})),
             })
         );
         return Ok(ExitCode::SUCCESS);
@@ -223,14 +236,7 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
         outln!("  (the record: {whole})");
     }
     print_fields(&fields.iter().collect::<Vec<_>>(), 1);
-    // The names its bindings would have; a schema the generator refuses has none to say
-    // (`generate` and `check` report why).
-    if let Ok(out) = agents_codegen::generate(
-        std::slice::from_ref(&record),
-        &agents_codegen::Options::default(),
-    ) && let Some(agent) = out.agents.first()
-    {
-        let ty = agent.type_name();
+    if let Some(ty) = rust_name(&record) {
         outln!("");
         outln!(
             "in Rust: `{ty}` (a record), run with `{ty}Params::new(…)` (the required inputs; the \

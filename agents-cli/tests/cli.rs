@@ -858,6 +858,10 @@ async fn list_and_describe_say_what_agents_there_are_and_what_one_takes() {
     .await;
     let described = json(&out);
     assert_eq!(
+        described["rust"]["params"], "SearchEngineMapsSearchParams",
+        "{described}"
+    );
+    assert_eq!(
         described["output_schema"],
         serde_json::to_value(agents_schema::json_schema::output_schema(&record)).unwrap()
     );
