@@ -66,6 +66,10 @@ enum Command {
         /// An input as NAME=VALUE, typed by the agent's record (repeatable).
         #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
         params: Vec<String>,
+        /// Up to N pages of a paginated agent, from the page asked for (else 1); it stops
+        /// early at an empty page or one that repeats the page before.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        pages: Option<u32>,
     },
     /// Run an agent over every row of a CSV (a header of input names) or JSONL file, in batches
     /// of at most 1,000; results go to OUT, failures with their reasons to OUT.failures.jsonl.
@@ -317,7 +321,11 @@ fn main() -> ExitCode {
 
 async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
     match command {
-        Command::Run { agent, params } => run_agent(cli, agent, params).await,
+        Command::Run {
+            agent,
+            params,
+            pages,
+        } => run_agent(cli, agent, params, *pages).await,
         Command::Batch {
             agent,
             input,
@@ -378,7 +386,12 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
     }
 }
 
-async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCode, Failure> {
+async fn run_agent(
+    cli: &Global,
+    agent: &str,
+    pairs: &[String],
+    pages: Option<u32>,
+) -> Result<ExitCode, Failure> {
     let c = client(cli)?;
     let record = cache::agent_record(cli, &c, agent).await?;
     let params = inputs::from_pairs(&record, pairs)?;
@@ -388,27 +401,76 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
     if let Some(problems) = inputs::problems(&record, &params) {
         return Err(Failure(format!("nothing was sent: {problems}")));
     }
-    let result = c
-        .run_raw(agent, serde_json::Value::Object(params))
-        .await
-        .map_err(|e| {
-            global::noting_effect(
-                e,
-                about_agent(cli, agent),
-                "the service may have run it (and billed it) before its answer was lost",
-            )
-        })?;
-    let records = result.records();
-    // The rules of the agent's output schema each record breaks, as `batch` records them: the
-    // records are printed as the service sent them, and what they break is said beside them.
+    let lost = |e| {
+        global::noting_effect(
+            e,
+            about_agent(cli, agent),
+            "the service may have run it (and billed it) before its answer was lost",
+        )
+    };
+    // Each page's number (when paged) and result; a failure after some pages keeps them.
+    let mut results = Vec::new();
+    let mut failed = None;
+    match pages {
+        None => {
+            let result = c
+                .run_raw(agent, serde_json::Value::Object(params))
+                .await
+                .map_err(lost)?;
+            results.push((None, result));
+        }
+        Some(max) => {
+            let Some(input) = record.pagination_param() else {
+                return Err(Failure(format!(
+                    "nothing was sent: `{agent}` has no page input (its record flags none, and none \
+                     is a page named `page`), so --pages cannot page it"
+                )));
+            };
+            let input = input.name.clone();
+            let first = params
+                .get(&input)
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(1);
+            let mut stream = c.pages_raw(agent, params, &input).max_pages(max).stream();
+            while let Some(page) = futures::StreamExt::next(&mut stream).await {
+                let number = first + results.len() as u64;
+                match page {
+                    Ok(result) => results.push((Some(number), result)),
+                    Err(e) if results.is_empty() => return Err(lost(e)),
+                    Err(e) => {
+                        failed = Some(format!("page {number}: {}", lost(e).0));
+                    }
+                }
+            }
+        }
+    }
+    print_runs(cli, agent, &record, &results)?;
+    match failed {
+        Some(why) => Err(Failure(why)),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Prints the records of `results` as the service sent them, and beside them the rules of the
+/// agent's output schema each breaks (as `batch` records them), with each page's status.
+fn print_runs(
+    cli: &Global,
+    agent: &str,
+    record: &agents_schema::AgentRecord,
+    results: &[(Option<u64>, agents_runtime::RunResult<serde_json::Value>)],
+) -> Result<(), Failure> {
     let schema =
-        agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(&record));
+        agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(record));
+    let records: Vec<&serde_json::Value> = results.iter().flat_map(|(_, r)| r.records()).collect();
     let breaches: Vec<(usize, Vec<agents_runtime::check::Breach>)> = records
         .iter()
         .enumerate()
-        .map(|(i, r)| (i, schema.check(r)))
+        .map(|(i, r)| (i, schema.check(*r)))
         .filter(|(_, b)| !b.is_empty())
         .collect();
+    let task = |r: &agents_runtime::RunResult<serde_json::Value>| {
+        r.task_id.clone().or_else(|| r.response.task_id.clone())
+    };
     if cli.json {
         let mut listed = Vec::new();
         for (i, b) in &breaches {
@@ -420,41 +482,47 @@ async fn run_agent(cli: &Global, agent: &str, pairs: &[String]) -> Result<ExitCo
                 listed.push(v);
             }
         }
+        let mut doc = json!({"agent": agent, "records": records, "breaches": listed});
+        match results {
+            [(None, result)] => {
+                doc["task_id"] = json!(task(result));
+                doc["status"] = json!(result.status.as_str());
+            }
+            pages => {
+                doc["pages"] = pages
+                    .iter()
+                    .map(|(n, r)| {
+                        json!({"page": n, "task_id": task(r), "status": r.status.as_str(),
+                               "records": r.records().len()})
+                    })
+                    .collect();
+            }
+        }
+        outln!("{doc}");
+        return Ok(());
+    }
+    for r in &records {
         outln!(
             "{}",
-            json!({
-                "agent": agent,
-                "task_id": result.task_id.as_ref().or(result.response.task_id.as_ref()),
-                "status": result.status.as_str(),
-                "records": records,
-                "breaches": listed,
-            })
-        );
-    } else {
-        for r in records {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(r).map_err(|e| e.to_string())?
-            );
-        }
-        for (i, b) in &breaches {
-            let which = if records.len() == 1 {
-                "the record".to_owned()
-            } else {
-                format!("record {}", i + 1)
-            };
-            global::warn_breaches(&which, agent, b);
-        }
-        eprintln!(
-            "{agent}: {} record(s), status {}, task {}",
-            records.len(),
-            result.status.as_str(),
-            result
-                .task_id
-                .as_deref()
-                .or(result.response.task_id.as_deref())
-                .unwrap_or("?")
+            serde_json::to_string_pretty(r).map_err(|e| e.to_string())?
         );
     }
-    Ok(ExitCode::SUCCESS)
+    for (i, b) in &breaches {
+        let which = if records.len() == 1 {
+            "the record".to_owned()
+        } else {
+            format!("record {}", i + 1)
+        };
+        global::warn_breaches(&which, agent, b);
+    }
+    for (page, result) in results {
+        let page = page.map_or_else(String::new, |n| format!(" page {n}:"));
+        eprintln!(
+            "{agent}:{page} {} record(s), status {}, task {}",
+            result.records().len(),
+            result.status.as_str(),
+            task(result).as_deref().unwrap_or("?")
+        );
+    }
+    Ok(())
 }

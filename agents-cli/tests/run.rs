@@ -327,6 +327,57 @@ async fn a_call_whose_answer_was_lost_says_it_may_have_run() {
     assert!(!err.contains("may have"), "{err}");
 }
 
+/// `run --pages N` reads the pages of a paginated agent from the page asked for, and stops
+/// where the emulator's real pages end (the page after the last repeats it); an agent without a
+/// page input is refused before anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_reads_the_pages_of_a_paginated_agent() {
+    let e = emulator().await;
+    let dir = scratch("pages");
+    let args = [
+        "--json",
+        "run",
+        "search_engine_maps_search",
+        "-p",
+        "query=coffee",
+        "-p",
+        "page=4",
+        "--pages",
+        "10",
+    ];
+    let out = cargo_agents(&e, &dir, &args).await;
+    let doc = json(&out);
+    let pages: Vec<u64> = doc["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["page"].as_u64().unwrap())
+        .collect();
+    assert_eq!(pages, [4, 5], "{doc}");
+    let counted: u64 = doc["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["records"].as_u64().unwrap())
+        .sum();
+    assert_eq!(doc["records"].as_array().unwrap().len() as u64, counted);
+
+    let before = e.requests_seen(KEY);
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &["run", "retailer_a_pdp", "-p", "asin=B1", "--pages", "2"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no page input"), "{err}");
+    assert!(
+        e.requests_seen(KEY) <= before + 1,
+        "only the agent's record may be asked for"
+    );
+}
+
 /// Inputs that cannot be read are named all at once, row by row, and an input file without
 /// rows is refused: in both cases nothing is sent and no output file is made.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
