@@ -58,8 +58,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run an agent once and print its records; inputs are checked against the agent's rules
-    /// before anything is sent.
+    /// Run an agent once (with --pages, page after page) and print its records; inputs are
+    /// checked against the agent's rules before anything is sent.
     Run {
         /// The agent.
         agent: String,
