@@ -12,10 +12,7 @@ use agents_emulator::{EmulatorHandle, Fault};
 use common::{KEY, emulator, scratch};
 
 async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Output {
-    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let mut c = common::command(e, cwd, KEY, args);
-    c.arg("--dir").arg(schemas).args(["--rate-limit", "0"]);
-    common::output(c).await
+    common::output(common::on_catalog(e, cwd, KEY, args)).await
 }
 
 fn stdout(out: &Output) -> String {
@@ -242,9 +239,7 @@ async fn ctrl_c_stops_a_wait_and_names_the_run_that_goes_on() {
         .to_owned();
     // Every answer late, so the wait is still at its first poll when Ctrl-C comes.
     e.inject(KEY, Fault::Latency(Duration::from_secs(3)), None);
-    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let mut trigger = common::command(&e, &dir, KEY, &["jobs", "trigger", &job, "--wait"]);
-    trigger.arg("--dir").arg(schemas);
+    let trigger = common::on_catalog(&e, &dir, KEY, &["jobs", "trigger", &job, "--wait"]);
     let (started, status, rest) = common::interrupted(trigger).await;
     e.clear_faults(KEY);
     assert!(started.starts_with("run "), "{started}");

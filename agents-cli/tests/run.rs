@@ -16,10 +16,7 @@ use serde_json::{Value, json};
 
 /// `cargo agents ARGS` in `cwd`, reading records from the workspace's `schemas/`, unthrottled.
 fn command(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Command {
-    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let mut c = common::command(e, cwd, KEY, args);
-    c.arg("--dir").arg(schemas).args(["--rate-limit", "0"]);
-    c
+    common::on_catalog(e, cwd, KEY, args)
 }
 
 async fn cargo_agents(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Output {
@@ -290,8 +287,6 @@ async fn a_call_whose_answer_was_lost_says_it_may_have_run() {
     let e = emulator().await;
     let dir = scratch("answer-lost");
     asins_csv(&dir, 'L', 3);
-    let fetched = cargo_agents(&e, &dir, &["fetch", "retailer_a_pdp"]).await;
-    assert!(fetched.status.success());
     for (args, said) in [
         (
             &["run", "retailer_a_pdp", "-p", "asin=B000000001"][..],

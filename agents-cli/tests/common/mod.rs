@@ -67,6 +67,24 @@ pub fn command(e: &EmulatorHandle, cwd: &Path, key: &str, args: &[&str]) -> Comm
     c
 }
 
+/// `cargo agents ARGS` in `cwd` with `--dir` at a copy of the catalog's records there
+/// (`catalog/`, made on first use) and no rate limit: a command that writes records (`fetch`)
+/// cannot touch the workspace's.
+pub fn on_catalog(e: &EmulatorHandle, cwd: &Path, key: &str, args: &[&str]) -> Command {
+    let copy = cwd.join("catalog");
+    if !copy.exists() {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+        std::fs::create_dir_all(&copy).unwrap();
+        for file in std::fs::read_dir(workspace).unwrap() {
+            let file = file.unwrap();
+            std::fs::copy(file.path(), copy.join(file.file_name())).unwrap();
+        }
+    }
+    let mut c = command(e, cwd, key, args);
+    c.arg("--dir").arg(copy).args(["--rate-limit", "0"]);
+    c
+}
+
 /// Runs `c` to its end off the async runtime.
 pub async fn output(mut c: Command) -> Output {
     tokio::task::spawn_blocking(move || c.output().unwrap())
