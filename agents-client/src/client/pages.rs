@@ -14,9 +14,10 @@
 //! # }
 //! ```
 
-use std::future::Future;
+use std::sync::Arc;
 
 use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -26,166 +27,97 @@ use super::error::Error;
 use super::run::{RunOptions, RunResult};
 use crate::agent::{Agent, AgentParams, Paginated};
 
-/// Pages of a paginated agent; see the module docs.
+/// Runs one page: the client, the options and the page number in, the page's result out.
+type RunPage<T> = dyn Fn(Client, RunOptions, u32) -> BoxFuture<'static, Result<RunResult<T>, Error>>
+    + Send
+    + Sync;
+
+/// Pages of an agent, `T` its record: from [`Client::pages`] (a typed agent with pagination) or
+/// [`Client::pages_raw`] (`T` is `Value`); see the module docs.
 ///
-/// Only [`Client::pages`] asks for [`Paginated`]; the paginator keeps the agent's page accessors
-/// from there, so its own methods need no bound, and misuse is one error at `pages`, not a
-/// second one at `stream`.
-#[derive(Debug, Clone)]
-pub struct Pages<A: Agent> {
+/// Only [`Client::pages`] asks for [`Paginated`]; the paginator keeps how to set the page from
+/// there, so its own methods need no bound, and misuse is one error at `pages`, not a second one
+/// at `stream`.
+#[derive(Clone)]
+pub struct Pages<T> {
     client: Client,
-    params: A::Params,
     options: RunOptions,
     max_pages: u32,
-    /// [`Paginated::page`] and [`Paginated::set_page`] of the agent.
-    page: fn(&A::Params) -> Option<u32>,
-    set_page: fn(&mut A::Params, u32),
-}
-
-impl<A: Agent> Pages<A> {
-    /// At most this many pages (default 100).
-    pub fn max_pages(mut self, n: u32) -> Self {
-        self.max_pages = n;
-        self
-    }
-
-    /// Formats for every page.
-    pub fn options(mut self, options: RunOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    /// The pages, fetched one at a time as the stream is read. The stream is `Unpin`: read it
-    /// with `while let Some(page) = pages.next().await` (`StreamExt`, in
-    /// `agents_runtime::prelude`).
-    pub fn stream(self) -> BoxStream<'static, Result<RunResult<A>, Error>> {
-        let first = (self.page)(&self.params).unwrap_or(1);
-        let Pages {
-            client,
-            params,
-            options,
-            max_pages,
-            set_page,
-            ..
-        } = self;
-        paged(first, max_pages, move |n| {
-            let (client, options) = (client.clone(), options.clone());
-            let mut params = params.clone();
-            set_page(&mut params, n);
-            async move { client.run_with(params, &options).await }
-        })
-    }
-}
-
-/// Pages of an agent without bindings, by the name of its page input; see
-/// [`Client::pages_raw`] and the module docs.
-#[derive(Debug, Clone)]
-pub struct RawPages {
-    client: Client,
-    agent: String,
-    params: Map<String, Value>,
-    page_input: String,
-    options: RunOptions,
-    max_pages: u32,
-}
-
-impl RawPages {
-    /// At most this many pages (default 100).
-    pub fn max_pages(mut self, n: u32) -> Self {
-        self.max_pages = n;
-        self
-    }
-
-    /// Formats for every page.
-    pub fn options(mut self, options: RunOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    /// The pages, fetched one at a time as the stream is read, from the page the params ask for
-    /// (else 1).
-    pub fn stream(self) -> BoxStream<'static, Result<RunResult<Value>, Error>> {
-        let first = self
-            .params
-            .get(&self.page_input)
-            .and_then(Value::as_u64)
-            .and_then(|n| u32::try_from(n).ok())
-            .unwrap_or(1);
-        let RawPages {
-            client,
-            agent,
-            params,
-            page_input,
-            options,
-            max_pages,
-        } = self;
-        paged(first, max_pages, move |n| {
-            let (client, agent, options) = (client.clone(), agent.clone(), options.clone());
-            let mut params = params.clone();
-            params.insert(page_input.clone(), n.into());
-            async move {
-                client
-                    .run_raw_with(&agent, Value::Object(params), &options)
-                    .await
-            }
-        })
-    }
-}
-
-/// The pages `fetch` gets, from page `first` on: the stream ends at an empty page, at a page
-/// that repeats the records of the one before, after a failure (its last item), or after
-/// `max_pages` pages.
-fn paged<T, F, Fut>(
+    /// The page the params ask for, else 1.
     first: u32,
-    max_pages: u32,
-    fetch: F,
-) -> BoxStream<'static, Result<RunResult<T>, Error>>
-where
-    T: Serialize + Send + 'static,
-    F: Fn(u32) -> Fut + Send + 'static,
-    Fut: Future<Output = Result<RunResult<T>, Error>> + Send,
-{
-    struct S<F> {
-        fetch: F,
-        max_pages: u32,
-        next: u32,
-        fetched: u32,
-        previous: Option<Value>,
-        done: bool,
+    run: Arc<RunPage<T>>,
+}
+
+impl<T> std::fmt::Debug for Pages<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pages")
+            .field("client", &self.client)
+            .field("options", &self.options)
+            .field("max_pages", &self.max_pages)
+            .field("first", &self.first)
+            .finish_non_exhaustive()
     }
-    let start = S {
-        fetch,
-        max_pages,
-        next: first,
-        fetched: 0,
-        previous: None,
-        done: false,
-    };
-    futures_util::stream::unfold(start, |mut s| async move {
-        if s.done || s.fetched >= s.max_pages {
-            return None;
+}
+
+impl<T: Serialize + Send + 'static> Pages<T> {
+    /// At most this many pages (default 100).
+    pub fn max_pages(mut self, n: u32) -> Self {
+        self.max_pages = n;
+        self
+    }
+
+    /// Formats for every page.
+    pub fn options(mut self, options: RunOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The pages, fetched one at a time as the stream is read: it ends at an empty page, at a
+    /// page that repeats the records of the one before, after a failure (its last item), or
+    /// after `max_pages` pages. The stream is `Unpin`: read it with `while let Some(page) =
+    /// pages.next().await` (`StreamExt`, in `agents_runtime::prelude`).
+    pub fn stream(self) -> BoxStream<'static, Result<RunResult<T>, Error>> {
+        struct S<T> {
+            pages: Pages<T>,
+            next: u32,
+            fetched: u32,
+            previous: Option<Value>,
+            done: bool,
         }
-        let page = match (s.fetch)(s.next).await {
-            Ok(p) => p,
-            Err(e) => {
-                s.done = true;
-                return Some((Err(e), s));
-            }
+        let start = S {
+            next: self.first,
+            pages: self,
+            fetched: 0,
+            previous: None,
+            done: false,
         };
-        if page.records().is_empty() {
-            return None;
-        }
-        let records = serde_json::to_value(page.records()).ok();
-        if records.is_some() && records == s.previous {
-            tracing::debug!(page = s.next, "page repeats the previous one; stopping");
-            return None;
-        }
-        s.previous = records;
-        s.fetched += 1;
-        s.next = s.next.saturating_add(1);
-        Some((Ok(page), s))
-    })
-    .boxed()
+        futures_util::stream::unfold(start, |mut s| async move {
+            if s.done || s.fetched >= s.pages.max_pages {
+                return None;
+            }
+            let run = (s.pages.run)(s.pages.client.clone(), s.pages.options.clone(), s.next);
+            let page = match run.await {
+                Ok(p) => p,
+                Err(e) => {
+                    s.done = true;
+                    return Some((Err(e), s));
+                }
+            };
+            if page.records().is_empty() {
+                return None;
+            }
+            let records = serde_json::to_value(page.records()).ok();
+            if records.is_some() && records == s.previous {
+                tracing::debug!(page = s.next, "page repeats the previous one; stopping");
+                return None;
+            }
+            s.previous = records;
+            s.fetched += 1;
+            s.next = s.next.saturating_add(1);
+            Some((Ok(page), s))
+        })
+        .boxed()
+    }
 }
 
 impl Client {
@@ -195,13 +127,17 @@ impl Client {
         P: AgentParams,
         P::Agent: Paginated + Agent<Params = P>,
     {
+        let first = <P::Agent as Paginated>::page(&params).unwrap_or(1);
         Pages {
             client: self.clone(),
-            params,
             options: RunOptions::new(),
             max_pages: 100,
-            page: <P::Agent as Paginated>::page,
-            set_page: <P::Agent as Paginated>::set_page,
+            first,
+            run: Arc::new(move |client, options, n| {
+                let mut params = params.clone();
+                <P::Agent as Paginated>::set_page(&mut params, n);
+                Box::pin(async move { client.run_with(params, &options).await })
+            }),
         }
     }
 
@@ -227,14 +163,28 @@ impl Client {
         agent: impl Into<String>,
         params: Map<String, Value>,
         page_input: impl Into<String>,
-    ) -> RawPages {
-        RawPages {
+    ) -> Pages<Value> {
+        let (agent, page_input) = (agent.into(), page_input.into());
+        let first = params
+            .get(&page_input)
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(1);
+        Pages {
             client: self.clone(),
-            agent: agent.into(),
-            params,
-            page_input: page_input.into(),
             options: RunOptions::new(),
             max_pages: 100,
+            first,
+            run: Arc::new(move |client, options, n| {
+                let mut params = params.clone();
+                params.insert(page_input.clone(), n.into());
+                let agent = agent.clone();
+                Box::pin(async move {
+                    client
+                        .run_raw_with(&agent, Value::Object(params), &options)
+                        .await
+                })
+            }),
         }
     }
 }
