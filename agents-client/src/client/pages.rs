@@ -60,6 +60,17 @@ impl<T> std::fmt::Debug for Pages<T> {
 }
 
 impl<T: Serialize + Send + 'static> Pages<T> {
+    /// From page `first`, each run by `run`, with the default options and at most 100 pages.
+    fn new(client: &Client, first: u32, run: Arc<RunPage<T>>) -> Self {
+        Pages {
+            client: client.clone(),
+            options: RunOptions::new(),
+            max_pages: 100,
+            first,
+            run,
+        }
+    }
+
     /// At most this many pages (default 100).
     pub fn max_pages(mut self, n: u32) -> Self {
         self.max_pages = n;
@@ -128,17 +139,12 @@ impl Client {
         P::Agent: Paginated + Agent<Params = P>,
     {
         let first = <P::Agent as Paginated>::page(&params).unwrap_or(1);
-        Pages {
-            client: self.clone(),
-            options: RunOptions::new(),
-            max_pages: 100,
-            first,
-            run: Arc::new(move |client, options, n| {
-                let mut params = params.clone();
-                <P::Agent as Paginated>::set_page(&mut params, n);
-                Box::pin(async move { client.run_with(params, &options).await })
-            }),
-        }
+        let run: Arc<RunPage<P::Agent>> = Arc::new(move |client, options, n| {
+            let mut params = params.clone();
+            <P::Agent as Paginated>::set_page(&mut params, n);
+            Box::pin(async move { client.run_with(params, &options).await })
+        });
+        Pages::new(self, first, run)
     }
 
     /// The pages of an agent without bindings: `page_input` names its page number input
@@ -170,21 +176,16 @@ impl Client {
             .and_then(Value::as_u64)
             .and_then(|n| u32::try_from(n).ok())
             .unwrap_or(1);
-        Pages {
-            client: self.clone(),
-            options: RunOptions::new(),
-            max_pages: 100,
-            first,
-            run: Arc::new(move |client, options, n| {
-                let mut params = params.clone();
-                params.insert(page_input.clone(), n.into());
-                let agent = agent.clone();
-                Box::pin(async move {
-                    client
-                        .run_raw_with(&agent, Value::Object(params), &options)
-                        .await
-                })
-            }),
-        }
+        let run: Arc<RunPage<Value>> = Arc::new(move |client, options, n| {
+            let mut params = params.clone();
+            params.insert(page_input.clone(), n.into());
+            let agent = agent.clone();
+            Box::pin(async move {
+                client
+                    .run_raw_with(&agent, Value::Object(params), &options)
+                    .await
+            })
+        });
+        Pages::new(self, first, run)
     }
 }
