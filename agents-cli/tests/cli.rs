@@ -38,10 +38,16 @@ async fn fetch_then_check_reports_drift_field_by_field() {
     assert_eq!(json(&out)["fetched"].as_array().unwrap().len(), 2);
     let cached = std::fs::read_to_string(dir.join("schemas/retailer_a_pdp.json")).unwrap();
     let original = std::fs::read_to_string(schemas().join("retailer_a_pdp.json")).unwrap();
-    assert_eq!(
+    let (cached_record, original_record) = (
         AgentRecord::from_json(&cached).unwrap(),
-        AgentRecord::from_json(&original).unwrap()
+        AgentRecord::from_json(&original).unwrap(),
     );
+    assert_eq!(cached_record, original_record);
+    // In the same order too: the bindings list the fields as the record does.
+    let order = |r: &AgentRecord| -> Vec<String> {
+        r.output_schema.as_ref().unwrap().keys().cloned().collect()
+    };
+    assert_eq!(order(&cached_record), order(&original_record));
 
     let ok = cargo_agents(&e, &dir, KEY, &["check"]).await;
     assert!(ok.status.success());

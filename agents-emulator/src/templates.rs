@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use agents_runtime::endpoint::ApiVersion;
 use axum::extract::State as AxState;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
@@ -66,24 +67,27 @@ fn page(
     }))
 }
 
-/// One agent's record (`/v1`) or template record with its published version (`/v2`).
+/// One agent's record (`/v1`) or template record with its published version (`/v2`). The
+/// record is written straight from its model, so its fields keep their order (a `Value` would
+/// sort them, and bindings generated from the fetched record would list them in another order).
 pub(crate) async fn get(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
     ApiPath(name): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     with_entry(&state, &ctx, version, &name, |e| match version {
-        ApiVersion::V1 => serde_json::to_value(&*e.record).map_err(|e| {
-            ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "INTERNAL_ERROR",
-                e.to_string(),
-            )
-        }),
-        ApiVersion::V2 => Ok(e.template_json()),
+        ApiVersion::V1 => serde_json::to_string(&*e.record)
+            .map(|text| ([(header::CONTENT_TYPE, "application/json")], text).into_response())
+            .map_err(|e| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "INTERNAL_ERROR",
+                    e.to_string(),
+                )
+            }),
+        ApiVersion::V2 => Ok(Json(e.template_json()).into_response()),
     })
-    .map(Json)
 }
 
 /// A template's versions, oldest first, as a page.

@@ -626,8 +626,7 @@ impl AgentRecord {
 
 impl<'de> serde::Deserialize<'de> for AgentRecord {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        AgentRecord::from_value(&value).map_err(serde::de::Error::custom)
+        load::deserialize_record(deserializer)
     }
 }
 
