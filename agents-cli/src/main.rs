@@ -427,11 +427,9 @@ async fn run_agent(
                 )));
             };
             let input = input.name.clone();
-            let first = params
-                .get(&input)
-                .and_then(serde_json::Value::as_u64)
-                .unwrap_or(1);
-            let mut stream = c.pages_raw(agent, params, &input).max_pages(max).stream();
+            let pages = c.pages_raw(agent, params, &input).max_pages(max);
+            let first = u64::from(pages.first_page());
+            let mut stream = pages.stream();
             while let Some(page) = futures::StreamExt::next(&mut stream).await {
                 let number = first + results.len() as u64;
                 match page {

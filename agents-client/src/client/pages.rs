@@ -71,6 +71,11 @@ impl<T: Serialize + Send + 'static> Pages<T> {
         }
     }
 
+    /// The number of the first page the stream reads: the one the params ask for, else 1.
+    pub fn first_page(&self) -> u32 {
+        self.first
+    }
+
     /// At most this many pages (default 100).
     pub fn max_pages(mut self, n: u32) -> Self {
         self.max_pages = n;
