@@ -624,12 +624,6 @@ impl AgentRecord {
     }
 }
 
-impl<'de> serde::Deserialize<'de> for AgentRecord {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        load::deserialize_record(deserializer)
-    }
-}
-
 /// " (did you mean `a`, `b`?)" naming `nearest` (from [`nearest_names`]), or nothing when
 /// there are none: the one wording of every message about a name not found.
 pub fn did_you_mean<S: AsRef<str>>(nearest: &[S]) -> String {

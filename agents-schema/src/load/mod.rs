@@ -40,11 +40,11 @@ pub(crate) fn record_from_value(value: &Value) -> Result<AgentRecord, RecordErro
 
 /// A record from any serde deserializer, read into the loader's own tree (not a `Value`, whose
 /// map sorts the keys): its fields keep the order they were sent in, as from a file.
-pub(crate) fn deserialize_record<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<AgentRecord, D::Error> {
-    let tree = <Json as serde::Deserialize>::deserialize(deserializer)?;
-    read(&tree, Reader::any).map_err(serde::de::Error::custom)
+impl<'de> serde::Deserialize<'de> for AgentRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let tree = <Json as serde::Deserialize>::deserialize(deserializer)?;
+        read(&tree, Reader::any).map_err(serde::de::Error::custom)
+    }
 }
 
 /// Reads `tree` with `how`: what it makes when no problem was found, else every problem.
