@@ -3,44 +3,44 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
+        "prompt": {
+          "type": "string",
+          "description": "The prompt that was sent"
+        },
+        "response": {
+          "type": "string",
+          "description": "The text of the answer"
+        },
+        "model": {
+          "type": "string",
+          "description": "Model that answered"
+        },
         "citations": {
+          "type": "array",
           "description": "Sources cited in the answer",
           "items": {
+            "type": "object",
             "properties": {
-              "snippet": {
-                "type": "string"
-              },
               "title": {
                 "type": "string"
               },
               "url": {
-                "format": "uri",
+                "type": "string",
+                "format": "uri"
+              },
+              "snippet": {
                 "type": "string"
               }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "model": {
-          "description": "Model that answered",
-          "type": "string"
-        },
-        "prompt": {
-          "description": "The prompt that was sent",
-          "type": "string"
-        },
-        "response": {
-          "description": "The text of the answer",
-          "type": "string"
+            }
+          }
         },
         "response_markdown": {
-          "description": "The answer as markdown",
-          "type": "string"
+          "type": "string",
+          "description": "The answer as markdown"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = LlmAFields]
     /// LLM A Response
@@ -238,21 +238,21 @@ impl ::agents_types::Agent for LlmA {
     const NAME: &'static str = "llm_a";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "prompt": {
+          "type": "string",
           "description": "The prompt to send",
           "examples": [
             "What is the tallest mountain in Europe?"
           ],
-          "maxLength": 10000,
           "minLength": 1,
-          "type": "string"
+          "maxLength": 10000
         }
       },
       "required": [
         "prompt"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": false,
         "is_pagination_supported": false

@@ -3,40 +3,40 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "asin": {
-          "type": "string"
-        },
-        "best_seller_rank": {
-          "type": "number"
-        },
-        "image_url": {
-          "format": "uri",
-          "type": "string"
-        },
-        "number_of_reviews": {
-          "type": "number"
-        },
         "position": {
           "type": "number"
         },
-        "price": {
-          "type": "number"
+        "asin": {
+          "type": "string"
         },
         "product_title": {
           "type": "string"
         },
         "product_url": {
-          "format": "uri",
-          "type": "string"
+          "type": "string",
+          "format": "uri"
+        },
+        "price": {
+          "type": "number"
         },
         "rating": {
-          "maximum": 5.0,
-          "minimum": 0.0,
+          "type": "number",
+          "minimum": 0,
+          "maximum": 5
+        },
+        "number_of_reviews": {
+          "type": "number"
+        },
+        "image_url": {
+          "type": "string",
+          "format": "uri"
+        },
+        "best_seller_rank": {
           "type": "number"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = RetailerACategoryFields]
     /// Retailer A Category
@@ -249,32 +249,32 @@ impl ::agents_types::Agent for RetailerACategory {
     const NAME: &'static str = "retailer_a_category";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "category_url": {
+          "type": "string",
           "description": "URL of the category page",
           "examples": [
             "https://retailer-a.example/b?node=172282"
           ],
-          "minLength": 1,
-          "type": "string"
+          "minLength": 1
         },
         "page": {
-          "default": "1",
+          "type": "number",
           "description": "Result page number, starting at 1",
+          "default": "1",
           "examples": [
             1,
             2
           ],
-          "maximum": 100.0,
-          "minimum": 1.0,
-          "type": "number",
+          "minimum": 1,
+          "maximum": 100,
           "x-pagination": true
         }
       },
       "required": [
         "category_url"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": false,
         "is_pagination_supported": true

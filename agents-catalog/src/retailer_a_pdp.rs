@@ -3,10 +3,509 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "4_stars_and_above": {
-          "description": "4 stars and above",
+        "product_title": {
+          "type": "string",
+          "description": "Title of the product as shown on the page"
+        },
+        "manufacturer": {
+          "type": "string",
+          "description": "Manufacturer"
+        },
+        "product_url": {
+          "type": "string",
+          "description": "Product url"
+        },
+        "pack_size": {
+          "type": "string",
+          "description": "Pack size"
+        },
+        "product_availability_and_delivery_terms": {
+          "type": "string",
+          "description": "Product availability and delivery terms"
+        },
+        "unit_of_measure": {
+          "type": "string",
+          "description": "Unit of measure"
+        },
+        "selection_for_type_of_item_field": {
+          "type": "string",
+          "description": "Selection for type of item field"
+        },
+        "selection_for_type_of_item_field_entry": {
+          "type": "string",
+          "description": "Selection for type of item field entry"
+        },
+        "secondary_selection_for_type_of_item_field": {
+          "type": "string",
+          "description": "Secondary selection for type of item field"
+        },
+        "secondary_selection_for_type_of_item_field_entry": {
+          "type": "string",
+          "description": "Secondary selection for type of item field entry"
+        },
+        "brand": {
+          "type": "string",
+          "description": "Brand"
+        },
+        "product_description": {
+          "type": "string",
+          "description": "Product description"
+        },
+        "publisher": {
+          "type": "string",
+          "description": "Publisher"
+        },
+        "sold_by": {
+          "type": "string",
+          "description": "Sold by"
+        },
+        "ships_from": {
+          "type": "string",
+          "description": "Ships from"
+        },
+        "payment": {
+          "type": "string",
+          "description": "Payment"
+        },
+        "packaging": {
+          "type": "string",
+          "description": "Packaging"
+        },
+        "best_sellers_category_1_name": {
+          "type": "string",
+          "description": "Best sellers category 1 name"
+        },
+        "best_sellers_category_1_rank": {
+          "type": "string",
+          "description": "Best sellers category 1 rank"
+        },
+        "best_sellers_category_2_name": {
+          "type": "string",
+          "description": "Best sellers category 2 name"
+        },
+        "best_sellers_category_2_rank": {
+          "type": "string",
+          "description": "Best sellers category 2 rank"
+        },
+        "warning": {
+          "type": "string",
+          "description": "Warning"
+        },
+        "special_feature": {
+          "type": "string",
+          "description": "Special feature"
+        },
+        "size": {
+          "type": "string",
+          "description": "Size"
+        },
+        "color": {
+          "type": "string",
+          "description": "Color"
+        },
+        "material": {
+          "type": "string",
+          "description": "Material"
+        },
+        "recommended_uses": {
+          "type": "string",
+          "description": "Recommended uses"
+        },
+        "model": {
+          "type": "string",
+          "description": "Model"
+        },
+        "country_of_origin": {
+          "type": "string",
+          "description": "Country of origin"
+        },
+        "asin": {
+          "type": "string",
+          "description": "Product identifier of the retailer"
+        },
+        "customers_say": {
+          "type": "string",
+          "description": "Customers say"
+        },
+        "brand_logo": {
+          "type": "string",
+          "description": "Brand logo"
+        },
+        "brand_story_background": {
+          "type": "string",
+          "description": "Brand story background"
+        },
+        "brand_description": {
+          "type": "string",
+          "description": "Brand description"
+        },
+        "brand_store": {
+          "type": "string",
+          "description": "Brand store"
+        },
+        "bought_in_past_month": {
+          "type": "string",
+          "description": "Bought in past month"
+        },
+        "long_text": {
+          "type": "string",
+          "description": "Long text"
+        },
+        "feature": {
+          "type": "string",
+          "description": "Feature"
+        },
+        "feature_value": {
+          "type": "string",
+          "description": "Feature value"
+        },
+        "UNSPSC": {
+          "type": "string",
+          "description": "United Nations Standard Products and Services Code"
+        },
+        "agent_zip_code": {
+          "type": "string",
+          "description": "ZIP code the page was requested for"
+        },
+        "climate_pledge_certification": {
+          "type": "string",
+          "description": "Climate pledge certification"
+        },
+        "UPC": {
+          "type": "string",
+          "description": "Universal Product Code"
+        },
+        "shipping_weight": {
+          "type": "string",
+          "description": "Shipping weight"
+        },
+        "product_dimensions": {
+          "type": "string",
+          "description": "Product dimensions"
+        },
+        "suggested_use": {
+          "type": "string",
+          "description": "Suggested use"
+        },
+        "extra_savings": {
+          "type": "string",
+          "description": "Extra savings"
+        },
+        "savings": {
+          "type": "string",
+          "description": "Savings"
+        },
+        "subscribe_and_save_details": {
+          "type": "string",
+          "description": "Subscribe and save details"
+        },
+        "buy_x_get_y": {
+          "type": "string",
+          "description": "Buy x get y"
+        },
+        "scent": {
+          "type": "string",
+          "description": "Scent"
+        },
+        "subscription_price": {
+          "type": "string",
+          "description": "Subscription price"
+        },
+        "deal_description": {
+          "type": "string",
+          "description": "Deal description"
+        },
+        "sun_protection": {
+          "type": "string",
+          "description": "Sun protection"
+        },
+        "shipping_amount": {
+          "type": "string",
+          "description": "Shipping amount"
+        },
+        "reviews_ai_summary": {
+          "type": "string",
+          "description": "Reviews ai summary"
+        },
+        "replenishment_frequency_common": {
+          "type": "string",
+          "description": "Replenishment frequency common"
+        },
+        "option_name": {
+          "type": "string",
+          "description": "Option name"
+        },
+        "similar_item": {
+          "type": "string",
+          "description": "Similar item"
+        },
+        "sponsored_item": {
+          "type": "string",
+          "description": "Sponsored item"
+        },
+        "delivery_time_estimate": {
+          "type": "string",
+          "description": "Delivery time estimate"
+        },
+        "uom": {
+          "type": "string",
+          "description": "Uom"
+        },
+        "moq_price": {
+          "type": "string",
+          "description": "Moq price"
+        },
+        "shipping_time": {
+          "type": "string",
+          "description": "Shipping time"
+        },
+        "store_location": {
+          "type": "string",
+          "description": "Store location"
+        },
+        "alternate_product_1_product_description": {
+          "type": "string",
+          "description": "Alternate product 1 product description"
+        },
+        "alternate_product_1_product_url": {
+          "type": "string",
+          "description": "Alternate product 1 product url"
+        },
+        "alternate_product_1_web_price": {
+          "type": "string",
+          "description": "Alternate product 1 web price"
+        },
+        "alternate_product_1_feature": {
+          "type": "string",
+          "description": "Alternate product 1 feature"
+        },
+        "alternate_product_1_feature_value": {
+          "type": "string",
+          "description": "Alternate product 1 feature value"
+        },
+        "image_url": {
+          "type": "string",
+          "description": "Main product image",
+          "format": "uri"
+        },
+        "web_price": {
+          "type": "number",
+          "description": "Current price (USD)"
+        },
+        "list_price": {
+          "type": "number",
+          "description": "List price before discounts (USD)"
+        },
+        "review_scale": {
+          "type": "number",
+          "description": "Review scale"
+        },
+        "number_of_reviews": {
+          "type": "number",
+          "description": "Number of reviews"
+        },
+        "unit_of_measure_quantity": {
+          "type": "number",
+          "description": "Unit of measure quantity"
+        },
+        "uomq": {
+          "type": "number",
+          "description": "Uomq"
+        },
+        "moq": {
+          "type": "number",
+          "description": "Moq"
+        },
+        "video_count": {
+          "type": "number",
+          "description": "Video count"
+        },
+        "price_per_unit": {
+          "type": "number",
+          "description": "Price per unit"
+        },
+        "average_of_reviews": {
+          "type": "number",
+          "description": "Average star rating",
+          "minimum": 0,
+          "maximum": 5
+        },
+        "availability": {
+          "type": "boolean",
+          "description": "Whether the product can be bought now"
+        },
+        "direct": {
+          "type": "boolean",
+          "description": "Seller is the retailer itself"
+        },
+        "retailer_as_choice": {
+          "type": "boolean",
+          "description": "Carries the retailer's choice badge"
+        },
+        "climate_pledge_friendly": {
+          "type": "boolean",
+          "description": "Climate pledge friendly"
+        },
+        "subscribe_and_save": {
+          "type": "boolean",
+          "description": "Subscribe and save is offered"
+        },
+        "has_a_plus_section": {
+          "type": "boolean",
+          "description": "The page has an A+ content section"
+        },
+        "product_hierarchy": {
+          "type": "array",
+          "description": "Product hierarchy",
           "items": {
+            "type": "string"
+          }
+        },
+        "variants": {
+          "type": "array",
+          "description": "Variants",
+          "items": {
+            "type": "string"
+          }
+        },
+        "brief_product_description": {
+          "type": "array",
+          "description": "Brief product description",
+          "items": {
+            "type": "string"
+          }
+        },
+        "a_plus_headers": {
+          "type": "array",
+          "description": "A plus headers",
+          "items": {
+            "type": "string"
+          }
+        },
+        "cel_widgets": {
+          "type": "array",
+          "description": "Cel widgets",
+          "items": {
+            "type": "string"
+          }
+        },
+        "visible_images_count": {
+          "type": "array",
+          "description": "Visible images count",
+          "items": {
+            "type": "string"
+          }
+        },
+        "bundle_asins": {
+          "type": "array",
+          "description": "Bundle asins",
+          "items": {
+            "type": "string"
+          }
+        },
+        "review_mentions_with_positive_sentiment": {
+          "type": "array",
+          "description": "Review mentions with positive sentiment",
+          "items": {
+            "type": "string"
+          }
+        },
+        "review_mentions_with_neutral_sentiment": {
+          "type": "array",
+          "description": "Review mentions with neutral sentiment",
+          "items": {
+            "type": "string"
+          }
+        },
+        "review_mentions_with_negative_sentiment": {
+          "type": "array",
+          "description": "Review mentions with negative sentiment",
+          "items": {
+            "type": "string"
+          }
+        },
+        "replenishment_frequency_options": {
+          "type": "array",
+          "description": "Replenishment frequency options",
+          "items": {
+            "type": "string"
+          }
+        },
+        "variations": {
+          "type": "array",
+          "description": "Variations",
+          "items": {
+            "type": "string"
+          }
+        },
+        "promos": {
+          "type": "array",
+          "description": "Promos"
+        },
+        "coupons": {
+          "type": "array",
+          "description": "Coupons"
+        },
+        "badges": {
+          "type": "array",
+          "description": "Badges"
+        },
+        "product_detail_column_and_information_within_table": {
+          "type": "array",
+          "description": "Rows of the product detail table",
+          "items": {
+            "type": "object",
+            "properties": {
+              "field": {
+                "type": "string"
+              },
+              "value": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "technical_details": {
+          "type": "array",
+          "description": "Technical details table",
+          "items": {
+            "type": "object",
+            "properties": {
+              "key": {
+                "type": "string"
+              },
+              "value": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "top_reviews": {
+          "type": "array",
+          "description": "Top reviews",
+          "items": {
+            "type": "object",
+            "properties": {
+              "stars": {
+                "type": "number",
+                "description": "Stars given"
+              },
+              "review_title": {
+                "type": "string"
+              },
+              "review_body": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "alternatives": {
+          "type": "array",
+          "description": "Alternatives",
+          "items": {
+            "type": "object",
             "properties": {
               "asin": {
                 "type": "string"
@@ -17,59 +516,114 @@
               "title": {
                 "type": "string"
               }
-            },
-            "type": "object"
-          },
-          "type": "array"
+            }
+          }
         },
-        "UNSPSC": {
-          "description": "United Nations Standard Products and Services Code",
-          "type": "string"
-        },
-        "UPC": {
-          "description": "Universal Product Code",
-          "type": "string"
-        },
-        "a_plus_headers": {
-          "description": "A plus headers",
+        "4_stars_and_above": {
+          "type": "array",
+          "description": "4 stars and above",
           "items": {
-            "type": "string"
-          },
-          "type": "array"
+            "type": "object",
+            "properties": {
+              "asin": {
+                "type": "string"
+              },
+              "price": {
+                "type": "string"
+              },
+              "title": {
+                "type": "string"
+              }
+            }
+          }
         },
-        "agent_zip_code": {
-          "description": "ZIP code the page was requested for",
-          "type": "string"
+        "related_products": {
+          "type": "array",
+          "description": "Related products",
+          "items": {
+            "type": "object",
+            "properties": {
+              "asin": {
+                "type": "string"
+              },
+              "price": {
+                "type": "string"
+              },
+              "title": {
+                "type": "string"
+              }
+            }
+          }
         },
-        "alternate_product_1_feature": {
-          "description": "Alternate product 1 feature",
-          "type": "string"
+        "related_products_free_delivery": {
+          "type": "array",
+          "description": "Related products free delivery",
+          "items": {
+            "type": "object",
+            "properties": {
+              "asin": {
+                "type": "string"
+              },
+              "price": {
+                "type": "string"
+              },
+              "title": {
+                "type": "string"
+              }
+            }
+          }
         },
-        "alternate_product_1_feature_value": {
-          "description": "Alternate product 1 feature value",
-          "type": "string"
+        "reviews_statistics_percentage_five_to_zero": {
+          "type": "object",
+          "description": "Share of reviews per star rating",
+          "properties": {
+            "5_star": {
+              "type": "string"
+            },
+            "4_star": {
+              "type": "string"
+            },
+            "3_star": {
+              "type": "string"
+            },
+            "2_star": {
+              "type": "string"
+            },
+            "1_star": {
+              "type": "string"
+            }
+          }
         },
-        "alternate_product_1_product_description": {
-          "description": "Alternate product 1 product description",
-          "type": "string"
-        },
-        "alternate_product_1_product_url": {
-          "description": "Alternate product 1 product url",
-          "type": "string"
-        },
-        "alternate_product_1_web_price": {
-          "description": "Alternate product 1 web price",
-          "type": "string"
+        "frequently_bought_with": {
+          "type": "object",
+          "description": "Products frequently bought together",
+          "properties": {
+            "total_price": {
+              "type": "string"
+            },
+            "products": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "properties": {
+                  "price": {
+                    "type": "string"
+                  },
+                  "title": {
+                    "type": "string"
+                  },
+                  "asin": {
+                    "type": "string"
+                  }
+                }
+              }
+            }
+          }
         },
         "alternate_products_for_top_3_alternates": {
+          "type": "object",
           "description": "Top three alternate products",
           "properties": {
-            "product_1_feature": {
-              "type": "string"
-            },
-            "product_1_feature_value": {
-              "type": "string"
-            },
             "product_1_product_description": {
               "type": "string"
             },
@@ -79,10 +633,10 @@
             "product_1_web_price": {
               "type": "string"
             },
-            "product_2_feature": {
+            "product_1_feature": {
               "type": "string"
             },
-            "product_2_feature_value": {
+            "product_1_feature_value": {
               "type": "string"
             },
             "product_2_product_description": {
@@ -94,10 +648,10 @@
             "product_2_web_price": {
               "type": "string"
             },
-            "product_3_feature": {
+            "product_2_feature": {
               "type": "string"
             },
-            "product_3_feature_value": {
+            "product_2_feature_value": {
               "type": "string"
             },
             "product_3_product_description": {
@@ -108,570 +662,16 @@
             },
             "product_3_web_price": {
               "type": "string"
-            }
-          },
-          "type": "object"
-        },
-        "alternatives": {
-          "description": "Alternatives",
-          "items": {
-            "properties": {
-              "asin": {
-                "type": "string"
-              },
-              "price": {
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              }
             },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "asin": {
-          "description": "Product identifier of the retailer",
-          "type": "string"
-        },
-        "availability": {
-          "description": "Whether the product can be bought now",
-          "type": "boolean"
-        },
-        "average_of_reviews": {
-          "description": "Average star rating",
-          "maximum": 5.0,
-          "minimum": 0.0,
-          "type": "number"
-        },
-        "badges": {
-          "description": "Badges",
-          "type": "array"
-        },
-        "best_sellers_category_1_name": {
-          "description": "Best sellers category 1 name",
-          "type": "string"
-        },
-        "best_sellers_category_1_rank": {
-          "description": "Best sellers category 1 rank",
-          "type": "string"
-        },
-        "best_sellers_category_2_name": {
-          "description": "Best sellers category 2 name",
-          "type": "string"
-        },
-        "best_sellers_category_2_rank": {
-          "description": "Best sellers category 2 rank",
-          "type": "string"
-        },
-        "bought_in_past_month": {
-          "description": "Bought in past month",
-          "type": "string"
-        },
-        "brand": {
-          "description": "Brand",
-          "type": "string"
-        },
-        "brand_description": {
-          "description": "Brand description",
-          "type": "string"
-        },
-        "brand_logo": {
-          "description": "Brand logo",
-          "type": "string"
-        },
-        "brand_store": {
-          "description": "Brand store",
-          "type": "string"
-        },
-        "brand_story_background": {
-          "description": "Brand story background",
-          "type": "string"
-        },
-        "brief_product_description": {
-          "description": "Brief product description",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "bundle_asins": {
-          "description": "Bundle asins",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "buy_x_get_y": {
-          "description": "Buy x get y",
-          "type": "string"
-        },
-        "cel_widgets": {
-          "description": "Cel widgets",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "climate_pledge_certification": {
-          "description": "Climate pledge certification",
-          "type": "string"
-        },
-        "climate_pledge_friendly": {
-          "description": "Climate pledge friendly",
-          "type": "boolean"
-        },
-        "color": {
-          "description": "Color",
-          "type": "string"
-        },
-        "country_of_origin": {
-          "description": "Country of origin",
-          "type": "string"
-        },
-        "coupons": {
-          "description": "Coupons",
-          "type": "array"
-        },
-        "customers_say": {
-          "description": "Customers say",
-          "type": "string"
-        },
-        "deal_description": {
-          "description": "Deal description",
-          "type": "string"
-        },
-        "delivery_time_estimate": {
-          "description": "Delivery time estimate",
-          "type": "string"
-        },
-        "direct": {
-          "description": "Seller is the retailer itself",
-          "type": "boolean"
-        },
-        "extra_savings": {
-          "description": "Extra savings",
-          "type": "string"
-        },
-        "feature": {
-          "description": "Feature",
-          "type": "string"
-        },
-        "feature_value": {
-          "description": "Feature value",
-          "type": "string"
-        },
-        "frequently_bought_with": {
-          "description": "Products frequently bought together",
-          "properties": {
-            "products": {
-              "items": {
-                "properties": {
-                  "asin": {
-                    "type": "string"
-                  },
-                  "price": {
-                    "type": "string"
-                  },
-                  "title": {
-                    "type": "string"
-                  }
-                },
-                "type": "object"
-              },
-              "type": "array"
+            "product_3_feature": {
+              "type": "string"
             },
-            "total_price": {
+            "product_3_feature_value": {
               "type": "string"
             }
-          },
-          "type": "object"
-        },
-        "has_a_plus_section": {
-          "description": "The page has an A+ content section",
-          "type": "boolean"
-        },
-        "image_url": {
-          "description": "Main product image",
-          "format": "uri",
-          "type": "string"
-        },
-        "list_price": {
-          "description": "List price before discounts (USD)",
-          "type": "number"
-        },
-        "long_text": {
-          "description": "Long text",
-          "type": "string"
-        },
-        "manufacturer": {
-          "description": "Manufacturer",
-          "type": "string"
-        },
-        "material": {
-          "description": "Material",
-          "type": "string"
-        },
-        "model": {
-          "description": "Model",
-          "type": "string"
-        },
-        "moq": {
-          "description": "Moq",
-          "type": "number"
-        },
-        "moq_price": {
-          "description": "Moq price",
-          "type": "string"
-        },
-        "number_of_reviews": {
-          "description": "Number of reviews",
-          "type": "number"
-        },
-        "option_name": {
-          "description": "Option name",
-          "type": "string"
-        },
-        "pack_size": {
-          "description": "Pack size",
-          "type": "string"
-        },
-        "packaging": {
-          "description": "Packaging",
-          "type": "string"
-        },
-        "payment": {
-          "description": "Payment",
-          "type": "string"
-        },
-        "price_per_unit": {
-          "description": "Price per unit",
-          "type": "number"
-        },
-        "product_availability_and_delivery_terms": {
-          "description": "Product availability and delivery terms",
-          "type": "string"
-        },
-        "product_description": {
-          "description": "Product description",
-          "type": "string"
-        },
-        "product_detail_column_and_information_within_table": {
-          "description": "Rows of the product detail table",
-          "items": {
-            "properties": {
-              "field": {
-                "type": "string"
-              },
-              "value": {
-                "type": "string"
-              }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "product_dimensions": {
-          "description": "Product dimensions",
-          "type": "string"
-        },
-        "product_hierarchy": {
-          "description": "Product hierarchy",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "product_title": {
-          "description": "Title of the product as shown on the page",
-          "type": "string"
-        },
-        "product_url": {
-          "description": "Product url",
-          "type": "string"
-        },
-        "promos": {
-          "description": "Promos",
-          "type": "array"
-        },
-        "publisher": {
-          "description": "Publisher",
-          "type": "string"
-        },
-        "recommended_uses": {
-          "description": "Recommended uses",
-          "type": "string"
-        },
-        "related_products": {
-          "description": "Related products",
-          "items": {
-            "properties": {
-              "asin": {
-                "type": "string"
-              },
-              "price": {
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "related_products_free_delivery": {
-          "description": "Related products free delivery",
-          "items": {
-            "properties": {
-              "asin": {
-                "type": "string"
-              },
-              "price": {
-                "type": "string"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "replenishment_frequency_common": {
-          "description": "Replenishment frequency common",
-          "type": "string"
-        },
-        "replenishment_frequency_options": {
-          "description": "Replenishment frequency options",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "retailer_as_choice": {
-          "description": "Carries the retailer's choice badge",
-          "type": "boolean"
-        },
-        "review_mentions_with_negative_sentiment": {
-          "description": "Review mentions with negative sentiment",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "review_mentions_with_neutral_sentiment": {
-          "description": "Review mentions with neutral sentiment",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "review_mentions_with_positive_sentiment": {
-          "description": "Review mentions with positive sentiment",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "review_scale": {
-          "description": "Review scale",
-          "type": "number"
-        },
-        "reviews_ai_summary": {
-          "description": "Reviews ai summary",
-          "type": "string"
-        },
-        "reviews_statistics_percentage_five_to_zero": {
-          "description": "Share of reviews per star rating",
-          "properties": {
-            "1_star": {
-              "type": "string"
-            },
-            "2_star": {
-              "type": "string"
-            },
-            "3_star": {
-              "type": "string"
-            },
-            "4_star": {
-              "type": "string"
-            },
-            "5_star": {
-              "type": "string"
-            }
-          },
-          "type": "object"
-        },
-        "savings": {
-          "description": "Savings",
-          "type": "string"
-        },
-        "scent": {
-          "description": "Scent",
-          "type": "string"
-        },
-        "secondary_selection_for_type_of_item_field": {
-          "description": "Secondary selection for type of item field",
-          "type": "string"
-        },
-        "secondary_selection_for_type_of_item_field_entry": {
-          "description": "Secondary selection for type of item field entry",
-          "type": "string"
-        },
-        "selection_for_type_of_item_field": {
-          "description": "Selection for type of item field",
-          "type": "string"
-        },
-        "selection_for_type_of_item_field_entry": {
-          "description": "Selection for type of item field entry",
-          "type": "string"
-        },
-        "shipping_amount": {
-          "description": "Shipping amount",
-          "type": "string"
-        },
-        "shipping_time": {
-          "description": "Shipping time",
-          "type": "string"
-        },
-        "shipping_weight": {
-          "description": "Shipping weight",
-          "type": "string"
-        },
-        "ships_from": {
-          "description": "Ships from",
-          "type": "string"
-        },
-        "similar_item": {
-          "description": "Similar item",
-          "type": "string"
-        },
-        "size": {
-          "description": "Size",
-          "type": "string"
-        },
-        "sold_by": {
-          "description": "Sold by",
-          "type": "string"
-        },
-        "special_feature": {
-          "description": "Special feature",
-          "type": "string"
-        },
-        "sponsored_item": {
-          "description": "Sponsored item",
-          "type": "string"
-        },
-        "store_location": {
-          "description": "Store location",
-          "type": "string"
-        },
-        "subscribe_and_save": {
-          "description": "Subscribe and save is offered",
-          "type": "boolean"
-        },
-        "subscribe_and_save_details": {
-          "description": "Subscribe and save details",
-          "type": "string"
-        },
-        "subscription_price": {
-          "description": "Subscription price",
-          "type": "string"
-        },
-        "suggested_use": {
-          "description": "Suggested use",
-          "type": "string"
-        },
-        "sun_protection": {
-          "description": "Sun protection",
-          "type": "string"
-        },
-        "technical_details": {
-          "description": "Technical details table",
-          "items": {
-            "properties": {
-              "key": {
-                "type": "string"
-              },
-              "value": {
-                "type": "string"
-              }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "top_reviews": {
-          "description": "Top reviews",
-          "items": {
-            "properties": {
-              "review_body": {
-                "type": "string"
-              },
-              "review_title": {
-                "type": "string"
-              },
-              "stars": {
-                "description": "Stars given",
-                "type": "number"
-              }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "unit_of_measure": {
-          "description": "Unit of measure",
-          "type": "string"
-        },
-        "unit_of_measure_quantity": {
-          "description": "Unit of measure quantity",
-          "type": "number"
-        },
-        "uom": {
-          "description": "Uom",
-          "type": "string"
-        },
-        "uomq": {
-          "description": "Uomq",
-          "type": "number"
-        },
-        "variants": {
-          "description": "Variants",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "variations": {
-          "description": "Variations",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "video_count": {
-          "description": "Video count",
-          "type": "number"
-        },
-        "visible_images_count": {
-          "description": "Visible images count",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "warning": {
-          "description": "Warning",
-          "type": "string"
-        },
-        "web_price": {
-          "description": "Current price (USD)",
-          "type": "number"
+          }
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = RetailerAPdpFields]
     /// Retailer A Product Page
@@ -1390,31 +1390,31 @@ impl ::agents_types::Agent for RetailerAPdp {
     const NAME: &'static str = "retailer_a_pdp";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "asin": {
+          "type": "string",
           "description": "Product identifier (ASIN)",
           "examples": [
             "B08N5WRWNW"
           ],
-          "minLength": 1,
-          "type": "string"
+          "minLength": 1
         },
         "zip_code": {
-          "default": "90210",
+          "type": "string",
           "description": "ZIP code to localize prices and delivery terms",
+          "default": "90210",
           "examples": [
             "90210",
             "10001"
           ],
           "minLength": 1,
-          "type": "string",
           "x-localization": true
         }
       },
       "required": [
         "asin"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": false

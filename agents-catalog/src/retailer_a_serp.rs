@@ -3,57 +3,57 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
+        "position": {
+          "type": "number",
+          "description": "Position on the page"
+        },
         "asin": {
           "type": "string"
-        },
-        "badges": {
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "delivery": {
-          "type": "string"
-        },
-        "image_url": {
-          "format": "uri",
-          "type": "string"
-        },
-        "is_prime": {
-          "type": "boolean"
-        },
-        "is_sponsored": {
-          "type": "boolean"
-        },
-        "list_price": {
-          "type": "number"
-        },
-        "number_of_reviews": {
-          "type": "number"
-        },
-        "position": {
-          "description": "Position on the page",
-          "type": "number"
-        },
-        "price": {
-          "description": "Price (USD)",
-          "type": "number"
         },
         "product_title": {
           "type": "string"
         },
         "product_url": {
-          "format": "uri",
-          "type": "string"
+          "type": "string",
+          "format": "uri"
+        },
+        "price": {
+          "type": "number",
+          "description": "Price (USD)"
+        },
+        "list_price": {
+          "type": "number"
         },
         "rating": {
-          "maximum": 5.0,
-          "minimum": 0.0,
+          "type": "number",
+          "minimum": 0,
+          "maximum": 5
+        },
+        "number_of_reviews": {
           "type": "number"
+        },
+        "is_sponsored": {
+          "type": "boolean"
+        },
+        "is_prime": {
+          "type": "boolean"
+        },
+        "image_url": {
+          "type": "string",
+          "format": "uri"
+        },
+        "badges": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "delivery": {
+          "type": "string"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = RetailerASerpFields]
     /// Retailer A Search Results
@@ -297,44 +297,44 @@ impl ::agents_types::Agent for RetailerASerp {
     const NAME: &'static str = "retailer_a_serp";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "keyword": {
+          "type": "string",
           "description": "Search keyword",
           "examples": [
             "wireless earbuds"
           ],
-          "maxLength": 200,
           "minLength": 1,
-          "type": "string"
+          "maxLength": 200
         },
         "page": {
-          "default": "1",
+          "type": "number",
           "description": "Result page number, starting at 1",
+          "default": "1",
           "examples": [
             1,
             2
           ],
-          "maximum": 100.0,
-          "minimum": 1.0,
-          "type": "number",
+          "minimum": 1,
+          "maximum": 100,
           "x-pagination": true
         },
         "zip_code": {
-          "default": "90210",
+          "type": "string",
           "description": "ZIP code to localize prices and delivery terms",
+          "default": "90210",
           "examples": [
             "90210",
             "10001"
           ],
           "minLength": 1,
-          "type": "string",
           "x-localization": true
         }
       },
       "required": [
         "keyword"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": true

@@ -3,111 +3,71 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "UPC": {
-          "description": "Universal Product Code",
-          "type": "string"
-        },
-        "availability": {
-          "description": "In stock",
-          "type": "boolean"
-        },
-        "badges": {
-          "description": "Badges",
-          "type": "array"
+        "product_title": {
+          "type": "string",
+          "description": "Product title"
         },
         "brand": {
-          "description": "Brand",
-          "type": "string"
+          "type": "string",
+          "description": "Brand"
+        },
+        "product_url": {
+          "type": "string",
+          "description": "Canonical product URL",
+          "format": "uri"
+        },
+        "price": {
+          "type": "number",
+          "description": "Current price"
+        },
+        "currency": {
+          "type": "string",
+          "description": "ISO 4217 currency code"
+        },
+        "list_price": {
+          "type": "number",
+          "description": "Price before discounts"
+        },
+        "rating": {
+          "type": "number",
+          "description": "Average rating",
+          "minimum": 0,
+          "maximum": 5
+        },
+        "review_count": {
+          "type": "number",
+          "description": "Number of reviews"
+        },
+        "availability": {
+          "type": "boolean",
+          "description": "In stock"
+        },
+        "image_urls": {
+          "type": "array",
+          "description": "Product images",
+          "items": {
+            "type": "string",
+            "format": "uri"
+          }
+        },
+        "description": {
+          "type": "string",
+          "description": "Product description"
         },
         "categories": {
+          "type": "array",
           "description": "Category breadcrumb",
           "items": {
             "type": "string"
-          },
-          "type": "array"
-        },
-        "currency": {
-          "description": "ISO 4217 currency code",
-          "type": "string"
-        },
-        "description": {
-          "description": "Product description",
-          "type": "string"
-        },
-        "fulfillment": {
-          "properties": {
-            "delivery": {
-              "type": "boolean"
-            },
-            "delivery_date": {
-              "type": "string"
-            },
-            "pickup": {
-              "type": "boolean"
-            },
-            "shipping": {
-              "type": "boolean"
-            }
-          },
-          "type": "object"
-        },
-        "image_urls": {
-          "description": "Product images",
-          "items": {
-            "format": "uri",
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "list_price": {
-          "description": "Price before discounts",
-          "type": "number"
-        },
-        "price": {
-          "description": "Current price",
-          "type": "number"
-        },
-        "product_title": {
-          "description": "Product title",
-          "type": "string"
-        },
-        "product_url": {
-          "description": "Canonical product URL",
-          "format": "uri",
-          "type": "string"
-        },
-        "rating": {
-          "description": "Average rating",
-          "maximum": 5.0,
-          "minimum": 0.0,
-          "type": "number"
-        },
-        "review_count": {
-          "description": "Number of reviews",
-          "type": "number"
-        },
-        "seller": {
-          "description": "Seller of the offer",
-          "properties": {
-            "name": {
-              "type": "string"
-            },
-            "rating": {
-              "maximum": 5.0,
-              "minimum": 0.0,
-              "type": "number"
-            },
-            "url": {
-              "format": "uri",
-              "type": "string"
-            }
-          },
-          "type": "object"
+          }
         },
         "specifications": {
+          "type": "array",
           "description": "Specification table",
           "items": {
+            "type": "object",
             "properties": {
               "name": {
                 "type": "string"
@@ -115,34 +75,74 @@
               "value": {
                 "type": "string"
               }
+            }
+          }
+        },
+        "seller": {
+          "type": "object",
+          "description": "Seller of the offer",
+          "properties": {
+            "name": {
+              "type": "string"
             },
-            "type": "object"
-          },
-          "type": "array"
+            "rating": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 5
+            },
+            "url": {
+              "type": "string",
+              "format": "uri"
+            }
+          }
         },
         "variants": {
+          "type": "array",
           "description": "Product variants",
           "items": {
+            "type": "object",
             "properties": {
-              "available": {
-                "type": "boolean"
-              },
               "id": {
+                "type": "string"
+              },
+              "title": {
                 "type": "string"
               },
               "price": {
                 "type": "number"
               },
-              "title": {
-                "type": "string"
+              "available": {
+                "type": "boolean"
               }
+            }
+          }
+        },
+        "UPC": {
+          "type": "string",
+          "description": "Universal Product Code"
+        },
+        "fulfillment": {
+          "type": "object",
+          "properties": {
+            "pickup": {
+              "type": "boolean"
             },
-            "type": "object"
-          },
-          "type": "array"
+            "delivery": {
+              "type": "boolean"
+            },
+            "shipping": {
+              "type": "boolean"
+            },
+            "delivery_date": {
+              "type": "string"
+            }
+          }
+        },
+        "badges": {
+          "type": "array",
+          "description": "Badges"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = RetailerBPdpFields]
     /// Retailer B Product Page
@@ -499,41 +499,41 @@ impl ::agents_types::Agent for RetailerBPdp {
     const NAME: &'static str = "retailer_b_pdp";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "product_id": {
+          "type": "string",
           "description": "Retailer B item id",
           "examples": [
             "5129928603"
           ],
           "minLength": 1,
-          "pattern": "^[0-9]+$",
-          "type": "string"
-        },
-        "store_id": {
-          "description": "Store to localize stock and prices",
-          "examples": [
-            "2280"
-          ],
-          "minLength": 1,
-          "type": "string",
-          "x-localization": true
+          "pattern": "^[0-9]+$"
         },
         "zip_code": {
-          "default": "90210",
+          "type": "string",
           "description": "ZIP code to localize prices and delivery terms",
+          "default": "90210",
           "examples": [
             "90210",
             "10001"
           ],
           "minLength": 1,
+          "x-localization": true
+        },
+        "store_id": {
           "type": "string",
+          "description": "Store to localize stock and prices",
+          "examples": [
+            "2280"
+          ],
+          "minLength": 1,
           "x-localization": true
         }
       },
       "required": [
         "product_id"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": false

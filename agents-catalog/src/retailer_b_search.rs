@@ -3,29 +3,31 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "fulfillment_badges": {
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "is_sponsored": {
-          "type": "boolean"
-        },
         "position": {
-          "type": "number"
-        },
-        "price": {
           "type": "number"
         },
         "product_id": {
           "type": "string"
         },
-        "rating": {
-          "maximum": 5.0,
-          "minimum": 0.0,
+        "title": {
+          "type": "string"
+        },
+        "url": {
+          "type": "string",
+          "format": "uri"
+        },
+        "price": {
           "type": "number"
+        },
+        "was_price": {
+          "type": "number"
+        },
+        "rating": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 5
         },
         "review_count": {
           "type": "number"
@@ -33,18 +35,16 @@
         "seller_name": {
           "type": "string"
         },
-        "title": {
-          "type": "string"
+        "is_sponsored": {
+          "type": "boolean"
         },
-        "url": {
-          "format": "uri",
-          "type": "string"
-        },
-        "was_price": {
-          "type": "number"
+        "fulfillment_badges": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = RetailerBSearchFields]
     /// Retailer B Search
@@ -282,41 +282,41 @@ impl ::agents_types::Agent for RetailerBSearch {
     const NAME: &'static str = "retailer_b_search";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "page": {
-          "default": "1",
-          "description": "Result page number, starting at 1",
-          "examples": [
-            1,
-            2
-          ],
-          "maximum": 100.0,
-          "minimum": 1.0,
-          "type": "number",
-          "x-pagination": true
-        },
         "query": {
+          "type": "string",
           "description": "Search query",
           "examples": [
             "tv"
           ],
-          "minLength": 1,
-          "type": "string"
+          "minLength": 1
+        },
+        "page": {
+          "type": "number",
+          "description": "Result page number, starting at 1",
+          "default": "1",
+          "examples": [
+            1,
+            2
+          ],
+          "minimum": 1,
+          "maximum": 100,
+          "x-pagination": true
         },
         "store_id": {
+          "type": "string",
           "description": "Store to localize stock and prices",
           "examples": [
             "2280"
           ],
           "minLength": 1,
-          "type": "string",
           "x-localization": true
         }
       },
       "required": [
         "query"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": true

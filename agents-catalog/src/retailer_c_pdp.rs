@@ -3,64 +3,134 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "availability": {
-          "description": "In stock",
-          "type": "boolean"
+        "product_title": {
+          "type": "string",
+          "description": "Product title"
         },
         "brand": {
-          "description": "Brand",
-          "type": "string"
+          "type": "string",
+          "description": "Brand"
+        },
+        "product_url": {
+          "type": "string",
+          "description": "Canonical product URL",
+          "format": "uri"
+        },
+        "price": {
+          "type": "number",
+          "description": "Current price"
+        },
+        "currency": {
+          "type": "string",
+          "description": "ISO 4217 currency code"
+        },
+        "list_price": {
+          "type": "number",
+          "description": "Price before discounts"
+        },
+        "rating": {
+          "type": "number",
+          "description": "Average rating",
+          "minimum": 0,
+          "maximum": 5
+        },
+        "review_count": {
+          "type": "number",
+          "description": "Number of reviews"
+        },
+        "availability": {
+          "type": "boolean",
+          "description": "In stock"
+        },
+        "image_urls": {
+          "type": "array",
+          "description": "Product images",
+          "items": {
+            "type": "string",
+            "format": "uri"
+          }
+        },
+        "description": {
+          "type": "string",
+          "description": "Product description"
         },
         "categories": {
+          "type": "array",
           "description": "Category breadcrumb",
           "items": {
             "type": "string"
-          },
-          "type": "array"
+          }
         },
-        "currency": {
-          "description": "ISO 4217 currency code",
-          "type": "string"
-        },
-        "description": {
-          "description": "Product description",
-          "type": "string"
-        },
-        "image_urls": {
-          "description": "Product images",
+        "specifications": {
+          "type": "array",
+          "description": "Specification table",
           "items": {
-            "format": "uri",
-            "type": "string"
-          },
-          "type": "array"
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "value": {
+                "type": "string"
+              }
+            }
+          }
         },
-        "list_price": {
-          "description": "Price before discounts",
-          "type": "number"
+        "seller": {
+          "type": "object",
+          "description": "Seller of the offer",
+          "properties": {
+            "name": {
+              "type": "string"
+            },
+            "rating": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 5
+            },
+            "url": {
+              "type": "string",
+              "format": "uri"
+            }
+          }
+        },
+        "variants": {
+          "type": "array",
+          "description": "Product variants",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "title": {
+                "type": "string"
+              },
+              "price": {
+                "type": "number"
+              },
+              "available": {
+                "type": "boolean"
+              }
+            }
+          }
         },
         "model_number": {
           "type": "string"
         },
+        "sku": {
+          "type": "string"
+        },
         "open_box_price": {
-          "description": "Open-box price",
-          "type": "number"
-        },
-        "price": {
-          "description": "Current price",
-          "type": "number"
-        },
-        "product_title": {
-          "description": "Product title",
-          "type": "string"
-        },
-        "product_url": {
-          "description": "Canonical product URL",
-          "format": "uri",
-          "type": "string"
+          "type": "number",
+          "description": "Open-box price"
         },
         "protection_plans": {
+          "type": "array",
           "items": {
+            "type": "object",
             "properties": {
               "name": {
                 "type": "string"
@@ -71,80 +141,10 @@
               "term": {
                 "type": "string"
               }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "rating": {
-          "description": "Average rating",
-          "maximum": 5.0,
-          "minimum": 0.0,
-          "type": "number"
-        },
-        "review_count": {
-          "description": "Number of reviews",
-          "type": "number"
-        },
-        "seller": {
-          "description": "Seller of the offer",
-          "properties": {
-            "name": {
-              "type": "string"
-            },
-            "rating": {
-              "maximum": 5.0,
-              "minimum": 0.0,
-              "type": "number"
-            },
-            "url": {
-              "format": "uri",
-              "type": "string"
             }
-          },
-          "type": "object"
-        },
-        "sku": {
-          "type": "string"
-        },
-        "specifications": {
-          "description": "Specification table",
-          "items": {
-            "properties": {
-              "name": {
-                "type": "string"
-              },
-              "value": {
-                "type": "string"
-              }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "variants": {
-          "description": "Product variants",
-          "items": {
-            "properties": {
-              "available": {
-                "type": "boolean"
-              },
-              "id": {
-                "type": "string"
-              },
-              "price": {
-                "type": "number"
-              },
-              "title": {
-                "type": "string"
-              }
-            },
-            "type": "object"
-          },
-          "type": "array"
+          }
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = RetailerCPdpFields]
     /// Retailer C Product Page
@@ -474,33 +474,33 @@ impl ::agents_types::Agent for RetailerCPdp {
     const NAME: &'static str = "retailer_c_pdp";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "sku": {
+          "type": "string",
           "description": "Retailer C SKU",
           "examples": [
             "6505727"
           ],
-          "maxLength": 12,
           "minLength": 5,
-          "pattern": "^[0-9]{5,12}$",
-          "type": "string"
+          "maxLength": 12,
+          "pattern": "^[0-9]{5,12}$"
         },
         "zip_code": {
-          "default": "90210",
+          "type": "string",
           "description": "ZIP code to localize prices and delivery terms",
+          "default": "90210",
           "examples": [
             "90210",
             "10001"
           ],
           "minLength": 1,
-          "type": "string",
           "x-localization": true
         }
       },
       "required": [
         "sku"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": false

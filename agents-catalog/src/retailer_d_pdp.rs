@@ -3,90 +3,71 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "availability": {
-          "description": "In stock",
-          "type": "boolean"
+        "product_title": {
+          "type": "string",
+          "description": "Product title"
         },
         "brand": {
-          "description": "Brand",
-          "type": "string"
+          "type": "string",
+          "description": "Brand"
+        },
+        "product_url": {
+          "type": "string",
+          "description": "Canonical product URL",
+          "format": "uri"
+        },
+        "price": {
+          "type": "number",
+          "description": "Current price"
+        },
+        "currency": {
+          "type": "string",
+          "description": "ISO 4217 currency code"
+        },
+        "list_price": {
+          "type": "number",
+          "description": "Price before discounts"
+        },
+        "rating": {
+          "type": "number",
+          "description": "Average rating",
+          "minimum": 0,
+          "maximum": 5
+        },
+        "review_count": {
+          "type": "number",
+          "description": "Number of reviews"
+        },
+        "availability": {
+          "type": "boolean",
+          "description": "In stock"
+        },
+        "image_urls": {
+          "type": "array",
+          "description": "Product images",
+          "items": {
+            "type": "string",
+            "format": "uri"
+          }
+        },
+        "description": {
+          "type": "string",
+          "description": "Product description"
         },
         "categories": {
+          "type": "array",
           "description": "Category breadcrumb",
           "items": {
             "type": "string"
-          },
-          "type": "array"
-        },
-        "currency": {
-          "description": "ISO 4217 currency code",
-          "type": "string"
-        },
-        "description": {
-          "description": "Product description",
-          "type": "string"
-        },
-        "image_urls": {
-          "description": "Product images",
-          "items": {
-            "format": "uri",
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "list_price": {
-          "description": "Price before discounts",
-          "type": "number"
-        },
-        "nutrition_facts": {
-          "description": "Nutrition label, keyed by nutrient",
-          "type": "object"
-        },
-        "price": {
-          "description": "Current price",
-          "type": "number"
-        },
-        "product_title": {
-          "description": "Product title",
-          "type": "string"
-        },
-        "product_url": {
-          "description": "Canonical product URL",
-          "format": "uri",
-          "type": "string"
-        },
-        "rating": {
-          "description": "Average rating",
-          "maximum": 5.0,
-          "minimum": 0.0,
-          "type": "number"
-        },
-        "review_count": {
-          "description": "Number of reviews",
-          "type": "number"
-        },
-        "seller": {
-          "description": "Seller of the offer",
-          "properties": {
-            "name": {
-              "type": "string"
-            },
-            "rating": {
-              "maximum": 5.0,
-              "minimum": 0.0,
-              "type": "number"
-            },
-            "url": {
-              "format": "uri",
-              "type": "string"
-            }
-          },
-          "type": "object"
+          }
         },
         "specifications": {
+          "type": "array",
           "description": "Specification table",
           "items": {
+            "type": "object",
             "properties": {
               "name": {
                 "type": "string"
@@ -94,58 +75,77 @@
               "value": {
                 "type": "string"
               }
-            },
-            "type": "object"
-          },
-          "type": "array"
+            }
+          }
         },
-        "store_availability": {
-          "items": {
-            "properties": {
-              "in_stock": {
-                "type": "boolean"
-              },
-              "quantity": {
-                "type": "number"
-              },
-              "store_id": {
-                "type": "string"
-              },
-              "store_name": {
-                "type": "string"
-              }
+        "seller": {
+          "type": "object",
+          "description": "Seller of the offer",
+          "properties": {
+            "name": {
+              "type": "string"
             },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "tcin": {
-          "description": "Retailer D item number",
-          "type": "string"
+            "rating": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 5
+            },
+            "url": {
+              "type": "string",
+              "format": "uri"
+            }
+          }
         },
         "variants": {
+          "type": "array",
           "description": "Product variants",
           "items": {
+            "type": "object",
             "properties": {
-              "available": {
-                "type": "boolean"
-              },
               "id": {
+                "type": "string"
+              },
+              "title": {
                 "type": "string"
               },
               "price": {
                 "type": "number"
               },
-              "title": {
-                "type": "string"
+              "available": {
+                "type": "boolean"
               }
-            },
-            "type": "object"
-          },
-          "type": "array"
+            }
+          }
+        },
+        "tcin": {
+          "type": "string",
+          "description": "Retailer D item number"
+        },
+        "store_availability": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "store_id": {
+                "type": "string"
+              },
+              "store_name": {
+                "type": "string"
+              },
+              "in_stock": {
+                "type": "boolean"
+              },
+              "quantity": {
+                "type": "number"
+              }
+            }
+          }
+        },
+        "nutrition_facts": {
+          "type": "object",
+          "description": "Nutrition label, keyed by nutrient"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = RetailerDPdpFields]
     /// Retailer D Product Page
@@ -471,32 +471,32 @@ impl ::agents_types::Agent for RetailerDPdp {
     const NAME: &'static str = "retailer_d_pdp";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "store_id": {
-          "description": "Store to localize stock and prices",
-          "examples": [
-            "2280"
-          ],
-          "minLength": 1,
-          "type": "string",
-          "x-localization": true
-        },
         "url": {
+          "type": "string",
           "description": "Full product page URL",
           "examples": [
             "https://retailer-d.example/p/123"
           ],
           "minLength": 1,
-          "type": "string",
           "x-rules": [
             "must be a product page URL of the retailer"
           ]
+        },
+        "store_id": {
+          "type": "string",
+          "description": "Store to localize stock and prices",
+          "examples": [
+            "2280"
+          ],
+          "minLength": 1,
+          "x-localization": true
         }
       },
       "required": [
         "url"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": false

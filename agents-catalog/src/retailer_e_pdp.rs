@@ -3,110 +3,71 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "availability": {
-          "description": "In stock",
-          "type": "boolean"
+        "product_title": {
+          "type": "string",
+          "description": "Product title"
         },
         "brand": {
-          "description": "Brand",
-          "type": "string"
+          "type": "string",
+          "description": "Brand"
+        },
+        "product_url": {
+          "type": "string",
+          "description": "Canonical product URL",
+          "format": "uri"
+        },
+        "price": {
+          "type": "number",
+          "description": "Current price"
+        },
+        "currency": {
+          "type": "string",
+          "description": "ISO 4217 currency code"
+        },
+        "list_price": {
+          "type": "number",
+          "description": "Price before discounts"
+        },
+        "rating": {
+          "type": "number",
+          "description": "Average rating",
+          "minimum": 0,
+          "maximum": 5
+        },
+        "review_count": {
+          "type": "number",
+          "description": "Number of reviews"
+        },
+        "availability": {
+          "type": "boolean",
+          "description": "In stock"
+        },
+        "image_urls": {
+          "type": "array",
+          "description": "Product images",
+          "items": {
+            "type": "string",
+            "format": "uri"
+          }
+        },
+        "description": {
+          "type": "string",
+          "description": "Product description"
         },
         "categories": {
+          "type": "array",
           "description": "Category breadcrumb",
           "items": {
             "type": "string"
-          },
-          "type": "array"
-        },
-        "currency": {
-          "description": "ISO 4217 currency code",
-          "type": "string"
-        },
-        "description": {
-          "description": "Product description",
-          "type": "string"
-        },
-        "image_urls": {
-          "description": "Product images",
-          "items": {
-            "format": "uri",
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "list_price": {
-          "description": "Price before discounts",
-          "type": "number"
-        },
-        "price": {
-          "description": "Current price",
-          "type": "number"
-        },
-        "price_history": {
-          "items": {
-            "properties": {
-              "date": {
-                "type": "string"
-              },
-              "price": {
-                "type": "number"
-              }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "productURL": {
-          "description": "Product URL as given by the page",
-          "type": "string"
-        },
-        "product_title": {
-          "description": "Product title",
-          "type": "string"
-        },
-        "product_url": {
-          "description": "Canonical product URL",
-          "format": "uri",
-          "type": "string"
-        },
-        "rating": {
-          "description": "Average rating",
-          "maximum": 5.0,
-          "minimum": 0.0,
-          "type": "number"
-        },
-        "review_count": {
-          "description": "Number of reviews",
-          "type": "number"
-        },
-        "seller": {
-          "description": "Seller of the offer",
-          "properties": {
-            "name": {
-              "type": "string"
-            },
-            "rating": {
-              "maximum": 5.0,
-              "minimum": 0.0,
-              "type": "number"
-            },
-            "url": {
-              "format": "uri",
-              "type": "string"
-            }
-          },
-          "type": "object"
-        },
-        "ships_to": {
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
+          }
         },
         "specifications": {
+          "type": "array",
           "description": "Specification table",
           "items": {
+            "type": "object",
             "properties": {
               "name": {
                 "type": "string"
@@ -114,34 +75,73 @@
               "value": {
                 "type": "string"
               }
+            }
+          }
+        },
+        "seller": {
+          "type": "object",
+          "description": "Seller of the offer",
+          "properties": {
+            "name": {
+              "type": "string"
             },
-            "type": "object"
-          },
-          "type": "array"
+            "rating": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 5
+            },
+            "url": {
+              "type": "string",
+              "format": "uri"
+            }
+          }
         },
         "variants": {
+          "type": "array",
           "description": "Product variants",
           "items": {
+            "type": "object",
             "properties": {
-              "available": {
-                "type": "boolean"
-              },
               "id": {
+                "type": "string"
+              },
+              "title": {
                 "type": "string"
               },
               "price": {
                 "type": "number"
               },
-              "title": {
-                "type": "string"
+              "available": {
+                "type": "boolean"
               }
-            },
-            "type": "object"
-          },
-          "type": "array"
+            }
+          }
+        },
+        "ships_to": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "price_history": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "date": {
+                "type": "string"
+              },
+              "price": {
+                "type": "number"
+              }
+            }
+          }
+        },
+        "productURL": {
+          "type": "string",
+          "description": "Product URL as given by the page"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = RetailerEPdpFields]
     /// Retailer E Product Page
@@ -465,31 +465,31 @@ impl ::agents_types::Agent for RetailerEPdp {
     const NAME: &'static str = "retailer_e_pdp";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "item_id": {
+          "type": "string",
           "description": "Retailer E item id",
           "examples": [
             "1001740851"
           ],
-          "minLength": 1,
-          "type": "string"
+          "minLength": 1
         },
         "zip_code": {
-          "default": "90210",
+          "type": "string",
           "description": "ZIP code to localize prices and delivery terms",
+          "default": "90210",
           "examples": [
             "90210",
             "10001"
           ],
           "minLength": 1,
-          "type": "string",
           "x-localization": true
         }
       },
       "required": [
         "item_id"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": false

@@ -3,72 +3,72 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "entities": {
+          "type": "object",
           "properties": {
             "Place": {
+              "type": "array",
               "items": {
+                "type": "object",
                 "properties": {
-                  "address": {
-                    "type": "string"
-                  },
-                  "category": {
-                    "type": "string"
-                  },
-                  "latitude": {
-                    "maximum": 90.0,
-                    "minimum": -90.0,
-                    "type": "number"
-                  },
-                  "longitude": {
-                    "maximum": 180.0,
-                    "minimum": -180.0,
-                    "type": "number"
-                  },
-                  "opening_hours": {
-                    "description": "Opening hours by weekday",
-                    "type": "object"
-                  },
-                  "phone": {
-                    "type": "string"
-                  },
-                  "place_id": {
-                    "type": "string"
-                  },
                   "position": {
-                    "type": "number"
-                  },
-                  "rating": {
-                    "maximum": 5.0,
-                    "minimum": 0.0,
-                    "type": "number"
-                  },
-                  "reviews": {
                     "type": "number"
                   },
                   "title": {
                     "type": "string"
                   },
-                  "website": {
-                    "format": "uri",
+                  "place_id": {
                     "type": "string"
+                  },
+                  "address": {
+                    "type": "string"
+                  },
+                  "phone": {
+                    "type": "string"
+                  },
+                  "website": {
+                    "type": "string",
+                    "format": "uri"
+                  },
+                  "rating": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 5
+                  },
+                  "reviews": {
+                    "type": "number"
+                  },
+                  "category": {
+                    "type": "string"
+                  },
+                  "latitude": {
+                    "type": "number",
+                    "minimum": -90,
+                    "maximum": 90
+                  },
+                  "longitude": {
+                    "type": "number",
+                    "minimum": -180,
+                    "maximum": 180
+                  },
+                  "opening_hours": {
+                    "type": "object",
+                    "description": "Opening hours by weekday"
                   }
-                },
-                "type": "object"
-              },
-              "type": "array"
+                }
+              }
             }
-          },
-          "type": "object"
-        },
-        "entities_count": {
-          "type": "object"
+          }
         },
         "total_entities_count": {
           "type": "number"
+        },
+        "entities_count": {
+          "type": "object"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = SearchEngineMapsSearchFields]
     /// Search Engine Maps
@@ -351,38 +351,38 @@ impl ::agents_types::Agent for SearchEngineMapsSearch {
     const NAME: &'static str = "search_engine_maps_search";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "page": {
-          "default": "1",
-          "description": "Result page number, starting at 1",
-          "examples": [
-            1,
-            2
-          ],
-          "maximum": 100.0,
-          "minimum": 1.0,
-          "type": "number",
-          "x-pagination": true
-        },
         "query": {
+          "type": "string",
           "description": "What to look for",
           "examples": [
             "coffee near me"
           ],
-          "minLength": 1,
-          "type": "string"
+          "minLength": 1
+        },
+        "page": {
+          "type": "number",
+          "description": "Result page number, starting at 1",
+          "default": "1",
+          "examples": [
+            1,
+            2
+          ],
+          "minimum": 1,
+          "maximum": 100,
+          "x-pagination": true
         },
         "zip_code": {
+          "type": "string",
           "description": "ZIP code to search around",
           "minLength": 1,
-          "type": "string",
           "x-localization": true
         }
       },
       "required": [
         "query"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": true

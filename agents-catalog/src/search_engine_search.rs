@@ -3,16 +3,17 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "entities": {
+          "type": "object",
           "description": "Results by entity kind",
           "properties": {
-            "Ad": {
+            "OrganicResult": {
+              "type": "array",
               "items": {
+                "type": "object",
                 "properties": {
-                  "description": {
-                    "type": "string"
-                  },
                   "position": {
                     "type": "number"
                   },
@@ -20,99 +21,98 @@
                     "type": "string"
                   },
                   "url": {
-                    "format": "uri",
-                    "type": "string"
-                  }
-                },
-                "type": "object"
-              },
-              "type": "array"
-            },
-            "OrganicResult": {
-              "items": {
-                "properties": {
+                    "type": "string",
+                    "format": "uri"
+                  },
                   "displayed_url": {
                     "type": "string"
                   },
-                  "position": {
-                    "type": "number"
+                  "snippet": {
+                    "type": "string"
                   },
                   "sitelinks": {
+                    "type": "array",
                     "items": {
+                      "type": "object",
                       "properties": {
                         "title": {
                           "type": "string"
                         },
                         "url": {
-                          "format": "uri",
-                          "type": "string"
+                          "type": "string",
+                          "format": "uri"
                         }
-                      },
-                      "type": "object"
-                    },
-                    "type": "array"
-                  },
-                  "snippet": {
-                    "type": "string"
-                  },
-                  "title": {
-                    "type": "string"
-                  },
-                  "url": {
-                    "format": "uri",
-                    "type": "string"
+                      }
+                    }
                   }
-                },
-                "type": "object"
-              },
-              "type": "array"
+                }
+              }
             },
             "PeopleAlsoAsk": {
+              "type": "array",
               "items": {
+                "type": "object",
                 "properties": {
-                  "answer": {
-                    "type": "string"
-                  },
                   "question": {
                     "type": "string"
                   },
-                  "source_url": {
-                    "format": "uri",
+                  "answer": {
                     "type": "string"
+                  },
+                  "source_url": {
+                    "type": "string",
+                    "format": "uri"
                   }
-                },
-                "type": "object"
-              },
-              "type": "array"
+                }
+              }
             },
             "RelatedSearch": {
+              "type": "array",
               "items": {
+                "type": "object",
                 "properties": {
                   "query": {
                     "type": "string"
                   },
                   "url": {
-                    "format": "uri",
+                    "type": "string",
+                    "format": "uri"
+                  }
+                }
+              }
+            },
+            "Ad": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "properties": {
+                  "position": {
+                    "type": "number"
+                  },
+                  "title": {
+                    "type": "string"
+                  },
+                  "url": {
+                    "type": "string",
+                    "format": "uri"
+                  },
+                  "description": {
                     "type": "string"
                   }
-                },
-                "type": "object"
-              },
-              "type": "array"
+                }
+              }
             }
-          },
-          "type": "object"
-        },
-        "entities_count": {
-          "description": "Number of entities per kind",
-          "type": "object"
+          }
         },
         "total_entities_count": {
-          "description": "Number of entities on the page",
-          "type": "number"
+          "type": "number",
+          "description": "Number of entities on the page"
+        },
+        "entities_count": {
+          "type": "object",
+          "description": "Number of entities per kind"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = SearchEngineSearchFields]
     /// Search Engine Results
@@ -513,46 +513,46 @@ impl ::agents_types::Agent for SearchEngineSearch {
     const NAME: &'static str = "search_engine_search";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "num_results": {
-          "default": "10",
-          "description": "Results per page",
-          "maximum": 100.0,
-          "minimum": 1.0,
-          "type": "number"
-        },
-        "page": {
-          "default": "1",
-          "description": "Result page number, starting at 1",
-          "examples": [
-            1,
-            2
-          ],
-          "maximum": 100.0,
-          "minimum": 1.0,
-          "type": "number",
-          "x-pagination": true
-        },
         "query": {
+          "type": "string",
           "description": "Search query",
           "examples": [
             "best running shoes"
           ],
-          "maxLength": 2048,
           "minLength": 1,
-          "type": "string"
+          "maxLength": 2048
+        },
+        "page": {
+          "type": "number",
+          "description": "Result page number, starting at 1",
+          "default": "1",
+          "examples": [
+            1,
+            2
+          ],
+          "minimum": 1,
+          "maximum": 100,
+          "x-pagination": true
+        },
+        "num_results": {
+          "type": "number",
+          "description": "Results per page",
+          "default": "10",
+          "minimum": 1,
+          "maximum": 100
         },
         "zip_code": {
+          "type": "string",
           "description": "ZIP code to localize results",
           "minLength": 1,
-          "type": "string",
           "x-localization": true
         }
       },
       "required": [
         "query"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": true

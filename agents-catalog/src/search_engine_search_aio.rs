@@ -3,45 +3,45 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
+        "query": {
+          "type": "string"
+        },
         "ai_overview": {
+          "type": "object",
           "properties": {
+            "text": {
+              "type": "string",
+              "description": "Overview text"
+            },
             "markdown": {
               "type": "string"
             },
             "sources": {
+              "type": "array",
               "items": {
+                "type": "object",
                 "properties": {
-                  "snippet": {
-                    "type": "string"
-                  },
                   "title": {
                     "type": "string"
                   },
                   "url": {
-                    "format": "uri",
+                    "type": "string",
+                    "format": "uri"
+                  },
+                  "snippet": {
                     "type": "string"
                   }
-                },
-                "type": "object"
-              },
-              "type": "array"
-            },
-            "text": {
-              "description": "Overview text",
-              "type": "string"
+                }
+              }
             }
-          },
-          "type": "object"
+          }
         },
         "has_ai_overview": {
           "type": "boolean"
-        },
-        "query": {
-          "type": "string"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = SearchEngineSearchAioFields]
     /// Search Engine AI Overview
@@ -282,26 +282,26 @@ impl ::agents_types::Agent for SearchEngineSearchAio {
     const NAME: &'static str = "search_engine_search_aio";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "query": {
+          "type": "string",
           "description": "Search query",
           "examples": [
             "how do heat pumps work"
           ],
-          "minLength": 1,
-          "type": "string"
+          "minLength": 1
         },
         "zip_code": {
+          "type": "string",
           "description": "ZIP code to localize the overview",
           "minLength": 1,
-          "type": "string",
           "x-localization": true
         }
       },
       "required": [
         "query"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": true,
         "is_pagination_supported": false

@@ -3,12 +3,15 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "biography": {
+        "username": {
           "type": "string"
         },
-        "external_url": {
-          "format": "uri",
+        "full_name": {
+          "type": "string"
+        },
+        "biography": {
           "type": "string"
         },
         "followers": {
@@ -17,58 +20,55 @@
         "following": {
           "type": "number"
         },
-        "full_name": {
-          "type": "string"
+        "posts_count": {
+          "type": "number"
         },
         "is_verified": {
           "type": "boolean"
         },
+        "profile_pic_url": {
+          "type": "string",
+          "format": "uri"
+        },
+        "external_url": {
+          "type": "string",
+          "format": "uri"
+        },
         "posts": {
+          "type": "array",
           "items": {
+            "type": "object",
             "properties": {
-              "caption": {
-                "type": "string"
-              },
-              "comment_count": {
-                "type": "number"
-              },
               "id": {
-                "type": "string"
-              },
-              "like_count": {
-                "type": "number"
-              },
-              "media_type": {
                 "type": "string"
               },
               "shortcode": {
                 "type": "string"
               },
+              "caption": {
+                "type": "string"
+              },
+              "like_count": {
+                "type": "number"
+              },
+              "comment_count": {
+                "type": "number"
+              },
               "taken_at": {
-                "description": "ISO 8601 timestamp",
+                "type": "string",
+                "description": "ISO 8601 timestamp"
+              },
+              "media_type": {
                 "type": "string"
               },
               "url": {
-                "format": "uri",
-                "type": "string"
+                "type": "string",
+                "format": "uri"
               }
-            },
-            "type": "object"
-          },
-          "type": "array"
-        },
-        "posts_count": {
-          "type": "number"
-        },
-        "profile_pic_url": {
-          "format": "uri",
-          "type": "string"
-        },
-        "username": {
-          "type": "string"
+            }
+          }
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = SocialAAccountFields]
     /// Social A Account
@@ -316,36 +316,36 @@ impl ::agents_types::Agent for SocialAAccount {
     const NAME: &'static str = "social_a_account";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "page": {
-          "default": "1",
-          "description": "Result page number, starting at 1",
-          "examples": [
-            1,
-            2
-          ],
-          "maximum": 100.0,
-          "minimum": 1.0,
-          "type": "number",
-          "x-pagination": true
-        },
         "username": {
+          "type": "string",
           "description": "Account handle without the @",
           "examples": [
             "natgeo"
           ],
-          "maxLength": 30,
           "minLength": 1,
-          "type": "string",
+          "maxLength": 30,
           "x-rules": [
             "must be an existing public account"
           ]
+        },
+        "page": {
+          "type": "number",
+          "description": "Result page number, starting at 1",
+          "default": "1",
+          "examples": [
+            1,
+            2
+          ],
+          "minimum": 1,
+          "maximum": 100,
+          "x-pagination": true
         }
       },
       "required": [
         "username"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": false,
         "is_pagination_supported": true

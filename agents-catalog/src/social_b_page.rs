@@ -3,44 +3,51 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
-        "about": {
-          "type": "string"
-        },
-        "address": {
+        "name": {
           "type": "string"
         },
         "category": {
           "type": "string"
         },
-        "email": {
+        "about": {
           "type": "string"
         },
         "followers": {
           "type": "number"
         },
-        "is_verified": {
-          "type": "boolean"
-        },
         "likes": {
           "type": "number"
         },
-        "name": {
-          "type": "string"
+        "website": {
+          "type": "string",
+          "format": "uri"
         },
         "phone": {
           "type": "string"
         },
+        "email": {
+          "type": "string"
+        },
+        "address": {
+          "type": "string"
+        },
         "rating": {
-          "maximum": 5.0,
-          "minimum": 0.0,
-          "type": "number"
+          "type": "number",
+          "minimum": 0,
+          "maximum": 5
+        },
+        "is_verified": {
+          "type": "boolean"
         },
         "recent_posts": {
+          "type": "array",
           "items": {
+            "type": "object",
             "properties": {
-              "comments": {
-                "type": "number"
+              "text": {
+                "type": "string"
               },
               "posted_at": {
                 "type": "string"
@@ -48,27 +55,20 @@
               "reactions": {
                 "type": "number"
               },
-              "shares": {
+              "comments": {
                 "type": "number"
               },
-              "text": {
-                "type": "string"
+              "shares": {
+                "type": "number"
               }
-            },
-            "type": "object"
-          },
-          "type": "array"
+            }
+          }
         },
         "type": {
-          "description": "Page type",
-          "type": "string"
-        },
-        "website": {
-          "format": "uri",
-          "type": "string"
+          "type": "string",
+          "description": "Page type"
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = SocialBPageFields]
     /// Social B Page
@@ -286,20 +286,20 @@ impl ::agents_types::Agent for SocialBPage {
     const NAME: &'static str = "social_b_page";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "page_url": {
+          "type": "string",
           "description": "URL of the page",
           "examples": [
             "https://social-b.example/acme"
           ],
-          "minLength": 1,
-          "type": "string"
+          "minLength": 1
         }
       },
       "required": [
         "page_url"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": false,
         "is_pagination_supported": false

@@ -3,6 +3,7 @@
 ::agents_types::record! {
     #![schema = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "channel_name": {
           "type": "string"
@@ -11,9 +12,17 @@
           "type": "number"
         },
         "videos": {
+          "type": "array",
           "items": {
+            "type": "object",
             "properties": {
-              "duration_seconds": {
+              "video_id": {
+                "type": "string"
+              },
+              "title": {
+                "type": "string"
+              },
+              "view_count": {
                 "type": "number"
               },
               "like_count": {
@@ -22,30 +31,21 @@
               "published": {
                 "type": "string"
               },
-              "thumbnail": {
-                "format": "uri",
-                "type": "string"
+              "duration_seconds": {
+                "type": "number"
               },
-              "title": {
-                "type": "string"
+              "thumbnail": {
+                "type": "string",
+                "format": "uri"
               },
               "url": {
-                "format": "uri",
-                "type": "string"
-              },
-              "video_id": {
-                "type": "string"
-              },
-              "view_count": {
-                "type": "number"
+                "type": "string",
+                "format": "uri"
               }
-            },
-            "type": "object"
-          },
-          "type": "array"
+            }
+          }
         }
-      },
-      "type": "object"
+      }
     }"#]
     #![fields = SocialCShortsFields]
     /// Social C Shorts
@@ -275,32 +275,32 @@ impl ::agents_types::Agent for SocialCShorts {
     const NAME: &'static str = "social_c_shorts";
     const INPUT_SCHEMA: &'static str = r#"{
       "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
       "properties": {
         "channel": {
+          "type": "string",
           "description": "Channel handle",
           "examples": [
             "@channel"
           ],
-          "minLength": 2,
-          "type": "string"
+          "minLength": 2
         },
         "page": {
-          "default": "1",
+          "type": "number",
           "description": "Result page number, starting at 1",
+          "default": "1",
           "examples": [
             1,
             2
           ],
-          "maximum": 100.0,
-          "minimum": 1.0,
-          "type": "number",
+          "minimum": 1,
+          "maximum": 100,
           "x-pagination": true
         }
       },
       "required": [
         "channel"
       ],
-      "type": "object",
       "x-feature-flags": {
         "is_localization_supported": false,
         "is_pagination_supported": true

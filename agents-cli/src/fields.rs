@@ -235,8 +235,9 @@ pub fn breaches_of(value: Option<&Value>, at: &dyn Fn() -> String) -> Result<Vec
 pub fn from_jsonl(path: &Path, record: Option<&AgentRecord>) -> Result<Table, Failure> {
     let file = std::fs::File::open(path)
         .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
-    let schema = record
-        .map(|r| agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(r)));
+    let schema = record.map(|r| {
+        agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(r).to_value())
+    });
     let mut table = match record.and_then(|r| r.output_schema.as_ref()) {
         Some(fields) => Table::new(fields.keys()),
         None => Table::default(),

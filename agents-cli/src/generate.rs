@@ -55,13 +55,17 @@ impl Documents {
     }
 
     /// `schema` with what its references read from these documents embedded under `$defs`, so
-    /// that the service gets a schema that stands alone (as a generated type carries it).
-    pub(crate) fn bundle(&self, schema: &serde_json::Value) -> serde_json::Value {
+    /// that the service gets a schema that stands alone (as a generated type carries it); as
+    /// written, key order and all, when it refers to none.
+    pub(crate) fn bundle(&self, schema: &agents_schema::Json) -> agents_schema::Json {
         let mut options = agents_runtime::check::Options::new();
         for (prefix, dir) in &self.list {
             options = options.directory(prefix.clone(), dir.clone());
         }
-        options.compile(schema).bundled().into_owned()
+        match options.compile(&schema.to_value()).bundled() {
+            std::borrow::Cow::Borrowed(_) => schema.clone(),
+            std::borrow::Cow::Owned(bundled) => bundled.into(),
+        }
     }
 }
 

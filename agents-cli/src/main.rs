@@ -457,8 +457,9 @@ fn print_runs(
     record: &agents_schema::AgentRecord,
     results: &[(Option<u64>, agents_runtime::RunResult<serde_json::Value>)],
 ) -> Result<(), Failure> {
-    let schema =
-        agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(record));
+    let schema = agents_runtime::Schema::compile(
+        &agents_schema::json_schema::output_schema(record).to_value(),
+    );
     let records: Vec<&serde_json::Value> = results.iter().flat_map(|(_, r)| r.records()).collect();
     let breaches: Vec<(usize, Vec<agents_runtime::check::Breach>)> = records
         .iter()

@@ -143,9 +143,9 @@ impl Sink {
         let kept = keep_jsonl(&mut failures, &failures_path, &mut done)?;
         failures.set_len(kept).map_err(|e| io(&failures_path, e))?;
         let mut sink = Sink {
-            schema: agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(
-                record,
-            )),
+            schema: agents_runtime::Schema::compile(
+                &agents_schema::json_schema::output_schema(record).to_value(),
+            ),
             table: crate::fields::Table::new(&columns),
             format,
             out: out_file,

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agents_codegen::Diagnostics;
+use agents_codegen::{Diagnostic, Diagnostics};
 use agents_runtime::client::publish::{Plan, TemplateSource};
 use agents_schema::json_schema;
 use serde_json::{Value, json};
@@ -51,11 +51,12 @@ fn source(file: &Path, documents: &Documents) -> Result<TemplateSource, Diagnost
     // What the generated type carries and `Client::publish` sends: the documents as written,
     // the output with any document it refers to bundled, so both routes compare equal.
     let output = documents.bundle(&json_schema::output_schema(&record));
-    Ok(TemplateSource::new(
+    TemplateSource::from_text(
         record.name.clone(),
-        json_schema::input_schema(&record),
-        output,
-    ))
+        &json_schema::input_schema(&record).to_string(),
+        &output.to_string(),
+    )
+    .map_err(|e| Diagnostics(vec![Diagnostic::new(&record.name, "", &e.to_string())]))
 }
 
 pub(crate) async fn publish(

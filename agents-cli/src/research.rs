@@ -332,7 +332,7 @@ fn read_schema(
     // Shape problems first, with paths from the file's own root.
     agents_schema::FieldSchema::from_document(&doc)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
-    let record = agents_schema::json_schema::record(agent, None, Some(&doc), None)
+    let record = agents_schema::json_schema::record(agent, None, Some(&(&doc).into()), None)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
     // Each problem names the file and its pointer in it, as `generate` and `publish` do.
     let place = |d: Diagnostic| {
@@ -354,7 +354,7 @@ fn read_schema(
     if documents.list.is_empty() {
         return Ok(doc);
     }
-    Ok(documents.bundle(&doc))
+    Ok(documents.bundle(&(&doc).into()).to_value())
 }
 
 /// The agent a schema file stands for: `price_check` of `price_check.output.schema.json`, as the

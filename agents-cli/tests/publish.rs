@@ -131,6 +131,27 @@ async fn schema_files_are_planned_then_published_once_and_a_changed_file_is_the_
             "review: created, version 1"
         ]
     );
+    // Fetched back elsewhere, the record lists the fields in the file's order: the order of
+    // the fields generated from it.
+    let fetched = ["--api-version", "v2", "--dir", "fetched", "fetch", "review"];
+    assert!(cargo_agents(&e, &dir, &fetched).await.status.success());
+    let text = std::fs::read_to_string(dir.join("fetched/review.json")).unwrap();
+    let record = agents_schema::AgentRecord::from_json(&text).unwrap();
+    let names: Vec<&String> = record.output_schema.as_ref().unwrap().keys().collect();
+    assert_eq!(
+        names,
+        [
+            "stars",
+            "headline",
+            "body",
+            "author",
+            "helpful_votes",
+            "verified",
+            "photos",
+            "replies",
+            "posted"
+        ]
+    );
     let again = cargo_agents(&e, &dir, &[&v2[..], &["--json"]].concat()).await;
     let report = common::json(&again);
     let plans: Vec<(&str, &str, u64)> = report["templates"]

@@ -1056,7 +1056,7 @@ async fn a_run_says_which_rules_its_record_breaks() {
     let schema = agents_schema::json_schema::output_schema(
         &agents_schema::AgentRecord::from_json(&text).unwrap(),
     );
-    let theirs: std::collections::BTreeSet<String> = jsonschema::validator_for(&schema)
+    let theirs: std::collections::BTreeSet<String> = jsonschema::validator_for(&schema.to_value())
         .unwrap()
         .iter_errors(record)
         .map(|e| {

@@ -91,34 +91,53 @@ impl Entry {
         self.older.iter().chain(std::iter::once(&self.published))
     }
 
-    /// The `/v2` template record: ids, times and the published version.
-    pub fn template_json(&self) -> Value {
+    /// The `/v2` template record: ids, times and the published version, its documents' keys
+    /// in the order they were written.
+    pub fn template_json(&self) -> agents_schema::Json {
         let current = self.current();
-        json!({
-            "id": self.id,
-            "name": self.record.name,
-            "created_at": timestamp(self.created),
-            "updated_at": timestamp(self.updated),
-            "published_version_id": current.id,
-            "published_version": current.json(),
-        })
+        ordered([
+            ("id", json!(self.id).into()),
+            ("name", json!(self.record.name).into()),
+            ("created_at", json!(timestamp(self.created)).into()),
+            ("updated_at", json!(timestamp(self.updated)).into()),
+            ("published_version_id", json!(current.id).into()),
+            ("published_version", current.json()),
+        ])
     }
 }
 
+/// An object of `entries`, in their order.
+pub(crate) fn ordered<const N: usize>(
+    entries: [(&str, agents_schema::Json); N],
+) -> agents_schema::Json {
+    agents_schema::Json::Object(
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
+}
+
 impl Version {
-    /// The `/v2` version record: the record's inputs and outputs as JSON Schema documents and
-    /// its catalog facts as metadata.
-    pub fn json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "name": self.record.name,
-            "version_number": self.number,
-            "created_at": timestamp(self.created),
-            "input_schema": json_schema::input_schema(&self.record),
-            "output_schema": json_schema::output_schema(&self.record),
-            "metadata": self.metadata(),
-            "samples": self.record.extra.get("samples"),
-        })
+    /// The `/v2` version record: the record's inputs and outputs as JSON Schema documents (as
+    /// they were written, where they were) and its catalog facts as metadata.
+    pub fn json(&self) -> agents_schema::Json {
+        ordered([
+            ("id", json!(self.id).into()),
+            ("name", json!(self.record.name).into()),
+            ("version_number", json!(self.number).into()),
+            ("created_at", json!(timestamp(self.created)).into()),
+            ("input_schema", json_schema::input_schema(&self.record)),
+            ("output_schema", json_schema::output_schema(&self.record)),
+            ("metadata", self.metadata().into()),
+            (
+                "samples",
+                self.record
+                    .extra
+                    .get("samples")
+                    .map_or(agents_schema::Json::Null, agents_schema::Json::from),
+            ),
+        ])
     }
 
     /// The record's catalog facts, with what a generation request asked for (`metadata`:

@@ -3,7 +3,7 @@
 //! `product_name`, `price`, `rating`, `in_stock`), a `url` input unless an input_schema is given,
 //! and for a refinement the existing record with the newly named fields added.
 
-use agents_schema::{AgentRecord, FeatureFlags, FieldSchema, InputProperty, SchemaType};
+use agents_schema::{AgentRecord, FeatureFlags, FieldSchema, InputProperty, Json, SchemaType};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -150,13 +150,13 @@ pub fn new_agent(
     name: &str,
     prompt: &str,
     url: &str,
-    input_schema: Option<&Value>,
-    output_schema: Option<&Value>,
+    input_schema: Option<&Json>,
+    output_schema: Option<&Json>,
     metadata: Option<&Value>,
 ) -> Result<AgentRecord, String> {
     // Documents (objects with `properties`) are read as a template version's are, and kept as
     // written; a plain name → descriptor map or a list of inputs is the /v1 shape.
-    let is_document = |v: &&Value| v.get("properties").is_some_and(Value::is_object);
+    let is_document = |v: &&Json| v.get("properties").and_then(Json::as_object).is_some();
     let documents = agents_schema::json_schema::record(
         name,
         input_schema.filter(is_document),
@@ -254,22 +254,26 @@ fn url_input() -> InputProperty {
     }
 }
 
-fn schema_map(v: &Value) -> Result<IndexMap<String, FieldSchema>, String> {
+fn schema_map(v: &Json) -> Result<IndexMap<String, FieldSchema>, String> {
     // Accept both a plain name → descriptor map and a JSON Schema object with `properties`.
     let props = v.get("properties").unwrap_or(v);
-    let probe = json!({ "name": "probe", "output_schema": props });
-    AgentRecord::from_value(&probe)
+    let probe = Json::Object(IndexMap::from([
+        ("name".to_owned(), Json::String("probe".into())),
+        ("output_schema".to_owned(), props.clone()),
+    ]));
+    AgentRecord::from_json(&probe.to_string())
         .map(|r| r.output_schema.unwrap_or_default())
         .map_err(|e| format!("output_schema: {e}"))
 }
 
-fn input_list(v: &Value) -> Result<Vec<InputProperty>, String> {
+fn input_list(v: &Json) -> Result<Vec<InputProperty>, String> {
     let list = match v {
-        Value::Array(_) => v.clone(),
+        Json::Array(_) => v.to_value(),
         // A map of input name to descriptor (a document with `properties` is read as one).
-        Value::Object(m) => Value::Array(
+        Json::Object(m) => Value::Array(
             m.iter()
                 .map(|(name, d)| {
+                    let d = d.to_value();
                     json!({
                         "name": name,
                         "type": d.get("type").cloned().unwrap_or(json!("string")),

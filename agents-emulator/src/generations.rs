@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::error::ApiError;
 use crate::generate;
 use crate::lifecycle::{Generation, GenerationEnd};
-use crate::request::{ApiJson, ApiPath, Ctx, http_url, optional_str, required_str};
+use crate::request::{ApiJsonWritten, ApiPath, Ctx, http_url, optional_str, required_str};
 use crate::state::{State, lock};
 
 type Shared = Arc<State>;
@@ -24,8 +24,9 @@ pub(crate) async fn create(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
-    ApiJson(body): ApiJson,
+    ApiJsonWritten(written): ApiJsonWritten,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let body = crate::request::object(written.to_value())?;
     let words = version.words();
     let from_field = words.generation_from;
     let noun = words.noun;
@@ -118,8 +119,13 @@ pub(crate) async fn create(
             &name,
             prompt,
             url,
-            body.get("input_schema").filter(|v| !v.is_null()),
-            body.get("output_schema").filter(|v| !v.is_null()),
+            // As written: the order of a schema's properties is the order of its fields.
+            written
+                .get("input_schema")
+                .filter(|v| **v != agents_schema::Json::Null),
+            written
+                .get("output_schema")
+                .filter(|v| **v != agents_schema::Json::Null),
             body.get("metadata").filter(|v| !v.is_null()),
         ) {
             Ok(record) => success(record),

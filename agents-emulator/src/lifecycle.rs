@@ -433,7 +433,8 @@ impl Generation {
                             + self.ends_at.saturating_duration_since(self.created_at),
                         record: std::sync::Arc::new((**record).clone()),
                     }
-                    .json(),
+                    .json()
+                    .to_value(),
                 };
             }
             (GenerationEnd::Failed(e), GenerationStatus::Failed) => out["error"] = json!(e),

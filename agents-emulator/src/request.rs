@@ -114,7 +114,12 @@ pub(crate) async fn json_object(
     headers: &HeaderMap,
     body: Body,
 ) -> Result<Map<String, Value>, ApiError> {
-    match json_value(headers, body).await? {
+    object(json_body(headers, body).await?)
+}
+
+/// A body's value as the object it must be: 400 naming what it is otherwise.
+pub(crate) fn object(value: Value) -> Result<Map<String, Value>, ApiError> {
+    match value {
         Value::Object(m) => Ok(m),
         other => Err(ApiError::malformed(
             "body",
@@ -123,8 +128,9 @@ pub(crate) async fn json_object(
     }
 }
 
-/// Reads any JSON body (a JSON Patch document is an array), with the checks of [`json_object`].
-pub(crate) async fn json_value(headers: &HeaderMap, body: Body) -> Result<Value, ApiError> {
+/// Reads any JSON body (a JSON Patch document is an array) as `T`, with the checks of
+/// [`json_object`].
+async fn json_body<T: DeserializeOwned>(headers: &HeaderMap, body: Body) -> Result<T, ApiError> {
     if let Some(ct) = headers.get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("");
         if !agents_runtime::endpoint::is_json_content_type(ct) {
@@ -135,7 +141,7 @@ pub(crate) async fn json_value(headers: &HeaderMap, body: Body) -> Result<Value,
         }
     }
     let bytes = bounded(body).await?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+    serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::malformed(
             "body",
             format!(
@@ -144,8 +150,7 @@ pub(crate) async fn json_value(headers: &HeaderMap, body: Body) -> Result<Value,
                 e.column()
             ),
         )
-    })?;
-    Ok(value)
+    })
 }
 
 /// A whole request body, at most [`MAX_BODY`] bytes: past that, 413 in the JSON error shape.
@@ -203,15 +208,17 @@ pub(crate) fn optional_str<'a>(
 /// A JSON object request body, read by [`json_object`]: every rejection is the JSON error shape.
 pub(crate) struct ApiJson(pub(crate) Map<String, Value>);
 
-/// Any JSON body, checked as [`ApiJson`]'s but of any shape.
-pub(crate) struct ApiJsonValue(pub(crate) Value);
+/// Any JSON body as it was written, its keys in order (checked as [`ApiJson`]'s, but of any
+/// shape): for the bodies whose documents the emulator keeps as it was given them, a
+/// template's schemas, whose key order is the order of the fields generated from them.
+pub(crate) struct ApiJsonWritten(pub(crate) agents_schema::Json);
 
-impl<S: Send + Sync> axum::extract::FromRequest<S> for ApiJsonValue {
+impl<S: Send + Sync> axum::extract::FromRequest<S> for ApiJsonWritten {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
         let (parts, body) = req.into_parts();
-        json_value(&parts.headers, body).await.map(ApiJsonValue)
+        json_body(&parts.headers, body).await.map(ApiJsonWritten)
     }
 }
 

@@ -6,17 +6,18 @@
 use std::sync::Arc;
 
 use agents_runtime::endpoint::ApiVersion;
+use agents_schema::Json as Written;
 use axum::extract::State as AxState;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
-use crate::catalog::{Entry, ListQuery, parse_count, parse_page_size};
+use crate::catalog::{Entry, ListQuery, ordered, parse_count, parse_page_size};
 use crate::error::ApiError;
 use crate::lifecycle::{Flow, Task, TaskEnd};
 use crate::params;
-use crate::request::{ApiJson, ApiJsonValue, ApiPath, ApiQuery, Ctx, formats, required_str};
+use crate::request::{ApiJson, ApiJsonWritten, ApiPath, ApiQuery, Ctx, formats, required_str};
 use crate::state::{State, lock};
 use crate::synth;
 
@@ -29,14 +30,16 @@ pub(crate) async fn list(
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
     ApiQuery(query): ApiQuery<ListQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Written>, ApiError> {
     state.settle(state.clock.now());
     let catalog = state
         .catalog
         .read()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     match version {
-        ApiVersion::V1 => Ok(Json(Value::Array(catalog.list(&ctx.account.name, &query)?))),
+        ApiVersion::V1 => Ok(Json(
+            Value::Array(catalog.list(&ctx.account.name, &query)?).into(),
+        )),
         ApiVersion::V2 => {
             let all: Vec<&Entry> = catalog.visible(&ctx.account.name).collect();
             Ok(Json(page(&query, all.len(), |o, l| {
@@ -55,16 +58,16 @@ pub(crate) async fn list(
 fn page(
     query: &ListQuery,
     total: usize,
-    items: impl FnOnce(usize, usize) -> Vec<Value>,
-) -> Result<Value, ApiError> {
+    items: impl FnOnce(usize, usize) -> Vec<Written>,
+) -> Result<Written, ApiError> {
     let offset = parse_count("offset", query.offset.as_deref(), 0)?;
     let limit = parse_page_size("limit", query.limit.as_deref(), 100)?;
-    Ok(json!({
-        "items": items(offset, limit),
-        "limit": limit,
-        "offset": offset,
-        "total": total,
-    }))
+    Ok(ordered([
+        ("items", Written::Array(items(offset, limit))),
+        ("limit", json!(limit).into()),
+        ("offset", json!(offset).into()),
+        ("total", json!(total).into()),
+    ]))
 }
 
 /// One agent's record (`/v1`) or template record with its published version (`/v2`). The
@@ -97,7 +100,7 @@ pub(crate) async fn versions(
     Extension(version): Extension<ApiVersion>,
     ApiPath(name): ApiPath<String>,
     ApiQuery(query): ApiQuery<ListQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Written>, ApiError> {
     with_entry(&state, &ctx, version, &name, |e| {
         let all: Vec<_> = e.versions().collect();
         page(&query, all.len(), |o, l| {
@@ -113,7 +116,7 @@ pub(crate) async fn version(
     Extension(ctx): Extension<Ctx>,
     Extension(api): Extension<ApiVersion>,
     ApiPath((name, id)): ApiPath<(String, String)>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Written>, ApiError> {
     with_entry(&state, &ctx, api, &name, |e| {
         e.versions()
             .find(|v| v.id == id)
@@ -169,9 +172,9 @@ pub(crate) async fn update(
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
     ApiPath(name): ApiPath<String>,
-    ApiJsonValue(body): ApiJsonValue,
-) -> Result<Json<Value>, ApiError> {
-    let patch: json_patch::Patch = serde_json::from_value(body).map_err(|e| {
+    ApiJsonWritten(body): ApiJsonWritten,
+) -> Result<Json<Written>, ApiError> {
+    let patch: json_patch::Patch = serde_json::from_value(body.to_value()).map_err(|e| {
         ApiError::malformed(
             "body",
             format!("the body must be a JSON Patch document (RFC 6902): {e}"),
@@ -190,7 +193,8 @@ pub(crate) async fn update(
     let Some(owner) = entry.owner.clone() else {
         return Err(public(&name, version));
     };
-    let before = entry.template_json();
+    let written = entry.template_json();
+    let before = written.to_value();
     let mut doc = before.clone();
     json_patch::patch(&mut doc, &patch).map_err(|e| {
         ApiError::refused(
@@ -207,19 +211,25 @@ pub(crate) async fn update(
             format!("{ptr} is set by the service and cannot be changed"),
         ));
     }
-    let part = |key: &str| doc["published_version"][key].clone();
+    let doc = in_written_order(&doc, &body, &written);
+    let part = |key: &str| {
+        doc.get("published_version")
+            .and_then(|v| v.get(key))
+            .cloned()
+            .unwrap_or(Written::Null)
+    };
     // The output schema is what values are made for and checked against: a type JSON Schema
     // does not define is refused (inputs keep the record's own words, which /v1 leaves open).
     crate::request::read_schema(
-        &part("output_schema"),
+        &part("output_schema").to_value(),
         "body.published_version.output_schema",
     )?;
-    let present = |key: &str| Some(part(key)).filter(|v| !v.is_null());
+    let present = |key: &str| Some(part(key)).filter(|v| *v != Written::Null);
     let mut record = agents_schema::json_schema::record(
         &name,
         present("input_schema").as_ref(),
         present("output_schema").as_ref(),
-        present("metadata").as_ref(),
+        present("metadata").map(|m| m.to_value()).as_ref(),
     )
     .map_err(|e| {
         // The first path at fault, in the template record's words (the version is its
@@ -233,7 +243,7 @@ pub(crate) async fn update(
         };
         ApiError::refused(field, format!("the patched template is not valid: {e}"))
     })?;
-    match part("samples") {
+    match part("samples").to_value() {
         Value::Null => {}
         Value::Array(samples) => {
             if let Some(bad) = samples
@@ -259,7 +269,7 @@ pub(crate) async fn update(
     }
     let schemas_changed = ["input_schema", "output_schema"]
         .iter()
-        .any(|k| part(k) != before["published_version"][*k]);
+        .any(|k| part(k).to_value() != before["published_version"][*k]);
     if schemas_changed {
         catalog.insert_private(
             &owner,
@@ -277,6 +287,86 @@ pub(crate) async fn update(
         return Err(ApiError::not_found(format!("template `{name}` is gone")));
     };
     Ok(Json(entry.template_json()))
+}
+
+/// The patched template `patched` with its objects' keys in the order they were written: a
+/// key an operation of `patch` wrote (its `value`, or for `move` and `copy` what it took) where
+/// that value has it, the rest where the template `before` had it, anything else after them. A
+/// patch is applied to a `Value`, whose maps sort their keys, and the order of a schema's
+/// properties is the order of the fields generated from it.
+fn in_written_order(patched: &Value, patch: &Written, before: &Written) -> Written {
+    // Each operation's value, by the pointer it lands at; the last operation's first.
+    let mut placed: Vec<(String, &Written)> = Vec::new();
+    for op in patch.as_array().into_iter().flatten().rev() {
+        let (Some(path), kind) = (
+            op.get("path").and_then(Written::as_str),
+            op.get("op").and_then(Written::as_str),
+        ) else {
+            continue;
+        };
+        let value = match kind {
+            Some("move" | "copy") => op
+                .get("from")
+                .and_then(Written::as_str)
+                .and_then(|from| before.pointer(from)),
+            _ => op.get("value"),
+        };
+        if let Some(value) = value {
+            placed.push((path.to_owned(), value));
+        }
+    }
+    fn walk(
+        value: &Value,
+        at: &str,
+        hints: Vec<&Written>,
+        placed: &[(String, &Written)],
+    ) -> Written {
+        let hints: Vec<&Written> = placed
+            .iter()
+            .filter(|(path, _)| path == at)
+            .map(|(_, v)| *v)
+            .chain(hints)
+            .collect();
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = Vec::with_capacity(map.len());
+                for key in hints
+                    .iter()
+                    .filter_map(|h| h.as_object())
+                    .flat_map(|h| h.keys())
+                    .chain(map.keys())
+                {
+                    if map.contains_key(key) && !keys.contains(&key) {
+                        keys.push(key);
+                    }
+                }
+                Written::Object(
+                    keys.into_iter()
+                        .map(|key| {
+                            let below = hints.iter().filter_map(|h| h.get(key)).collect();
+                            let at = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+                            (key.clone(), walk(&map[key], &at, below, placed))
+                        })
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Written::Array(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        let below = hints
+                            .iter()
+                            .filter_map(|h| h.as_array().and_then(|a| a.get(i)))
+                            .collect();
+                        walk(item, &format!("{at}/{i}"), below, placed)
+                    })
+                    .collect(),
+            ),
+            other => other.into(),
+        }
+    }
+    walk(patched, "", vec![before], &placed)
 }
 
 /// Deletes one of the account's templates: 204, and the name runs nothing afterwards.
@@ -421,4 +511,69 @@ pub(crate) fn handler(
         endpoint::TEMPLATE_ASYNC | endpoint::TEMPLATE_ASYNC_SINGULAR => on(method, run_async),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(text: &str) -> Written {
+        serde_json::from_str(text).expect("JSON")
+    }
+
+    /// Applies `patch` as `update` does and gives the keys of the object at `at`, in order.
+    fn keys_after(before: &str, patch: &str, at: &str) -> Vec<String> {
+        let (before, patch) = (tree(before), tree(patch));
+        let mut doc = before.to_value();
+        let ops: json_patch::Patch = serde_json::from_value(patch.to_value()).expect("patch");
+        json_patch::patch(&mut doc, &ops).expect("applies");
+        let ordered = in_written_order(&doc, &patch, &before);
+        ordered
+            .pointer(at)
+            .and_then(Written::as_object)
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_patched_document_keeps_the_order_written() {
+        let before = r#"{"v": {"schema": {"properties": {"z": {}, "m": {}, "a/b": {}}}}}"#;
+        // A replaced document in its own order; what it does not replace as it was.
+        assert_eq!(
+            keys_after(
+                before,
+                r#"[{"op": "replace", "path": "/v/schema", "value": {"properties": {"q": {}, "b": {}}}}]"#,
+                "/v/schema/properties"
+            ),
+            ["q", "b"]
+        );
+        // An added key after the ones that were there; a key with `/` in it found by its
+        // escaped pointer.
+        assert_eq!(
+            keys_after(
+                before,
+                r#"[{"op": "add", "path": "/v/schema/properties/a~1b/properties", "value": {"y": 1, "c": 2}},
+                    {"op": "add", "path": "/v/schema/properties/b", "value": {}}]"#,
+                "/v/schema/properties"
+            ),
+            ["z", "m", "a/b", "b"]
+        );
+        assert_eq!(
+            keys_after(
+                before,
+                r#"[{"op": "add", "path": "/v/schema/properties/a~1b/properties", "value": {"y": 1, "c": 2}}]"#,
+                "/v/schema/properties/a~1b/properties"
+            ),
+            ["y", "c"]
+        );
+        // A copy takes the order of what it copied.
+        assert_eq!(
+            keys_after(
+                before,
+                r#"[{"op": "copy", "from": "/v/schema/properties", "path": "/v/copy"}]"#,
+                "/v/copy"
+            ),
+            ["z", "m", "a/b"]
+        );
+    }
 }

@@ -5,10 +5,11 @@
 //! JSON Schema). What has no JSON Schema keyword is kept under an `x-` key, so nothing in the
 //! record is lost, and [`record`] reads the documents back into a record.
 
-use serde_json::{Map, Value, json};
+use indexmap::IndexMap;
+use serde_json::{Value, json};
 
 use crate::inputs::{ParamTy, param_type};
-use crate::{AgentRecord, AsRead, FieldSchema, InputProperty};
+use crate::{AgentRecord, AsRead, InputProperty, Json};
 
 /// The JSON Schema dialect both documents declare.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -25,17 +26,10 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 /// assert_eq!(schema["required"], serde_json::json!(["sku"]));
 /// assert_eq!(schema["properties"]["sku"]["minLength"], 3);
 /// ```
-pub fn input_schema(record: &AgentRecord) -> Value {
+pub fn input_schema(record: &AgentRecord) -> Json {
     if let Some(written) = &record.written.input
-        && FieldSchema::from_document(written).is_ok_and(|doc| {
-            // By name: the written document is kept as a value, whose keys are sorted, and the
-            // record keeps the order the text had.
-            let by_name = |mut inputs: Vec<crate::InputProperty>| {
-                inputs.sort_by(|a, b| a.name.cmp(&b.name));
-                inputs
-            };
-            Some(by_name(crate::inputs::from_json_schema(&doc)))
-                == record.input_properties.clone().map(by_name)
+        && crate::load::document_from_json(written).is_ok_and(|doc| {
+            Some(crate::inputs::from_json_schema(&doc)) == record.input_properties
                 && doc.extra.get("x-feature-flags").cloned()
                     == record
                         .feature_flags
@@ -43,90 +37,94 @@ pub fn input_schema(record: &AgentRecord) -> Value {
                         .and_then(|f| serde_json::to_value(f).ok())
         })
     {
-        return Value::clone(written);
+        return Json::clone(written);
     }
-    let mut properties = Map::new();
+    let mut properties = IndexMap::new();
     let mut required = Vec::new();
     for input in record.input_properties.iter().flatten() {
         if properties.contains_key(&input.name) {
             continue;
         }
         if input.required {
-            required.push(Value::String(input.name.clone()));
+            required.push(Json::String(input.name.clone()));
         }
-        properties.insert(input.name.clone(), Value::Object(input_property(input)));
+        properties.insert(input.name.clone(), Json::Object(input_property(input)));
     }
-    let mut schema = Map::new();
-    schema.insert("$schema".into(), json!(DIALECT));
-    schema.insert("type".into(), json!("object"));
-    schema.insert("properties".into(), Value::Object(properties));
+    let mut schema = IndexMap::new();
+    schema.insert("$schema".into(), Json::String(DIALECT.into()));
+    schema.insert("type".into(), Json::String("object".into()));
+    schema.insert("properties".into(), Json::Object(properties));
     if !required.is_empty() {
-        schema.insert("required".into(), Value::Array(required));
+        schema.insert("required".into(), Json::Array(required));
     }
     if let Some(flags) = &record.feature_flags {
         schema.insert(
             "x-feature-flags".into(),
-            serde_json::to_value(flags).unwrap_or(Value::Null),
+            Json::of(flags).unwrap_or(Json::Null),
         );
     }
-    Value::Object(schema)
+    Json::Object(schema)
 }
 
-fn input_property(input: &InputProperty) -> Map<String, Value> {
+fn input_property(input: &InputProperty) -> IndexMap<String, Json> {
     let (ty, _) = param_type(input, input.is_pagination_param);
-    let mut p = Map::new();
+    let mut p = IndexMap::new();
     match input.ty.as_deref() {
         Some(name) => {
-            p.insert("type".into(), json!(name));
+            p.insert("type".into(), Json::String(name.into()));
         }
         None if ty == ParamTy::Page => {
-            p.insert("type".into(), json!("integer"));
+            p.insert("type".into(), Json::String("integer".into()));
         }
         None => {}
     }
     if let Some(d) = &input.description {
-        p.insert("description".into(), json!(d));
+        p.insert("description".into(), Json::String(d.clone()));
     }
     if let Some(d) = &input.default {
-        p.insert("default".into(), d.clone());
+        p.insert("default".into(), Json::from(d));
     }
     if let Some(e) = &input.examples {
-        p.insert("examples".into(), Value::Array(e.clone()));
+        p.insert(
+            "examples".into(),
+            Json::Array(e.iter().map(Json::from).collect()),
+        );
     }
     let mut unread = Vec::new();
     for rule in &input.rules {
         match rule.check(ty) {
             Ok(rule) => {
                 let (key, value) = rule.keyword();
-                p.insert(key.into(), value);
+                p.insert(key.into(), Json::from(value));
             }
-            Err(_) => unread.push(Value::String(rule.text.clone())),
+            Err(_) => unread.push(Json::String(rule.text.clone())),
         }
     }
     if !unread.is_empty() {
-        p.insert("x-rules".into(), Value::Array(unread));
+        p.insert("x-rules".into(), Json::Array(unread));
     }
     if input.is_localization_param {
-        p.insert("x-localization".into(), json!(true));
+        p.insert("x-localization".into(), Json::Bool(true));
     }
     if input.is_pagination_param {
-        p.insert("x-pagination".into(), json!(true));
+        p.insert("x-pagination".into(), Json::Bool(true));
     }
     for (k, v) in &input.extra {
-        p.entry(k.clone()).or_insert_with(|| v.clone());
+        p.entry(k.clone()).or_insert_with(|| Json::from(v));
     }
     p
 }
 
 /// The record's output descriptors as one JSON Schema object (each descriptor is already a
-/// JSON Schema; unknown keys such as `unit` are kept as they were sent). A record read from
-/// JSON Schema gives its own document back as written, `$defs` and all; a descriptor that
-/// changed since (or was added) is written from the record.
-pub fn output_schema(record: &AgentRecord) -> Value {
-    let written = record.written.output.as_deref().and_then(Value::as_object);
+/// JSON Schema; unknown keys such as `unit` are kept as they were sent), the descriptors in the
+/// record's order. A record read from JSON Schema gives its own document back as written,
+/// `$defs`, key order and all; a descriptor that changed since (or was added) is written from
+/// the record.
+pub fn output_schema(record: &AgentRecord) -> Json {
+    let written = record.written.output.as_deref().and_then(Json::as_object);
     let written_properties = written
         .and_then(|w| w.get("properties"))
-        .and_then(Value::as_object);
+        .and_then(Json::as_object);
     // What the record said when it was read: a part it still says is given back as written.
     // The reader keeps it; a `Written` made without it is read here.
     let read: Option<std::borrow::Cow<'_, AsRead>> = match &record.written.output_read {
@@ -135,7 +133,7 @@ pub fn output_schema(record: &AgentRecord) -> Value {
     };
     let read = read.as_deref();
     let read_properties = read.and_then(|r| r.properties.as_ref());
-    let properties: Map<String, Value> = record
+    let properties: IndexMap<String, Json> = record
         .output_schema
         .iter()
         .flatten()
@@ -145,34 +143,35 @@ pub fn output_schema(record: &AgentRecord) -> Value {
                 .filter(|_| read_properties.and_then(|p| p.get(name)) == Some(field));
             let value = match as_written {
                 Some(w) => w.clone(),
-                None => serde_json::to_value(field).unwrap_or(Value::Null),
+                None => Json::of(field).unwrap_or(Json::Null),
             };
             (name.clone(), value)
         })
         .collect();
-    let rest_as_written = written
-        .filter(|_| read.is_some_and(|r| r.rest == record.output_document))
-        .map(|w| {
-            w.iter()
-                .filter(|(key, _)| *key != "properties")
-                .map(|(key, value)| (key.clone(), value.clone()))
-                .collect::<Map<String, Value>>()
-        });
-    let mut doc = match rest_as_written {
-        Some(rest) => rest,
-        None => match record.output_document.as_deref().map(serde_json::to_value) {
-            Some(Ok(Value::Object(doc))) => doc,
-            _ => Map::new(),
-        },
+    // The written document with its `properties` in the place they were written.
+    let as_written = written.filter(|_| read.is_some_and(|r| r.rest == record.output_document));
+    let mut doc = match as_written {
+        Some(w) => w.clone(),
+        None => {
+            let rest = match record.output_document.as_deref().map(Json::of) {
+                Some(Ok(Json::Object(rest))) => rest,
+                _ => IndexMap::new(),
+            };
+            let mut doc = IndexMap::new();
+            if written.is_none() {
+                doc.insert("$schema".into(), Json::String(DIALECT.into()));
+                doc.insert("type".into(), Json::String("object".into()));
+            }
+            doc.extend(rest);
+            doc
+        }
     };
-    if written.is_none() {
-        doc.entry("$schema").or_insert_with(|| json!(DIALECT));
-        doc.entry("type").or_insert_with(|| json!("object"));
-    }
     if record.output_schema.is_some() || written_properties.is_some() {
-        doc.insert("properties".into(), Value::Object(properties));
+        doc.insert("properties".into(), Json::Object(properties));
+    } else {
+        doc.shift_remove("properties");
     }
-    Value::Object(doc)
+    Json::Object(doc)
 }
 
 /// A record from the documents [`input_schema`], [`output_schema`] and [`metadata`] make (a
@@ -183,22 +182,21 @@ pub fn output_schema(record: &AgentRecord) -> Value {
 /// reported with its path, as when a record is read.
 pub fn record(
     name: &str,
-    input: Option<&Value>,
-    output: Option<&Value>,
+    input: Option<&Json>,
+    output: Option<&Json>,
     metadata: Option<&Value>,
 ) -> Result<AgentRecord, crate::RecordError> {
-    let mut version = Map::new();
-    version.insert("name".into(), json!(name));
-    for (key, doc) in [
-        ("input_schema", input),
-        ("output_schema", output),
-        ("metadata", metadata),
-    ] {
+    let mut version = IndexMap::new();
+    version.insert("name".into(), Json::String(name.into()));
+    for (key, doc) in [("input_schema", input), ("output_schema", output)] {
         if let Some(doc) = doc {
             version.insert(key.into(), doc.clone());
         }
     }
-    crate::load::version_from_value(&Value::Object(version))
+    if let Some(metadata) = metadata {
+        version.insert("metadata".into(), Json::from(metadata));
+    }
+    crate::load::version_from_json(&Json::Object(version))
 }
 
 /// The record's catalog facts as `/v2` version metadata: `display_name`, `description`,
@@ -306,6 +304,13 @@ mod tests {
         )
         .unwrap();
         let input = input_schema(&record);
+        let names: Vec<&String> = input
+            .get("properties")
+            .and_then(Json::as_object)
+            .map(|p| p.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(names, ["q", "page", "zip_code"], "in the record's order");
+        let input = input.to_value();
         assert_eq!(input["required"], json!(["q"]));
         let q = &input["properties"]["q"];
         assert_eq!(q["type"], "string", "the first declaration wins");
@@ -315,7 +320,7 @@ mod tests {
         assert_eq!(input["properties"]["page"]["type"], "integer");
         assert_eq!(input["properties"]["page"]["x-pagination"], true);
         assert_eq!(input["properties"]["zip_code"]["x-localization"], true);
-        let output = output_schema(&record);
+        let output = output_schema(&record).to_value();
         assert_eq!(
             output["properties"]["price"],
             json!({"type": "number", "unit": "USD"})

@@ -16,6 +16,7 @@
 pub mod diag;
 pub mod files;
 pub mod inputs;
+pub mod json;
 pub mod json_schema;
 mod kind;
 mod load;
@@ -29,6 +30,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub mod diff;
+pub use json::Json;
 pub use load::{FieldError, RecordError, join_path};
 
 /// An agent record: the body of `GET /v1/agents/{name}`, or an item of the agent list
@@ -90,10 +92,10 @@ pub struct AgentRecord {
 /// list — and describe only what changed since (a field a refinement added) from the record.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Written {
-    /// The input document.
-    pub input: Option<std::sync::Arc<Value>>,
-    /// The output document.
-    pub output: Option<std::sync::Arc<Value>>,
+    /// The input document, its keys in the order written.
+    pub input: Option<std::sync::Arc<Json>>,
+    /// The output document, its keys in the order written.
+    pub output: Option<std::sync::Arc<Json>>,
     /// What the record said of the output document when it was read: compared with what it
     /// says now, it tells which descriptors changed since, without reading the document again.
     pub output_read: Option<std::sync::Arc<AsRead>>,
@@ -108,18 +110,10 @@ pub struct AsRead {
     pub rest: Option<Box<FieldSchema>>,
 }
 
-impl AsRead {
-    /// An output document read as a record reads it; a document that does not read says
-    /// nothing.
-    pub fn of(document: &Map<String, Value>) -> AsRead {
-        match FieldSchema::from_document(&Value::Object(document.clone())) {
-            Ok(mut doc) => AsRead {
-                properties: doc.properties.take(),
-                rest: Some(Box::new(doc)),
-            },
-            Err(_) => AsRead::default(),
-        }
-    }
+/// A bound as schemas write it and the service sends it: a whole number without a fraction
+/// (`0`, not `0.0`).
+fn bound<S: serde::Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    value.map(rules::Num).serialize(s)
 }
 
 /// Which published version of a `/v2` extract template a record describes.
@@ -203,19 +197,31 @@ pub struct FieldSchema {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     /// Inclusive lower bound of a number.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "bound")]
     pub minimum: Option<f64>,
     /// Inclusive upper bound of a number.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "bound")]
     pub maximum: Option<f64>,
     /// Exclusive lower bound of a number.
-    #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "exclusiveMinimum",
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "bound"
+    )]
     pub exclusive_minimum: Option<f64>,
     /// Exclusive upper bound of a number.
-    #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "exclusiveMaximum",
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "bound"
+    )]
     pub exclusive_maximum: Option<f64>,
     /// The number is a multiple of this.
-    #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "multipleOf",
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "bound"
+    )]
     pub multiple_of: Option<f64>,
     /// Fewest characters of a string.
     #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]

@@ -119,28 +119,44 @@ impl Rule {
         match self {
             Rule::MinLength(n) => ("minLength", json!(n)),
             Rule::MaxLength(n) => ("maxLength", json!(n)),
-            Rule::Minimum(n) => ("minimum", json!(n)),
-            Rule::Maximum(n) => ("maximum", json!(n)),
+            Rule::Minimum(n) => ("minimum", json!(Num(*n))),
+            Rule::Maximum(n) => ("maximum", json!(Num(*n))),
             Rule::Pattern(p) => ("pattern", json!(p.as_str())),
             Rule::OneOf(values) => ("enum", json!(values)),
-            Rule::ExclusiveMinimum(n) => ("exclusiveMinimum", json!(n)),
-            Rule::ExclusiveMaximum(n) => ("exclusiveMaximum", json!(n)),
-            Rule::MultipleOf(n) => ("multipleOf", json!(n)),
+            Rule::ExclusiveMinimum(n) => ("exclusiveMinimum", json!(Num(*n))),
+            Rule::ExclusiveMaximum(n) => ("exclusiveMaximum", json!(Num(*n))),
+            Rule::MultipleOf(n) => ("multipleOf", json!(Num(*n))),
             Rule::MinItems(n) => ("minItems", json!(n)),
             Rule::MaxItems(n) => ("maxItems", json!(n)),
         }
     }
 }
 
-/// A number as people write it: `3`, not `3.0`.
-struct Num(f64);
+/// A number as people write it, in rule text and in JSON Schema alike: `3`, not `3.0` (JSON
+/// Schema holds them equal, and a record written back then reads as it was sent).
+pub(crate) struct Num(pub(crate) f64);
+
+impl Num {
+    /// The number as an integer when it is a whole one that an `i64` holds exactly.
+    fn whole(&self) -> Option<i64> {
+        (self.0.fract() == 0.0 && self.0.abs() < 1e15).then_some(self.0 as i64)
+    }
+}
 
 impl fmt::Display for Num {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.fract() == 0.0 && self.0.abs() < 1e15 {
-            write!(f, "{}", self.0 as i64)
-        } else {
-            write!(f, "{}", self.0)
+        match self.whole() {
+            Some(n) => write!(f, "{n}"),
+            None => write!(f, "{}", self.0),
+        }
+    }
+}
+
+impl Serialize for Num {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.whole() {
+            Some(n) => s.serialize_i64(n),
+            None => s.serialize_f64(self.0),
         }
     }
 }

@@ -106,7 +106,12 @@ fn suite_unit(suite: &std::path::Path) -> Result<(String, String), Box<dyn std::
                     .or_insert_with(|| json!(format!("https://suite.invalid/{stem}/{i}.json")));
             }
             let wrapped = json!({"type": "object", "properties": {"value": schema}});
-            let record = agents_schema::json_schema::record(&agent, None, Some(&wrapped), None)?;
+            let record = agents_schema::json_schema::record(
+                &agent,
+                None,
+                Some(&agents_schema::Json::from(&wrapped)),
+                None,
+            )?;
             options = options.rename(&agent, format!("Suite{n}"));
             records.push(record);
             entries.push((stem.clone(), i, agent));

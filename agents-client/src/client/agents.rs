@@ -1,7 +1,7 @@
 //! The agent catalog: list with filters, a stream over every page, and details into
 //! the same `AgentRecord` model the generator reads.
 
-use agents_schema::AgentRecord;
+use agents_schema::{AgentRecord, Json};
 use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 
@@ -9,7 +9,7 @@ use super::Client;
 use super::error::Error;
 
 use super::error::{DecodeError, ResponseInfo};
-use super::templates::{TemplateRecord, TemplateVersion};
+use super::templates::TemplateMetadata;
 use crate::endpoint::{self, ApiVersion};
 
 /// The `privacy` filter.
@@ -122,7 +122,7 @@ impl AgentQuery {
             ("limit", self.limit.to_string()),
             ("offset", offset.to_string()),
         ];
-        let (page, info): (super::listing::Listing<TemplateRecord>, _) = self
+        let (page, info): (super::listing::Listing<WrittenTemplate>, _) = self
             .client
             .get(&endpoint::TEMPLATE_LIST, &[], &query)
             .await?;
@@ -197,7 +197,7 @@ impl Client {
                 .await?
                 .0),
             ApiVersion::V2 => {
-                let (t, info): (TemplateRecord, _) =
+                let (t, info): (WrittenTemplate, _) =
                     self.get(&endpoint::TEMPLATE_GET, &[name], &[]).await?;
                 as_agent_record(t, &info)
             }
@@ -215,7 +215,7 @@ impl Client {
                 // The list finds the id; the record is the version's own answer, whose status and
                 // task id a decode error then carries.
                 let (v, info) = self
-                    .get::<TemplateVersion>(&endpoint::TEMPLATE_VERSION, &[name, &v.id], &[])
+                    .get::<WrittenVersion>(&endpoint::TEMPLATE_VERSION, &[name, &v.id], &[])
                     .await?;
                 return version_record(name, v, &info);
             }
@@ -243,15 +243,39 @@ impl Client {
         version_id: &str,
     ) -> Result<AgentRecord, Error> {
         let (v, info) = self
-            .get::<TemplateVersion>(&endpoint::TEMPLATE_VERSION, &[name, version_id], &[])
+            .get::<WrittenVersion>(&endpoint::TEMPLATE_VERSION, &[name, version_id], &[])
             .await?;
         version_record(name, v, &info)
     }
 }
 
+/// A template as a record is read from it: [`TemplateRecord`](super::templates::TemplateRecord)
+/// holds the schemas as maps, which sort their keys, and the order of a schema's properties is
+/// the order of the fields generated from the record.
+#[derive(serde::Deserialize)]
+struct WrittenTemplate {
+    name: String,
+    #[serde(default)]
+    published_version: Option<WrittenVersion>,
+}
+
+/// A template version as a record is read from it: its schemas as written.
+#[derive(serde::Deserialize)]
+struct WrittenVersion {
+    id: String,
+    version_number: u64,
+    created_at: String,
+    #[serde(default)]
+    input_schema: Option<Json>,
+    #[serde(default)]
+    output_schema: Option<Json>,
+    #[serde(default)]
+    metadata: TemplateMetadata,
+}
+
 /// A `/v2` template record as the agent record of its published version; a template without
 /// one, or whose schemas do not read as a record, is a [`DecodeError`] naming what is wrong.
-fn as_agent_record(t: TemplateRecord, info: &ResponseInfo) -> Result<AgentRecord, Error> {
+fn as_agent_record(t: WrittenTemplate, info: &ResponseInfo) -> Result<AgentRecord, Error> {
     match t.published_version {
         Some(v) => version_record(&t.name, v, info),
         None => Err(undecodable(
@@ -266,27 +290,42 @@ fn as_agent_record(t: TemplateRecord, info: &ResponseInfo) -> Result<AgentRecord
 /// generated bindings carry as constants and `cargo agents check` compares).
 fn version_record(
     name: &str,
-    v: TemplateVersion,
+    v: WrittenVersion,
     info: &ResponseInfo,
 ) -> Result<AgentRecord, Error> {
-    let m = v.metadata;
-    let record = serde_json::json!({
-        "name": name,
-        "id": v.id,
-        "version_number": v.version_number,
-        "created_at": v.created_at,
-        "input_schema": v.input_schema,
-        "output_schema": v.output_schema,
-        "metadata": {
+    #[derive(serde::Serialize)]
+    struct Record<'a> {
+        name: &'a str,
+        id: &'a str,
+        version_number: u64,
+        created_at: &'a str,
+        input_schema: &'a Json,
+        output_schema: &'a Json,
+        metadata: serde_json::Value,
+    }
+    let m = &v.metadata;
+    let empty = Json::Object(Default::default());
+    let record = Record {
+        name,
+        id: &v.id,
+        version_number: v.version_number,
+        created_at: &v.created_at,
+        input_schema: v.input_schema.as_ref().unwrap_or(&empty),
+        output_schema: v.output_schema.as_ref().unwrap_or(&empty),
+        metadata: serde_json::json!({
             "display_name": m.display_name,
             "description": m.description,
             "domain": m.domain,
             "entity_type": m.entity_type,
             "vertical": m.vertical,
             "tags": m.tags,
-        },
-    });
-    AgentRecord::from_value(&record).map_err(|e| {
+        }),
+    };
+    // Through text, which the record's reader takes in the order it is written.
+    let read = serde_json::to_string(&record)
+        .map_err(|e| e.to_string())
+        .and_then(|text| AgentRecord::from_json(&text).map_err(|e| e.to_string()));
+    read.map_err(|e| {
         undecodable(
             "published_version",
             format!(

@@ -8,6 +8,51 @@ use super::error::{self, ApiError, Error, ResponseInfo, TooLargeError};
 /// Most bytes of an error answer's body the client reads; the rest is dropped.
 pub(crate) const MAX_ERROR_BODY: u64 = 64 * 1024;
 
+/// A JSON document a request carries as it was written: sent as its text, compared by its
+/// value. A schema's key order is the order of the fields generated from it, and a `Value`
+/// sorts its keys (unless a program turns on serde_json's `preserve_order`).
+#[derive(Debug, Clone)]
+pub(crate) struct Document {
+    value: serde_json::Value,
+    text: Box<serde_json::value::RawValue>,
+}
+
+impl Document {
+    /// `value`, written in its own key order.
+    pub(crate) fn of(value: serde_json::Value) -> Document {
+        let text = serde_json::value::to_raw_value(&value).unwrap_or_else(|_| {
+            // A `Value` always serializes; `null` keeps the type total.
+            serde_json::value::RawValue::NULL.to_owned()
+        });
+        Document { value, text }
+    }
+
+    /// The document `text` is, kept as written.
+    pub(crate) fn parse(text: &str) -> Result<Document, serde_json::Error> {
+        Ok(Document {
+            value: serde_json::from_str(text)?,
+            text: serde_json::value::RawValue::from_string(text.trim().to_owned())?,
+        })
+    }
+
+    /// Its value.
+    pub(crate) fn value(&self) -> &serde_json::Value {
+        &self.value
+    }
+}
+
+impl PartialEq for Document {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl serde::Serialize for Document {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.text.serialize(s)
+    }
+}
+
 /// A request body serialized once: every attempt of a call sends the same bytes.
 #[derive(Debug, Clone)]
 pub(crate) struct JsonBody(pub(crate) bytes::Bytes);

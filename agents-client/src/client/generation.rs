@@ -46,6 +46,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::Client;
+use super::body::Document;
 use super::error::{Error, OptionCheck};
 pub use super::records::{Generation, GenerationStatus};
 use super::waiter::{self, Poll, WaitOptions};
@@ -56,6 +57,8 @@ use crate::endpoint::{self, ApiVersion};
 pub struct GenerationRequest {
     /// The fields both versions spell alike.
     body: Map<String, Value>,
+    /// The schemas, sent as written.
+    documents: Vec<(&'static str, Document)>,
     /// The new agent's name and the agent refined, which each version spells its own way.
     name: Option<String>,
     from: Option<String>,
@@ -69,6 +72,7 @@ impl GenerationRequest {
         body.insert("url".into(), json!(url.into()));
         GenerationRequest {
             body,
+            documents: Vec::new(),
             name: None,
             from: None,
         }
@@ -80,6 +84,7 @@ impl GenerationRequest {
         body.insert("prompt".into(), json!(prompt.into()));
         GenerationRequest {
             body,
+            documents: Vec::new(),
             name: None,
             from: Some(agent.into()),
         }
@@ -92,14 +97,19 @@ impl GenerationRequest {
     }
 
     /// An input schema instead of the inferred one.
-    pub fn input_schema(mut self, schema: Value) -> Self {
-        self.body.insert("input_schema".into(), schema);
-        self
+    pub fn input_schema(self, schema: Value) -> Self {
+        self.document("input_schema", Document::of(schema))
     }
 
     /// An output schema instead of the inferred one.
-    pub fn output_schema(mut self, schema: Value) -> Self {
-        self.body.insert("output_schema".into(), schema);
+    pub fn output_schema(self, schema: Value) -> Self {
+        self.document("output_schema", Document::of(schema))
+    }
+
+    /// A schema sent as it was written (its properties' order is its fields').
+    pub(crate) fn document(mut self, key: &'static str, document: Document) -> Self {
+        self.documents.retain(|(k, _)| *k != key);
+        self.documents.push((key, document));
         self
     }
 
@@ -110,7 +120,7 @@ impl GenerationRequest {
     }
 
     /// The body in `version`'s words.
-    fn wire(&self, version: ApiVersion) -> Map<String, Value> {
+    fn wire(&self, version: ApiVersion) -> Wire<'_> {
         let words = version.words();
         let mut body = self.body.clone();
         for (field, value) in [
@@ -121,7 +131,10 @@ impl GenerationRequest {
                 body.insert(field.to_owned(), json!(v));
             }
         }
-        body
+        Wire {
+            body,
+            documents: &self.documents,
+        }
     }
 
     fn check(&self) -> Result<(), Error> {
@@ -145,6 +158,26 @@ impl GenerationRequest {
             check.take(super::check_http_url("url", text("url")));
         }
         check.finish()
+    }
+}
+
+/// A generation's body: its fields, then its schemas as written.
+struct Wire<'a> {
+    body: Map<String, Value>,
+    documents: &'a [(&'static str, Document)],
+}
+
+impl serde::Serialize for Wire<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.body.len() + self.documents.len()))?;
+        for (k, v) in &self.body {
+            map.serialize_entry(k, v)?;
+        }
+        for (k, v) in self.documents {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
     }
 }
 

@@ -54,9 +54,9 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 
 use super::Client;
+use super::body::Document;
 use super::error::Error;
 use super::generation::GenerationRequest;
-use super::patch::Patch;
 use super::templates::TemplateRecord;
 use crate::agent::Agent;
 use crate::endpoint::{self, ApiVersion};
@@ -71,18 +71,60 @@ pub const DEFAULT_SAMPLE_URL: &str = "https://example.com/";
 #[derive(Debug, Clone, PartialEq)]
 pub struct TemplateSource {
     name: String,
-    input_schema: Value,
-    output_schema: Value,
+    input_schema: Document,
+    output_schema: Document,
     prompt: Option<String>,
     sample_url: Option<String>,
 }
 
 impl TemplateSource {
-    /// A template named `name` with these schemas (from files of your own, say; `cargo agents
-    /// publish` reads `NAME.output.schema.json` and `NAME.input.schema.json` this way).
+    /// A template named `name` with these schemas. A `Value` sorts its keys (unless your
+    /// program turns on serde_json's `preserve_order`), and the order of a schema's properties
+    /// is the order of the fields generated from the template: [`TemplateSource::from_text`]
+    /// keeps the order a file has.
     pub fn new(name: impl Into<String>, input_schema: Value, output_schema: Value) -> Self {
+        Self::of_documents(
+            name.into(),
+            Document::of(input_schema),
+            Document::of(output_schema),
+        )
+    }
+
+    /// A template named `name` with the schemas these texts are (files of your own, say:
+    /// `cargo agents publish` reads `NAME.output.schema.json` and `NAME.input.schema.json`
+    /// this way), sent as written, so the template lists the properties in their order. A
+    /// text that is not JSON is an [`Error::InvalidOption`] naming which.
+    ///
+    /// ```
+    /// # use agents_runtime::client::publish::TemplateSource;
+    /// let source = TemplateSource::from_text(
+    ///     "review",
+    ///     r#"{"type": "object", "properties": {"url": {"type": "string"}}}"#,
+    ///     r#"{"type": "object", "properties": {"stars": {"type": "integer"}, "body": {}}}"#,
+    /// )?;
+    /// assert_eq!(source.template_name(), "review");
+    /// # Ok::<(), agents_runtime::Error>(())
+    /// ```
+    pub fn from_text(
+        name: impl Into<String>,
+        input_schema: &str,
+        output_schema: &str,
+    ) -> Result<Self, Error> {
+        let name = name.into();
+        let parse = |what: &'static str, text: &str| {
+            Document::parse(text).map_err(|e| Error::InvalidOption {
+                option: what,
+                message: format!("the {what} of template `{name}` does not read: {e}"),
+            })
+        };
+        let input = parse("input schema", input_schema)?;
+        let output = parse("output schema", output_schema)?;
+        Ok(Self::of_documents(name, input, output))
+    }
+
+    fn of_documents(name: String, input_schema: Document, output_schema: Document) -> Self {
         TemplateSource {
-            name: name.into(),
+            name,
             input_schema,
             output_schema,
             prompt: None,
@@ -92,10 +134,10 @@ impl TemplateSource {
 
     /// The template a generated type describes: its name ([`Agent::NAME`]), its inputs'
     /// schema ([`Agent::INPUT_SCHEMA`]) and its output's ([`Record::schema_text`](crate::Record::schema_text)), as the
-    /// generator read them.
+    /// generator read them, in the order they were written.
     pub fn of<T: Agent>() -> Result<Self, Error> {
         let parse = |what: &'static str, text: &str| {
-            serde_json::from_str::<Value>(text).map_err(|e| Error::InvalidOption {
+            Document::parse(text).map_err(|e| Error::InvalidOption {
                 option: what,
                 message: format!("the schema `{}` carries does not read: {e}", T::NAME),
             })
@@ -112,8 +154,8 @@ impl TemplateSource {
                 });
             }
         };
-        Ok(Self::new(
-            T::NAME,
+        Ok(Self::of_documents(
+            T::NAME.to_owned(),
             parse("Agent::INPUT_SCHEMA", T::INPUT_SCHEMA)?,
             output,
         ))
@@ -145,6 +187,7 @@ impl TemplateSource {
 
     fn text(&self, key: &str) -> Option<&str> {
         self.output_schema
+            .value()
             .get(key)
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
@@ -159,8 +202,8 @@ impl TemplateSource {
             Value::Object(ours) => ours != theirs,
             _ => true,
         };
-        let input = differs(&self.input_schema, &version.input_schema);
-        let output = differs(&self.output_schema, &version.output_schema);
+        let input = differs(self.input_schema.value(), &version.input_schema);
+        let output = differs(self.output_schema.value(), &version.output_schema);
         if input || output {
             Plan::Update {
                 version: version.version_number,
@@ -192,27 +235,47 @@ impl TemplateSource {
         }
         GenerationRequest::new(prompt, url)
             .agent_name(self.name.clone())
-            .input_schema(self.input_schema.clone())
-            .output_schema(self.output_schema.clone())
+            .document("input_schema", self.input_schema.clone())
+            .document("output_schema", self.output_schema.clone())
             .metadata(Value::Object(metadata))
     }
 
-    /// The patch that makes `version` say what this source says: each changed schema replaced,
-    /// after a test that the version is still the one compared (a change made meanwhile fails
-    /// the patch instead of being overwritten).
-    fn patch(&self, version: u64, input: bool, output: bool) -> Patch {
-        let mut patch = Patch::new().test("/published_version/version_number", json!(version));
-        if input {
-            patch = patch.replace("/published_version/input_schema", self.input_schema.clone());
-        }
-        if output {
-            patch = patch.replace(
+    /// The patch that makes `version` say what this source says: each changed schema replaced
+    /// as written, after a test that the version is still the one compared (a change made
+    /// meanwhile fails the patch instead of being overwritten).
+    fn patch(&self, version: u64, input: bool, output: bool) -> Vec<PatchOp> {
+        let mut patch = vec![PatchOp {
+            op: "test",
+            path: "/published_version/version_number",
+            value: Document::of(json!(version)),
+        }];
+        for (changed, path, document) in [
+            (input, "/published_version/input_schema", &self.input_schema),
+            (
+                output,
                 "/published_version/output_schema",
-                self.output_schema.clone(),
-            );
+                &self.output_schema,
+            ),
+        ] {
+            if changed {
+                patch.push(PatchOp {
+                    op: "replace",
+                    path,
+                    value: document.clone(),
+                });
+            }
         }
         patch
     }
+}
+
+/// An operation of the patch [`TemplateSource`] sends: a [`Patch`](super::patch::Patch)'s
+/// `Value` would sort the schema's keys.
+#[derive(serde::Serialize)]
+struct PatchOp {
+    op: &'static str,
+    path: &'static str,
+    value: Document,
 }
 
 /// What [`Client::publish_template`] does, or would do ([`Client::plan_template`]).
@@ -359,10 +422,17 @@ impl Client {
                 version,
                 input,
                 output,
-            } => self
-                .update_template(&source.name, &source.patch(version, input, output))
+            } => {
+                self.post::<TemplateRecord>(
+                    &endpoint::TEMPLATE_UPDATE,
+                    &[&source.name],
+                    &source.patch(version, input, output),
+                    "patch",
+                )
                 .await
-                .map_err(|e| own_templates_only(e, &source.name))?,
+                .map_err(|e| own_templates_only(e, &source.name))?
+                .0
+            }
             _ => match current {
                 Some(t) => t,
                 None => self.template(&source.name).await?,

@@ -7,7 +7,6 @@ use agents_check::path::pointer_to as pointer;
 use agents_schema::diag::{Collector, Diagnostic, Diagnostics};
 use agents_schema::{AgentRecord, FieldSchema};
 use indexmap::IndexMap;
-use serde_json::Value;
 
 use super::params::lower_params;
 use super::{AgentIr, EnumIr, FieldIr, MapIr, StructIr, UnionIr, Unit, VariantIr};
@@ -79,7 +78,10 @@ pub fn lower(
         let params = types.claim(&naming::type_base(&[&base, "Params"]));
         let module = naming::field_base(renames.get(&record.name).unwrap_or(&record.name));
         let params = lower_params(record, params, &root, &mut warnings);
-        let output_schema = check_schema(record, documents, &mut found, &mut warnings);
+        // In the record's order: the schema text a type carries is what `publish` sends, and
+        // a template made from it gives its fields in that order.
+        let written = agents_schema::json_schema::output_schema(record);
+        let output_schema = check_schema(record, &written, documents, &mut found, &mut warnings);
         for file in output_schema.files() {
             if !files.contains(file) {
                 files.push(file.clone());
@@ -158,7 +160,10 @@ pub fn lower(
             params,
             localized: record.supports_localization(),
             page,
-            output_schema: schema_text(&output_schema.bundled()),
+            output_schema: match output_schema.bundled() {
+                std::borrow::Cow::Borrowed(_) => schema_text(&written),
+                std::borrow::Cow::Owned(bundled) => schema_text(&bundled.into()),
+            },
             input_schema: schema_text(&agents_schema::json_schema::input_schema(record)),
         });
     }
@@ -177,6 +182,7 @@ pub fn lower(
 /// nowhere are the lowerer's to report, where it says what the field becomes.
 fn check_schema(
     record: &AgentRecord,
+    written: &agents_schema::Json,
     documents: &BTreeMap<String, std::path::PathBuf>,
     found: &mut Collector,
     warnings: &mut Vec<Diagnostic>,
@@ -186,7 +192,7 @@ fn check_schema(
     for (prefix, dir) in documents {
         options = options.directory(prefix.clone(), dir.clone());
     }
-    let schema = options.compile_owned(agents_schema::json_schema::output_schema(record));
+    let schema = options.compile_owned(written.to_value());
     for problem in schema.problems() {
         let at = format!("output_schema#{}", problem.pointer);
         match problem.kind {
@@ -206,8 +212,8 @@ fn check_schema(
 /// control and bidirectional characters written as `\u` escapes: the same JSON, and rustc
 /// refuses them in a literal. A raw newline in pretty JSON is always between tokens (serde_json
 /// escapes the ones inside strings), so it stays.
-fn schema_text(schema: &Value) -> String {
-    let text = serde_json::to_string_pretty(schema).unwrap_or_else(|_| "true".to_owned());
+fn schema_text(schema: &agents_schema::Json) -> String {
+    let text = schema.to_pretty();
     // In ASCII text the only hazards are control characters (a byte test is enough).
     let safe = if text.is_ascii() {
         !text.bytes().any(|b| (b < b' ' && b != b'\n') || b == 0x7f)

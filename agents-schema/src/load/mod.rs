@@ -1,18 +1,17 @@
 //! Reading an agent record from JSON: one walk over the parsed value (`reader.rs`, over the
-//! ordered tree of `json.rs`) that builds the model, tracks the JSON path, and collects every
+//! ordered tree of `crate::json`) that builds the model, tracks the JSON path, and collects every
 //! problem (`error.rs`) instead of stopping at the first.
 
 mod error;
-mod json;
 mod reader;
 
 use serde_json::Value;
 
 pub use error::{FieldError, RecordError, join_path};
-use json::Json;
 use reader::Reader;
 
-use crate::{AgentRecord, FieldSchema};
+use crate::json::Json;
+use crate::{AgentRecord, AsRead, FieldSchema};
 
 pub(crate) fn record_from_json(text: &str) -> Result<AgentRecord, RecordError> {
     let tree: Json = agents_wire::json::from_slice(text.as_bytes()).map_err(|e| match e {
@@ -79,20 +78,32 @@ impl FieldSchema {
     /// Reads a JSON Schema document (a research agent's `output_schema`, say); every problem
     /// names its JSON path from `$`.
     pub fn from_document(value: &Value) -> Result<FieldSchema, RecordError> {
-        document_from_value(value)
+        document_from_json(&Json::from(value))
+    }
+}
+
+impl AsRead {
+    /// An output document read as a record reads it; a document that does not read says
+    /// nothing.
+    pub fn of(document: &indexmap::IndexMap<String, Json>) -> AsRead {
+        match document_from_json(&Json::Object(document.clone())) {
+            Ok(mut doc) => AsRead {
+                properties: doc.properties.take(),
+                rest: Some(Box::new(doc)),
+            },
+            Err(_) => AsRead::default(),
+        }
     }
 }
 
 /// A `/v2` version record (`name`, `input_schema`, `output_schema`, `metadata`), read as one
 /// whatever its documents look like.
-pub(crate) fn version_from_value(value: &Value) -> Result<AgentRecord, RecordError> {
-    read(&Json::from(value), |reader, tree| {
-        reader.version(tree, "$", None)
-    })
+pub(crate) fn version_from_json(tree: &Json) -> Result<AgentRecord, RecordError> {
+    read(tree, |reader, tree| reader.version(tree, "$", None))
 }
 
-pub(crate) fn document_from_value(value: &Value) -> Result<FieldSchema, RecordError> {
-    read(&Json::from(value), |reader, tree| reader.field(tree, "$"))
+pub(crate) fn document_from_json(tree: &Json) -> Result<FieldSchema, RecordError> {
+    read(tree, |reader, tree| reader.field(tree, "$"))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::error::{FieldError, join_path};
-use super::json::{Json, kind};
+use crate::json::{Json, kind};
 use crate::{
     AgentRecord, AsRead, FeatureFlags, FieldSchema, InputProperty, SchemaType, TemplateVersion,
     Written,
@@ -236,12 +236,12 @@ impl Reader {
         let mut written = Written::default();
         let input = f.take("input_schema").and_then(|v| {
             let p = f.path("input_schema");
-            written.input = Some(Arc::new(v.to_value()));
+            written.input = Some(Arc::new(v.clone()));
             self.field(v, &p)
         });
         let output = f.take("output_schema").and_then(|v| {
             let p = f.path("output_schema");
-            written.output = Some(Arc::new(v.to_value()));
+            written.output = Some(Arc::new(v.clone()));
             self.field(v, &p)
         });
         let mut facts = Map::new();

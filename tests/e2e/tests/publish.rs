@@ -84,6 +84,76 @@ async fn a_type_publishes_its_template_once_and_a_changed_schema_as_the_next_ver
     assert_eq!(c.publish::<Review>().await.unwrap().version(), Some(3));
 }
 
+/// The order of a schema's properties is the order of the fields generated from it: publishing
+/// from the type, an update from a text, and reading the template back as a record (what
+/// `cargo agents fetch` caches and bindings are generated from) all keep the order written.
+#[tokio::test]
+async fn a_published_template_keeps_its_properties_in_the_order_written() {
+    let e = emulator().await;
+    let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
+    let names = |record: &agents_schema::AgentRecord| -> Vec<String> {
+        record
+            .output_schema
+            .as_ref()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let written = [
+        "stars",
+        "headline",
+        "body",
+        "author",
+        "helpful_votes",
+        "verified",
+        "photos",
+        "replies",
+        "posted",
+    ];
+    c.publish::<Review>().await.unwrap();
+    assert_eq!(names(&c.agent("review").await.unwrap()), written);
+    let inputs: Vec<String> = c
+        .agent("review")
+        .await
+        .unwrap()
+        .inputs()
+        .iter()
+        .map(|i| i.name.clone())
+        .collect();
+    assert_eq!(
+        inputs,
+        ["url", "max_reviews", "language", "min_rating", "tags"]
+    );
+
+    // A field added in the middle, by an update (a JSON Patch the service applies): in its
+    // place, and the rest where they were.
+    let text = Review::schema_text().unwrap();
+    let changed = text.replacen(
+        "\"headline\": {",
+        "\"title\": {\"type\": \"string\"}, \"headline\": {",
+        1,
+    );
+    assert_ne!(changed, text);
+    let source = TemplateSource::from_text("review", Review::INPUT_SCHEMA, &changed).unwrap();
+    let updated = c.publish_template(source).await.unwrap();
+    assert_eq!(updated.version(), Some(2));
+    let mut now = written.to_vec();
+    now.insert(1, "title");
+    assert_eq!(names(&c.agent("review").await.unwrap()), now);
+    assert_eq!(names(&c.agent_version("review", 1).await.unwrap()), written);
+
+    // A text that is not JSON is named before anything is sent.
+    let before = e.requests_seen(agents_tests_e2e::KEY);
+    let err = TemplateSource::from_text("review", "{", &changed).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the input schema of template `review` does not read"),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(agents_tests_e2e::KEY), before);
+}
+
 /// A typed run, async run or batch of a template written as schema files and not yet
 /// published: the service does not know it, and the error says which call makes it.
 #[tokio::test]

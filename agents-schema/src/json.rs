@@ -1,0 +1,237 @@
+//! A JSON tree whose objects keep their keys in the order written.
+//!
+//! The order of a schema's `properties` is the order of the fields generated from it, so a
+//! record, a template's documents and the schema text a generated type carries are read and
+//! written through this tree wherever they pass: a `serde_json::Value` sorts its keys (unless a
+//! program turns on serde_json's `preserve_order`, which no library can choose for its users).
+
+use std::fmt;
+
+use indexmap::IndexMap;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde_json::Value;
+
+/// A JSON value whose objects keep their keys in the order they were read or inserted.
+/// Equality does not look at that order: two objects with the same entries are equal.
+///
+/// ```
+/// let doc: agents_schema::Json =
+///     serde_json::from_str(r#"{"zeta": 1, "alpha": {"b": 2, "a": 3}}"#).unwrap();
+/// assert_eq!(doc.to_string(), r#"{"zeta":1,"alpha":{"b":2,"a":3}}"#);
+/// assert_eq!(doc.to_value()["alpha"]["a"], 3);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as serde_json holds it.
+    Number(serde_json::Number),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<Json>),
+    /// An object, its keys in order.
+    Object(IndexMap<String, Json>),
+}
+
+impl Json {
+    /// What `value` serializes to, its keys in the order its `Serialize` writes them (a
+    /// struct's fields in declaration order, an `IndexMap`'s in insertion order).
+    pub fn of<T: serde::Serialize + ?Sized>(value: &T) -> Result<Json, serde_json::Error> {
+        // Through text: serde_json's writer keeps the order a serializer gives, and the
+        // reader here keeps the order of the text.
+        serde_json::from_str(&serde_json::to_string(value)?)
+    }
+
+    /// The member `key` of an object.
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        self.as_object().and_then(|o| o.get(key))
+    }
+
+    /// The entries of an object.
+    pub fn as_object(&self) -> Option<&IndexMap<String, Json>> {
+        match self {
+            Json::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The items of an array.
+    pub fn as_array(&self) -> Option<&[Json]> {
+        match self {
+            Json::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The text of a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The value at a JSON pointer (RFC 6901: `""` is the whole value, `/a/0` the first item
+    /// of member `a`, `~1` a `/` in a key and `~0` a `~`).
+    pub fn pointer(&self, pointer: &str) -> Option<&Json> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let mut at = self;
+        for token in pointer.strip_prefix('/')?.split('/') {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            at = match at {
+                Json::Object(map) => map.get(&token)?,
+                // As serde_json reads an index: digits only, without a leading zero.
+                Json::Array(items)
+                    if token.bytes().all(|b| b.is_ascii_digit())
+                        && (token == "0" || !token.starts_with('0')) =>
+                {
+                    items.get(token.parse::<usize>().ok()?)?
+                }
+                _ => return None,
+            };
+        }
+        Some(at)
+    }
+
+    /// Pretty-printed text, two spaces per level, keys in order.
+    pub fn to_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|_| self.to_value().to_string())
+    }
+
+    /// The same value as a `serde_json::Value` (whose objects sort their keys).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => Value::Number(n.clone()),
+            Json::String(s) => Value::String(s.clone()),
+            Json::Array(items) => Value::Array(items.iter().map(Json::to_value).collect()),
+            Json::Object(map) => {
+                Value::Object(map.iter().map(|(k, v)| (k.clone(), v.to_value())).collect())
+            }
+        }
+    }
+}
+
+impl From<&Value> for Json {
+    fn from(value: &Value) -> Self {
+        match value {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Number(n) => Json::Number(n.clone()),
+            Value::String(s) => Json::String(s.clone()),
+            Value::Array(items) => Json::Array(items.iter().map(Json::from).collect()),
+            Value::Object(map) => Json::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), Json::from(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl From<Value> for Json {
+    fn from(value: Value) -> Self {
+        Json::from(&value)
+    }
+}
+
+/// Compact text, keys in order.
+impl fmt::Display for Json {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match serde_json::to_string(self) {
+            Ok(text) => f.write_str(&text),
+            Err(_) => write!(f, "{}", self.to_value()),
+        }
+    }
+}
+
+impl serde::Serialize for Json {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Json::Null => s.serialize_unit(),
+            Json::Bool(b) => s.serialize_bool(*b),
+            Json::Number(n) => n.serialize(s),
+            Json::String(text) => s.serialize_str(text),
+            Json::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Json::Object(map) => {
+                let mut out = s.serialize_map(Some(map.len()))?;
+                for (k, v) in map {
+                    out.serialize_entry(k, v)?;
+                }
+                out.end()
+            }
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Json {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Json;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Json, E> {
+                Ok(Json::Null)
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+                Ok(Json::Bool(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+                Ok(Json::Number(v.into()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+                Ok(Json::Number(v.into()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+                Ok(serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+                Ok(Json::String(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Json, E> {
+                Ok(Json::String(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Json::Array(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+                let mut out = IndexMap::new();
+                while let Some((k, v)) = map.next_entry::<String, Json>()? {
+                    out.insert(k, v);
+                }
+                Ok(Json::Object(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// How a message names a value's JSON kind ("a string", "an object").
+pub(crate) fn kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
