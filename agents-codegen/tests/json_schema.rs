@@ -366,6 +366,44 @@ fn references_by_uri_anchor_base_and_dynamic_anchor_are_typed() {
     );
 }
 
+/// A schema whose references are rewritten before it is lowered (an `$anchor`, a base URI)
+/// still gives its fields in the order it wrote them, nested records too.
+#[test]
+fn fields_keep_the_order_written_through_rewritten_references() {
+    let record = AgentRecord::from_json(
+        r##"{"name": "thing", "output_schema": {
+            "$id": "https://example.com/thing.json",
+            "type": "object",
+            "properties": {
+                "zeta": {"type": "string"},
+                "owner": {"$ref": "#person"},
+                "alpha": {"type": "integer"}
+            },
+            "$defs": {"p": {"$anchor": "person", "type": "object",
+                "properties": {"zname": {"type": "string"}, "age": {"type": "integer"}}}}
+        }}"##,
+    )
+    .unwrap();
+    let source = generate(&[record], &Options::default())
+        .unwrap()
+        .to_source()
+        .unwrap();
+    let names = |s: &str| -> Vec<String> {
+        fields_of(&source, s)
+            .iter()
+            .map(|l| {
+                l.trim_start_matches("pub ")
+                    .split(':')
+                    .next()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(names("Thing"), ["zeta", "owner", "alpha"]);
+    assert_eq!(names("ThingP"), ["zname", "age"]);
+}
+
 #[test]
 fn keys_typed_beside_properties_are_typed_maps() {
     let (source, warnings) = generated(

@@ -315,58 +315,14 @@ fn in_written_order(patched: &Value, patch: &Written, before: &Written) -> Writt
             placed.push((path.to_owned(), value));
         }
     }
-    fn walk(
-        value: &Value,
-        at: &str,
-        hints: Vec<&Written>,
-        placed: &[(String, &Written)],
-    ) -> Written {
-        let hints: Vec<&Written> = placed
+    let at = |pointer: &str| {
+        placed
             .iter()
-            .filter(|(path, _)| path == at)
+            .filter(|(path, _)| path == pointer)
             .map(|(_, v)| *v)
-            .chain(hints)
-            .collect();
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = Vec::with_capacity(map.len());
-                for key in hints
-                    .iter()
-                    .filter_map(|h| h.as_object())
-                    .flat_map(|h| h.keys())
-                    .chain(map.keys())
-                {
-                    if map.contains_key(key) && !keys.contains(&key) {
-                        keys.push(key);
-                    }
-                }
-                Written::Object(
-                    keys.into_iter()
-                        .map(|key| {
-                            let below = hints.iter().filter_map(|h| h.get(key)).collect();
-                            let at = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
-                            (key.clone(), walk(&map[key], &at, below, placed))
-                        })
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Written::Array(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, item)| {
-                        let below = hints
-                            .iter()
-                            .filter_map(|h| h.as_array().and_then(|a| a.get(i)))
-                            .collect();
-                        walk(item, &format!("{at}/{i}"), below, placed)
-                    })
-                    .collect(),
-            ),
-            other => other.into(),
-        }
-    }
-    walk(patched, "", vec![before], &placed)
+            .collect()
+    };
+    Written::arranged_with(patched, &[before], &at)
 }
 
 /// Deletes one of the account's templates: 204, and the name runs nothing afterwards.

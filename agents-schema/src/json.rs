@@ -98,6 +98,35 @@ impl Json {
         Some(at)
     }
 
+    /// `value` with its objects' keys in the order the first of `hints` that has them at the
+    /// same place lists them, the keys none of them has after those (in `value`'s order). A
+    /// `Value` sorts its keys: this puts back the order a document was written in after a step
+    /// that works on values, such as a rewrite of its references.
+    ///
+    /// ```
+    /// use agents_schema::Json;
+    /// let written: Json = serde_json::from_str(r#"{"zeta": 1, "alpha": 2}"#).unwrap();
+    /// let changed = serde_json::json!({"alpha": 2, "beta": 3, "zeta": 1});
+    /// assert_eq!(
+    ///     Json::arranged(&changed, &[&written]).to_string(),
+    ///     r#"{"zeta":1,"alpha":2,"beta":3}"#
+    /// );
+    /// ```
+    pub fn arranged(value: &Value, hints: &[&Json]) -> Json {
+        Json::arranged_with(value, hints, &|_| Vec::new())
+    }
+
+    /// As [`Json::arranged`], with more hints by place: `placed(pointer)` gives the trees that
+    /// stand at that JSON pointer of `value` (what a JSON Patch operation wrote there, say),
+    /// which come before the hints found there from above.
+    pub fn arranged_with<'a>(
+        value: &Value,
+        hints: &[&'a Json],
+        placed: &dyn Fn(&str) -> Vec<&'a Json>,
+    ) -> Json {
+        arrange(value, "", hints.to_vec(), placed)
+    }
+
     /// Pretty-printed text, two spaces per level, keys in order.
     pub fn to_pretty(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|_| self.to_value().to_string())
@@ -115,6 +144,54 @@ impl Json {
                 Value::Object(map.iter().map(|(k, v)| (k.clone(), v.to_value())).collect())
             }
         }
+    }
+}
+
+fn arrange<'a>(
+    value: &Value,
+    at: &str,
+    from_above: Vec<&'a Json>,
+    placed: &dyn Fn(&str) -> Vec<&'a Json>,
+) -> Json {
+    let mut hints = placed(at);
+    hints.extend(from_above);
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = Vec::with_capacity(map.len());
+            for key in hints
+                .iter()
+                .filter_map(|h| h.as_object())
+                .flat_map(IndexMap::keys)
+                .chain(map.keys())
+            {
+                if map.contains_key(key) && !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+            Json::Object(
+                keys.into_iter()
+                    .map(|key| {
+                        let below = hints.iter().filter_map(|h| h.get(key)).collect();
+                        let at = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+                        (key.clone(), arrange(&map[key], &at, below, placed))
+                    })
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Json::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let below = hints
+                        .iter()
+                        .filter_map(|h| h.as_array().and_then(|a| a.get(i)))
+                        .collect();
+                    arrange(item, &format!("{at}/{i}"), below, placed)
+                })
+                .collect(),
+        ),
+        other => Json::from(other),
     }
 }
 

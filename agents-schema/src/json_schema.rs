@@ -22,7 +22,7 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 ///         {"name": "sku", "type": "string", "required": true, "rules": ["minimum length 3"]}
 ///     ]}"#,
 /// ).unwrap();
-/// let schema = agents_schema::json_schema::input_schema(&record);
+/// let schema = agents_schema::json_schema::input_schema(&record).to_value();
 /// assert_eq!(schema["required"], serde_json::json!(["sku"]));
 /// assert_eq!(schema["properties"]["sku"]["minLength"], 3);
 /// ```

@@ -94,11 +94,14 @@ pub fn lower(
         // record an object of its descriptors. A reference by URI, anchor or to another
         // document is lowered as the JSON pointer it resolves to, the documents it reaches
         // embedded under `$defs`.
+        // Localized as values, then put back in the order the schema wrote its keys.
         let localized = match output_schema.localized() {
-            std::borrow::Cow::Owned(v) if v != *output_schema.document() => Some(v),
+            std::borrow::Cow::Owned(v) if v != *output_schema.document() => {
+                Some(agents_schema::Json::arranged(&v, &[&written]))
+            }
             _ => None,
         };
-        let doc = match localized.as_ref().map(FieldSchema::from_document) {
+        let doc = match localized.as_ref().map(FieldSchema::from_tree) {
             Some(Ok(doc)) => doc,
             _ => record.output_document_read(),
         };

@@ -80,6 +80,12 @@ impl FieldSchema {
     pub fn from_document(value: &Value) -> Result<FieldSchema, RecordError> {
         document_from_json(&Json::from(value))
     }
+
+    /// Reads a JSON Schema document held as [`Json`], whose properties keep their order (the
+    /// order of the fields generated from them).
+    pub fn from_tree(tree: &Json) -> Result<FieldSchema, RecordError> {
+        document_from_json(tree)
+    }
 }
 
 impl AsRead {
