@@ -197,7 +197,7 @@ pub(crate) async fn get(
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<agents_schema::Json>, ApiError> {
     let now = state.clock.now();
     state.settle(now);
     lock(&state.generations)

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use axum::http::HeaderMap;
 
 use agents_runtime::endpoint::ApiVersion;
-use agents_schema::AgentRecord;
+use agents_schema::{AgentRecord, Json};
 use serde_json::{Value, json};
 
 use crate::wire::timestamp;
@@ -389,8 +389,9 @@ impl Generation {
     }
 
     /// The generation record at `now`, in `version`'s words (`/v2` calls the agent's name
-    /// `name` and describes the new version with JSON Schema).
-    pub fn record(&self, now: Instant, version: ApiVersion) -> Value {
+    /// `name` and describes the new version with JSON Schema); the new version's schemas list
+    /// their keys in the order they were written.
+    pub fn record(&self, now: Instant, version: ApiVersion) -> agents_schema::Json {
         let status = self.status(now);
         let at =
             |i: Instant| timestamp(self.created + i.saturating_duration_since(self.created_at));
@@ -415,17 +416,23 @@ impl Generation {
             ) => {
                 out["generated_version_id"] = json!(version_id);
                 out["summary"] = json!(summary);
-                out["generated_version"] = match version {
-                    ApiVersion::V1 => json!({
-                        "id": version_id,
-                        version.words().generation_name: self.agent_name,
-                        "version_number": self.version_number,
-                        "created_at": at(self.ends_at),
-                        "input_schema": record.input_properties,
-                        "output_schema": record.output_schema,
-                        "metadata": record.extra.get("metadata").cloned().unwrap_or(Value::Null),
-                        "samples": [],
-                    }),
+                let generated = match version {
+                    ApiVersion::V1 => crate::catalog::ordered([
+                        ("id", json!(version_id).into()),
+                        (
+                            version.words().generation_name,
+                            json!(self.agent_name).into(),
+                        ),
+                        ("version_number", json!(self.version_number).into()),
+                        ("created_at", json!(at(self.ends_at)).into()),
+                        ("input_schema", in_order(&record.input_properties)),
+                        ("output_schema", in_order(&record.output_schema)),
+                        (
+                            "metadata",
+                            record.extra.get("metadata").map_or(Json::Null, Json::from),
+                        ),
+                        ("samples", Json::Array(Vec::new())),
+                    ]),
                     ApiVersion::V2 => crate::catalog::Version {
                         id: version_id.clone(),
                         number: self.version_number,
@@ -433,13 +440,23 @@ impl Generation {
                             + self.ends_at.saturating_duration_since(self.created_at),
                         record: std::sync::Arc::new((**record).clone()),
                     }
-                    .json()
-                    .to_value(),
+                    .json(),
                 };
+                let mut out = Json::from(out);
+                if let Json::Object(fields) = &mut out {
+                    fields.insert("generated_version".into(), generated);
+                }
+                return out;
             }
             (GenerationEnd::Failed(e), GenerationStatus::Failed) => out["error"] = json!(e),
             _ => {}
         }
-        out
+        Json::from(out)
     }
+}
+
+/// A record's part as JSON, in the order it serializes (a record's fields in their order).
+fn in_order(part: &impl serde::Serialize) -> Json {
+    // A record's parts are maps of string keys and values serde_json writes: never an error.
+    Json::of(part).unwrap_or(Json::Null)
 }

@@ -154,6 +154,60 @@ async fn a_published_template_keeps_its_properties_in_the_order_written() {
     assert_eq!(e.requests_seen(agents_tests_e2e::KEY), before);
 }
 
+/// A generation given its schemas as text: the finished generation's record describes the new
+/// version with them in the order they were written, as the template then does.
+#[tokio::test]
+async fn a_generation_gives_back_its_schemas_in_the_order_written() {
+    let e = emulator().await;
+    let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
+    let base = e.base_url().trim_end_matches('/').to_owned();
+    let http = reqwest::Client::new();
+    let body = r#"{"prompt": "Extract the shoe", "url": "https://shop.example/p/1",
+        "name": "shoe",
+        "input_schema": {"type": "object", "properties": {"url": {"type": "string"}, "country": {"type": "string"}}},
+        "output_schema": {"type": "object", "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"}}}}"#;
+    let created: Value = http
+        .post(format!("{base}/v2/extract/templates/generations"))
+        .bearer_auth(agents_tests_e2e::KEY)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap();
+    c.generation_handle(id).wait().await.unwrap();
+    let text = http
+        .get(format!("{base}/v2/extract/templates/generations/{id}"))
+        .bearer_auth(agents_tests_e2e::KEY)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let at = |key: &str| {
+        text.find(&format!("\"{key}\""))
+            .unwrap_or_else(|| panic!("{key}: {text}"))
+    };
+    assert!(
+        at("zeta") < at("alpha") && at("url") < at("country"),
+        "{text}"
+    );
+    let names: Vec<String> = c
+        .agent("shoe")
+        .await
+        .unwrap()
+        .output_schema
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(names, ["zeta", "alpha"]);
+}
+
 /// A typed run, async run or batch of a template written as schema files and not yet
 /// published: the service does not know it, and the error says which call makes it.
 #[tokio::test]
