@@ -295,8 +295,8 @@ pub(crate) async fn update(
 /// patch is applied to a `Value`, whose maps sort their keys, and the order of a schema's
 /// properties is the order of the fields generated from it.
 fn in_written_order(patched: &Value, patch: &Written, before: &Written) -> Written {
-    // Each operation's value, by the pointer it lands at; the last operation's first.
-    let mut placed: Vec<(String, &Written)> = Vec::new();
+    // Each pointer's value from the last operation that wrote there.
+    let mut placed: std::collections::HashMap<&str, &Written> = std::collections::HashMap::new();
     for op in patch.as_array().into_iter().flatten().rev() {
         let (Some(path), kind) = (
             op.get("path").and_then(Written::as_str),
@@ -312,16 +312,10 @@ fn in_written_order(patched: &Value, patch: &Written, before: &Written) -> Writt
             _ => op.get("value"),
         };
         if let Some(value) = value {
-            placed.push((path.to_owned(), value));
+            placed.entry(path).or_insert(value);
         }
     }
-    let at = |pointer: &str| {
-        placed
-            .iter()
-            .filter(|(path, _)| path == pointer)
-            .map(|(_, v)| *v)
-            .collect()
-    };
+    let at = |pointer: &str| placed.get(pointer).copied();
     Written::arranged_with(patched, &[before], &at)
 }
 

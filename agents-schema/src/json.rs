@@ -113,18 +113,18 @@ impl Json {
     /// );
     /// ```
     pub fn arranged(value: &Value, hints: &[&Json]) -> Json {
-        Json::arranged_with(value, hints, &|_| Vec::new())
+        arrange(value, None, hints.to_vec(), None)
     }
 
-    /// As [`Json::arranged`], with more hints by place: `placed(pointer)` gives the trees that
-    /// stand at that JSON pointer of `value` (what a JSON Patch operation wrote there, say),
-    /// which come before the hints found there from above.
+    /// As [`Json::arranged`], with one more hint by place: `placed(pointer)` gives the tree
+    /// that stands at that JSON pointer of `value` (what a JSON Patch operation wrote there,
+    /// say), which comes before the hints found there from above.
     pub fn arranged_with<'a>(
         value: &Value,
         hints: &[&'a Json],
-        placed: &dyn Fn(&str) -> Vec<&'a Json>,
+        placed: &dyn Fn(&str) -> Option<&'a Json>,
     ) -> Json {
-        arrange(value, "", hints.to_vec(), placed)
+        arrange(value, Some(String::new()), hints.to_vec(), Some(placed))
     }
 
     /// Pretty-printed text, two spaces per level, keys in order.
@@ -147,33 +147,46 @@ impl Json {
     }
 }
 
+/// What stands at a JSON pointer, for [`Json::arranged_with`].
+type Placed<'f, 'a> = &'f dyn Fn(&str) -> Option<&'a Json>;
+
+/// One level of [`Json::arranged_with`]: `at` is the pointer of `value`, kept only when there
+/// is a `placed` to ask. Each object's keys are collected once (a set, not a search per key),
+/// and each level adds at most one hint, so the time is the size of `value` times its depth.
 fn arrange<'a>(
     value: &Value,
-    at: &str,
+    at: Option<String>,
     from_above: Vec<&'a Json>,
-    placed: &dyn Fn(&str) -> Vec<&'a Json>,
+    placed: Option<Placed<'_, 'a>>,
 ) -> Json {
-    let mut hints = placed(at);
+    let mut hints = Vec::with_capacity(from_above.len() + 1);
+    if let (Some(at), Some(placed)) = (&at, placed) {
+        hints.extend(placed(at));
+    }
     hints.extend(from_above);
+    let below = |segment: &str| {
+        at.as_ref()
+            .map(|at| format!("{at}/{}", segment.replace('~', "~0").replace('/', "~1")))
+    };
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = Vec::with_capacity(map.len());
+            let mut keys: indexmap::IndexSet<&String> =
+                indexmap::IndexSet::with_capacity(map.len());
             for key in hints
                 .iter()
                 .filter_map(|h| h.as_object())
                 .flat_map(IndexMap::keys)
                 .chain(map.keys())
             {
-                if map.contains_key(key) && !keys.contains(&key) {
-                    keys.push(key);
+                if map.contains_key(key) {
+                    keys.insert(key);
                 }
             }
             Json::Object(
                 keys.into_iter()
                     .map(|key| {
-                        let below = hints.iter().filter_map(|h| h.get(key)).collect();
-                        let at = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
-                        (key.clone(), arrange(&map[key], &at, below, placed))
+                        let inner = hints.iter().filter_map(|h| h.get(key)).collect();
+                        (key.clone(), arrange(&map[key], below(key), inner, placed))
                     })
                     .collect(),
             )
@@ -183,11 +196,11 @@ fn arrange<'a>(
                 .iter()
                 .enumerate()
                 .map(|(i, item)| {
-                    let below = hints
+                    let inner = hints
                         .iter()
                         .filter_map(|h| h.as_array().and_then(|a| a.get(i)))
                         .collect();
-                    arrange(item, &format!("{at}/{i}"), below, placed)
+                    arrange(item, below(&i.to_string()), inner, placed)
                 })
                 .collect(),
         ),
