@@ -6,11 +6,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agents_codegen::{Diagnostic, Diagnostics};
+use agents_runtime::client::Document;
 use agents_runtime::client::WaitOptions;
 use agents_runtime::client::research::{
     Answer, Effort, ResearchAgentRequest, ResearchEvent, ResearchRunHandle, ResearchRunRequest,
 };
 use agents_runtime::{ApiVersion, Client, Error};
+use agents_schema::Json;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -68,7 +70,7 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
         request = request.output_schema(schema.clone());
     }
     if let Some(path) = &args.input_data {
-        request = request.input_data(read_json(path)?);
+        request = request.input_data(read_json::<Value>(path)?.0);
     }
     let c = crate::global::client(cli)?;
     // Before the agent is looked up, so a request the service would refuse costs nothing.
@@ -101,7 +103,7 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
     // The answer against the schema it was asked to satisfy: a model may break its rules.
     let breaches = schema
         .as_ref()
-        .map(|s| agents_runtime::Schema::compile(s).check(&answer.raw))
+        .map(|s| agents_runtime::Schema::compile(s.value()).check(&answer.raw))
         .unwrap_or_default();
     for claim in answer.unanchored_claims() {
         eprintln!(
@@ -142,7 +144,7 @@ fn goes_on(handle: &ResearchRunHandle) -> String {
 async fn start(
     c: &Client,
     name: &str,
-    schema: Option<&Value>,
+    schema: Option<&Document>,
     request: ResearchRunRequest,
 ) -> Result<ResearchRunHandle, Failure> {
     if c.api_version() == ApiVersion::V2 {
@@ -305,23 +307,27 @@ fn number<'a>(pages: &mut Vec<Page<'a>>, url: &'a str, title: Option<&'a str>) -
 /// A page's URL, title and kind of source (`primary`, …), when the agent listed it.
 type Page<'a> = (&'a str, Option<&'a str>, Option<&'a str>);
 
-fn read_json(path: &Path) -> Result<Value, Failure> {
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(T, String), Failure> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
-    serde_json::from_str(&text).map_err(|e| Failure(format!("{} is not JSON: {e}", path.display())))
+    serde_json::from_str(&text)
+        .map(|read| (read, text))
+        .map_err(|e| Failure(format!("{} is not JSON: {e}", path.display())))
 }
 
 /// The file's JSON Schema document, read and checked as the generator checks it, so a schema
 /// that cannot make bindings (a `type` JSON Schema does not name, a dangling reference) is
 /// refused before a run is paid for, and what it cannot honour is a warning naming its pointer.
 /// With `--documents`, what its references read is embedded under `$defs`, so that the service
-/// gets a schema that stands alone.
+/// gets a schema that stands alone. The document is sent as written: the order of its
+/// properties is the order the agent fills them in.
 fn read_schema(
     path: &Path,
     agent: &str,
     documents: &crate::generate::Documents,
-) -> Result<Value, Failure> {
-    let doc = read_json(path)?;
+) -> Result<Document, Failure> {
+    let (written, text): (Json, _) = read_json(path)?;
+    let doc = written.to_value();
     if !doc.is_object() {
         return Err(Failure(format!(
             "{}: a JSON Schema document is an object, not {}",
@@ -332,7 +338,7 @@ fn read_schema(
     // Shape problems first, with paths from the file's own root.
     agents_schema::FieldSchema::from_document(&doc)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
-    let record = agents_schema::json_schema::record(agent, None, Some(&(&doc).into()), None)
+    let record = agents_schema::json_schema::record(agent, None, Some(&written), None)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
     // Each problem names the file and its pointer in it, as `generate` and `publish` do.
     let place = |d: Diagnostic| {
@@ -351,10 +357,13 @@ fn read_schema(
     for w in generated.warnings {
         eprintln!("warning: {}", place(w));
     }
-    if documents.list.is_empty() {
-        return Ok(doc);
-    }
-    Ok(documents.bundle(&(&doc).into()).to_value())
+    let sent = if documents.list.is_empty() {
+        text
+    } else {
+        documents.bundle(&written).to_string()
+    };
+    sent.parse()
+        .map_err(|e| Failure(format!("{}: {e}", path.display())))
 }
 
 /// The agent a schema file stands for: `price_check` of `price_check.output.schema.json`, as the

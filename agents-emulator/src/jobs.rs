@@ -346,7 +346,7 @@ fn page_with<T>(
 ) -> Result<Value, ApiError> {
     let total = items.len();
     match version.words().paging {
-        Paging::Offset => offset_page_with(q, items, describe),
+        Paging::Offset => Ok(json!(offset_page(q, items, describe)?)),
         Paging::Numbered => {
             let page = parse_count("page", q.page.as_deref(), 1)?.max(1);
             let per_page = parse_page_size("per_page", q.per_page.as_deref(), 50)?;
@@ -361,27 +361,37 @@ fn page_with<T>(
     }
 }
 
-/// A page of `items` by `limit` and `offset` (the `/v2` words, and research lists' in both
-/// versions).
-pub(crate) fn offset_page(q: &PageQuery, items: Vec<Value>) -> Result<Value, ApiError> {
-    offset_page_with(q, items, |v| v)
+/// A page by `limit` and `offset` (the `/v2` words, and research lists' in both versions),
+/// written as its items are (a research agent's schema in the order written, say).
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct OffsetPage<T> {
+    items: Vec<T>,
+    limit: usize,
+    offset: usize,
+    total: usize,
 }
 
-fn offset_page_with<T>(
+/// The page of `items` the query asks for, each described by `describe` only if it is on it.
+pub(crate) fn offset_page<T, D>(
     q: &PageQuery,
     items: Vec<T>,
-    describe: impl FnMut(T) -> Value,
-) -> Result<Value, ApiError> {
+    describe: impl FnMut(T) -> D,
+) -> Result<OffsetPage<D>, ApiError> {
     let total = items.len();
     let offset = parse_count("offset", q.offset.as_deref(), 0)?;
     let limit = parse_page_size("limit", q.limit.as_deref(), 50)?;
-    let items: Vec<Value> = items
+    let items = items
         .into_iter()
         .skip(offset)
         .take(limit)
         .map(describe)
         .collect();
-    Ok(json!({ "items": items, "limit": limit, "offset": offset, "total": total }))
+    Ok(OffsetPage {
+        items,
+        limit,
+        offset,
+        total,
+    })
 }
 
 /// The query of job and run lists, in either version's words.

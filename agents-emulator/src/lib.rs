@@ -40,6 +40,7 @@ mod media;
 pub mod model;
 pub mod net;
 pub mod params;
+mod patched;
 mod proxy;
 mod request;
 pub mod research;

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use agents_runtime::endpoint::ApiVersion;
 use agents_runtime::research::{Broken, check_agent, check_run};
 use agents_runtime::words::{KEPT, respell};
+use agents_schema::Json as Written;
 use agents_schema::sample::PageLike;
 use axum::body::Bytes;
 use axum::extract::State as AxState;
@@ -25,8 +26,11 @@ use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
-use crate::jobs::{PageQuery, offset_page};
-use crate::request::{ApiBytes, ApiJson, ApiPath, ApiQuery, Ctx, read_schema};
+use crate::jobs::{OffsetPage, PageQuery, offset_page};
+use crate::patched;
+use crate::request::{
+    ApiBytes, ApiJson, ApiJsonWritten, ApiPath, ApiQuery, Ctx, object, read_schema,
+};
 use crate::research_model::{
     Agent, FAILURE, RECORD_WORDS, Run, Status, agent_json, refuse, template_json, templates,
 };
@@ -275,10 +279,17 @@ pub(crate) async fn create_agent(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
-    ApiJson(body): ApiJson,
+    ApiJsonWritten(written): ApiJsonWritten,
 ) -> Result<Response, ApiError> {
+    let body = object(written.to_value())?;
     let mut research = lock(&state.research);
-    let id = research.create(&ctx, version, body, state.clock.wall())?;
+    let id = research.create(
+        &ctx,
+        version,
+        body,
+        written.get("output_schema"),
+        state.clock.wall(),
+    )?;
     let agent = research.agent(&ctx, &id)?;
     Ok((StatusCode::CREATED, Json(agent_json(agent, version))).into_response())
 }
@@ -289,7 +300,7 @@ pub(crate) async fn list_agents(
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
     ApiQuery(q): ApiQuery<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OffsetPage<Written>>, ApiError> {
     let research = lock(&state.research);
     let mut mine: Vec<&Agent> = research
         .agents
@@ -297,8 +308,7 @@ pub(crate) async fn list_agents(
         .filter(|a| a.account == ctx.account.name)
         .collect();
     mine.sort_by_key(|a| a.created);
-    let items = mine.iter().map(|a| agent_json(a, version)).collect();
-    offset_page(&q, items).map(Json)
+    offset_page(&q, mine, |a| agent_json(a, version)).map(Json)
 }
 
 /// One research agent.
@@ -307,7 +317,7 @@ pub(crate) async fn get_agent(
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Written>, ApiError> {
     let research = lock(&state.research);
     Ok(Json(agent_json(research.agent(&ctx, &id)?, version)))
 }
@@ -320,7 +330,7 @@ pub(crate) async fn update_agent(
     Extension(version): Extension<ApiVersion>,
     ApiPath(id): ApiPath<String>,
     ApiBytes(body): ApiBytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Written>, ApiError> {
     let patch: json_patch::Patch = serde_json::from_slice(&body).map_err(|e| {
         ApiError::malformed(
             "body",
@@ -329,9 +339,14 @@ pub(crate) async fn update_agent(
     })?;
     let mut research = lock(&state.research);
     let agent = research.agent(&ctx, &id)?;
-    let mut doc = agent_json(agent, version);
+    let before = agent_json(agent, version);
+    let mut doc = before.to_value();
     json_patch::patch(&mut doc, &patch)
         .map_err(|e| ApiError::refused("body", format!("the patch does not apply: {e}")))?;
+    // Read once more in order (it read as a patch, so it reads).
+    let written = serde_json::from_slice::<Written>(&body)
+        .map(|ops| patched::in_written_order(&doc, &ops, &before))
+        .ok();
     let Value::Object(mut record) = doc else {
         return Err(ApiError::refused("body", "the patch must leave an object"));
     };
@@ -353,6 +368,7 @@ pub(crate) async fn update_agent(
         return Err(ApiError::not_found(format!("no research agent {id}")).at("agent_id"));
     };
     agent.record = record;
+    agent.written_schema = written.and_then(|w| w.get("output_schema").cloned());
     Ok(Json(agent_json(agent, version)))
 }
 
@@ -428,12 +444,8 @@ pub(crate) async fn delete_agent(
 pub(crate) async fn list_templates(
     Extension(version): Extension<ApiVersion>,
     ApiQuery(q): ApiQuery<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
-    let items = templates()
-        .into_iter()
-        .map(|t| template_json(t, version))
-        .collect();
-    offset_page(&q, items).map(Json)
+) -> Result<Json<OffsetPage<Value>>, ApiError> {
+    offset_page(&q, templates(), |t| template_json(t, version)).map(Json)
 }
 
 /// One template.
@@ -480,8 +492,9 @@ pub(crate) async fn start_run_by_name(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
-    ApiJson(body): ApiJson,
+    ApiJsonWritten(written): ApiJsonWritten,
 ) -> Result<Json<Value>, ApiError> {
+    let body = object(written.to_value())?;
     refuse(check_run(&body, version))?;
     let mut research = lock(&state.research);
     let name = body.get("agent_name").and_then(Value::as_str);
@@ -502,7 +515,13 @@ pub(crate) async fn start_run_by_name(
                 }
             }
             (
-                research.create(&ctx, ApiVersion::V2, new, state.clock.wall())?,
+                research.create(
+                    &ctx,
+                    ApiVersion::V2,
+                    new,
+                    written.get("output_schema"),
+                    state.clock.wall(),
+                )?,
                 true,
             )
         }
@@ -530,7 +549,7 @@ pub(crate) async fn list_runs(
     Extension(ctx): Extension<Ctx>,
     ApiPath(agent_id): ApiPath<String>,
     ApiQuery(q): ApiQuery<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OffsetPage<Value>>, ApiError> {
     let research = lock(&state.research);
     research.agent(&ctx, &agent_id)?;
     let now = state.clock.now();
@@ -540,8 +559,7 @@ pub(crate) async fn list_runs(
         .filter(|r| r.agent_id == agent_id)
         .collect();
     runs.sort_by_key(|r| std::cmp::Reverse(r.created_at));
-    let items = runs.iter().map(|r| r.json(now)).collect();
-    offset_page(&q, items).map(Json)
+    offset_page(&q, runs, |r| r.json(now)).map(Json)
 }
 
 /// One run.

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 use agents_runtime::endpoint::ApiVersion;
 use agents_runtime::research::{Broken, check_agent};
 use agents_runtime::words::{KEPT, Words, respell};
+use agents_schema::Json;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
@@ -31,6 +32,9 @@ pub(crate) struct Agent {
     pub(crate) account: String,
     /// The record in `/v2`'s words (`skill`), as answered.
     pub(crate) record: Map<String, Value>,
+    /// Its output schema as it was last written: the record's `Map` sorts keys, and the order
+    /// of a schema's properties is the order of the fields generated from it.
+    pub(crate) written_schema: Option<Json>,
     pub(crate) created: SystemTime,
 }
 
@@ -122,11 +126,18 @@ impl Run {
 
 pub(crate) const FAILURE: &str = "injected run failure: the research could not be completed";
 
-/// An agent's record in `version`'s words.
-pub(crate) fn agent_json(agent: &Agent, version: ApiVersion) -> Value {
+/// An agent's record in `version`'s words, its output schema in the order written.
+pub(crate) fn agent_json(agent: &Agent, version: ApiVersion) -> Json {
     let mut record = agent.record.clone();
     respell(&mut record, RECORD_WORDS, KEPT, version);
-    Value::Object(record)
+    let schema = record.remove("output_schema");
+    let mut out = Json::from(Value::Object(record));
+    if let (Json::Object(out), Some(schema)) = (&mut out, schema) {
+        let hints: Vec<&Json> = agent.written_schema.iter().collect();
+        out.insert("output_schema".into(), Json::arranged(&schema, &hints));
+        out.sort_keys();
+    }
+    out
 }
 
 /// The rows of [`agents_runtime::words`] a research agent's record spells per version.
@@ -281,12 +292,14 @@ impl Research {
             .map(|(id, _)| id.clone())
     }
 
-    /// Makes an agent of `body` (checked), copying its template first when it names one.
+    /// Makes an agent of `body` (checked), copying its template first when it names one;
+    /// `written` is the output schema as the request wrote it.
     pub(crate) fn create(
         &mut self,
         ctx: &Ctx,
         version: ApiVersion,
         mut body: Map<String, Value>,
+        written: Option<&Json>,
         now: SystemTime,
     ) -> Result<String, ApiError> {
         respell(&mut body, RECORD_WORDS, version, KEPT);
@@ -376,6 +389,7 @@ impl Research {
             Agent {
                 account: ctx.account.name.clone(),
                 record,
+                written_schema: written.cloned(),
                 created: now,
             },
         );

@@ -8,36 +8,70 @@ use super::error::{self, ApiError, Error, ResponseInfo, TooLargeError};
 /// Most bytes of an error answer's body the client reads; the rest is dropped.
 pub(crate) const MAX_ERROR_BODY: u64 = 64 * 1024;
 
-/// A JSON document a request carries as it was written: sent as its text, compared by its
-/// value. A schema's key order is the order of the fields generated from it, and a `Value`
-/// sorts its keys (unless a program turns on serde_json's `preserve_order`).
+/// A JSON document a request carries as it was written (a schema, as the setters of
+/// [`ResearchRunRequest`](super::research::ResearchRunRequest),
+/// [`ResearchAgentRequest`](super::research::ResearchAgentRequest) and
+/// [`GenerationRequest`](super::generation::GenerationRequest) take it): sent as its text,
+/// compared by its value. The order of a schema's properties is the order of the fields
+/// generated from it, and the order a model fills them in; a `serde_json::Value` sorts its
+/// keys (unless a program turns on serde_json's `preserve_order`), so a schema read from a
+/// file is best parsed into a `Document`, which keeps them.
+///
+/// ```
+/// use agents_runtime::client::Document;
+///
+/// let schema: Document = r#"{"type": "object", "properties": {"verdict": {}, "evidence": {}}}"#
+///     .parse()?;
+/// assert_eq!(schema.to_string(), r#"{"type": "object", "properties": {"verdict": {}, "evidence": {}}}"#);
+/// // A `Value` is a document too, written in its own (sorted) order.
+/// let same = Document::from(serde_json::json!({"type": "object", "properties": {"evidence": {}, "verdict": {}}}));
+/// assert_eq!(schema, same);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone)]
-pub(crate) struct Document {
+pub struct Document {
     value: serde_json::Value,
     text: Box<serde_json::value::RawValue>,
 }
 
 impl Document {
+    /// Its value.
+    pub fn value(&self) -> &serde_json::Value {
+        &self.value
+    }
+
+    /// Its text, as it is sent.
+    pub fn text(&self) -> &str {
+        self.text.get()
+    }
+}
+
+impl From<serde_json::Value> for Document {
     /// `value`, written in its own key order.
-    pub(crate) fn of(value: serde_json::Value) -> Document {
+    fn from(value: serde_json::Value) -> Document {
         let text = serde_json::value::to_raw_value(&value).unwrap_or_else(|_| {
             // A `Value` always serializes; `null` keeps the type total.
             serde_json::value::RawValue::NULL.to_owned()
         });
         Document { value, text }
     }
+}
 
-    /// The document `text` is, kept as written.
-    pub(crate) fn parse(text: &str) -> Result<Document, serde_json::Error> {
+impl std::str::FromStr for Document {
+    type Err = serde_json::Error;
+
+    /// The document `text` is, kept as written (without the whitespace around it).
+    fn from_str(text: &str) -> Result<Document, serde_json::Error> {
         Ok(Document {
             value: serde_json::from_str(text)?,
             text: serde_json::value::RawValue::from_string(text.trim().to_owned())?,
         })
     }
+}
 
-    /// Its value.
-    pub(crate) fn value(&self) -> &serde_json::Value {
-        &self.value
+impl std::fmt::Display for Document {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
     }
 }
 
@@ -50,6 +84,74 @@ impl PartialEq for Document {
 impl serde::Serialize for Document {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.text.serialize(s)
+    }
+}
+
+/// A request body's fields: the values its checks read and its comparisons compare, and the
+/// documents among them, sent as written.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Fields {
+    values: serde_json::Map<String, serde_json::Value>,
+    written: Vec<(String, Document)>,
+}
+
+impl Fields {
+    /// Sets `key` to `value`.
+    pub(crate) fn insert(&mut self, key: String, value: serde_json::Value) {
+        self.written.retain(|(k, _)| *k != key);
+        self.values.insert(key, value);
+    }
+
+    /// Sets `key` to `document`, sent as written.
+    pub(crate) fn document(&mut self, key: &str, document: Document) {
+        self.written.retain(|(k, _)| k != key);
+        self.values.insert(key.to_owned(), document.value.clone());
+        self.written.push((key.to_owned(), document));
+    }
+
+    /// The values.
+    pub(crate) fn values(&self) -> &serde_json::Map<String, serde_json::Value> {
+        &self.values
+    }
+
+    /// The values, to change; a document whose value changes is sent as its new value.
+    pub(crate) fn values_mut(&mut self) -> &mut serde_json::Map<String, serde_json::Value> {
+        &mut self.values
+    }
+
+    /// What `key` is sent as: its document as written, or its value.
+    pub(crate) fn sent(&self, key: &str) -> Option<Document> {
+        let value = self.values.get(key)?;
+        Some(
+            self.written
+                .iter()
+                .find(|(k, d)| k == key && d.value == *value)
+                .map_or_else(|| Document::from(value.clone()), |(_, d)| d.clone()),
+        )
+    }
+}
+
+impl PartialEq for Fields {
+    fn eq(&self, other: &Self) -> bool {
+        self.values == other.values
+    }
+}
+
+impl serde::Serialize for Fields {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.values.len()))?;
+        for (key, value) in &self.values {
+            match self
+                .written
+                .iter()
+                .find(|(k, d)| k == key && d.value == *value)
+            {
+                Some((_, document)) => map.serialize_entry(key, document)?,
+                None => map.serialize_entry(key, value)?,
+            }
+        }
+        map.end()
     }
 }
 

@@ -46,7 +46,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::Client;
-use super::body::Document;
+use super::body::{Document, Fields};
 use super::error::{Error, OptionCheck};
 pub use super::records::{Generation, GenerationStatus};
 use super::waiter::{self, Poll, WaitOptions};
@@ -55,10 +55,8 @@ use crate::endpoint::{self, ApiVersion};
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenerationRequest {
-    /// The fields both versions spell alike.
-    body: Map<String, Value>,
-    /// The schemas, sent as written.
-    documents: Vec<(&'static str, Document)>,
+    /// The fields both versions spell alike, the schemas as written.
+    body: Fields,
     /// The new agent's name and the agent refined, which each version spells its own way.
     name: Option<String>,
     from: Option<String>,
@@ -67,12 +65,11 @@ pub struct GenerationRequest {
 impl GenerationRequest {
     /// A new agent from a prompt and a sample page URL.
     pub fn new(prompt: impl Into<String>, url: impl Into<String>) -> Self {
-        let mut body = Map::new();
+        let mut body = Fields::default();
         body.insert("prompt".into(), json!(prompt.into()));
         body.insert("url".into(), json!(url.into()));
         GenerationRequest {
             body,
-            documents: Vec::new(),
             name: None,
             from: None,
         }
@@ -80,11 +77,10 @@ impl GenerationRequest {
 
     /// A new version of an existing agent of yours.
     pub fn refine(agent: impl Into<String>, prompt: impl Into<String>) -> Self {
-        let mut body = Map::new();
+        let mut body = Fields::default();
         body.insert("prompt".into(), json!(prompt.into()));
         GenerationRequest {
             body,
-            documents: Vec::new(),
             name: None,
             from: Some(agent.into()),
         }
@@ -96,20 +92,19 @@ impl GenerationRequest {
         self
     }
 
-    /// An input schema instead of the inferred one.
-    pub fn input_schema(self, schema: Value) -> Self {
-        self.document("input_schema", Document::of(schema))
+    /// An input schema instead of the inferred one: a `Value`, or a [`Document`] parsed from
+    /// text, which keeps the order its properties are written in (the order of the new
+    /// template's inputs).
+    pub fn input_schema(mut self, schema: impl Into<Document>) -> Self {
+        self.body.document("input_schema", schema.into());
+        self
     }
 
-    /// An output schema instead of the inferred one.
-    pub fn output_schema(self, schema: Value) -> Self {
-        self.document("output_schema", Document::of(schema))
-    }
-
-    /// A schema sent as it was written (its properties' order is its fields').
-    pub(crate) fn document(mut self, key: &'static str, document: Document) -> Self {
-        self.documents.retain(|(k, _)| *k != key);
-        self.documents.push((key, document));
+    /// An output schema instead of the inferred one: a `Value`, or a [`Document`] parsed from
+    /// text, which keeps the order its properties are written in (the order of the fields
+    /// generated from the new template).
+    pub fn output_schema(mut self, schema: impl Into<Document>) -> Self {
+        self.body.document("output_schema", schema.into());
         self
     }
 
@@ -120,7 +115,7 @@ impl GenerationRequest {
     }
 
     /// The body in `version`'s words.
-    fn wire(&self, version: ApiVersion) -> Wire<'_> {
+    fn wire(&self, version: ApiVersion) -> Fields {
         let words = version.words();
         let mut body = self.body.clone();
         for (field, value) in [
@@ -131,14 +126,17 @@ impl GenerationRequest {
                 body.insert(field.to_owned(), json!(v));
             }
         }
-        Wire {
-            body,
-            documents: &self.documents,
-        }
+        body
     }
 
     fn check(&self) -> Result<(), Error> {
-        let text = |k: &str| self.body.get(k).and_then(Value::as_str).unwrap_or("");
+        let text = |k: &str| {
+            self.body
+                .values()
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+        };
         let mut check = OptionCheck::default();
         if text("prompt").trim().is_empty() {
             check.bad("prompt", "the prompt is empty");
@@ -158,26 +156,6 @@ impl GenerationRequest {
             check.take(super::check_http_url("url", text("url")));
         }
         check.finish()
-    }
-}
-
-/// A generation's body: its fields, then its schemas as written.
-struct Wire<'a> {
-    body: Map<String, Value>,
-    documents: &'a [(&'static str, Document)],
-}
-
-impl serde::Serialize for Wire<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(Some(self.body.len() + self.documents.len()))?;
-        for (k, v) in &self.body {
-            map.serialize_entry(k, v)?;
-        }
-        for (k, v) in self.documents {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
     }
 }
 

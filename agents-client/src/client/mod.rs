@@ -48,6 +48,7 @@ use tracing::Instrument;
 
 use crate::endpoint::{self, ApiVersion, Endpoint};
 
+pub use body::Document;
 pub(crate) use body::{JsonBody, decode_body};
 use body::{MAX_ERROR_BODY, read_answer};
 pub use builder::{

@@ -180,6 +180,16 @@ impl Patch {
     }
 }
 
+/// An operation of a patch the client writes itself to send a document as written (a
+/// template's schema, a research agent's output schema): a [`Patch`]'s `Value` would sort its
+/// keys.
+#[derive(Debug, Serialize)]
+pub(crate) struct WrittenOp {
+    pub(crate) op: &'static str,
+    pub(crate) path: String,
+    pub(crate) value: super::Document,
+}
+
 impl From<Vec<PatchOperation>> for Patch {
     fn from(ops: Vec<PatchOperation>) -> Self {
         Patch(ops)

@@ -57,6 +57,7 @@ use super::Client;
 use super::body::Document;
 use super::error::Error;
 use super::generation::GenerationRequest;
+use super::patch::WrittenOp;
 use super::templates::TemplateRecord;
 use crate::agent::Agent;
 use crate::endpoint::{self, ApiVersion};
@@ -78,16 +79,17 @@ pub struct TemplateSource {
 }
 
 impl TemplateSource {
-    /// A template named `name` with these schemas. A `Value` sorts its keys (unless your
-    /// program turns on serde_json's `preserve_order`), and the order of a schema's properties
-    /// is the order of the fields generated from the template: [`TemplateSource::from_text`]
-    /// keeps the order a file has.
-    pub fn new(name: impl Into<String>, input_schema: Value, output_schema: Value) -> Self {
-        Self::of_documents(
-            name.into(),
-            Document::of(input_schema),
-            Document::of(output_schema),
-        )
+    /// A template named `name` with these schemas: `Value`s, or [`Document`]s parsed from
+    /// text. A `Value` sorts its keys (unless your program turns on serde_json's
+    /// `preserve_order`), and the order of a schema's properties is the order of the fields
+    /// generated from the template: a `Document`, or [`TemplateSource::from_text`], keeps the
+    /// order a file has.
+    pub fn new(
+        name: impl Into<String>,
+        input_schema: impl Into<Document>,
+        output_schema: impl Into<Document>,
+    ) -> Self {
+        Self::of_documents(name.into(), input_schema.into(), output_schema.into())
     }
 
     /// A template named `name` with the schemas these texts are (files of your own, say:
@@ -112,7 +114,7 @@ impl TemplateSource {
     ) -> Result<Self, Error> {
         let name = name.into();
         let parse = |what: &'static str, text: &str| {
-            Document::parse(text).map_err(|e| Error::InvalidOption {
+            text.parse().map_err(|e| Error::InvalidOption {
                 option: what,
                 message: format!("the {what} of template `{name}` does not read: {e}"),
             })
@@ -137,10 +139,11 @@ impl TemplateSource {
     /// generator read them, in the order they were written.
     pub fn of<T: Agent>() -> Result<Self, Error> {
         let parse = |what: &'static str, text: &str| {
-            Document::parse(text).map_err(|e| Error::InvalidOption {
-                option: what,
-                message: format!("the schema `{}` carries does not read: {e}", T::NAME),
-            })
+            text.parse()
+                .map_err(|e: serde_json::Error| Error::InvalidOption {
+                    option: what,
+                    message: format!("the schema `{}` carries does not read: {e}", T::NAME),
+                })
         };
         let output = match T::schema_text() {
             Some(text) => parse("Record::schema_text", text)?,
@@ -235,19 +238,19 @@ impl TemplateSource {
         }
         GenerationRequest::new(prompt, url)
             .agent_name(self.name.clone())
-            .document("input_schema", self.input_schema.clone())
-            .document("output_schema", self.output_schema.clone())
+            .input_schema(self.input_schema.clone())
+            .output_schema(self.output_schema.clone())
             .metadata(Value::Object(metadata))
     }
 
     /// The patch that makes `version` say what this source says: each changed schema replaced
     /// as written, after a test that the version is still the one compared (a change made
     /// meanwhile fails the patch instead of being overwritten).
-    fn patch(&self, version: u64, input: bool, output: bool) -> Vec<PatchOp> {
-        let mut patch = vec![PatchOp {
+    fn patch(&self, version: u64, input: bool, output: bool) -> Vec<WrittenOp> {
+        let mut patch = vec![WrittenOp {
             op: "test",
-            path: "/published_version/version_number",
-            value: Document::of(json!(version)),
+            path: "/published_version/version_number".into(),
+            value: Document::from(json!(version)),
         }];
         for (changed, path, document) in [
             (input, "/published_version/input_schema", &self.input_schema),
@@ -258,24 +261,15 @@ impl TemplateSource {
             ),
         ] {
             if changed {
-                patch.push(PatchOp {
+                patch.push(WrittenOp {
                     op: "replace",
-                    path,
+                    path: path.into(),
                     value: document.clone(),
                 });
             }
         }
         patch
     }
-}
-
-/// An operation of the patch [`TemplateSource`] sends: a [`Patch`](super::patch::Patch)'s
-/// `Value` would sort the schema's keys.
-#[derive(serde::Serialize)]
-struct PatchOp {
-    op: &'static str,
-    path: &'static str,
-    value: Document,
 }
 
 /// What [`Client::publish_template`] does, or would do ([`Client::plan_template`]).

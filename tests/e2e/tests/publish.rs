@@ -361,3 +361,87 @@ async fn a_research_agent_publishes_from_its_type_once_and_changes_only_what_dif
         .to_string();
     assert!(unnamed.contains("agent_name"), "{unnamed}");
 }
+
+/// The order a research agent's output schema is written in is the order a model fills its
+/// properties in: an agent published from its type, a schema changed from a text and an agent
+/// a run by name makes all keep it, read one by one and in a list.
+#[tokio::test]
+async fn a_research_agent_keeps_its_output_schema_in_the_order_written() {
+    use agents_runtime::client::Document;
+    use agents_runtime::client::research::{AgentPlan, ResearchAgentRequest, ResearchRunRequest};
+    use agents_schema::Json;
+    use agents_tests_generated::json_schema::PriceCheck;
+
+    let e = emulator().await;
+    let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
+    let base = e.base_url().trim_end_matches('/').to_owned();
+    let http = reqwest::Client::new();
+    let read = |path: String| {
+        let request = http
+            .get(format!("{base}{path}"))
+            .bearer_auth(agents_tests_e2e::KEY);
+        async move {
+            let text = request.send().await.unwrap().text().await.unwrap();
+            serde_json::from_str::<Json>(&text).unwrap()
+        }
+    };
+    let keys = |record: &Json, at: &str| -> Vec<String> {
+        let object = record.pointer(at).and_then(Json::as_object);
+        object.unwrap().keys().cloned().collect()
+    };
+    let written = ["product", "currency", "lowest_price", "offers", "in_stock"];
+
+    let made = c
+        .publish_research_agent(ResearchAgentRequest::of::<PriceCheck>("price-checker"))
+        .await
+        .unwrap();
+    let id = made.agent.id;
+    let record = read(format!("/v2/agents/{id}")).await;
+    assert_eq!(keys(&record, "/output_schema/properties"), written);
+    assert_eq!(
+        keys(&record, "/output_schema/$defs/offer/properties"),
+        ["seller", "price", "url"]
+    );
+    let listed = read("/v2/agents".into()).await;
+    assert_eq!(keys(&listed, "/items/0/output_schema/properties"), written);
+
+    // A property added in the middle, from a text: published as one patch, in its place.
+    let mut changed: Json = serde_json::from_str(PriceCheck::schema_text().unwrap()).unwrap();
+    if let Json::Object(root) = &mut changed
+        && let Some(Json::Object(properties)) = root.get_mut("properties")
+    {
+        properties.shift_insert(
+            1,
+            "brand".into(),
+            serde_json::json!({"type": "string"}).into(),
+        );
+    }
+    let text: Document = changed.to_string().parse().unwrap();
+    let updated = c
+        .publish_research_agent(
+            ResearchAgentRequest::new()
+                .agent_name("price-checker")
+                .output_schema(text.clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        updated.plan,
+        AgentPlan::Update(vec!["output_schema".into()])
+    );
+    let mut now = written.to_vec();
+    now.insert(1, "brand");
+    let record = read(format!("/v2/agents/{id}")).await;
+    assert_eq!(keys(&record, "/output_schema/properties"), now);
+
+    // A run by an unseen name makes its agent with the run's schema, as written.
+    let run = c
+        .start_research_by_name(
+            "brand-checker",
+            ResearchRunRequest::new("Who sells it?").output_schema(text),
+        )
+        .await
+        .unwrap();
+    let record = read(format!("/v2/agents/{}", run.agent_id())).await;
+    assert_eq!(keys(&record, "/output_schema/properties"), now);
+}

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::run::Effort;
+use crate::client::Document;
+use crate::client::body::Fields;
 use crate::client::error::Error;
 use crate::endpoint::ApiVersion;
 
@@ -248,7 +250,7 @@ pub struct ResearchTemplate {
 /// Only what is set is sent; the service fills in the rest.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResearchAgentRequest {
-    body: Map<String, Value>,
+    body: Fields,
 }
 
 impl ResearchAgentRequest {
@@ -280,8 +282,6 @@ impl ResearchAgentRequest {
         effort: Effort => "effort",
         /// Whether runs can start.
         is_active: bool => "is_active",
-        /// The JSON Schema of its answers (a JSON Schema document, `type: object` at the root).
-        output_schema: Value => "output_schema",
         /// Skill or operating context.
         skill: &str => "skill",
         /// Source rules.
@@ -292,9 +292,17 @@ impl ResearchAgentRequest {
         use_case: UseCase => "use_case",
     }
 
+    /// The JSON Schema of its answers (a JSON Schema document, `type: object` at the root): a
+    /// `Value`, or a [`Document`] parsed from text, which keeps the order its properties are
+    /// written in (the order the agent fills them in).
+    pub fn output_schema(mut self, schema: impl Into<Document>) -> Self {
+        self.body.document("output_schema", schema.into());
+        self
+    }
+
     /// The JSON Schema of its answers: the one generated record type `T` carries
-    /// ([`Record::schema_text`](crate::Record::schema_text)), so its answers read as
-    /// `Answer<T>`. A type without a schema sets nothing.
+    /// ([`Record::schema_text`](crate::Record::schema_text)), as written, so its answers read
+    /// as `Answer<T>`. A type without a schema sets nothing.
     pub fn output_schema_of<T: crate::Record>(self) -> Self {
         match schema_of::<T>() {
             Some(schema) => self.output_schema(schema),
@@ -323,13 +331,18 @@ impl ResearchAgentRequest {
     /// Every rule the agent breaks for `version` (each naming its field), as one
     /// [`Error::InvalidOption`]; creating the agent runs the same check before sending.
     pub fn check(&self, version: ApiVersion) -> Result<(), Error> {
-        refuse(crate::research::check_agent(&self.body, version))
+        refuse(crate::research::check_agent(self.body.values(), version))
     }
 
-    pub(crate) fn wire(&self, version: ApiVersion) -> Result<Map<String, Value>, Error> {
+    pub(crate) fn wire(&self, version: ApiVersion) -> Result<Fields, Error> {
         self.check(version)?;
         let mut body = self.body.clone();
-        crate::words::respell(&mut body, &[|w| w.skill], crate::words::KEPT, version);
+        crate::words::respell(
+            body.values_mut(),
+            &[|w| w.skill],
+            crate::words::KEPT,
+            version,
+        );
         Ok(body)
     }
 }
@@ -337,13 +350,13 @@ impl ResearchAgentRequest {
 /// A run of a research agent: `ResearchRunRequest::new("question").effort(Effort::High)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResearchRunRequest {
-    body: Map<String, Value>,
+    body: Fields,
 }
 
 impl ResearchRunRequest {
     /// A run that answers `input` (a question or instructions).
     pub fn new(input: impl Into<String>) -> Self {
-        let mut body = Map::new();
+        let mut body = Fields::default();
         body.insert("input".into(), json!(input.into()));
         ResearchRunRequest { body }
     }
@@ -356,8 +369,6 @@ impl ResearchRunRequest {
         /// Records to fill in (a list of partial rows, or one object, shaped as the output
         /// schema); needs an output schema on the run or the agent.
         input_data: Value => "input_data",
-        /// The JSON Schema of this run's answer, instead of the agent's.
-        output_schema: Value => "output_schema",
         /// Continues an earlier conversation ([`ResearchRun::interaction_id`](super::ResearchRun::interaction_id)).
         previous_interaction_id: &str => "previous_interaction_id",
         /// Source rules of this run, instead of the agent's.
@@ -370,8 +381,16 @@ impl ResearchRunRequest {
         agent_name: &str => "agent_name",
     }
 
-    /// The JSON Schema of this run's answer: the one generated record type `T` carries, so
-    /// the answer reads as `Answer<T>`. A type without a schema sets nothing.
+    /// The JSON Schema of this run's answer, instead of the agent's: a `Value`, or a
+    /// [`Document`] parsed from text, which keeps the order its properties are written in (the
+    /// order the agent fills them in).
+    pub fn output_schema(mut self, schema: impl Into<Document>) -> Self {
+        self.body.document("output_schema", schema.into());
+        self
+    }
+
+    /// The JSON Schema of this run's answer: the one generated record type `T` carries, as
+    /// written, so the answer reads as `Answer<T>`. A type without a schema sets nothing.
     pub fn output_schema_of<T: crate::Record>(self) -> Self {
         match schema_of::<T>() {
             Some(schema) => self.output_schema(schema),
@@ -382,18 +401,18 @@ impl ResearchRunRequest {
     /// Every rule the run breaks for `version` (each naming its field), as one
     /// [`Error::InvalidOption`]; starting the run runs the same check before sending.
     pub fn check(&self, version: ApiVersion) -> Result<(), Error> {
-        refuse(crate::research::check_run(&self.body, version))
+        refuse(crate::research::check_run(self.body.values(), version))
     }
 
-    pub(super) fn wire(&self, version: ApiVersion) -> Result<Map<String, Value>, Error> {
+    pub(super) fn wire(&self, version: ApiVersion) -> Result<Fields, Error> {
         self.check(version)?;
         Ok(self.body.clone())
     }
 }
 
-/// The schema a generated record carries, as JSON (the generator wrote it, so it reads).
-fn schema_of<T: crate::Record>() -> Option<Value> {
-    T::schema_text().and_then(|text| serde_json::from_str(text).ok())
+/// The schema a generated record carries, as written (the generator wrote it, so it reads).
+fn schema_of<T: crate::Record>() -> Option<Document> {
+    T::schema_text().and_then(|text| text.parse().ok())
 }
 
 /// The broken rules of a request body (every one, each naming its field) as one error; nothing
@@ -434,9 +453,36 @@ mod tests {
         );
         let agent = ResearchAgentRequest::new().skill("pricing");
         let v1 = agent.wire(ApiVersion::V1).unwrap();
-        assert_eq!(v1.get("domain_expertise"), Some(&json!("pricing")));
-        assert!(!v1.contains_key("skill"));
+        assert_eq!(v1.values().get("domain_expertise"), Some(&json!("pricing")));
+        assert!(!v1.values().contains_key("skill"));
         let max = ResearchAgentRequest::new().effort(Effort::FiveXHigh);
         assert!(max.wire(ApiVersion::V1).is_err());
+    }
+    /// The order a schema's properties are written in is the order a model fills them in:
+    /// the text is sent, whichever request carries it; a value set over it is sent as itself.
+    #[test]
+    fn an_output_schema_is_sent_as_written() {
+        let text = r#"{"type": "object", "properties": {"verdict": {"type": "string"}, "evidence": {"type": "string"}}}"#;
+        let schema: Document = text.parse().unwrap();
+        let sent = |body: &Fields| serde_json::to_string(body).unwrap();
+        let run = ResearchRunRequest::new("q").output_schema(schema.clone());
+        assert!(sent(&run.wire(ApiVersion::V2).unwrap()).contains(text));
+        let agent = ResearchAgentRequest::new()
+            .skill("law")
+            .output_schema(schema.clone());
+        let v1 = agent.wire(ApiVersion::V1).unwrap();
+        assert!(sent(&v1).contains(text), "{}", sent(&v1));
+        assert_eq!(v1.sent("output_schema"), Some(schema.clone()));
+        // Requests compare by value, as the service compares schemas.
+        let sorted = ResearchRunRequest::new("q").output_schema(schema.value().clone());
+        assert_eq!(sorted, run);
+        assert!(!sent(&sorted.wire(ApiVersion::V2).unwrap()).contains(text));
+        // Another value in its place is sent, not the text it replaced.
+        let replaced = run.field("output_schema", json!({"type": "object"}));
+        let body = sent(&replaced.wire(ApiVersion::V2).unwrap());
+        assert!(
+            !body.contains("verdict") && body.contains(r#""output_schema":{"type":"object"}"#),
+            "{body}"
+        );
     }
 }
