@@ -640,6 +640,8 @@ struct Document {
     value: Arc<Value>,
     /// Read from the caller's documents or directories (not the schema, not a metaschema).
     supplied: bool,
+    /// The text of a document read from a file, whose key order `value` does not keep.
+    text: Option<Arc<str>>,
 }
 
 /// Where a URI points: a document and a JSON pointer in it.
@@ -682,6 +684,8 @@ pub(crate) struct Compiled {
     pub doc_uris: Vec<String>,
     /// Which of `docs` were supplied by the caller (bundled with the schema).
     pub supplied: Vec<bool>,
+    /// The text of each of `docs` read from a file.
+    pub texts: Vec<Option<Arc<str>>>,
     pub root: NodeId,
     /// The files documents were read from (through the caller's directories).
     pub files: Vec<std::path::PathBuf>,
@@ -987,7 +991,7 @@ impl Compiler {
                 default_base()
             }
         };
-        let doc = self.add_document(schema, &base, Draft::Draft2020, false);
+        let doc = self.add_document(schema, None, &base, Draft::Draft2020, false);
         let root = self.node(Location {
             doc,
             pointer: String::new(),
@@ -1031,6 +1035,7 @@ impl Compiler {
             resources: self.resources,
             doc_uris: self.docs.iter().map(|d| d.uri.clone()).collect(),
             supplied: self.docs.iter().map(|d| d.supplied).collect(),
+            texts: self.docs.iter().map(|d| d.text.clone()).collect(),
             docs: self
                 .docs
                 .into_iter()
@@ -1043,13 +1048,21 @@ impl Compiler {
         }
     }
 
-    fn add_document(&mut self, value: Value, base: &Url, draft: Draft, supplied: bool) -> usize {
+    fn add_document(
+        &mut self,
+        value: Value,
+        text: Option<Arc<str>>,
+        base: &Url,
+        draft: Draft,
+        supplied: bool,
+    ) -> usize {
         let doc = self.docs.len();
         let value = Arc::new(value);
         self.docs.push(Document {
             uri: key(base),
             value: Arc::clone(&value),
             supplied,
+            text,
         });
         self.scanned.push(foldhash::HashMap::default());
         let context = Scanned::new(base.clone(), draft, None);
@@ -1619,9 +1632,9 @@ impl Compiler {
         }
     }
 
-    /// The document `uri` from a directory whose prefix it starts with; a file that is there
-    /// but does not read as JSON is a problem.
-    fn read_file(&mut self, uri: &str) -> Option<Value> {
+    /// The document `uri` from a directory whose prefix it starts with, and its text; a file
+    /// that is there but does not read as JSON is a problem.
+    fn read_file(&mut self, uri: &str) -> Option<(Value, Arc<str>)> {
         let (prefix, dir) = self
             .directories
             .iter()
@@ -1635,7 +1648,7 @@ impl Compiler {
         let text = std::fs::read_to_string(&path).ok()?;
         self.files.push(path.clone());
         match serde_json::from_str(&text) {
-            Ok(value) => Some(value),
+            Ok(value) => Some((value, text.into())),
             Err(e) => {
                 self.problems.push(Problem {
                     kind: ProblemKind::Reference,
@@ -1694,16 +1707,17 @@ impl Compiler {
         let found = self
             .remotes
             .get(trimmed)
-            .cloned()
-            .or_else(|| self.read_file(trimmed))
+            .map(|value| (value.clone(), None))
+            .or_else(|| self.read_file(trimmed).map(|(v, text)| (v, Some(text))))
             .or_else(|| {
                 supplied = false;
                 METASCHEMAS
                     .iter()
                     .find(|(name, _)| *name == trimmed)
                     .and_then(|(_, text)| serde_json::from_str(text).ok())
+                    .map(|value| (value, None))
             });
-        if let Some(value) = found
+        if let Some((value, text)) = found
             && let Ok(base) = Url::parse(trimmed)
         {
             let draft = value
@@ -1711,7 +1725,7 @@ impl Compiler {
                 .and_then(Value::as_str)
                 .and_then(Draft::from_meta)
                 .unwrap_or(Draft::Draft2020);
-            let doc = self.add_document(value, &base, draft, supplied);
+            let doc = self.add_document(value, text, &base, draft, supplied);
             // A document that declares another `$id` is still found where it was fetched.
             self.index.entry(key(&base)).or_insert(Location {
                 doc,
@@ -1768,12 +1782,13 @@ pub(crate) fn defs_keyword(root: &Value) -> &'static str {
 /// draft 7 root), each as a resource whose `$id` is the URI it was fetched by. A document that
 /// declares another `$id` is embedded as it is, beside a resource of the fetched URI that
 /// refers to it.
-pub(crate) fn bundle(compiled: &Compiled) -> Cow<'_, Value> {
+pub(crate) fn bundle(compiled: &Compiled) -> (Cow<'_, Value>, Placed) {
     let extra: Vec<usize> = (1..compiled.docs.len())
         .filter(|i| compiled.supplied[*i])
         .collect();
+    let mut placed = Vec::new();
     if extra.is_empty() {
-        return Cow::Borrowed(&compiled.docs[0]);
+        return (Cow::Borrowed(&compiled.docs[0]), placed);
     }
     let mut root = compiled.docs[0].clone();
     if let Value::Bool(allowed) = root {
@@ -1783,14 +1798,18 @@ pub(crate) fn bundle(compiled: &Compiled) -> Cow<'_, Value> {
             serde_json::json!({"not": {}})
         };
     }
+    let keyword = defs_keyword(&compiled.docs[0]);
     let Value::Object(map) = &mut root else {
-        return Cow::Owned(root);
+        return (Cow::Owned(root), placed);
     };
     let defs = map
-        .entry(defs_keyword(&compiled.docs[0]))
+        .entry(keyword)
         .or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(defs) = defs else {
-        return Cow::Owned(root);
+        return (Cow::Owned(root), placed);
+    };
+    let mut place = |name: &str, doc: usize| {
+        placed.push((crate::path::pointer_to(&format!("/{keyword}"), name), doc));
     };
     for i in extra {
         let uri = &compiled.doc_uris[i];
@@ -1804,20 +1823,28 @@ pub(crate) fn bundle(compiled: &Compiled) -> Cow<'_, Value> {
         match (&mut doc, declared) {
             (Value::Object(d), Some(id)) if id != *uri => {
                 d.insert("$id".into(), Value::String(id.clone()));
-                defs.insert(format!("{uri} (as {id})"), doc);
+                let name = format!("{uri} (as {id})");
+                place(&name, i);
+                defs.insert(name, doc);
                 defs.insert(uri.clone(), serde_json::json!({"$id": uri, "$ref": id}));
             }
             (Value::Object(d), _) => {
                 d.insert("$id".into(), Value::String(uri.clone()));
+                place(uri, i);
                 defs.insert(uri.clone(), doc);
             }
             (_, _) => {
+                place(uri, i);
                 defs.insert(uri.clone(), doc);
             }
         }
     }
-    Cow::Owned(root)
+    (Cow::Owned(root), placed)
 }
+
+/// Where a bundled or localized schema embeds other documents: a JSON pointer in it and the
+/// document (an index of [`Compiled::docs`]).
+pub(crate) type Placed = Vec<(String, usize)>;
 
 #[cfg(test)]
 mod tests {

@@ -54,6 +54,16 @@ pub use pattern::Pattern;
 #[cfg(feature = "sample")]
 pub use sample::{ARRAY_LEN, Leaves};
 
+/// A document read from a file that [`Schema::bundled_from_files`] or
+/// [`Schema::localized_from_files`] embeds in the schema it gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Embedded<'a> {
+    /// Where it stands in that schema: a JSON pointer (`/$defs/price`).
+    pub pointer: String,
+    /// The file's text, as read.
+    pub text: &'a str,
+}
+
 /// A compiled schema.
 pub struct Schema {
     compiled: compile::Compiled,
@@ -141,7 +151,16 @@ impl Schema {
     /// URI as `$id`, so that it compiles alone to the same checks: what a generated record
     /// carries. Borrowed when that is the schema as it was given.
     pub fn bundled(&self) -> Cow<'_, Value> {
-        compile::bundle(&self.compiled)
+        compile::bundle(&self.compiled).0
+    }
+
+    /// [`Schema::bundled`], and where in it each document read from a file is, with the
+    /// file's text: a `Value` sorts its keys, and a caller that keeps the order a schema's
+    /// properties are written in (the order of the fields generated from it) takes it from the
+    /// text.
+    pub fn bundled_from_files(&self) -> (Cow<'_, Value>, Vec<Embedded<'_>>) {
+        let (value, placed) = compile::bundle(&self.compiled);
+        (value, self.embedded(placed))
     }
 
     /// The schema as one document whose every reference it follows is a JSON pointer from its
@@ -151,7 +170,24 @@ impl Schema {
     /// only local pointers, such as a generator of types. Borrowed when that is the schema as it
     /// was given.
     pub fn localized(&self) -> Cow<'_, Value> {
-        localize::localized(&self.compiled)
+        localize::localized(&self.compiled).0
+    }
+
+    /// [`Schema::localized`], and where in it each document read from a file is, with the
+    /// file's text (as [`Schema::bundled_from_files`]).
+    pub fn localized_from_files(&self) -> (Cow<'_, Value>, Vec<Embedded<'_>>) {
+        let (value, placed) = localize::localized(&self.compiled);
+        (value, self.embedded(placed))
+    }
+
+    fn embedded(&self, placed: Vec<(String, usize)>) -> Vec<Embedded<'_>> {
+        placed
+            .into_iter()
+            .filter_map(|(pointer, doc)| {
+                let text = self.compiled.texts.get(doc)?.as_deref()?;
+                Some(Embedded { pointer, text })
+            })
+            .collect()
     }
 
     /// The files its references were read from (through [`Options::directory`]), in the order

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::compile::{Compiled, Holds, Node, NodeId, defs_keyword, holds, lookup};
+use crate::compile::{Compiled, Holds, Node, NodeId, Placed, defs_keyword, holds, lookup};
 
 /// The root document with every reference the compiled schema follows rewritten as `#/…`
 /// from the root, and every other document a reference reaches (supplied, or a metaschema)
@@ -16,7 +16,7 @@ use crate::compile::{Compiled, Holds, Node, NodeId, defs_keyword, holds, lookup}
 /// anchor of its name in the first resource an evaluation from the root enters, else its
 /// static target). References the compiled
 /// schema could not follow are left as written.
-pub(crate) fn localized(compiled: &Compiled) -> Cow<'_, Value> {
+pub(crate) fn localized(compiled: &Compiled) -> (Cow<'_, Value>, Placed) {
     let entered = resources_in_order(compiled);
     // (document, pointer of the schema object) → (keyword to drop, `$ref` to write).
     let mut rewrites: BTreeMap<usize, Vec<(String, &'static str, NodeId)>> = BTreeMap::new();
@@ -46,7 +46,7 @@ pub(crate) fn localized(compiled: &Compiled) -> Cow<'_, Value> {
         }
     }
     if rewrites.is_empty() {
-        return Cow::Borrowed(&compiled.docs[0]);
+        return (Cow::Borrowed(&compiled.docs[0]), Vec::new());
     }
     let defs_keyword = defs_keyword(&compiled.docs[0]);
     let mut taken: BTreeSet<String> = compiled.docs[0]
@@ -83,7 +83,7 @@ pub(crate) fn localized(compiled: &Compiled) -> Cow<'_, Value> {
         }
     }
     if !changed && names.is_empty() {
-        return Cow::Borrowed(&compiled.docs[0]);
+        return (Cow::Borrowed(&compiled.docs[0]), Vec::new());
     }
     let mut docs: BTreeMap<usize, Value> = BTreeMap::new();
     for doc in written.keys().chain(names.keys()) {
@@ -115,8 +115,9 @@ pub(crate) fn localized(compiled: &Compiled) -> Cow<'_, Value> {
         strip_ids(doc);
     }
     let mut root = docs.remove(&0).unwrap_or_else(|| compiled.docs[0].clone());
+    let mut placed = Vec::new();
     if names.is_empty() {
-        return Cow::Owned(root);
+        return (Cow::Owned(root), placed);
     }
     if let Value::Bool(allowed) = root {
         root = if allowed {
@@ -136,12 +137,16 @@ pub(crate) fn localized(compiled: &Compiled) -> Cow<'_, Value> {
                         d.remove("$schema");
                     }
                     strip_ids(&mut value);
+                    placed.push((
+                        crate::path::pointer_to(&format!("/{defs_keyword}"), &name),
+                        doc,
+                    ));
                     defs.insert(name, value);
                 }
             }
         }
     }
-    Cow::Owned(root)
+    (Cow::Owned(root), placed)
 }
 
 /// The resources in the order an evaluation from the root first enters them (breadth first

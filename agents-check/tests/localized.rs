@@ -100,3 +100,45 @@ fn a_schema_with_local_references_only_is_unchanged() {
     let compiled = Schema::compile(&with_id);
     assert!(matches!(compiled.localized(), Cow::Borrowed(v) if *v == with_id));
 }
+
+/// A document read from a file is embedded where the bundled and the localized schema say,
+/// with the file's text (whose key order a `Value` does not keep); a document given as a value
+/// has no text to give.
+#[test]
+fn documents_read_from_files_say_where_they_are_embedded() {
+    let dir = std::env::temp_dir().join(format!("agents-check-embedded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = r#"{"properties": {"zulu": {"type": "string"}, "alpha": {"type": "number"}}}"#;
+    std::fs::write(dir.join("part.json"), text).unwrap();
+    let schema = json!({
+        "properties": {
+            "part": {"$ref": "https://example.com/s/part.json"},
+            "given": {"$ref": "https://example.com/given.json"}
+        }
+    });
+    let compiled = Options::new()
+        .directory("https://example.com/s/", &dir)
+        .document("https://example.com/given.json", json!({"type": "string"}))
+        .compile(&schema);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let (bundled, files) = compiled.bundled_from_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(
+        files[0].pointer,
+        "/$defs/https:~1~1example.com~1s~1part.json"
+    );
+    assert_eq!(files[0].text, text);
+    assert_eq!(
+        bundled.pointer(&files[0].pointer).unwrap()["properties"]["zulu"],
+        json!({"type": "string"})
+    );
+    assert_eq!(bundled, compiled.bundled());
+
+    let (localized, files) = compiled.localized_from_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(files[0].pointer, "/$defs/part");
+    assert_eq!(files[0].text, text);
+    assert_eq!(localized["properties"]["part"]["$ref"], "#/$defs/part");
+    assert_eq!(localized, compiled.localized());
+}

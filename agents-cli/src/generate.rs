@@ -62,9 +62,12 @@ impl Documents {
         for (prefix, dir) in &self.list {
             options = options.directory(prefix.clone(), dir.clone());
         }
-        match options.compile(&schema.to_value()).bundled() {
-            std::borrow::Cow::Borrowed(_) => schema.clone(),
-            std::borrow::Cow::Owned(bundled) => bundled.into(),
+        let compiled = options.compile(&schema.to_value());
+        match compiled.bundled_from_files() {
+            (std::borrow::Cow::Borrowed(_), _) => schema.clone(),
+            (std::borrow::Cow::Owned(bundled), files) => {
+                agents_schema::Json::arranged_from_files(&bundled, schema, &files)
+            }
         }
     }
 }

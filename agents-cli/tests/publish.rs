@@ -364,6 +364,11 @@ async fn a_schema_with_shared_files_is_published_whole() {
         );
     }
 
+    // In the order the file wrote its properties (the order of the fields generated from it).
+    let record = client.agent("shop_refs").await.unwrap();
+    let names: Vec<&String> = record.output_schema.as_ref().unwrap().keys().collect();
+    assert_eq!(names, ["product", "price", "was", "seller"]);
+
     // Published again with the same files: unchanged.
     let again = cargo_agents(&e, &dir, &[&v2[..], &["--documents", &shared]].concat()).await;
     assert_eq!(lines(&again), ["shop_refs: unchanged, version 1"]);

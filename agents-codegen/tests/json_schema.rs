@@ -404,6 +404,57 @@ fn fields_keep_the_order_written_through_rewritten_references() {
     assert_eq!(names("ThingP"), ["zname", "age"]);
 }
 
+/// A schema that refers to a file keeps the order it and the file wrote: the fields of each
+/// type, and the schema text the record carries (what `publish` sends).
+#[test]
+fn fields_keep_the_order_written_across_documents() {
+    let dir = std::env::temp_dir().join(format!("agents-codegen-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("part.json"),
+        r#"{"type": "object", "properties": {"zulu": {"type": "string"}, "bravo": {"type": "integer"}}}"#,
+    )
+    .unwrap();
+    let record = AgentRecord::from_json(
+        r#"{"name": "thing", "output_schema": {
+            "type": "object",
+            "properties": {
+                "zeta": {"type": "string"},
+                "part": {"$ref": "https://example.com/s/part.json"},
+                "alpha": {"type": "integer"}
+            }
+        }}"#,
+    )
+    .unwrap();
+    let options = Options::default().documents("https://example.com/s/", &dir);
+    let source = generate(&[record], &options).unwrap().to_source().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let names = |s: &str| -> Vec<String> {
+        fields_of(&source, s)
+            .iter()
+            .map(|l| {
+                l.trim_start_matches("pub ")
+                    .split(':')
+                    .next()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(names("Thing"), ["zeta", "part", "alpha"]);
+    assert_eq!(names("ThingPart"), ["zulu", "bravo"]);
+    let at = |key: &str| {
+        source
+            .find(&format!("\"{key}\""))
+            .unwrap_or_else(|| panic!("{key}: {source}"))
+    };
+    assert!(
+        at("zeta") < at("part") && at("part") < at("alpha"),
+        "{source}"
+    );
+    assert!(at("zulu") < at("bravo"), "{source}");
+}
+
 #[test]
 fn keys_typed_beside_properties_are_typed_maps() {
     let (source, warnings) = generated(

@@ -127,6 +127,25 @@ impl Json {
         arrange(value, Some(String::new()), hints.to_vec(), Some(placed))
     }
 
+    /// A schema `value` that `agents_check` made of the document `written` and the files it
+    /// embeds ([`Schema::bundled_from_files`](agents_check::Schema::bundled_from_files),
+    /// [`Schema::localized_from_files`](agents_check::Schema::localized_from_files)), in the
+    /// order they wrote their keys: `written` for the document, each file's text where it is
+    /// embedded (as [`Json::arranged_with`] places them).
+    pub fn arranged_from_files(
+        value: &Value,
+        written: &Json,
+        embedded: &[agents_check::Embedded<'_>],
+    ) -> Json {
+        // A file that `agents_check` read as a `Value` reads as a tree (unless it nests past
+        // serde_json's 128 levels: it is then in `value`'s order).
+        let read: std::collections::HashMap<&str, Json> = embedded
+            .iter()
+            .filter_map(|e| Some((e.pointer.as_str(), serde_json::from_str(e.text).ok()?)))
+            .collect();
+        Json::arranged_with(value, &[written], &|pointer| read.get(pointer))
+    }
+
     /// Pretty-printed text, two spaces per level, keys in order.
     pub fn to_pretty(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|_| self.to_value().to_string())

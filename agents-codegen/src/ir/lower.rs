@@ -94,11 +94,12 @@ pub fn lower(
         // record an object of its descriptors. A reference by URI, anchor or to another
         // document is lowered as the JSON pointer it resolves to, the documents it reaches
         // embedded under `$defs`.
-        // Localized as values, then put back in the order the schema wrote its keys.
-        let localized = match output_schema.localized() {
-            std::borrow::Cow::Owned(v) if v != *output_schema.document() => {
-                Some(agents_schema::Json::arranged(&v, &[&written]))
-            }
+        // Localized as values, then put back in the order the schema and the files it
+        // embeds wrote their keys.
+        let localized = match output_schema.localized_from_files() {
+            (std::borrow::Cow::Owned(v), files) if v != *output_schema.document() => Some(
+                agents_schema::Json::arranged_from_files(&v, &written, &files),
+            ),
             _ => None,
         };
         let doc = match localized.as_ref().map(FieldSchema::from_tree) {
@@ -163,9 +164,11 @@ pub fn lower(
             params,
             localized: record.supports_localization(),
             page,
-            output_schema: match output_schema.bundled() {
-                std::borrow::Cow::Borrowed(_) => schema_text(&written),
-                std::borrow::Cow::Owned(bundled) => schema_text(&bundled.into()),
+            output_schema: match output_schema.bundled_from_files() {
+                (std::borrow::Cow::Borrowed(_), _) => schema_text(&written),
+                (std::borrow::Cow::Owned(bundled), files) => schema_text(
+                    &agents_schema::Json::arranged_from_files(&bundled, &written, &files),
+                ),
             },
             input_schema: schema_text(&agents_schema::json_schema::input_schema(record)),
         });
