@@ -126,13 +126,27 @@ pub(crate) async fn list(
 /// The name of the record type `agent`'s bindings have (`RetailerAPdp`; its inputs' type is
 /// this name and `Params`); none for a schema the generator refuses (`generate` and `check`
 /// report why).
-fn rust_name(record: &AgentRecord) -> Option<String> {
+/// The names the agent's bindings have: the record type, and how its params are made (the
+/// constructor call and the setters of the optional inputs).
+struct RustNames {
+    record: String,
+    new: String,
+    setters: Vec<String>,
+}
+
+fn rust_names(record: &AgentRecord) -> Option<RustNames> {
     let out = agents_codegen::generate(
         std::slice::from_ref(record),
         &agents_codegen::Options::default(),
     )
     .ok()?;
-    out.agents.first().map(|a| a.type_name().to_owned())
+    let agent = out.agents.first()?;
+    let (new, setters) = agent.params_call();
+    Some(RustNames {
+        record: agent.type_name().to_owned(),
+        new,
+        setters: setters.into_iter().map(str::to_owned).collect(),
+    })
 }
 
 /// `cargo agents describe`: an agent's inputs (type, required, rules, role) and output fields
@@ -168,7 +182,10 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
                 "version": record.template_version.as_ref().and_then(|v| v.number),
                 "source": source, "inputs": inputs,
                 "output_schema": agents_schema::json_schema::output_schema(&record),
-                "rust": rust_name(&record).map(|ty| json!({"record": ty, "params": format!("{ty}Params")})),
+                "rust": rust_names(&record).map(|r| json!({
+                    "record": r.record, "params": format!("{}Params", r.record),
+                    "new": r.new, "setters": r.setters,
+                })),
             })
         );
         return Ok(ExitCode::SUCCESS);
@@ -236,12 +253,17 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
         outln!("  (the record: {whole})");
     }
     print_fields(&fields.iter().collect::<Vec<_>>(), 1);
-    if let Some(ty) = rust_name(&record) {
+    if let Some(rust) = rust_names(&record) {
         outln!("");
         outln!(
-            "in Rust: `{ty}` (a record), run with `{ty}Params::new(…)` (the required inputs; the \
-             others are methods)"
+            "in Rust: `{}` (a record), run with `client.run({})`",
+            rust.record,
+            rust.new
         );
+        if !rust.setters.is_empty() {
+            let setters: Vec<String> = rust.setters.iter().map(|s| format!(".{s}(…)")).collect();
+            outln!("  (optional inputs are methods: {})", setters.join(" "));
+        }
     }
     eprintln!("from {source}");
     Ok(ExitCode::SUCCESS)

@@ -841,15 +841,21 @@ async fn list_and_describe_say_what_agents_there_are_and_what_one_takes() {
         text.contains(&format!("output fields ({}):", fields.len())),
         "{text}"
     );
-    // The names the bindings have: those of the checked-in catalog.
+    // The names the bindings have: those of the checked-in catalog, and a call that compiles.
     assert!(
         text.contains(
             "in Rust: `SearchEngineMapsSearch` (a record), run with \
-             `SearchEngineMapsSearchParams::new(…)`"
+             `client.run(SearchEngineMapsSearchParams::new(query))`\n  \
+             (optional inputs are methods: .page(…) .zip_code(…) .country(…) .locale(…) .tag(…) \
+             .parse(…))"
         ),
         "{text}"
     );
-    let _: Option<agents_runtime::catalog::SearchEngineMapsSearchParams> = None;
+    let _ = |query: &str| {
+        agents_runtime::catalog::SearchEngineMapsSearchParams::new(query)
+            .page(2)
+            .zip_code("10001")
+    };
     assert!(
         text.lines()
             .any(|l| l.trim_start().starts_with("rating ") && l.contains("maximum 5")),
@@ -866,6 +872,14 @@ async fn list_and_describe_say_what_agents_there_are_and_what_one_takes() {
     assert_eq!(
         described["rust"]["params"], "SearchEngineMapsSearchParams",
         "{described}"
+    );
+    assert_eq!(
+        described["rust"]["new"], "SearchEngineMapsSearchParams::new(query)",
+        "{described}"
+    );
+    assert_eq!(
+        described["rust"]["setters"],
+        serde_json::json!(["page", "zip_code", "country", "locale", "tag", "parse"])
     );
     assert_eq!(
         described["output_schema"],

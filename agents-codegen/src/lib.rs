@@ -317,6 +317,21 @@ impl AgentOutput {
         self.ir.structs.first().map_or("", |s| s.ident.as_str())
     }
 
+    /// How a program makes the agent's params: the constructor call with the required inputs
+    /// as its arguments, in order (`RetailerAPdpParams::new(asin)`), and the setter of each
+    /// optional input (`zip_code`).
+    pub fn params_call(&self) -> (String, Vec<&str>) {
+        let fields = &self.ir.params.fields;
+        let required: Vec<&str> = (fields.iter().filter(|f| f.required))
+            .map(|f| f.ident.as_str())
+            .collect();
+        let setters = (fields.iter().filter(|f| !f.required))
+            .map(|f| f.ident.as_str())
+            .collect();
+        let new = format!("{}::new({})", self.ir.params.ident, required.join(", "));
+        (new, setters)
+    }
+
     /// The items as tokens (what `agent!` expands to).
     pub fn tokens(&self) -> Result<TokenStream, Diagnostics> {
         let mut tokens = TokenStream::new();
