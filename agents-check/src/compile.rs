@@ -1611,7 +1611,7 @@ impl Compiler {
             self.load(&resource);
         }
         let fragment = target.fragment().unwrap_or("");
-        let decoded = percent_decode(fragment);
+        let decoded = crate::path::percent_decoded(fragment);
         let location = if decoded.is_empty() || decoded.starts_with('/') {
             self.index.get(&resource).map(|root| Location {
                 doc: root.doc,
@@ -1745,27 +1745,6 @@ fn default_base() -> Url {
 fn dynamic_anchor_name(reference: &str) -> Option<String> {
     let (_, fragment) = reference.split_once('#')?;
     (!fragment.is_empty() && !fragment.starts_with('/')).then(|| fragment.to_owned())
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(byte) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(byte);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Where a root document embeds others: `definitions` in a draft 7 root, else `$defs`.

@@ -449,17 +449,17 @@ async fn run_agent(
     }
 }
 
-/// Prints the records of `results` as the service sent them, and beside them the rules of the
-/// agent's output schema each breaks (as `batch` records them), with each page's status.
+/// Prints the records of `results` (each in the order its schema lists its fields, as its
+/// generated type does), and beside them the rules of the agent's output schema each breaks
+/// (as `batch` records them), with each page's status.
 fn print_runs(
     cli: &Global,
     agent: &str,
     record: &agents_schema::AgentRecord,
     results: &[(Option<u64>, agents_runtime::RunResult<serde_json::Value>)],
 ) -> Result<(), Failure> {
-    let schema = agents_runtime::Schema::compile(
-        &agents_schema::json_schema::output_schema(record).to_value(),
-    );
+    let written = agents_schema::json_schema::output_schema(record);
+    let schema = agents_runtime::Schema::compile(&written.to_value());
     let records: Vec<&serde_json::Value> = results.iter().flat_map(|(_, r)| r.records()).collect();
     let breaches: Vec<(usize, Vec<agents_runtime::check::Breach>)> = records
         .iter()
@@ -503,7 +503,7 @@ fn print_runs(
     for r in &records {
         outln!(
             "{}",
-            serde_json::to_string_pretty(r).map_err(|e| e.to_string())?
+            agents_schema::Json::in_schema_order(r, &written).to_pretty()
         );
     }
     for (i, b) in &breaches {

@@ -15,7 +15,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use agents_schema::AgentRecord;
+use agents_schema::{AgentRecord, Json};
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::fields::{BREACHES, INPUT, ROW, TASK, UNKNOWN};
@@ -69,6 +70,8 @@ fn unwritable(out: &Path) -> String {
 pub struct Sink {
     /// The agent's output schema, which every record is checked against.
     schema: agents_runtime::Schema,
+    /// The same as written, whose order a JSON line's fields follow.
+    written: Json,
     /// This run's records, field by field.
     pub table: crate::fields::Table,
     format: Format,
@@ -142,10 +145,10 @@ impl Sink {
         out_file.set_len(kept).map_err(|e| io(out, e))?;
         let kept = keep_jsonl(&mut failures, &failures_path, &mut done)?;
         failures.set_len(kept).map_err(|e| io(&failures_path, e))?;
+        let written = agents_schema::json_schema::output_schema(record);
         let mut sink = Sink {
-            schema: agents_runtime::Schema::compile(
-                &agents_schema::json_schema::output_schema(record).to_value(),
-            ),
+            schema: agents_runtime::Schema::compile(&written.to_value()),
+            written,
             table: crate::fields::Table::new(&columns),
             format,
             out: out_file,
@@ -222,22 +225,29 @@ impl Sink {
                 .transpose()?;
             match self.format {
                 Format::Jsonl => {
-                    let mut line = Map::new();
-                    line.insert(ROW.into(), row.into());
-                    line.insert(TASK.into(), task_id.map_or(Value::Null, Value::from));
-                    line.insert(INPUT.into(), Value::Object(input.clone()));
-                    match record {
-                        Value::Object(fields) => {
-                            line.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    // As documented, and as a reader shows its columns: the row, the task, the
+                    // inputs as declared, the fields as the schema lists them, the breaches.
+                    let mut line = IndexMap::new();
+                    line.insert(ROW.to_owned(), Json::from(json!(row)));
+                    line.insert(TASK.to_owned(), Json::from(json!(task_id)));
+                    let mut given = IndexMap::new();
+                    for name in self.inputs.iter().chain(input.keys()) {
+                        if let (Some(v), false) = (input.get(name), given.contains_key(name)) {
+                            given.insert(name.clone(), Json::from(v));
                         }
+                    }
+                    line.insert(INPUT.to_owned(), Json::Object(given));
+                    match Json::in_schema_order(record, &self.written) {
+                        Json::Object(fields) => line.extend(fields),
                         other => {
-                            line.insert("_value".into(), other.clone());
+                            line.insert("_value".to_owned(), other);
                         }
                     }
                     if let Some(breaches) = &breaches {
-                        line.insert(BREACHES.into(), breaches.clone());
+                        line.insert(BREACHES.to_owned(), Json::from(breaches));
                     }
-                    serde_json::to_writer(&mut buf, &line).map_err(|e| e.to_string())?;
+                    serde_json::to_writer(&mut buf, &Json::Object(line))
+                        .map_err(|e| e.to_string())?;
                     buf.push(b'\n');
                 }
                 Format::Csv => {

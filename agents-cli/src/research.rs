@@ -124,7 +124,10 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
             })
         );
     } else {
-        print_answer(&answer);
+        let written = schema
+            .as_ref()
+            .and_then(|s| serde_json::from_str(s.text()).ok());
+        print_answer(&answer, written.as_ref());
         crate::global::warn_breaches("the answer", &name, &breaches);
     }
     Ok(ExitCode::SUCCESS)
@@ -225,15 +228,14 @@ async fn follow(handle: &ResearchRunHandle, live: bool) -> Result<Answer<Value>,
     handle.answer::<Value>().await
 }
 
-/// The answer, then how far to trust it: each claim with the part it supports, its confidence,
-/// the pages behind it (numbered once, listed at the end) and the passages it rests on.
-fn print_answer(answer: &Answer<Value>) {
-    match &answer.content {
-        Value::String(text) => outln!("{text}"),
-        other => outln!(
-            "{}",
-            serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string())
-        ),
+/// The answer (in the order `schema` lists its fields, when it is known), then how far to
+/// trust it: each claim with the part it supports, its confidence, the pages behind it
+/// (numbered once, listed at the end) and the passages it rests on.
+fn print_answer(answer: &Answer<Value>, schema: Option<&Json>) {
+    match (&answer.content, schema) {
+        (Value::String(text), _) => outln!("{text}"),
+        (other, Some(schema)) => outln!("{}", Json::in_schema_order(other, schema).to_pretty()),
+        (other, None) => outln!("{}", Json::from(other).to_pretty()),
     }
     let trust = &answer.trust;
     outln!("");

@@ -87,8 +87,17 @@ async fn a_schema_the_user_wrote_gives_a_cited_answer_that_satisfies_it() {
     );
     assert!(steps.iter().any(|s| s.starts_with("reading ")), "{steps:?}");
     assert!(steps.iter().any(|s| s.starts_with("claim ")), "{steps:?}");
-    // The record, then every claim with the field it supports and numbered pages.
-    assert!(text.contains("\"lowest_price\""), "{text}");
+    // The record (in the order the file lists its fields), then every claim with the field
+    // it supports and numbered pages.
+    let at = |key: &str| {
+        text.find(&format!("\"{key}\""))
+            .unwrap_or_else(|| panic!("{key}: {text}"))
+    };
+    assert!(
+        at("product") < at("currency") && at("currency") < at("lowest_price"),
+        "{text}"
+    );
+    assert!(at("seller") < at("price"), "{text}");
     assert!(text.contains("confidence: "), "{text}");
     assert!(text.contains("\nclaims:\n"), "{text}");
     assert!(text.contains("\n  offers[0].price "), "{text}");

@@ -168,6 +168,94 @@ async fn run_checks_inputs_against_a_users_json_schema_files() {
     assert_eq!(e.requests_seen(KEY), 0, "read from the files, not fetched");
 }
 
+/// A record prints in the order its schema lists its fields (as its generated type has them),
+/// nested records too, not in the sorted order of a JSON map.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_prints_in_the_order_its_schema_lists_its_fields() {
+    use agents_schema::Json;
+
+    let e = emulator().await;
+    let dir = scratch("run-order");
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &["run", "search_engine_maps_search", "-p", "query=coffee"],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Json = serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter()
+        .next()
+        .unwrap()
+        .unwrap();
+    let record = agents_schema::AgentRecord::from_json(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/search_engine_maps_search.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let schema = agents_schema::json_schema::output_schema(&record);
+    let keys = |tree: &Json, at: &str| -> Vec<String> {
+        let object = tree.pointer(at).and_then(Json::as_object);
+        object.unwrap().keys().cloned().collect()
+    };
+    let listed = keys(
+        &schema,
+        "/properties/entities/properties/Place/items/properties",
+    );
+    assert_eq!(
+        listed.first().map(String::as_str),
+        Some("position"),
+        "{listed:?}"
+    );
+    let place = keys(&printed, "/entities/Place/0");
+    let expected: Vec<String> = listed.into_iter().filter(|k| place.contains(k)).collect();
+    assert_eq!(place, expected);
+
+    // A batch's JSON lines: the row, the task and the inputs, then the fields as the schema
+    // lists them, then the breaches, as pandas or DuckDB show the columns.
+    std::fs::write(dir.join("asins.csv"), "zip_code,asin\n10001,B000000001\n").unwrap();
+    let out = cargo_agents(&e, &dir, &batch_args("asins.csv", "out.jsonl")).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("out.jsonl")).unwrap();
+    let line: Json = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let columns = keys(&line, "");
+    assert_eq!(columns[..3], ["_row", "_task_id", "_input"], "{columns:?}");
+    assert_eq!(keys(&line, "/_input"), ["asin", "zip_code"]);
+    let record = agents_schema::AgentRecord::from_json(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/retailer_a_pdp.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let fields: Vec<String> = record.output_schema.unwrap().keys().cloned().collect();
+    let written: Vec<String> = columns[3..]
+        .iter()
+        .filter(|c| *c != "_breaches")
+        .cloned()
+        .collect();
+    let expected: Vec<String> = fields.into_iter().filter(|f| written.contains(f)).collect();
+    assert!(written.len() > 10, "{columns:?}");
+    assert_eq!(written, expected);
+    assert!(
+        columns
+            .iter()
+            .position(|c| c == "_breaches")
+            .is_none_or(|at| at == columns.len() - 1),
+        "{columns:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batch_writes_csv_results_and_invalid_rows_beside_them() {
     let e = emulator().await;

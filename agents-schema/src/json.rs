@@ -146,6 +146,27 @@ impl Json {
         Json::arranged_with(value, &[written], &|pointer| read.get(pointer))
     }
 
+    /// An instance `value` of the schema `schema` with each object's keys in the order the
+    /// schema lists them (its `properties`, through local `$ref`s and `allOf`/`anyOf`/`oneOf`
+    /// branches, into items), the keys it does not list after them: a record read into a
+    /// `Value`, which sorts its keys, shown as its type and its schema list its fields.
+    ///
+    /// ```
+    /// use agents_schema::Json;
+    /// let schema: Json = serde_json::from_str(
+    ///     r##"{"properties": {"title": {}, "offers": {"items": {"$ref": "#/$defs/offer"}}},
+    ///         "$defs": {"offer": {"properties": {"seller": {}, "price": {}}}}}"##,
+    /// ).unwrap();
+    /// let record = serde_json::json!({"offers": [{"price": 3, "seller": "s"}], "extra": 1, "title": "t"});
+    /// assert_eq!(
+    ///     Json::in_schema_order(&record, &schema).to_string(),
+    ///     r#"{"title":"t","offers":[{"seller":"s","price":3}],"extra":1}"#
+    /// );
+    /// ```
+    pub fn in_schema_order(value: &Value, schema: &Json) -> Json {
+        in_order_of(value, vec![schema], schema)
+    }
+
     /// Pretty-printed text, two spaces per level, keys in order.
     pub fn to_pretty(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|_| self.to_value().to_string())
@@ -164,6 +185,99 @@ impl Json {
             }
         }
     }
+}
+
+/// Most schemas one value of [`Json::in_schema_order`] is ordered by (what its `$ref`s and
+/// branches reach): a bound on the work per value whatever a schema's references do.
+const MOST_SCHEMAS: usize = 32;
+
+/// One level of [`Json::in_schema_order`]: `schemas` are those that apply to `value`.
+fn in_order_of(value: &Value, schemas: Vec<&Json>, root: &Json) -> Json {
+    let schemas = applying(schemas, root);
+    match value {
+        Value::Object(map) => {
+            let mut keys: indexmap::IndexSet<&String> =
+                indexmap::IndexSet::with_capacity(map.len());
+            for key in schemas
+                .iter()
+                .filter_map(|s| s.get("properties")?.as_object())
+                .flat_map(IndexMap::keys)
+                .chain(map.keys())
+            {
+                if map.contains_key(key) {
+                    keys.insert(key);
+                }
+            }
+            Json::Object(
+                keys.into_iter()
+                    .map(|key| {
+                        let named: Vec<&Json> = schemas
+                            .iter()
+                            .filter_map(|s| s.get("properties")?.get(key))
+                            .collect();
+                        let inner = if named.is_empty() {
+                            schemas
+                                .iter()
+                                .filter_map(|s| s.get("additionalProperties"))
+                                .collect()
+                        } else {
+                            named
+                        };
+                        (key.clone(), in_order_of(&map[key], inner, root))
+                    })
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Json::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let inner = schemas
+                        .iter()
+                        .filter_map(|s| {
+                            // Draft 2020-12's `prefixItems` then `items`; draft 7's `items` as
+                            // a list, then `additionalItems`.
+                            match (s.get("prefixItems"), s.get("items")) {
+                                (Some(Json::Array(prefix)), _) if i < prefix.len() => prefix.get(i),
+                                (_, Some(Json::Array(tuple))) => {
+                                    tuple.get(i).or_else(|| s.get("additionalItems"))
+                                }
+                                (_, items) => items,
+                            }
+                        })
+                        .collect();
+                    in_order_of(item, inner, root)
+                })
+                .collect(),
+        ),
+        other => Json::from(other),
+    }
+}
+
+/// `schemas` and what they reach through local `$ref`s and `allOf`/`anyOf`/`oneOf` (at most
+/// [`MOST_SCHEMAS`] in all, each once).
+fn applying<'a>(mut schemas: Vec<&'a Json>, root: &'a Json) -> Vec<&'a Json> {
+    let mut next = 0;
+    while next < schemas.len() && schemas.len() < MOST_SCHEMAS {
+        let schema = schemas[next];
+        next += 1;
+        let target = schema
+            .get("$ref")
+            .and_then(Json::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+            .and_then(|fragment| root.pointer(&agents_check::path::percent_decoded(fragment)));
+        let branches = ["allOf", "anyOf", "oneOf"]
+            .into_iter()
+            .filter_map(|k| schema.get(k)?.as_array())
+            .flatten();
+        for reached in target.into_iter().chain(branches) {
+            if schemas.len() < MOST_SCHEMAS && !schemas.iter().any(|s| std::ptr::eq(*s, reached)) {
+                schemas.push(reached);
+            }
+        }
+    }
+    schemas
 }
 
 /// What stands at a JSON pointer, for [`Json::arranged_with`].
