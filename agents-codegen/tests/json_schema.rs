@@ -33,6 +33,17 @@ fn source(properties: Value) -> String {
 
 /// The lines of `source` declaring the schema's fields of struct `name` (`json!` sorts keys, so
 /// in name order).
+/// The names of the fields of struct `name` in `source`, in order.
+fn field_names(source: &str, name: &str) -> Vec<String> {
+    fields_of(source, name)
+        .iter()
+        .map(|l| {
+            let name = l.trim_start_matches("pub ").split(':').next();
+            name.unwrap_or_default().to_owned()
+        })
+        .collect()
+}
+
 fn fields_of(source: &str, name: &str) -> Vec<String> {
     let start = source
         .find(&format!("pub struct {name} {{"))
@@ -388,18 +399,7 @@ fn fields_keep_the_order_written_through_rewritten_references() {
         .unwrap()
         .to_source()
         .unwrap();
-    let names = |s: &str| -> Vec<String> {
-        fields_of(&source, s)
-            .iter()
-            .map(|l| {
-                l.trim_start_matches("pub ")
-                    .split(':')
-                    .next()
-                    .unwrap()
-                    .to_owned()
-            })
-            .collect()
-    };
+    let names = |s: &str| field_names(&source, s);
     assert_eq!(names("Thing"), ["zeta", "owner", "alpha"]);
     assert_eq!(names("ThingP"), ["zname", "age"]);
 }
@@ -429,18 +429,7 @@ fn fields_keep_the_order_written_across_documents() {
     let options = Options::default().documents("https://example.com/s/", &dir);
     let source = generate(&[record], &options).unwrap().to_source().unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    let names = |s: &str| -> Vec<String> {
-        fields_of(&source, s)
-            .iter()
-            .map(|l| {
-                l.trim_start_matches("pub ")
-                    .split(':')
-                    .next()
-                    .unwrap()
-                    .to_owned()
-            })
-            .collect()
-    };
+    let names = |s: &str| field_names(&source, s);
     assert_eq!(names("Thing"), ["zeta", "part", "alpha"]);
     assert_eq!(names("ThingPart"), ["zulu", "bravo"]);
     let at = |key: &str| {

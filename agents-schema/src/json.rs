@@ -196,20 +196,12 @@ fn in_order_of(value: &Value, schemas: Vec<&Json>, root: &Json) -> Json {
     let schemas = applying(schemas, root);
     match value {
         Value::Object(map) => {
-            let mut keys: indexmap::IndexSet<&String> =
-                indexmap::IndexSet::with_capacity(map.len());
-            for key in schemas
+            let listed = schemas
                 .iter()
-                .filter_map(|s| s.get("properties")?.as_object())
-                .flat_map(IndexMap::keys)
-                .chain(map.keys())
-            {
-                if map.contains_key(key) {
-                    keys.insert(key);
-                }
-            }
+                .filter_map(|s| s.get("properties")?.as_object());
             Json::Object(
-                keys.into_iter()
+                keys_in_order(map, listed)
+                    .into_iter()
                     .map(|key| {
                         let named: Vec<&Json> = schemas
                             .iter()
@@ -280,6 +272,22 @@ fn applying<'a>(mut schemas: Vec<&'a Json>, root: &'a Json) -> Vec<&'a Json> {
     schemas
 }
 
+/// The keys of `map` in the order the first of `lists` that has each lists them, the keys none
+/// has after those, in `map`'s order. Each key is placed once (a set, not a search per key).
+fn keys_in_order<'m, 'l>(
+    map: &'m serde_json::Map<String, Value>,
+    lists: impl Iterator<Item = &'l IndexMap<String, Json>>,
+) -> indexmap::IndexSet<&'m String> {
+    let mut keys = indexmap::IndexSet::with_capacity(map.len());
+    for key in lists.flat_map(IndexMap::keys) {
+        if let Some((key, _)) = map.get_key_value(key) {
+            keys.insert(key);
+        }
+    }
+    keys.extend(map.keys());
+    keys
+}
+
 /// What stands at a JSON pointer, for [`Json::arranged_with`].
 type Placed<'f, 'a> = &'f dyn Fn(&str) -> Option<&'a Json>;
 
@@ -302,28 +310,15 @@ fn arrange<'a>(
             .map(|at| format!("{at}/{}", segment.replace('~', "~0").replace('/', "~1")))
     };
     match value {
-        Value::Object(map) => {
-            let mut keys: indexmap::IndexSet<&String> =
-                indexmap::IndexSet::with_capacity(map.len());
-            for key in hints
-                .iter()
-                .filter_map(|h| h.as_object())
-                .flat_map(IndexMap::keys)
-                .chain(map.keys())
-            {
-                if map.contains_key(key) {
-                    keys.insert(key);
-                }
-            }
-            Json::Object(
-                keys.into_iter()
-                    .map(|key| {
-                        let inner = hints.iter().filter_map(|h| h.get(key)).collect();
-                        (key.clone(), arrange(&map[key], below(key), inner, placed))
-                    })
-                    .collect(),
-            )
-        }
+        Value::Object(map) => Json::Object(
+            keys_in_order(map, hints.iter().filter_map(|h| h.as_object()))
+                .into_iter()
+                .map(|key| {
+                    let inner = hints.iter().filter_map(|h| h.get(key)).collect();
+                    (key.clone(), arrange(&map[key], below(key), inner, placed))
+                })
+                .collect(),
+        ),
         Value::Array(items) => Json::Array(
             items
                 .iter()
