@@ -123,11 +123,16 @@ impl Fields {
     pub(crate) fn sent(&self, key: &str) -> Option<Document> {
         let value = self.values.get(key)?;
         Some(
-            self.written
-                .iter()
-                .find(|(k, d)| k == key && d.value == *value)
-                .map_or_else(|| Document::from(value.clone()), |(_, d)| d.clone()),
+            self.written_as(key, value)
+                .map_or_else(|| Document::from(value.clone()), Document::clone),
         )
+    }
+
+    /// The document `key` was set to, while its value is still `value`.
+    fn written_as(&self, key: &str, value: &serde_json::Value) -> Option<&Document> {
+        (self.written.iter())
+            .find(|(k, d)| k == key && d.value == *value)
+            .map(|(_, d)| d)
     }
 }
 
@@ -142,12 +147,8 @@ impl serde::Serialize for Fields {
         use serde::ser::SerializeMap;
         let mut map = s.serialize_map(Some(self.values.len()))?;
         for (key, value) in &self.values {
-            match self
-                .written
-                .iter()
-                .find(|(k, d)| k == key && d.value == *value)
-            {
-                Some((_, document)) => map.serialize_entry(key, document)?,
+            match self.written_as(key, value) {
+                Some(document) => map.serialize_entry(key, document)?,
                 None => map.serialize_entry(key, value)?,
             }
         }
