@@ -28,9 +28,7 @@ use serde_json::{Map, Value, json};
 use crate::error::ApiError;
 use crate::jobs::{OffsetPage, PageQuery, offset_page};
 use crate::patched;
-use crate::request::{
-    ApiBytes, ApiJson, ApiJsonWritten, ApiPath, ApiQuery, Ctx, object, read_schema,
-};
+use crate::request::{ApiBytes, ApiJsonWritten, ApiPath, ApiQuery, Ctx, object, read_schema};
 use crate::research_model::{
     Agent, FAILURE, RECORD_WORDS, Run, Status, agent_json, refuse, template_json, templates,
 };
@@ -468,8 +466,9 @@ pub(crate) async fn start_run(
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
     ApiPath(agent_id): ApiPath<String>,
-    ApiJson(mut body): ApiJson,
+    ApiJsonWritten(written): ApiJsonWritten,
 ) -> Result<Json<Value>, ApiError> {
+    let mut body = object(written.to_value())?;
     refuse(check_run(&body, version))?;
     // Ignored on this route, as the service documents.
     body.remove("agent_name");
@@ -480,6 +479,7 @@ pub(crate) async fn start_run(
             &ctx,
             &agent_id,
             &body,
+            written.get("output_schema"),
             (state.clock.now(), state.clock.wall()),
             took,
         )
@@ -537,6 +537,7 @@ pub(crate) async fn start_run_by_name(
             &ctx,
             &agent_id,
             &run_body,
+            written.get("output_schema"),
             (state.clock.now(), state.clock.wall()),
             took,
         )
@@ -606,7 +607,16 @@ pub(crate) async fn result(
             .into_response()),
         Status::Completed => {
             let base = state.base_url.get().map_or("", String::as_str);
-            Ok(Json(json!({"output": output(&run, base), "run": run.json(now)})).into_response())
+            let mut answer =
+                Written::from(json!({"output": output(&run, base), "run": run.json(now)}));
+            // The content in the order its schema lists the fields, as a model fills them in.
+            if let (Written::Object(answer), Some(schema)) = (&mut answer, &run.written_schema)
+                && let Some(Written::Object(output)) = answer.get_mut("output")
+                && let Some(content) = output.get_mut("content")
+            {
+                *content = Written::in_schema_order(&content.to_value(), schema);
+            }
+            Ok(Json(answer).into_response())
         }
     }
 }

@@ -52,6 +52,8 @@ pub(crate) struct Run {
     pub(crate) fails: bool,
     pub(crate) events: bool,
     pub(crate) output_schema: Option<Value>,
+    /// The same as written (by the run, or by its agent), whose order the answer follows.
+    pub(crate) written_schema: Option<Json>,
     pub(crate) input_data: Option<Value>,
     /// The answer's content and the paths given in `input_data`: made once, when first asked
     /// (by a result or an events request), not on every request.
@@ -396,12 +398,14 @@ impl Research {
         Ok(agent_id)
     }
 
-    /// Starts a run of `agent_id` (checked by the caller's route).
+    /// Starts a run of `agent_id` (checked by the caller's route); `written` is the output
+    /// schema as the request wrote it.
     pub(crate) fn start(
         &mut self,
         ctx: &Ctx,
         agent_id: &str,
         body: &Map<String, Value>,
+        written: Option<&Json>,
         (now, wall): (Instant, SystemTime),
         took: Duration,
     ) -> Result<Value, ApiError> {
@@ -428,14 +432,22 @@ impl Research {
             .filter(|v| !v.is_null())
             .or_else(|| agent.record.get("output_schema").filter(|v| !v.is_null()))
             .cloned();
+        let own = body.get("output_schema").is_some_and(|v| !v.is_null());
         if let Some(s) = &output_schema {
-            let field = if body.get("output_schema").is_some_and(|v| !v.is_null()) {
-                "output_schema"
-            } else {
-                "agent.output_schema"
-            };
-            read_schema(s, field)?;
+            read_schema(
+                s,
+                if own {
+                    "output_schema"
+                } else {
+                    "agent.output_schema"
+                },
+            )?;
         }
+        let written_schema = if own {
+            written.cloned()
+        } else {
+            agent.written_schema.clone()
+        };
         let input_data = body.get("input_data").filter(|v| !v.is_null()).cloned();
         if input_data.is_some() && output_schema.is_none() {
             return Err(ApiError::refused(
@@ -469,6 +481,7 @@ impl Research {
             fails: ctx.task_faults.fail,
             events: body.get("enable_events") == Some(&Value::Bool(true)),
             output_schema,
+            written_schema,
             input_data,
             content: Default::default(),
         };

@@ -444,4 +444,21 @@ async fn a_research_agent_keeps_its_output_schema_in_the_order_written() {
         .unwrap();
     let record = read(format!("/v2/agents/{}", run.agent_id())).await;
     assert_eq!(keys(&record, "/output_schema/properties"), now);
+
+    // Its answer's fields come in that order too, as a model fills them in.
+    run.wait().await.unwrap();
+    let answer = read(format!(
+        "/v2/agents/{}/runs/{}/result",
+        run.agent_id(),
+        run.id()
+    ))
+    .await;
+    let content = keys(&answer, "/output/content");
+    let expected: Vec<String> = now
+        .iter()
+        .map(|k| k.to_string())
+        .filter(|k| content.contains(k))
+        .collect();
+    assert!(content.len() >= 2, "{content:?}");
+    assert_eq!(content, expected);
 }
