@@ -481,7 +481,7 @@ fn print_runs(
                 listed.push(v);
             }
         }
-        let mut doc = json!({"agent": agent, "records": records, "breaches": listed});
+        let mut doc = json!({"agent": agent, "breaches": listed});
         match results {
             [(None, result)] => {
                 doc["task_id"] = json!(task(result));
@@ -496,6 +496,17 @@ fn print_runs(
                     })
                     .collect();
             }
+        }
+        // Each record in the order its schema lists its fields, as the text output prints it.
+        let mut doc = agents_schema::Json::from(doc);
+        if let agents_schema::Json::Object(doc) = &mut doc {
+            let ordered = records
+                .iter()
+                .map(|r| agents_schema::Json::in_schema_order(r, &written));
+            doc.insert(
+                "records".into(),
+                agents_schema::Json::Array(ordered.collect()),
+            );
         }
         outln!("{doc}");
         return Ok(());

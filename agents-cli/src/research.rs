@@ -111,22 +111,22 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
             claim.path.as_deref().unwrap_or_default()
         );
     }
+    let written: Option<Json> = schema
+        .as_ref()
+        .and_then(|s| serde_json::from_str(s.text()).ok());
     if cli.json {
-        outln!(
-            "{}",
-            json!({
-                "agent": name,
-                "agent_id": handle.agent_id(),
-                "run": answer.run,
-                "content": answer.raw,
-                "trust": answer.trust,
-                "breaches": breaches,
-            })
-        );
+        let mut doc = Json::from(json!({
+            "agent": name,
+            "agent_id": handle.agent_id(),
+            "run": answer.run,
+            "trust": answer.trust,
+            "breaches": breaches,
+        }));
+        if let Json::Object(doc) = &mut doc {
+            doc.insert("content".into(), in_order(&answer.raw, written.as_ref()));
+        }
+        outln!("{doc}");
     } else {
-        let written = schema
-            .as_ref()
-            .and_then(|s| serde_json::from_str(s.text()).ok());
         print_answer(&answer, written.as_ref());
         crate::global::warn_breaches("the answer", &name, &breaches);
     }
@@ -232,10 +232,9 @@ async fn follow(handle: &ResearchRunHandle, live: bool) -> Result<Answer<Value>,
 /// trust it: each claim with the part it supports, its confidence, the pages behind it
 /// (numbered once, listed at the end) and the passages it rests on.
 fn print_answer(answer: &Answer<Value>, schema: Option<&Json>) {
-    match (&answer.content, schema) {
-        (Value::String(text), _) => outln!("{text}"),
-        (other, Some(schema)) => outln!("{}", Json::in_schema_order(other, schema).to_pretty()),
-        (other, None) => outln!("{}", Json::from(other).to_pretty()),
+    match &answer.content {
+        Value::String(text) => outln!("{text}"),
+        other => outln!("{}", in_order(other, schema).to_pretty()),
     }
     let trust = &answer.trust;
     outln!("");
@@ -304,6 +303,11 @@ fn number<'a>(pages: &mut Vec<Page<'a>>, url: &'a str, title: Option<&'a str>) -
             pages.len()
         }
     }
+}
+
+/// `value` in the order `schema` lists its fields, when it is known.
+fn in_order(value: &Value, schema: Option<&Json>) -> Json {
+    schema.map_or_else(|| Json::from(value), |s| Json::in_schema_order(value, s))
 }
 
 /// A page's URL, title and kind of source (`primary`, …), when the agent listed it.

@@ -116,7 +116,20 @@ async fn a_schema_the_user_wrote_gives_a_cited_answer_that_satisfies_it() {
         ],
     )
     .await;
-    let doc: Value = serde_json::from_str(&succeeded(&second)).unwrap();
+    let printed = succeeded(&second);
+    let doc: Value = serde_json::from_str(&printed).unwrap();
+    // The content in the order the file lists its fields.
+    let tree: agents_schema::Json = serde_json::from_str(&printed).unwrap();
+    let fields = tree
+        .pointer("/content")
+        .and_then(agents_schema::Json::as_object);
+    let fields: Vec<&String> = fields.unwrap().keys().collect();
+    let listed = ["product", "currency", "lowest_price", "offers", "in_stock"];
+    let listed: Vec<&str> = listed
+        .into_iter()
+        .filter(|k| fields.iter().any(|f| f == k))
+        .collect();
+    assert_eq!(fields, listed);
     assert!(
         !stderr(&second).contains("made research agent"),
         "the agent is found again: {}",

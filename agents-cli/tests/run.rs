@@ -216,6 +216,21 @@ async fn a_record_prints_in_the_order_its_schema_lists_its_fields() {
     let place = keys(&printed, "/entities/Place/0");
     let expected: Vec<String> = listed.into_iter().filter(|k| place.contains(k)).collect();
     assert_eq!(place, expected);
+    // `--json` gives the records in the same order.
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "--json",
+            "run",
+            "search_engine_maps_search",
+            "-p",
+            "query=coffee",
+        ],
+    )
+    .await;
+    let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(keys(&doc, "/records/0/entities/Place/0"), expected);
 
     // A batch's JSON lines: the row, the task and the inputs, then the fields as the schema
     // lists them, then the breaches, as pandas or DuckDB show the columns.
