@@ -1,17 +1,19 @@
 //! Job artifacts as files: JSON lines, CSV (one column per top-level field, in order of first
 //! appearance; nested values as JSON text) or Parquet (zstd; the schema inferred from the rows
 //! by arrow-json, so nested objects are structs and lists are lists, readable by any Parquet
-//! reader).
+//! reader). Every format keeps the order the rows give their fields in, nested ones included.
 
 #[cfg(feature = "parquet")]
 use std::io::Cursor;
 #[cfg(feature = "parquet")]
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use agents_schema::Json as Written;
+
+use crate::job_model::Row;
 
 /// The bytes of `rows` in `format` (`jsonl`, `csv` or `parquet`), and their content type.
-pub fn write(format: &str, rows: &[Map<String, Value>]) -> Result<(Vec<u8>, &'static str), String> {
+pub fn write(format: &str, rows: &[Row]) -> Result<(Vec<u8>, &'static str), String> {
     match format {
         "csv" => csv(rows).map(|b| (b, "text/csv")),
         #[cfg(feature = "parquet")]
@@ -20,7 +22,7 @@ pub fn write(format: &str, rows: &[Map<String, Value>]) -> Result<(Vec<u8>, &'st
     }
 }
 
-fn jsonl(rows: &[Map<String, Value>]) -> Vec<u8> {
+fn jsonl(rows: &[Row]) -> Vec<u8> {
     let mut out = Vec::new();
     for row in rows {
         // A map of JSON values always serializes.
@@ -31,21 +33,28 @@ fn jsonl(rows: &[Map<String, Value>]) -> Vec<u8> {
     out
 }
 
-fn csv(rows: &[Map<String, Value>]) -> Result<Vec<u8>, String> {
-    let mut columns: Vec<&str> = Vec::new();
-    for row in rows {
-        for k in row.keys() {
-            if !columns.contains(&k.as_str()) {
-                columns.push(k);
-            }
-        }
+/// The keys of `rows`, each once, in the order the rows first name them.
+pub(crate) fn columns(rows: &[Row]) -> Vec<&str> {
+    first_named(rows.iter())
+}
+
+/// The keys of `objects`, each once, in the order they first name them.
+fn first_named<'a>(objects: impl Iterator<Item = &'a Row>) -> Vec<&'a str> {
+    let mut seen = indexmap::IndexSet::new();
+    for object in objects {
+        seen.extend(object.keys().map(String::as_str));
     }
+    seen.into_iter().collect()
+}
+
+fn csv(rows: &[Row]) -> Result<Vec<u8>, String> {
+    let columns = columns(rows);
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(&columns).map_err(|e| e.to_string())?;
     for row in rows {
         let cells = columns.iter().map(|c| match row.get(*c) {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(s)) => s.clone(),
+            None | Some(Written::Null) => String::new(),
+            Some(Written::String(s)) => s.clone(),
             Some(other) => other.to_string(),
         });
         w.write_record(cells).map_err(|e| e.to_string())?;
@@ -62,10 +71,28 @@ pub const FORMATS: &[&str] = &[
 ];
 
 #[cfg(feature = "parquet")]
-fn parquet(rows: &[Map<String, Value>]) -> Result<Vec<u8>, String> {
-    let values: Vec<Value> = rows.iter().cloned().map(Value::Object).collect();
-    let schema = arrow_json::reader::infer_json_schema_from_iterator(values.iter().map(Ok))
+fn parquet(rows: &[Row]) -> Result<Vec<u8>, String> {
+    use arrow_schema::{DataType, Schema};
+    let values: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|row| {
+            serde_json::Value::Object(row.iter().map(|(k, v)| (k.clone(), v.to_value())).collect())
+        })
+        .collect();
+    let inferred = arrow_json::reader::infer_json_schema_from_iterator(values.iter().map(Ok))
         .map_err(|e| format!("cannot infer a schema: {e}"))?;
+    // The inference reads `Value`s, which sort their keys: the fields go back in the rows' order.
+    let top = rows
+        .iter()
+        .map(|row| Written::Object(row.clone()))
+        .collect::<Vec<_>>();
+    let schema = match in_rows_order(
+        &DataType::Struct(inferred.fields().clone()),
+        top.iter().collect(),
+    ) {
+        DataType::Struct(fields) => Schema::new(fields),
+        _ => inferred,
+    };
     let schema = Arc::new(schema);
     let text = jsonl(rows);
     let reader = arrow_json::ReaderBuilder::new(schema.clone())
@@ -86,18 +113,64 @@ fn parquet(rows: &[Map<String, Value>]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// `ty` inferred from `examples` (the values at its place), its struct fields in the order the
+/// examples first name them, at every depth.
+#[cfg(feature = "parquet")]
+fn in_rows_order(ty: &arrow_schema::DataType, examples: Vec<&Written>) -> arrow_schema::DataType {
+    use arrow_schema::{DataType, Field, Fields};
+    match ty {
+        DataType::Struct(fields) => {
+            let objects: Vec<&Row> = examples
+                .iter()
+                .filter_map(|e| match e {
+                    Written::Object(o) => Some(o),
+                    _ => None,
+                })
+                .collect();
+            let order = first_named(objects.iter().copied());
+            let rank = |name: &str| order.iter().position(|k| *k == name).unwrap_or(order.len());
+            let mut sorted: Vec<_> = fields.iter().collect();
+            sorted.sort_by_key(|f| rank(f.name()));
+            let fields: Fields = sorted
+                .into_iter()
+                .map(|f| {
+                    let below = objects.iter().filter_map(|o| o.get(f.name())).collect();
+                    Field::clone(f).with_data_type(in_rows_order(f.data_type(), below))
+                })
+                .collect();
+            DataType::Struct(fields)
+        }
+        DataType::List(item) => {
+            let items = examples
+                .iter()
+                .filter_map(|e| match e {
+                    Written::Array(items) => Some(items),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            let item = Field::clone(item).with_data_type(in_rows_order(item.data_type(), items));
+            DataType::List(Arc::new(item))
+        }
+        other => other.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn rows() -> Vec<Map<String, Value>> {
+    fn rows() -> Vec<Row> {
         [
-            json!({"_input_index": 0, "title": "a, b", "price": 1.5, "tags": ["x"], "seller": {"name": "s"}}),
-            json!({"_input_index": 1, "title": "c", "price": null, "tags": [], "extra": true}),
+            r#"{"_input_index": 0, "title": "a, b", "price": 1.5, "tags": ["x"],
+                "seller": {"name": "s", "city": "c"}, "offers": [{"shop": "x", "at": 2}]}"#,
+            r#"{"_input_index": 1, "title": "c", "price": null, "tags": [], "extra": true}"#,
         ]
         .into_iter()
-        .filter_map(|v| v.as_object().cloned())
+        .filter_map(|text| match serde_json::from_str(text).unwrap() {
+            Written::Object(fields) => Some(fields),
+            _ => None,
+        })
         .collect()
     }
 
@@ -106,21 +179,33 @@ mod tests {
         let (bytes, _) = write("csv", &rows()).unwrap();
         let text = String::from_utf8(bytes).unwrap();
         let mut lines = text.lines();
-        // Columns in the order rows first name them (a row's keys come in key order).
+        // Columns in the order rows first name them.
         assert_eq!(
             lines.next(),
-            Some("_input_index,price,seller,tags,title,extra")
+            Some("_input_index,title,price,tags,seller,offers,extra")
         );
         assert_eq!(
             lines.next(),
-            Some(r#"0,1.5,"{""name"":""s""}","[""x""]","a, b","#)
+            Some(
+                r#"0,"a, b",1.5,"[""x""]","{""name"":""s"",""city"":""c""}","[{""shop"":""x"",""at"":2}]","#
+            )
         );
-        assert_eq!(lines.next(), Some("1,,,[],c,true"));
+        assert_eq!(lines.next(), Some("1,c,,[],,,true"));
+    }
+
+    #[test]
+    fn json_lines_keep_the_order_of_each_row() {
+        let (bytes, _) = write("jsonl", &rows()).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(
+            text.starts_with(r#"{"_input_index":0,"title":"a, b","price":1.5,"tags":["x"],"seller":{"name":"s","city":"c"}"#),
+            "{text}"
+        );
     }
 
     #[cfg(feature = "parquet")]
     #[test]
-    fn parquet_reads_back_with_the_parquet_reader() {
+    fn parquet_reads_back_with_the_parquet_reader_in_the_rows_order() {
         let (bytes, _) = write("parquet", &rows()).unwrap();
         let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
             bytes::Bytes::from(bytes),
@@ -131,12 +216,35 @@ mod tests {
         let batches: Vec<_> = reader.map(Result::unwrap).collect();
         assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 2);
         let schema = batches[0].schema();
-        assert!(
-            schema
-                .field_with_name("seller")
-                .unwrap()
-                .data_type()
-                .is_nested()
+        let names = |fields: &arrow_schema::Fields| -> Vec<String> {
+            fields.iter().map(|f| f.name().clone()).collect()
+        };
+        assert_eq!(
+            names(schema.fields()),
+            [
+                "_input_index",
+                "title",
+                "price",
+                "tags",
+                "seller",
+                "offers",
+                "extra"
+            ]
         );
+        let arrow_schema::DataType::Struct(seller) =
+            schema.field_with_name("seller").unwrap().data_type()
+        else {
+            panic!("seller is not a struct: {schema:?}");
+        };
+        assert_eq!(names(seller), ["name", "city"]);
+        let arrow_schema::DataType::List(offer) =
+            schema.field_with_name("offers").unwrap().data_type()
+        else {
+            panic!("offers is not a list: {schema:?}");
+        };
+        let arrow_schema::DataType::Struct(offer) = offer.data_type() else {
+            panic!("an offer is not a struct: {schema:?}");
+        };
+        assert_eq!(names(offer), ["shop", "at"]);
     }
 }

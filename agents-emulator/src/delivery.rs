@@ -10,6 +10,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use agents_schema::Json as Written;
 use reqwest::Url;
 use serde_json::{Map, Value, json};
 
@@ -78,7 +79,7 @@ async fn deliver(state: &State, id: &str, d: &Delivery) -> Vec<String> {
     {
         let result = match &task.end {
             TaskEnd::Success(spec) => Some(spec.result(id, task.created)),
-            TaskEnd::Value(v) => Some((**v).clone()),
+            TaskEnd::Value(v) => Some(Written::from(&**v)),
             TaskEnd::Error(_) => None,
         };
         if let Some(result) = result
@@ -215,7 +216,7 @@ pub fn object_path(storage_url: &str, object: &str) -> Result<PathBuf, KeyError>
 const MAX_KEY_BYTES: usize = 1024;
 
 /// Writes a result into the local-directory bucket.
-fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Value) -> Result<(), String> {
+fn store(state: &State, url: &str, id: &str, d: &Delivery, result: &Written) -> Result<(), String> {
     let Some(root) = &state.config.bucket_dir else {
         return Err(format!(
             "result for {url} not stored: start the emulator with a bucket directory (--bucket-dir)"

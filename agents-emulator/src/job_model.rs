@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use std::time::{Instant, SystemTime};
 
 use agents_runtime::endpoint::ApiVersion;
-use agents_schema::AgentRecord;
+use agents_schema::{AgentRecord, Json as Written};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
@@ -162,9 +162,13 @@ pub(crate) struct Counts {
     pub(crate) records: usize,
 }
 
+/// A row of a run's results: its input's position, then the record's fields in its schema's
+/// order.
+pub(crate) type Row = indexmap::IndexMap<String, Written>;
+
 /// What one run produced: records (each with its input's position) and failed inputs.
 pub(crate) struct Output {
-    pub(crate) rows: Vec<Map<String, Value>>,
+    pub(crate) rows: Vec<Row>,
     pub(crate) errors: Vec<Value>,
 }
 
@@ -241,14 +245,14 @@ impl Run {
                 empty_past_end: false,
             };
             let result = spec.result("", self.created);
-            let records = match &result["data"]["parsing"] {
-                Value::Array(items) => items.clone(),
-                other => vec![other.clone()],
+            let records = match result.pointer("/data/parsing") {
+                Some(Written::Array(items)) => items.clone(),
+                other => other.into_iter().cloned().collect(),
             };
             for r in records {
-                let mut row = Map::new();
-                row.insert("_input_index".into(), json!(i));
-                if let Value::Object(fields) = r {
+                let mut row = Row::new();
+                row.insert("_input_index".into(), Written::Number(i.into()));
+                if let Written::Object(fields) = r {
                     row.extend(fields);
                 }
                 out.rows.push(row);

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use agents_runtime::endpoint::ApiVersion;
+use agents_schema::Json as Written;
 use axum::body::Body;
 use axum::extract::State as AxState;
 use axum::http::{StatusCode, header};
@@ -27,7 +28,7 @@ use crate::catalog::{parse_count, parse_page_size};
 use crate::error::ApiError;
 pub(crate) use crate::job_model::Jobs;
 use crate::job_model::{
-    ERRORS_ARTIFACT, HORIZON_DAYS, Job, MAX_RUNS_PER_JOB, Run, RunInputs, Schedule, next_run,
+    ERRORS_ARTIFACT, HORIZON_DAYS, Job, MAX_RUNS_PER_JOB, Row, Run, RunInputs, Schedule, next_run,
 };
 use crate::params::kind;
 use crate::request::{ApiBytes, ApiJson, ApiPath, ApiQuery, Ctx, optional_str, required_str};
@@ -700,7 +701,7 @@ pub(crate) async fn preview(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     ApiPath((run_id, artifact_id)): ApiPath<(String, String)>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     // Results are made from the run's inputs outside the lock, so other job calls do not wait.
     let run = {
         let (jobs, now) = state.jobs_now();
@@ -708,27 +709,31 @@ pub(crate) async fn preview(
         artifact_of(run, now, &artifact_id)?;
         run.clone()
     };
-    let rows = rows_of(&run, &artifact_id);
-    let mut columns: Vec<String> = Vec::new();
-    for row in rows.iter().take(PREVIEW_ROWS) {
-        for k in row.keys() {
-            if !columns.contains(k) {
-                columns.push(k.clone());
-            }
-        }
+    #[derive(serde::Serialize)]
+    struct Preview<'a> {
+        columns: Vec<&'a str>,
+        row_count: usize,
+        rows: &'a [Row],
     }
-    let shown: Vec<&Map<String, Value>> = rows.iter().take(PREVIEW_ROWS).collect();
-    Ok(Json(
-        json!({ "columns": columns, "row_count": rows.len(), "rows": shown }),
-    ))
+    let rows = rows_of(&run, &artifact_id);
+    let shown = &rows[..rows.len().min(PREVIEW_ROWS)];
+    let preview = Preview {
+        columns: crate::artifact::columns(shown),
+        row_count: rows.len(),
+        rows: shown,
+    };
+    Ok(Json(preview).into_response())
 }
 
-fn rows_of(run: &Run, artifact_id: &str) -> Vec<Map<String, Value>> {
+fn rows_of(run: &Run, artifact_id: &str) -> Vec<Row> {
     let out = run.output();
     if artifact_id == ERRORS_ARTIFACT {
         out.errors
-            .into_iter()
-            .filter_map(|e| e.as_object().cloned())
+            .iter()
+            .filter_map(|e| match Written::from(e) {
+                Written::Object(fields) => Some(fields),
+                _ => None,
+            })
             .collect()
     } else {
         out.rows

@@ -8,7 +8,8 @@ use std::time::{Instant, SystemTime};
 
 use agents_runtime::check::Schema;
 use agents_schema::sample::{PageLike, mix};
-use agents_schema::{AgentRecord, FieldSchema};
+use agents_schema::{AgentRecord, FieldSchema, Json as Written};
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::params::page_number;
@@ -32,12 +33,14 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    /// The run result with this task id, as run at `at` (its `query_time`).
-    pub fn result(&self, task_id: &str, at: SystemTime) -> Value {
+    /// The run result with this task id, as run at `at` (its `query_time`): its members in
+    /// the order the service documents them, the record's fields in its schema's order.
+    pub fn result(&self, task_id: &str, at: SystemTime) -> Written {
         // How long making the result takes, in real time: its `query_duration`.
         #[allow(clippy::disallowed_methods)]
         let started = Instant::now();
         let record = &self.record;
+        let compiled = compiled(record);
         let seed = seed(record, &self.params, self.pages);
         let parse = self
             .params
@@ -53,14 +56,17 @@ impl RunSpec {
         } else if let Some(output) = self.sample_output() {
             output
         } else {
-            parsing(record, seed)
+            parsing(record, &compiled.schema, seed)
         };
         if self.drift {
             drift(record, &mut parsing, seed, 4);
         }
         let url = page_url(record, &self.params);
-        let mut data = Map::new();
-        data.insert("parsing".into(), parsing);
+        let mut data = IndexMap::new();
+        data.insert(
+            "parsing".to_owned(),
+            Written::in_schema_order(&parsing, &compiled.document),
+        );
         let title = record.display_name.as_deref().unwrap_or(&record.name);
         add_formats(&mut data, &self.formats, title, &url);
         let driver = match record.entity_type.as_deref() {
@@ -68,20 +74,25 @@ impl RunSpec {
             Some("account page" | "page") => "vx8",
             _ => "vx6",
         };
-        json!({
-            "url": url,
-            "task_id": task_id,
-            "status": "success",
-            "status_code": 200,
-            "data": data,
-            "metadata": {
-                "agent": record.name,
-                "driver": driver,
-                "query_time": timestamp(at),
-                "query_duration": started.elapsed().as_millis() as u64,
-                "response_parameters": { "input_url": url },
-            }
-        })
+        let text = |s: &str| Written::String(s.to_owned());
+        let elapsed = started.elapsed().as_millis() as u64;
+        object([
+            ("url", text(&url)),
+            ("task_id", text(task_id)),
+            ("status", text("success")),
+            ("data", Written::Object(data)),
+            ("status_code", Written::Number(200.into())),
+            (
+                "metadata",
+                object([
+                    ("agent", text(&record.name)),
+                    ("driver", text(driver)),
+                    ("query_time", Written::String(timestamp(at))),
+                    ("query_duration", Written::Number(elapsed.into())),
+                    ("response_parameters", object([("input_url", text(&url))])),
+                ]),
+            ),
+        ])
     }
 }
 
@@ -98,6 +109,16 @@ impl RunSpec {
             .find(|s| s.get("input").and_then(Value::as_object) == Some(&asked))
             .and_then(|s| s.get("output").cloned())
     }
+}
+
+/// An object of these members, in this order.
+fn object<const N: usize>(members: [(&str, Written); N]) -> Written {
+    Written::Object(
+        members
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+    )
 }
 
 /// Records on one page of a list agent.
@@ -139,8 +160,7 @@ pub fn seed(record: &AgentRecord, params: &Map<String, Value>, pages: u32) -> u6
 
 /// `data.parsing` for a request with this seed: records made from the agent's whole output
 /// document, so that what its fields refer to (`$defs`) is followed.
-pub fn parsing(record: &Arc<AgentRecord>, seed: u64) -> Value {
-    let schema = compiled(record);
+fn parsing(record: &AgentRecord, schema: &Schema, seed: u64) -> Value {
     let page = PageLike::default();
     if is_list(record) {
         Value::Array(
@@ -153,14 +173,20 @@ pub fn parsing(record: &Arc<AgentRecord>, seed: u64) -> Value {
     }
 }
 
+/// A record's output document, as written (its fields in order) and compiled.
+struct Compiled {
+    document: Written,
+    schema: Schema,
+}
+
 /// The record's output document, compiled once per record: compiling costs about as much as
 /// making a value, and every request for the template makes one.
 ///
 /// Keyed by the record's allocation. The `Weak` kept beside each entry holds that allocation, so
 /// a new record cannot take a cached record's address; entries whose record is gone are dropped
 /// whenever one is added, so the cache holds no more than the records alive.
-fn compiled(record: &Arc<AgentRecord>) -> Arc<Schema> {
-    type Cache = HashMap<usize, (Weak<AgentRecord>, Arc<Schema>)>;
+fn compiled(record: &Arc<AgentRecord>) -> Arc<Compiled> {
+    type Cache = HashMap<usize, (Weak<AgentRecord>, Arc<Compiled>)>;
     static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(Mutex::default);
     let key = Arc::as_ptr(record) as usize;
     let lock = || CACHE.lock().unwrap_or_else(PoisonError::into_inner);
@@ -168,8 +194,9 @@ fn compiled(record: &Arc<AgentRecord>) -> Arc<Schema> {
         return schema.clone();
     }
     // Compiled outside the lock: other templates' requests need not wait for this one.
-    let document = serde_json::to_value(record.output_document_read()).unwrap_or(Value::Bool(true));
-    let schema = Arc::new(Schema::compile(&document));
+    let document = Written::of(&record.output_document_read()).unwrap_or(Written::Bool(true));
+    let schema = Schema::compile(&document.to_value());
+    let schema = Arc::new(Compiled { document, schema });
     let mut cache = lock();
     cache.retain(|_, (held, _)| held.strong_count() > 0);
     cache
@@ -272,12 +299,12 @@ pub fn page_url(record: &AgentRecord, params: &Map<String, Value>) -> String {
 }
 
 /// Adds `data.html`, `data.markdown`, `data.headers` and `data.links` for the formats asked for.
-pub fn add_formats(data: &mut Map<String, Value>, formats: &[String], title: &str, url: &str) {
+fn add_formats(data: &mut IndexMap<String, Written>, formats: &[String], title: &str, url: &str) {
     let wants = |f: &str| formats.iter().any(|x| x == f);
     if !FORMATS.iter().any(|f| wants(f)) {
         return;
     }
-    let parsing = data.get("parsing").unwrap_or(&Value::Null);
+    let parsing = data.get("parsing").unwrap_or(&Written::Null);
     let mut lines = Vec::new();
     if wants("html") || wants("markdown") {
         flatten("", parsing, &mut lines);
@@ -298,7 +325,7 @@ pub fn add_formats(data: &mut Map<String, Value>, formats: &[String], title: &st
                     .iter()
                     .map(|l| format!("<a href=\"{}\">{}</a>", escape(l), escape(l)))
                     .collect();
-                json!(format!(
+                Written::String(format!(
                     "<!doctype html><html><head><title>{t}</title></head><body><h1>{t}</h1><ul>{items}</ul><nav>{anchors}</nav></body></html>",
                     t = escape(title)
                 ))
@@ -308,14 +335,17 @@ pub fn add_formats(data: &mut Map<String, Value>, formats: &[String], title: &st
                 for (k, v) in &lines {
                     md.push_str(&format!("- **{k}**: {v}\n"));
                 }
-                json!(md)
+                Written::String(md)
             }
-            "headers" => json!({
-                "content-type": "text/html; charset=utf-8",
-                "cache-control": "max-age=0, private",
-                "server": "agents-emulator",
-            }),
-            "links" => json!(links),
+            "headers" => object(
+                [
+                    ("content-type", "text/html; charset=utf-8"),
+                    ("cache-control", "max-age=0, private"),
+                    ("server", "agents-emulator"),
+                ]
+                .map(|(name, value)| (name, Written::String(value.to_owned()))),
+            ),
+            "links" => Written::Array(links.iter().cloned().map(Written::String).collect()),
             _ => continue,
         };
         added.push((f.clone(), value));
@@ -323,9 +353,9 @@ pub fn add_formats(data: &mut Map<String, Value>, formats: &[String], title: &st
     data.extend(added);
 }
 
-fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+fn flatten(prefix: &str, v: &Written, out: &mut Vec<(String, String)>) {
     match v {
-        Value::Object(m) => {
+        Written::Object(m) => {
             for (k, v) in m {
                 let key = if prefix.is_empty() {
                     k.clone()
@@ -335,25 +365,25 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
                 flatten(&key, v, out);
             }
         }
-        Value::Array(items) => {
+        Written::Array(items) => {
             for (i, v) in items.iter().enumerate() {
                 flatten(&format!("{prefix}[{i}]"), v, out);
             }
         }
-        Value::String(s) => out.push((prefix.to_owned(), s.clone())),
+        Written::String(s) => out.push((prefix.to_owned(), s.clone())),
         other => out.push((prefix.to_owned(), other.to_string())),
     }
 }
 
-fn collect_links(v: &Value, out: &mut Vec<String>) {
+fn collect_links(v: &Written, out: &mut Vec<String>) {
     match v {
-        Value::String(s)
+        Written::String(s)
             if (s.starts_with("https://") || s.starts_with("http://")) && !out.contains(s) =>
         {
             out.push(s.clone());
         }
-        Value::Array(items) => items.iter().for_each(|v| collect_links(v, out)),
-        Value::Object(m) => m.values().for_each(|v| collect_links(v, out)),
+        Written::Array(items) => items.iter().for_each(|v| collect_links(v, out)),
+        Written::Object(m) => m.values().for_each(|v| collect_links(v, out)),
         _ => {}
     }
 }

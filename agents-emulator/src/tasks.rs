@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use agents_schema::Json as Written;
 use axum::extract::State as AxState;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
@@ -88,7 +89,7 @@ pub(crate) async fn results(
     AxState(state): AxState<Shared>,
     Extension(ctx): Extension<Ctx>,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Written>, ApiError> {
     let t = find_task(&state, &ctx, &id)?;
     match (t.state(state.clock.now()), &t.end) {
         (TaskState::Pending, _) => Err(ApiError::new(
@@ -98,7 +99,7 @@ pub(crate) async fn results(
         )
         .at("task_id")),
         (_, TaskEnd::Success(spec)) => Ok(Json(spec.result(&t.id, t.created))),
-        (_, TaskEnd::Value(v)) => Ok(Json((**v).clone())),
+        (_, TaskEnd::Value(v)) => Ok(Json(Written::from(&**v))),
         (_, TaskEnd::Error(e)) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "TASK_FAILED",

@@ -372,7 +372,7 @@ pub(crate) async fn run(
     Extension(ctx): Extension<Ctx>,
     Extension(version): Extension<ApiVersion>,
     ApiJson(body): ApiJson,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Written>, ApiError> {
     let checked = check_run(&state, &ctx, version, body)?;
     Ok(Json(checked.spec.result(&ctx.task_id, state.clock.wall())))
 }

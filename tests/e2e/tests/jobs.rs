@@ -74,7 +74,18 @@ async fn a_triggered_run_writes_artifacts_in_each_format() {
             assert_eq!(c.artifact(&run.id, &results.id).await.unwrap(), *results);
             let preview = c.artifact_preview(&run.id, &results.id).await.unwrap();
             assert_eq!(preview.row_count, 3);
-            assert!(preview.columns.iter().any(|col| col == "product_title"));
+            // The columns: the input's position, then the record's fields in its schema's order.
+            let record = c.agent("retailer_a_pdp").await.unwrap();
+            let declared: Vec<&String> = record.output_schema.as_ref().unwrap().keys().collect();
+            let columns = &preview.columns;
+            assert_eq!(columns[0], "_input_index");
+            assert!(columns.len() > 50, "{columns:?}");
+            let in_schema: Vec<&String> = declared
+                .iter()
+                .copied()
+                .filter(|f| columns.contains(f))
+                .collect();
+            assert_eq!(columns[1..].iter().collect::<Vec<_>>(), in_schema);
             let bytes = c.download_artifact(&run.id, &results.id).await.unwrap();
             match format {
                 ArtifactFormat::Jsonl => {
@@ -89,16 +100,22 @@ async fn a_triggered_run_writes_artifacts_in_each_format() {
                 ArtifactFormat::Csv => {
                     let text = String::from_utf8(bytes.to_vec()).unwrap();
                     assert_eq!(text.lines().count(), 4, "a header and three rows");
-                    assert!(text.lines().next().unwrap().contains("product_title"));
+                    assert_eq!(text.lines().next().unwrap(), columns.join(","));
                 }
                 _ => {
-                    let reader =
+                    let read =
                         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
                             bytes.clone(),
                         )
-                        .unwrap()
-                        .build()
                         .unwrap();
+                    let names: Vec<String> = read
+                        .schema()
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().clone())
+                        .collect();
+                    assert_eq!(&names, columns);
+                    let reader = read.build().unwrap();
                     let rows: usize = reader.map(|b| b.unwrap().num_rows()).sum();
                     assert_eq!(rows, 3);
                     // And typed: the artifact's rows as the template's records.

@@ -5,6 +5,8 @@
 use agents_runtime::catalog::RetailerAPdp;
 use agents_runtime::client::publish::{Plan, TemplateSource};
 use agents_runtime::{Agent, ApiVersion, Record};
+use agents_runtime::{Delivery, RunOptions};
+use agents_schema::Json;
 use agents_test_support::workspace_root;
 use agents_tests_e2e::{client_for, emulator};
 use agents_tests_generated::json_schema::{Review, ReviewParams};
@@ -142,6 +144,63 @@ async fn a_published_template_keeps_its_properties_in_the_order_written() {
     now.insert(1, "title");
     assert_eq!(names(&c.agent("review").await.unwrap()), now);
     assert_eq!(names(&c.agent_version("review", 1).await.unwrap()), written);
+
+    // A run answers its record in that order too, and its envelope in the order the service
+    // documents, whether it is answered at once or read as a task's result.
+    let base = e.base_url().trim_end_matches('/').to_owned();
+    let http = reqwest::Client::new();
+    let params = serde_json::json!({"url": "https://shop.example/reviews/1"});
+    let body = serde_json::json!({"template": "review", "params": params, "formats": ["markdown"]});
+    let sent = http
+        .post(format!("{base}/v2/extract/templates/run"))
+        .bearer_auth(agents_tests_e2e::KEY)
+        .json(&body);
+    let answer: Json =
+        serde_json::from_str(&sent.send().await.unwrap().text().await.unwrap()).unwrap();
+    let task = c
+        .run_async_raw("review", params, &RunOptions::new(), &Delivery::new())
+        .await
+        .unwrap();
+    task.wait().await.unwrap();
+    let read = http
+        .get(format!("{base}/v2/tasks/{}/results", task.id()))
+        .bearer_auth(agents_tests_e2e::KEY);
+    let result: Json =
+        serde_json::from_str(&read.send().await.unwrap().text().await.unwrap()).unwrap();
+    let keys = |record: &Json, at: &str| -> Vec<String> {
+        let object = record.pointer(at).and_then(Json::as_object);
+        object.unwrap().keys().cloned().collect()
+    };
+    for run in [&answer, &result] {
+        let fields = keys(run, "/data/parsing");
+        let expected: Vec<String> = now
+            .iter()
+            .map(|k| k.to_string())
+            .filter(|k| fields.contains(k))
+            .collect();
+        assert!(fields.len() >= 5, "{fields:?}");
+        assert_eq!(fields, expected);
+        let envelope = [
+            "url",
+            "task_id",
+            "status",
+            "data",
+            "status_code",
+            "metadata",
+        ];
+        assert_eq!(keys(run, ""), envelope);
+    }
+    assert_eq!(keys(&answer, "/data"), ["parsing", "markdown"]);
+    // The markdown lists the fields as the record holds them.
+    let markdown = answer
+        .pointer("/data/markdown")
+        .and_then(Json::as_str)
+        .unwrap();
+    let at = |field: &str| markdown.find(&format!("**{field}**")).unwrap();
+    assert!(
+        at("stars") < at("title") && at("title") < at("headline"),
+        "{markdown}"
+    );
 
     // A text that is not JSON is named before anything is sent.
     let before = e.requests_seen(agents_tests_e2e::KEY);
@@ -369,7 +428,6 @@ async fn a_research_agent_publishes_from_its_type_once_and_changes_only_what_dif
 async fn a_research_agent_keeps_its_output_schema_in_the_order_written() {
     use agents_runtime::client::Document;
     use agents_runtime::client::research::{AgentPlan, ResearchAgentRequest, ResearchRunRequest};
-    use agents_schema::Json;
     use agents_tests_generated::json_schema::PriceCheck;
 
     let e = emulator().await;
