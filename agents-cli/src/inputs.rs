@@ -92,6 +92,21 @@ pub fn undeclared<'a>(
     if strangers.is_empty() {
         return None;
     }
+    // An agent's localization input is also a localization param: each name once.
+    let takes: std::collections::BTreeSet<&str> = record
+        .inputs()
+        .iter()
+        .map(|i| i.name.as_str())
+        .chain(COMMON_PARAMS.iter().map(|(name, _)| *name))
+        .chain(LOCALIZATION_PARAMS.iter().copied())
+        .collect();
+    let named: Vec<String> = strangers
+        .iter()
+        .map(|name| {
+            let near = agents_schema::nearest_names(name, takes.iter().copied());
+            format!("`{name}`{}", agents_schema::did_you_mean(&near))
+        })
+        .collect();
     let inputs = quoted(record.inputs().iter().map(|i| i.name.as_str()));
     let common = quoted(COMMON_PARAMS.iter().map(|(name, _)| *name));
     let (is, them) = if strangers.len() == 1 {
@@ -102,7 +117,7 @@ pub fn undeclared<'a>(
     Some(format!(
         "{} {is} of agent `{}`; {them} sent to the service as given. Its inputs: {}; every agent \
          also takes {common}",
-        quoted(strangers.iter().copied()),
+        named.join(", "),
         record.name,
         if inputs.is_empty() { "none" } else { &inputs },
     ))

@@ -85,8 +85,8 @@ async fn run_types_and_checks_params_before_sending() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "warning: `zipcode` is not an input of agent `retailer_a_pdp`; it is sent to the \
-             service as given. Its inputs: `asin`, `zip_code`;"
+            "warning: `zipcode` (did you mean `zip_code`?) is not an input of agent \
+             `retailer_a_pdp`; it is sent to the service as given. Its inputs: `asin`, `zip_code`;"
         ),
         "{err}"
     );
@@ -1192,8 +1192,9 @@ async fn a_batch_names_each_param_its_agent_does_not_declare_once() {
     assert_eq!(err.matches("warning").count(), 1, "{err}");
     assert!(
         err.contains(
-            "warning: in.jsonl: `Country`, `zipcode` are not inputs of agent `retailer_a_pdp`; \
-             they are sent to the service as given."
+            "warning: in.jsonl: `Country` (did you mean `country`?), `zipcode` (did you mean \
+             `zip_code`?) are not inputs of agent `retailer_a_pdp`; they are sent to the service \
+             as given."
         ),
         "{err}"
     );
