@@ -211,8 +211,13 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
     }
 
     outln!("");
-    outln!("inputs (`cargo agents run {} -p NAME=VALUE`):", record.name);
     let inputs = record.inputs();
+    // The call to copy: the inputs a run cannot go without, then room for the others.
+    let mut call = format!("cargo agents run {}", record.name);
+    for i in inputs.iter().filter(|i| i.required) {
+        call.push_str(&format!(" -p {}={}", i.name, i.name.to_uppercase()));
+    }
+    outln!("inputs (`{call} [-p NAME=VALUE]…`):");
     let width = inputs.iter().map(|i| i.name.len()).max().unwrap_or(0);
     for i in inputs {
         let mut notes: Vec<String> = Vec::new();

@@ -836,6 +836,13 @@ async fn list_and_describe_say_what_agents_there_are_and_what_one_takes() {
             assert!(line.contains(&rule.text), "{line}");
         }
     }
+    assert!(
+        text.contains(
+            "inputs (`cargo agents run search_engine_maps_search -p query=QUERY \
+             [-p NAME=VALUE]…`):"
+        ),
+        "{text}"
+    );
     let fields = record.output_schema.as_ref().unwrap();
     assert!(
         text.contains(&format!("output fields ({}):", fields.len())),
