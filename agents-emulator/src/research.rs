@@ -55,14 +55,14 @@ pub const EVENT_FAULTS: [(&str, &str); 1] = [(
 // The answer
 
 /// A JSON answer's leaves, as claim paths (`offers[0].price`), in document order.
-fn leaves(value: &Value, path: &str, out: &mut Vec<String>) {
+fn leaves(value: &Written, path: &str, out: &mut Vec<String>) {
     match value {
-        Value::Object(m) => {
+        Written::Object(m) => {
             for (k, v) in m {
                 leaves(v, &agents_schema::join_path(path, k), out);
             }
         }
-        Value::Array(items) => {
+        Written::Array(items) => {
             for (i, v) in items.iter().enumerate() {
                 leaves(v, &format!("{path}[{i}]"), out);
             }
@@ -93,7 +93,7 @@ fn make_content(run: &Run) -> (Value, Vec<String>) {
         if let (Some(row), Some(given)) = (row.as_object_mut(), given.as_object()) {
             for (k, v) in given {
                 row.insert(k.clone(), v.clone());
-                leaves(v, &agents_schema::join_path(at, k), pre);
+                leaves(&Written::from(v), &agents_schema::join_path(at, k), pre);
             }
         }
         row
@@ -171,8 +171,13 @@ fn claims(
             })
             .collect();
     }
+    // In the order the schema lists the fields, as a model fills them in.
+    let content = match &run.written_schema {
+        Some(schema) => Written::in_schema_order(content, schema),
+        None => Written::from(content),
+    };
     let mut paths = Vec::new();
-    leaves(content, "", &mut paths);
+    leaves(&content, "", &mut paths);
     // Shallow fields first, so a long answer's claims cover its top-level fields.
     paths.sort_by_key(|p| p.matches(['.', '[']).count());
     paths

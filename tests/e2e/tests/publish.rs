@@ -519,4 +519,22 @@ async fn a_research_agent_keeps_its_output_schema_in_the_order_written() {
         .collect();
     assert!(content.len() >= 2, "{content:?}");
     assert_eq!(content, expected);
+    // And so do the claims on its top-level fields.
+    let claims = answer
+        .pointer("/output/trust/claims")
+        .and_then(Json::as_array)
+        .unwrap();
+    let claimed: Vec<String> = claims
+        .iter()
+        .filter_map(|c| c.get("path").and_then(Json::as_str))
+        .filter(|path| !path.contains(['.', '[']))
+        .map(str::to_owned)
+        .collect();
+    let expected: Vec<String> = now
+        .iter()
+        .map(|k| k.to_string())
+        .filter(|k| claimed.contains(k))
+        .collect();
+    assert!(claimed.len() >= 2, "{claimed:?}");
+    assert_eq!(claimed, expected);
 }
