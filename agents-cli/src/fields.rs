@@ -13,7 +13,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use agents_runtime::Breach;
-use agents_schema::AgentRecord;
+use agents_schema::{AgentRecord, Json};
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::global::{Failure, Global};
@@ -47,12 +48,13 @@ pub struct Counts {
     pub breaches: BTreeMap<String, u64>,
 }
 
-/// The table: fields by name (a finished JSONL output does not keep the schema's order), the
-/// breaches of rules about a record as a whole first, under `(record)`.
+/// The table: the breaches of rules about a record as a whole first, under `(record)`, then the
+/// fields in the schema's order (the order the table was made with), then those only records
+/// name, in the order they were first seen.
 #[derive(Debug, Clone, Default)]
 pub struct Table {
     records: u64,
-    fields: BTreeMap<String, Counts>,
+    fields: IndexMap<String, Counts>,
     /// The fields the schema names, when the table knows the schema (a JSONL file read without
     /// `--agent` does not): a field outside it is one the service sent unasked.
     named: Option<BTreeSet<String>>,
@@ -62,17 +64,17 @@ pub struct Table {
 const WHOLE: &str = "(record)";
 
 impl Table {
-    /// A table whose rows start as the schema's fields, so that a field no record fills is
-    /// counted too (a JSONL output cannot say so afterwards; a Parquet one can).
+    /// A table whose rows start as the schema's fields, in that order, so that a field no
+    /// record fills is counted too (a JSONL output cannot say so afterwards; a Parquet one can).
     pub fn new<'a>(fields: impl IntoIterator<Item = &'a String>) -> Table {
-        let named: BTreeSet<String> = fields.into_iter().cloned().collect();
+        let fields: IndexMap<String, Counts> = fields
+            .into_iter()
+            .map(|f| (f.clone(), Counts::default()))
+            .collect();
         Table {
             records: 0,
-            fields: named
-                .iter()
-                .map(|f| (f.clone(), Counts::default()))
-                .collect(),
-            named: Some(named),
+            named: Some(fields.keys().cloned().collect()),
+            fields,
         }
     }
 
@@ -90,17 +92,8 @@ impl Table {
 
     /// Counts one record (its fields, without the bookkeeping columns) and its breaches.
     pub fn add(&mut self, record: &Map<String, Value>, breaches: &[Breach]) {
+        self.see(record.keys().map(String::as_str));
         self.records += 1;
-        for name in record.keys() {
-            if BOOKKEEPING.contains(&name.as_str()) {
-                continue;
-            }
-            self.fields.entry(name.clone()).or_insert_with(|| Counts {
-                // Records counted before this field was first seen did not have it.
-                empty: self.records - 1,
-                ..Counts::default()
-            });
-        }
         for (name, counts) in &mut self.fields {
             if name == WHOLE {
                 continue;
@@ -111,6 +104,24 @@ impl Table {
             }
         }
         self.count_breaches(breaches);
+    }
+
+    /// Rows for the fields of `names` the table has not seen, in that order (a record's keys
+    /// as its line wrote them: a `Map` sorts them), before the record naming them is counted.
+    fn see<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+        for name in names {
+            if BOOKKEEPING.contains(&name) || self.fields.contains_key(name) {
+                continue;
+            }
+            self.fields.insert(
+                name.to_owned(),
+                Counts {
+                    // Records counted before this field was first seen did not have it.
+                    empty: self.records,
+                    ..Counts::default()
+                },
+            );
+        }
     }
 
     /// Counts `records` records at once, with how many of them fill `field` (a column of a
@@ -132,6 +143,10 @@ impl Table {
     pub fn count_breaches(&mut self, breaches: &[Breach]) {
         for b in breaches {
             let field = b.field().unwrap_or_else(|| WHOLE.to_owned());
+            if field == WHOLE && !self.fields.contains_key(WHOLE) {
+                self.fields
+                    .shift_insert(0, field.clone(), Counts::default());
+            }
             let records = self.records;
             let counts = self.fields.entry(field).or_insert_with(|| Counts {
                 // A field only a breach names (a required one, absent) is empty so far.
@@ -248,9 +263,9 @@ pub fn from_jsonl(path: &Path, record: Option<&AgentRecord>) -> Result<Table, Fa
             continue;
         }
         let at = || format!("{} line {}", path.display(), i + 1);
-        let Value::Object(record) =
-            serde_json::from_str(&line).map_err(|e| Failure(format!("{}: not JSON: {e}", at())))?
-        else {
+        let written: Json =
+            serde_json::from_str(&line).map_err(|e| Failure(format!("{}: not JSON: {e}", at())))?;
+        let (Some(order), Value::Object(record)) = (written.as_object(), written.to_value()) else {
             return Err(Failure(format!("{}: not a JSON object", at())));
         };
         let breaches = match &schema {
@@ -261,6 +276,7 @@ pub fn from_jsonl(path: &Path, record: Option<&AgentRecord>) -> Result<Table, Fa
             }
             None => breaches_of(record.get(BREACHES), &at)?,
         };
+        table.see(order.keys().map(String::as_str));
         table.add(&record, &breaches);
     }
     Ok(table)
@@ -378,7 +394,7 @@ mod tests {
 
     #[test]
     fn fields_are_counted_filled_empty_and_by_broken_keyword() {
-        let names = ["price".to_owned(), "title".to_owned()];
+        let names = ["title".to_owned(), "price".to_owned()];
         let mut t = Table::new(&names);
         assert_eq!(t.to_string(), "0 records\n");
         let r = |v: Value| v.as_object().cloned().unwrap_or_default();
@@ -399,6 +415,14 @@ mod tests {
         assert!(t.get("_row").is_none());
         let text = t.to_string();
         assert!(text.starts_with("2 records\n"), "{text}");
+        // Rules about the whole record, then the schema's fields in its order, then the others.
+        let rows: Vec<&str> = text
+            .lines()
+            .skip(2)
+            .take(4)
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(rows, [WHOLE, "title", "price", "extra"], "{text}");
         assert!(text.contains("price"), "{text}");
         assert!(
             text.lines()
