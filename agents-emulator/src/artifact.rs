@@ -35,16 +35,16 @@ fn jsonl(rows: &[Row]) -> Vec<u8> {
 
 /// The keys of `rows`, each once, in the order the rows first name them.
 pub(crate) fn columns(rows: &[Row]) -> Vec<&str> {
-    first_named(rows.iter())
+    first_named(rows.iter()).into_iter().collect()
 }
 
 /// The keys of `objects`, each once, in the order they first name them.
-fn first_named<'a>(objects: impl Iterator<Item = &'a Row>) -> Vec<&'a str> {
+fn first_named<'a>(objects: impl Iterator<Item = &'a Row>) -> indexmap::IndexSet<&'a str> {
     let mut seen = indexmap::IndexSet::new();
     for object in objects {
         seen.extend(object.keys().map(String::as_str));
     }
-    seen.into_iter().collect()
+    seen
 }
 
 fn csv(rows: &[Row]) -> Result<Vec<u8>, String> {
@@ -72,7 +72,6 @@ pub const FORMATS: &[&str] = &[
 
 #[cfg(feature = "parquet")]
 fn parquet(rows: &[Row]) -> Result<Vec<u8>, String> {
-    use arrow_schema::{DataType, Schema};
     let values: Vec<serde_json::Value> = rows
         .iter()
         .map(|row| {
@@ -82,18 +81,8 @@ fn parquet(rows: &[Row]) -> Result<Vec<u8>, String> {
     let inferred = arrow_json::reader::infer_json_schema_from_iterator(values.iter().map(Ok))
         .map_err(|e| format!("cannot infer a schema: {e}"))?;
     // The inference reads `Value`s, which sort their keys: the fields go back in the rows' order.
-    let top = rows
-        .iter()
-        .map(|row| Written::Object(row.clone()))
-        .collect::<Vec<_>>();
-    let schema = match in_rows_order(
-        &DataType::Struct(inferred.fields().clone()),
-        top.iter().collect(),
-    ) {
-        DataType::Struct(fields) => Schema::new(fields),
-        _ => inferred,
-    };
-    let schema = Arc::new(schema);
+    let fields = in_rows_order(inferred.fields(), rows.iter().collect());
+    let schema = Arc::new(arrow_schema::Schema::new(fields));
     let text = jsonl(rows);
     let reader = arrow_json::ReaderBuilder::new(schema.clone())
         .with_batch_size(1_024)
@@ -113,32 +102,41 @@ fn parquet(rows: &[Row]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// `ty` inferred from `examples` (the values at its place), its struct fields in the order the
-/// examples first name them, at every depth.
+/// The `fields` inferred from `objects`, in the order the objects first name them, and so on
+/// at every depth.
 #[cfg(feature = "parquet")]
-fn in_rows_order(ty: &arrow_schema::DataType, examples: Vec<&Written>) -> arrow_schema::DataType {
-    use arrow_schema::{DataType, Field, Fields};
+fn in_rows_order(fields: &arrow_schema::Fields, objects: Vec<&Row>) -> arrow_schema::Fields {
+    let order = first_named(objects.iter().copied());
+    let rank = |name: &str| order.get_index_of(name).unwrap_or(order.len());
+    let mut sorted: Vec<_> = fields.iter().collect();
+    sorted.sort_by_key(|f| rank(f.name()));
+    sorted
+        .into_iter()
+        .map(|f| {
+            let below = objects.iter().filter_map(|o| o.get(f.name())).collect();
+            arrow_schema::Field::clone(f).with_data_type(type_in_rows_order(f.data_type(), below))
+        })
+        .collect()
+}
+
+/// `ty` inferred from `examples` (the values at its place), its struct fields in the order the
+/// examples first name them.
+#[cfg(feature = "parquet")]
+fn type_in_rows_order(
+    ty: &arrow_schema::DataType,
+    examples: Vec<&Written>,
+) -> arrow_schema::DataType {
+    use arrow_schema::{DataType, Field};
     match ty {
         DataType::Struct(fields) => {
-            let objects: Vec<&Row> = examples
+            let objects = examples
                 .iter()
                 .filter_map(|e| match e {
                     Written::Object(o) => Some(o),
                     _ => None,
                 })
                 .collect();
-            let order = first_named(objects.iter().copied());
-            let rank = |name: &str| order.iter().position(|k| *k == name).unwrap_or(order.len());
-            let mut sorted: Vec<_> = fields.iter().collect();
-            sorted.sort_by_key(|f| rank(f.name()));
-            let fields: Fields = sorted
-                .into_iter()
-                .map(|f| {
-                    let below = objects.iter().filter_map(|o| o.get(f.name())).collect();
-                    Field::clone(f).with_data_type(in_rows_order(f.data_type(), below))
-                })
-                .collect();
-            DataType::Struct(fields)
+            DataType::Struct(in_rows_order(fields, objects))
         }
         DataType::List(item) => {
             let items = examples
@@ -149,7 +147,8 @@ fn in_rows_order(ty: &arrow_schema::DataType, examples: Vec<&Written>) -> arrow_
                 })
                 .flatten()
                 .collect();
-            let item = Field::clone(item).with_data_type(in_rows_order(item.data_type(), items));
+            let item =
+                Field::clone(item).with_data_type(type_in_rows_order(item.data_type(), items));
             DataType::List(Arc::new(item))
         }
         other => other.clone(),
