@@ -60,6 +60,11 @@ pub struct Table {
     named: Option<BTreeSet<String>>,
 }
 
+/// What reads a job's results, for messages about a file that is not a batch's output.
+pub const JOB_RESULTS: &str = "a job's results are counted and checked as JSON lines: create \
+                                the job with `--format jsonl`, then run `cargo agents fields \
+                                FILE.jsonl --agent TEMPLATE`";
+
 /// The row of rules about the record as a whole (`required`, `minProperties`, a root `oneOf`).
 const WHOLE: &str = "(record)";
 
@@ -300,7 +305,7 @@ fn csv_table(input: impl std::io::Read, name: &dyn fmt::Display) -> Result<Table
     };
     if !header.iter().any(|h| h == ROW) {
         return Err(Failure(format!(
-            "{name}: no `{ROW}` column; read an output of `cargo agents batch`"
+            "{name}: no `{ROW}` column, so not an output of `cargo agents batch`; {JOB_RESULTS}"
         )));
     }
     let mut table = Table::new(

@@ -229,8 +229,9 @@ async fn fields_of(
         Some(_) => {
             return Err(Failure(format!(
                 "{}: --agent checks the records of a JSONL file; a CSV or Parquet output of \
-                 `batch` carries its breaches already (read it without --agent)",
-                out.display()
+                 `batch` carries its breaches already (read it without --agent), and {}",
+                out.display(),
+                fields::JOB_RESULTS
             )));
         }
     };
