@@ -129,22 +129,13 @@ fn type_in_rows_order(
     use arrow_schema::{DataType, Field};
     match ty {
         DataType::Struct(fields) => {
-            let objects = examples
-                .iter()
-                .filter_map(|e| match e {
-                    Written::Object(o) => Some(o),
-                    _ => None,
-                })
-                .collect();
+            let objects = examples.iter().filter_map(|e| e.as_object()).collect();
             DataType::Struct(in_rows_order(fields, objects))
         }
         DataType::List(item) => {
             let items = examples
                 .iter()
-                .filter_map(|e| match e {
-                    Written::Array(items) => Some(items),
-                    _ => None,
-                })
+                .filter_map(|e| e.as_array())
                 .flatten()
                 .collect();
             let item =
