@@ -276,7 +276,7 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
 
 /// `minimum 0; maximum 5; required ["a","b"]`, each value cut to a line. Keywords of `$`
 /// (`$schema`, `$id`, `$defs`) name and hold schemas rather than say what a value must be.
-fn rules_text(rules: &serde_json::Map<String, Value>) -> String {
+fn rules_text(rules: &indexmap::IndexMap<String, Value>) -> String {
     rules
         .iter()
         .filter(|(k, _)| !k.starts_with('$'))

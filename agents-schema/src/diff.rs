@@ -157,8 +157,8 @@ fn fields(
 /// short enough to read on a line.
 fn rule_changes(
     path: &str,
-    old: &serde_json::Map<String, serde_json::Value>,
-    new: &serde_json::Map<String, serde_json::Value>,
+    old: &IndexMap<String, serde_json::Value>,
+    new: &IndexMap<String, serde_json::Value>,
     out: &mut Vec<Change>,
 ) {
     const SHORT: usize = 60;

@@ -317,8 +317,9 @@ impl FieldSchema {
     /// The keywords of this schema that constrain a value, as written (`minimum`, `pattern`,
     /// `required`, `$defs`, …): everything but its type, its properties and items (schemas of
     /// their own) and annotations (`title`, `description`, `examples`, `default`, …). A whole
-    /// bound reads `0`, not `0.0`.
-    pub fn rules(&self) -> Map<String, Value> {
+    /// bound reads `0`, not `0.0`. In the order this type holds them (bounds lower before
+    /// upper), as messages list them.
+    pub fn rules(&self) -> IndexMap<String, Value> {
         const NOT_RULES: [&str; 11] = [
             "type",
             "properties",
@@ -332,9 +333,9 @@ impl FieldSchema {
             "readOnly",
             "writeOnly",
         ];
-        let mut map = match serde_json::to_value(self) {
-            Ok(Value::Object(map)) => map,
-            _ => Map::new(),
+        let mut map: IndexMap<String, Value> = match Json::of(self) {
+            Ok(Json::Object(map)) => map.into_iter().map(|(k, v)| (k, v.to_value())).collect(),
+            _ => IndexMap::new(),
         };
         map.retain(|k, _| !NOT_RULES.contains(&k.as_str()));
         // Bounds are kept as floating point; `0`, not `0.0`, is how a schema writes a whole one.
