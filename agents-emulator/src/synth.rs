@@ -62,11 +62,18 @@ impl RunSpec {
             drift(record, &mut parsing, seed, 4);
         }
         let url = page_url(record, &self.params);
+        // A list agent's document describes one of the records its page lists.
+        let parsing = match &parsing {
+            Value::Array(items) if is_list(record) => Written::Array(
+                items
+                    .iter()
+                    .map(|item| Written::in_schema_order(item, &compiled.document))
+                    .collect(),
+            ),
+            other => Written::in_schema_order(other, &compiled.document),
+        };
         let mut data = IndexMap::new();
-        data.insert(
-            "parsing".to_owned(),
-            Written::in_schema_order(&parsing, &compiled.document),
-        );
+        data.insert("parsing".to_owned(), parsing);
         let title = record.display_name.as_deref().unwrap_or(&record.name);
         add_formats(&mut data, &self.formats, title, &url);
         let driver = match record.entity_type.as_deref() {

@@ -2,19 +2,84 @@
 //! What the emulator makes follows what it was given, judged by a validator nobody here wrote
 //! (the `jsonschema` crate): every template — the embedded catalog, the user's schema files of
 //! `tests/json-schema/` and the real-world corpus served as templates — keeps its schemas as
-//! written, and every record a run of it answers validates against its output schema.
+//! written, and every record a run of it answers validates against its output schema and gives
+//! its fields in the order the schema lists them.
 
+use agents_emulator::EmulatorHandle;
 use agents_runtime::{ApiVersion, Client};
+use agents_schema::Json;
 use agents_test_support::instances::Offline;
 use agents_test_support::workspace_root;
-use agents_tests_e2e::{client_for, start};
+use agents_tests_e2e::{KEY, client_for, start};
 use futures::TryStreamExt;
 use serde_json::Value;
 
 const UNCOMPILABLE: [&str; 2] = ["shop_v2", "drone_ci"];
 
+/// The order problem of one record of `template` against the `declared` properties, if any:
+/// the fields it gives must come in the order the schema lists them.
+fn order_problem(template: &str, record: &Json, declared: &[&String]) -> Option<String> {
+    let given: Vec<&String> = record.as_object()?.keys().collect();
+    let expected: Vec<&String> = declared
+        .iter()
+        .copied()
+        .filter(|k| given.contains(k))
+        .collect();
+    let listed: Vec<&String> = given.into_iter().filter(|k| declared.contains(k)).collect();
+    (listed != expected)
+        .then(|| format!("{template}: fields {listed:?}, the schema lists {expected:?}"))
+}
+
+/// The problems with the order of what a run of `template` answers, read as bytes (a client's
+/// `Value` would sort it): its records' fields against the order its served schema lists them.
+async fn order_problems(e: &EmulatorHandle, template: &str, params: &Value) -> Vec<String> {
+    let http = reqwest::Client::new();
+    let base = e.base_url().trim_end_matches('/');
+    let read = |request: reqwest::RequestBuilder| async move {
+        let text = request
+            .bearer_auth(KEY)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        serde_json::from_str::<Json>(&text).unwrap()
+    };
+    let served = read(http.get(format!("{base}/v2/extract/templates/{template}"))).await;
+    // A root that lists no properties of its own (its fields come through a `$ref` or an
+    // `allOf`) has no order to read here without resolving references: it is checked for
+    // validity only.
+    let Some(declared) = served
+        .pointer("/published_version/output_schema/properties")
+        .and_then(Json::as_object)
+    else {
+        return Vec::new();
+    };
+    let declared: Vec<&String> = declared.keys().collect();
+    let body = serde_json::json!({"template": template, "params": params});
+    let run = read(
+        http.post(format!("{base}/v2/extract/templates/run"))
+            .json(&body),
+    )
+    .await;
+    let records = match run.pointer("/data/parsing") {
+        Some(Json::Array(items)) => items.iter().collect(),
+        other => other.into_iter().collect::<Vec<_>>(),
+    };
+    records
+        .into_iter()
+        .filter_map(|r| order_problem(template, r, &declared))
+        .take(1)
+        .collect()
+}
+
 /// Every template's runs, checked; the problems, one line each.
-async fn check_every_template(c: &Client, files: Option<&std::path::Path>) -> (usize, Vec<String>) {
+async fn check_every_template(
+    e: &EmulatorHandle,
+    c: &Client,
+    files: Option<&std::path::Path>,
+) -> (usize, Vec<String>) {
     let templates: Vec<_> = c.templates().try_collect().await.unwrap();
     let mut problems = Vec::new();
     let mut checked = 0;
@@ -61,6 +126,7 @@ async fn check_every_template(c: &Client, files: Option<&std::path::Path>) -> (u
                 continue;
             }
         };
+        problems.extend(order_problems(e, &t.name, &params).await);
         for record in run.records() {
             checked += 1;
             for error in validator.iter_errors(record).take(3) {
@@ -83,7 +149,7 @@ async fn checked(dir: Option<&std::path::Path>) -> (usize, Vec<String>) {
     }
     let e = start(builder).await;
     let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
-    check_every_template(&c, dir).await
+    check_every_template(&e, &c, dir).await
 }
 
 #[tokio::test]
