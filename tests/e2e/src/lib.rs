@@ -41,6 +41,20 @@ pub fn client(emulator: &EmulatorHandle) -> Client {
     }
 }
 
+/// The answer to `request`, sent with the test key, as a tree whose objects keep the order the
+/// emulator wrote them in (a `serde_json::Value` would sort them).
+pub async fn read_in_order(request: reqwest::RequestBuilder) -> agents_schema::Json {
+    let text = match request.bearer_auth(KEY).send().await {
+        Ok(response) => response.text().await,
+        Err(e) => panic!("the request failed: {e}"),
+    };
+    match text.map(|text| (serde_json::from_str(&text), text)) {
+        Ok((Ok(tree), _)) => tree,
+        Ok((Err(e), text)) => panic!("the answer is not JSON ({e}): {text}"),
+        Err(e) => panic!("the answer did not arrive: {e}"),
+    }
+}
+
 /// Serves `app` (a server that misbehaves on purpose) on a loopback port; returns its base URL.
 pub async fn serve(app: axum::Router) -> String {
     let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {

@@ -8,7 +8,7 @@ use agents_runtime::{Agent, ApiVersion, Record};
 use agents_runtime::{Delivery, RunOptions};
 use agents_schema::Json;
 use agents_test_support::workspace_root;
-use agents_tests_e2e::{client_for, emulator};
+use agents_tests_e2e::{client_for, emulator, read_in_order};
 use agents_tests_generated::json_schema::{Review, ReviewParams};
 use serde_json::Value;
 
@@ -166,22 +166,14 @@ async fn a_published_template_keeps_its_properties_in_the_order_written() {
     let http = reqwest::Client::new();
     let params = serde_json::json!({"url": "https://shop.example/reviews/1"});
     let body = serde_json::json!({"template": "review", "params": params, "formats": ["markdown"]});
-    let sent = http
-        .post(format!("{base}/v2/extract/templates/run"))
-        .bearer_auth(agents_tests_e2e::KEY)
-        .json(&body);
-    let answer: Json =
-        serde_json::from_str(&sent.send().await.unwrap().text().await.unwrap()).unwrap();
+    let sent = http.post(format!("{base}/v2/extract/templates/run"));
+    let answer = read_in_order(sent.json(&body)).await;
     let task = c
         .run_async_raw("review", params, &RunOptions::new(), &Delivery::new())
         .await
         .unwrap();
     task.wait().await.unwrap();
-    let read = http
-        .get(format!("{base}/v2/tasks/{}/results", task.id()))
-        .bearer_auth(agents_tests_e2e::KEY);
-    let result: Json =
-        serde_json::from_str(&read.send().await.unwrap().text().await.unwrap()).unwrap();
+    let result = read_in_order(http.get(format!("{base}/v2/tasks/{}/results", task.id()))).await;
     for run in [&answer, &result] {
         let fields = keys(run, "/data/parsing");
         assert!(fields.len() >= 5, "{fields:?}");
@@ -440,15 +432,7 @@ async fn a_research_agent_keeps_its_output_schema_in_the_order_written() {
     let c = client_for(&e).api_version(ApiVersion::V2).build().unwrap();
     let base = e.base_url().trim_end_matches('/').to_owned();
     let http = reqwest::Client::new();
-    let read = |path: String| {
-        let request = http
-            .get(format!("{base}{path}"))
-            .bearer_auth(agents_tests_e2e::KEY);
-        async move {
-            let text = request.send().await.unwrap().text().await.unwrap();
-            serde_json::from_str::<Json>(&text).unwrap()
-        }
-    };
+    let read = |path: String| read_in_order(http.get(format!("{base}{path}")));
     let written = ["product", "currency", "lowest_price", "offers", "in_stock"];
 
     let made = c

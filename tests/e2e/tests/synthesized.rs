@@ -10,7 +10,7 @@ use agents_runtime::{ApiVersion, Client};
 use agents_schema::Json;
 use agents_test_support::instances::Offline;
 use agents_test_support::workspace_root;
-use agents_tests_e2e::{KEY, client_for, start};
+use agents_tests_e2e::{client_for, read_in_order, start};
 use futures::TryStreamExt;
 use serde_json::Value;
 
@@ -35,18 +35,7 @@ fn order_problem(template: &str, record: &Json, declared: &[&String]) -> Option<
 async fn order_problems(e: &EmulatorHandle, template: &str, params: &Value) -> Vec<String> {
     let http = reqwest::Client::new();
     let base = e.base_url().trim_end_matches('/');
-    let read = |request: reqwest::RequestBuilder| async move {
-        let text = request
-            .bearer_auth(KEY)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        serde_json::from_str::<Json>(&text).unwrap()
-    };
-    let served = read(http.get(format!("{base}/v2/extract/templates/{template}"))).await;
+    let served = read_in_order(http.get(format!("{base}/v2/extract/templates/{template}"))).await;
     // A root that lists no properties of its own (its fields come through a `$ref` or an
     // `allOf`) has no order to read here without resolving references: it is checked for
     // validity only.
@@ -58,7 +47,7 @@ async fn order_problems(e: &EmulatorHandle, template: &str, params: &Value) -> V
     };
     let declared: Vec<&String> = declared.keys().collect();
     let body = serde_json::json!({"template": template, "params": params});
-    let run = read(
+    let run = read_in_order(
         http.post(format!("{base}/v2/extract/templates/run"))
             .json(&body),
     )
