@@ -161,8 +161,25 @@ pub fn seed(record: &AgentRecord, params: &Map<String, Value>, pages: u32) -> u6
             .clamp(1, pages.max(1));
         p.insert(param.name.clone(), json!(page));
     }
-    // serde_json's Map is sorted by key, so this text is canonical.
-    mix(0, &format!("{}\u{0}{}", record.name, Value::Object(p)))
+    mix(
+        0,
+        &format!("{}\u{0}{}", record.name, sorted(Value::Object(p))),
+    )
+}
+
+/// The value with every object's keys in sorted order, so that its text is the same however
+/// the request wrote them. serde_json's `Map` sorts by itself only while no crate in the build
+/// turns on its `preserve_order` feature; an application embedding the emulator may.
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.into_iter().collect();
+            entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
 }
 
 /// `data.parsing` for a request with this seed: records made from the agent's whole output
@@ -406,6 +423,21 @@ pub(crate) fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_seed_does_not_depend_on_the_order_params_are_written() {
+        let record = AgentRecord::from_value(&json!({
+            "name": "shop",
+            "output_schema": {"title": {"type": "string"}}
+        }))
+        .expect("a record");
+        let params = |text: &str| serde_json::from_str::<Map<String, Value>>(text).expect("params");
+        let one = params(r#"{"asin": "B1", "localization": {"country": "US", "city": "NYC"}}"#);
+        let other = params(r#"{"localization": {"city": "NYC", "country": "US"}, "asin": "B1"}"#);
+        assert_eq!(seed(&record, &one, 1), seed(&record, &other, 1));
+        let changed = params(r#"{"asin": "B1", "localization": {"country": "US", "city": "LA"}}"#);
+        assert_ne!(seed(&record, &one, 1), seed(&record, &changed, 1));
+    }
 
     #[test]
     fn thousands_groups_and_keeps_cents() {
