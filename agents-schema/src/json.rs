@@ -435,6 +435,13 @@ impl<'de> serde::Deserialize<'de> for Json {
                 while let Some((k, v)) = map.next_entry::<String, Json>()? {
                     out.insert(k, v);
                 }
+                // With serde_json's `arbitrary_precision` on, a number comes as this map.
+                if out.len() == 1
+                    && let Some(Json::String(text)) = out.get(agents_wire::json::NUMBER_TOKEN)
+                    && let Ok(number) = text.parse()
+                {
+                    return Ok(Json::Number(number));
+                }
                 Ok(Json::Object(out))
             }
         }
@@ -451,5 +458,23 @@ pub(crate) fn kind(value: &Json) -> &'static str {
         Json::String(_) => "a string",
         Json::Array(_) => "an array",
         Json::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Json;
+
+    #[test]
+    fn a_number_serde_json_hands_over_as_a_map_is_a_number() {
+        // What serde_json gives a reader of any value with `arbitrary_precision` on.
+        let token = agents_wire::json::NUMBER_TOKEN;
+        let text = format!(r#"{{"maximum": {{"{token}": "10"}}, "x": {{"{token}": "1.5"}}}}"#);
+        let read: Json = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(read.to_string(), r#"{"maximum":10,"x":1.5}"#);
+        // Anything else with that key is an object.
+        let text = format!(r#"{{"{token}": "1", "also": 2}}"#);
+        let read: Json = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(read.as_object().map(|o| o.len()), Some(2));
     }
 }

@@ -53,10 +53,12 @@ pub mod __private {
     pub mod decode {
         pub use crate::decode::compiled;
         pub use crate::decode::ctx::{Ctx, Path};
+        pub use crate::decode::number::object_or_number;
         pub use crate::decode::rest::{Keys, add_entries, entry};
         pub use crate::decode::seed::{
             Key, KeySeed, Seed, deserialize_record, field, required, unknown,
         };
+        pub use crate::decode::{from_number, number_in};
         pub use crate::record::{put, visit};
     }
 }

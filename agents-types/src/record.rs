@@ -230,6 +230,14 @@ macro_rules! record {
                     };
                     read?;
                 }
+                if !out.unknown_fields.is_empty() {
+                    if let ::core::option::Option::Some(n) =
+                        $crate::__private::decode::number_in(&mut out.unknown_fields)
+                    {
+                        let ctx = $crate::__private::decode::Ctx { sink, path };
+                        return ::core::result::Result::Ok($crate::__private::decode::from_number(n, ctx));
+                    }
+                }
                 $($(
                     if $required {
                         $crate::__private::decode::required(

@@ -138,11 +138,10 @@ macro_rules! union_enum {
             ) -> ::core::result::Result<::core::option::Option<Self>, A::Error> {
                 $(
                     if <$ty as $crate::decode::Decode>::EXPECTED == $crate::decode::Expected::Object {
-                        return <$ty as $crate::decode::Decode>::from_map(map, ctx)
-                            .map(|v| v.map(Self::$variant));
+                        return $crate::__private::decode::object_or_number(map, ctx, Self::$variant);
                     }
                 )+
-                ctx.reject_map(Self::EXPECTED, map)
+                ctx.reject_map(map)
             }
         }
 

@@ -1,7 +1,9 @@
 //! How the service's JSON is read and named: text nested deeper than serde_json's 128 levels,
 //! up to [`MAX_DEPTH`], read without overflowing the stack (on a thread of its own with room for
 //! that depth; deeper text is refused with its depth named), the JSON path of the value a
-//! reading error stopped in ([`path_at`]), and a value's kind as messages say it ([`kind`]).
+//! reading error stopped in ([`path_at`]), a value's kind as messages say it ([`kind`]), and
+//! the key serde_json spells a number with when its `arbitrary_precision` is on
+//! ([`NUMBER_TOKEN`]).
 //! The generator's record loader and the client's answers both read through this, so each
 //! reads what the other does.
 
@@ -25,6 +27,12 @@ pub fn kind(v: &serde_json::Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+/// The one key of the map serde_json hands a visitor in place of a number when its
+/// `arbitrary_precision` feature is on (any crate in a build may turn it on): the value is the
+/// number's text. Only serde_json's own `Number` and `Value` read that map back as a number, so
+/// every reader of ours that asks for any value (`deserialize_any`) looks for this key too.
+pub const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// serde_json's own limit, past which [`from_str`] reads on a thread of its own.
 const SERDE_JSON_DEPTH: usize = 128;

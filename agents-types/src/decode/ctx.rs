@@ -4,8 +4,8 @@
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{MapAccess, SeqAccess};
+use serde::de::SeqAccess;
+use serde::de::value::SeqAccessDeserializer;
 use serde_json::Value;
 
 use super::mismatch::{Expected, Mismatch};
@@ -81,17 +81,6 @@ impl Ctx<'_, '_> {
         seq: A,
     ) -> Result<Option<T>, A::Error> {
         let found = Value::deserialize(SeqAccessDeserializer::new(seq))?;
-        self.record(expected, found, false);
-        Ok(None)
-    }
-
-    /// Captures an object that was not expected here and records it as a mismatch.
-    pub fn reject_map<'de, A: MapAccess<'de>, T>(
-        mut self,
-        expected: Expected,
-        map: A,
-    ) -> Result<Option<T>, A::Error> {
-        let found = Value::deserialize(MapAccessDeserializer::new(map))?;
         self.record(expected, found, false);
         Ok(None)
     }

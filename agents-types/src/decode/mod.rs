@@ -24,9 +24,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 pub use agents_check::{Breach, Instance, Schema};
+pub(crate) use agents_wire::json::NUMBER_TOKEN;
 
 pub(crate) mod ctx;
 mod mismatch;
+pub(crate) mod number;
 pub(crate) mod rest;
 pub(crate) mod seed;
 
@@ -77,12 +79,91 @@ pub trait Decode: Sized {
         map: A,
         ctx: Ctx<'_, '_>,
     ) -> Result<Option<Self>, A::Error> {
-        ctx.reject_map(Self::EXPECTED, map)
+        ctx.reject_map(map)
     }
     /// A JSON `null` inside an array, where it cannot be represented (`Value` keeps it).
     fn from_null_item() -> Option<Self> {
         None
     }
+}
+
+/// What becomes of a value a type does not take as it was sent. Beside the trait because every
+/// impl's default `from_map` goes through `reject_map`, which must first see whether the map is
+/// a number in disguise: with serde_json's `arbitrary_precision` on (any crate in a program's
+/// build may turn it on, and it is then on for every crate), serde_json hands each number to a
+/// reader of any value, as every [`Seed`](seed::Seed) is, as the one-entry map
+/// `{NUMBER_TOKEN: "its text"}`. Such a map decodes with the calls and mismatches a number read
+/// as one gets, so a record decodes alike with the feature on or off.
+impl Ctx<'_, '_> {
+    /// Captures an object that `T` does not take and records it as a mismatch, unless it is a
+    /// number serde_json handed over as a map (see [`from_number`]), which `T` is
+    /// given as a number.
+    pub fn reject_map<'de, A: MapAccess<'de>, T: Decode>(
+        self,
+        map: A,
+    ) -> Result<Option<T>, A::Error> {
+        let found = match Value::deserialize(MapAccessDeserializer::new(map))? {
+            // serde_json's `Value` reads its token itself when `arbitrary_precision` is on.
+            Value::Number(n) => return Ok(from_number::<T>(n, self)),
+            Value::Object(mut object) => match number_in(&mut object) {
+                Some(n) => return Ok(from_number::<T>(n, self)),
+                None => Value::Object(object),
+            },
+            other => other,
+        };
+        Ok(self.reject_value::<T>(found))
+    }
+
+    /// Records `found`, which `T` does not take, as a mismatch: nothing is decoded.
+    pub fn reject_value<T: Decode>(mut self, found: Value) -> Option<T> {
+        self.record(T::EXPECTED, found, false);
+        None
+    }
+
+    /// What a value that did not decode as itself leaves: the coerced value with its mismatch,
+    /// or nothing with one. `raw` is the value as sent.
+    pub fn settle<T: Decode>(mut self, outcome: Outcome<T>, raw: Value) -> Option<T> {
+        match outcome {
+            Outcome::Exact(v) => Some(v),
+            Outcome::Coerced(v) => {
+                self.record(T::EXPECTED, raw, true);
+                Some(v)
+            }
+            Outcome::Rejected => {
+                self.record(T::EXPECTED, raw, false);
+                None
+            }
+        }
+    }
+}
+
+/// The number an object stands for: serde_json's token as its only key, the number's text as
+/// its value. Taken out of `object` when found. (Generated code reaches it as
+/// `__private::decode`.)
+#[doc(hidden)]
+pub fn number_in(object: &mut Map<String, Value>) -> Option<serde_json::Number> {
+    if object.len() != 1 {
+        return None;
+    }
+    let number = object.get(NUMBER_TOKEN)?.as_str()?.parse().ok()?;
+    object.clear();
+    Some(number)
+}
+
+/// What `T` makes of a number that arrived as a map: what the seed makes of one read as a
+/// number (`u64`, else `i64`, else `f64`, as serde_json visits them), with the same mismatch.
+#[doc(hidden)]
+pub fn from_number<T: Decode>(number: serde_json::Number, ctx: Ctx<'_, '_>) -> Option<T> {
+    let outcome = if let Some(u) = number.as_u64() {
+        T::from_u64(u)
+    } else if let Some(i) = number.as_i64() {
+        T::from_i64(i)
+    } else if let Some(f) = number.as_f64() {
+        T::from_f64(f)
+    } else {
+        Outcome::Rejected
+    };
+    ctx.settle(outcome, Value::Number(number))
 }
 
 /// A generated output record: an object with declared fields, unknown fields, mismatches and
@@ -474,9 +555,13 @@ impl Decode for Map<String, Value> {
     const EXPECTED: Expected = Expected::Object;
     fn from_map<'de, A: MapAccess<'de>>(
         map: A,
-        _ctx: Ctx<'_, '_>,
+        ctx: Ctx<'_, '_>,
     ) -> Result<Option<Self>, A::Error> {
-        Map::deserialize(MapAccessDeserializer::new(map)).map(Some)
+        let mut object = Map::deserialize(MapAccessDeserializer::new(map))?;
+        Ok(match number_in(&mut object) {
+            Some(n) => from_number::<Self>(n, ctx),
+            None => Some(object),
+        })
     }
 }
 

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::ctx::{Ctx, Path};
 use super::seed::{Seed, rejected};
-use super::{Decode, Mismatch};
+use super::{Decode, Mismatch, NUMBER_TOKEN};
 
 /// Which keys a typed map takes: those a pattern matches (compiled on first use, as the checks
 /// compile a `pattern`), or with an empty pattern every key the fields before it left.
@@ -29,14 +29,17 @@ impl Keys {
     }
 
     /// True when the map takes `key`. A pattern that does not compile takes none (the
-    /// generator warned of it, with its JSON pointer).
+    /// generator warned of it, with its JSON pointer). serde_json's token for a number sent as
+    /// a map is left to `unknown_fields`, where the record finds it (see
+    /// [`number_in`](super::number_in)).
     pub fn matches(&self, key: &str) -> bool {
-        self.source.is_empty()
-            || self
-                .pattern
-                .get_or_init(|| agents_check::Pattern::new(self.source))
-                .as_ref()
-                .is_some_and(|p| p.is_match(key))
+        key != NUMBER_TOKEN
+            && (self.source.is_empty()
+                || self
+                    .pattern
+                    .get_or_init(|| agents_check::Pattern::new(self.source))
+                    .as_ref()
+                    .is_some_and(|p| p.is_match(key)))
     }
 }
 

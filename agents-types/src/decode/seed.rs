@@ -10,10 +10,12 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::ctx::{Ctx, Path};
-use super::{Decode, Expected, Mismatch, Outcome, Parsing, Record};
+use super::{
+    Decode, Expected, Mismatch, NUMBER_TOKEN, Outcome, Parsing, Record, from_number, number_in,
+};
 
 /// Decodes one value of type `T` at a path, recording mismatches; `None` for absent values.
 pub struct Seed<'s, 'p, T> {
@@ -106,18 +108,8 @@ impl<'s, 'p, T: Decode> Seed<'s, 'p, T> {
     /// or nothing with one. `raw` is the value as sent. Each `visit_*` matches `Exact` itself
     /// and calls this only otherwise, so the common path builds no `Value`, and a program
     /// compiles one of these per type rather than a closure and its caller per visit and type.
-    fn settle(mut self, outcome: Outcome<T>, raw: Value) -> Option<T> {
-        match outcome {
-            Outcome::Exact(v) => Some(v),
-            Outcome::Coerced(v) => {
-                self.ctx.record(T::EXPECTED, raw, true);
-                Some(v)
-            }
-            Outcome::Rejected => {
-                self.ctx.record(T::EXPECTED, raw, false);
-                None
-            }
-        }
+    fn settle(self, outcome: Outcome<T>, raw: Value) -> Option<T> {
+        self.ctx.settle(outcome, raw)
     }
 }
 
@@ -442,7 +434,21 @@ impl<T: Decode> Decode for BTreeMap<String, T> {
     ) -> Result<Option<Self>, A::Error> {
         let Ctx { sink, path } = ctx;
         let mut out = BTreeMap::new();
+        let mut first = true;
         while let Some(key) = map.next_key::<String>()? {
+            if std::mem::take(&mut first) && key == NUMBER_TOKEN {
+                // Either a number serde_json handed over as a map, or an object to keep whole.
+                let mut object = Map::new();
+                object.insert(key, map.next_value()?);
+                while let Some((k, v)) = map.next_entry()? {
+                    object.insert(k, v);
+                }
+                let ctx = Ctx { sink, path };
+                return Ok(match number_in(&mut object) {
+                    Some(n) => from_number::<Self>(n, ctx),
+                    None => ctx.reject_value::<Self>(Value::Object(object)),
+                });
+            }
             let seed = Seed::<T>::entry(&mut *sink, &path, &key);
             if let Some(value) = map.next_value_seed(seed)? {
                 out.insert(key, value);
