@@ -37,7 +37,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .into_record()
         .ok_or("retailer_a_pdp gave no record")?;
     let title = product.product_title.ok_or("no product_title")?;
-    println!("catalog  retailer_a_pdp: {title} at {:?} USD", product.web_price);
+    println!(
+        "catalog  retailer_a_pdp: {title} at {:?} USD",
+        product.web_price
+    );
 
     // agent!.
     let recipe = client
@@ -60,7 +63,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?
         .into_record()
         .ok_or("shop_page gave no record")?;
-    println!("build.rs shop_page: {:?} rated {:?}", shop.title, shop.rating);
+    println!(
+        "build.rs shop_page: {:?} rated {:?}",
+        shop.title, shop.rating
+    );
     match client.run(shop::ShopPageParams::new("short")).await {
         Err(Error::Validation(e)) => println!("         refused before sending: {e}"),
         other => return Err(format!("expected a validation error, got {other:?}").into()),
@@ -75,5 +81,36 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("catalog  {public} public agents");
 
     emulator.shutdown().await;
+    numbers_read_exactly()?;
+    Ok(())
+}
+
+/// A number the service sends is the number the record holds, in a program that links nothing
+/// but the SDK (in the SDK's own workspace, test crates turn the same serde_json feature on for
+/// everything): the shortest texts of 10,000 doubles below 100,000, as a coordinate or a
+/// computed score is written, each the `f64` Rust's own parser reads from it.
+fn numbers_read_exactly() -> Result<(), Box<dyn std::error::Error>> {
+    use agents_runtime::catalog::RetailerAPdp;
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut off = Vec::new();
+    for _ in 0..10_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let sent = (state >> 11) as f64 / (1u64 << 53) as f64 * 100_000.0;
+        let body = format!(r#"{{"web_price": {sent}}}"#);
+        let record: RetailerAPdp = agents_runtime::decode::from_slice(body.as_bytes())?;
+        if record.web_price.map(f64::to_bits) != Some(sent.to_bits()) {
+            off.push(format!("{sent} read as {:?}", record.web_price));
+        }
+    }
+    if let Some(first) = off.first() {
+        return Err(format!(
+            "{} of 10,000 numbers read inexactly, e.g. {first}",
+            off.len()
+        )
+        .into());
+    }
+    println!("numbers  10,000 read exactly");
     Ok(())
 }
