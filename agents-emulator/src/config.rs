@@ -86,6 +86,8 @@ pub enum Fault {
     Truncate,
     /// Send a 200 whose body is not JSON.
     Malformed,
+    /// Send the answer with its longest string cut between the halves of a character.
+    SplitCharacter,
     /// Serve agent data with some fields of the wrong type (see `synth::drift`).
     Drift,
     /// Wait this long before answering.
@@ -98,7 +100,7 @@ impl Fault {
     /// Every fault by its wire form (the `x-emulator-fault` header, the `--fault` flag), with what
     /// it does: the one list `--help`, [`Fault::parse`]'s errors and the README follow. `STATUS`
     /// and `MS` stand for numbers.
-    pub const TABLE: [(&'static str, &'static str); 8] = [
+    pub const TABLE: [(&'static str, &'static str); 9] = [
         (
             "STATUS",
             "answer this status (400-599) with a JSON error body; 500, 501 and 555 carry the \
@@ -115,6 +117,11 @@ impl Fault {
         ("truncate", "answer 200 with the JSON body cut in half"),
         ("malformed", "answer 200 with a body that is not JSON"),
         (
+            "split-character",
+            "end the answer's longest string with half a character (an unpaired `\\ud83d`), as a \
+             JavaScript service that cuts text by length sends it",
+        ),
+        (
             "drift",
             "serve agent data with some fields of the wrong type",
         ),
@@ -126,11 +133,12 @@ impl Fault {
     ];
 
     /// The faults without a number, each spelled by its [`Display`](fmt::Display).
-    const NAMED: [Fault; 6] = [
+    const NAMED: [Fault; 7] = [
         Fault::RateLimited,
         Fault::Reset,
         Fault::Truncate,
         Fault::Malformed,
+        Fault::SplitCharacter,
         Fault::Drift,
         Fault::Panic,
     ];
@@ -165,6 +173,7 @@ impl fmt::Display for Fault {
             Fault::Reset => f.write_str("reset"),
             Fault::Truncate => f.write_str("truncate"),
             Fault::Malformed => f.write_str("malformed"),
+            Fault::SplitCharacter => f.write_str("split-character"),
             Fault::Drift => f.write_str("drift"),
             Fault::Latency(d) => write!(f, "latency={}", d.as_millis()),
             Fault::Panic => f.write_str("panic"),

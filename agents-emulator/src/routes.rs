@@ -325,6 +325,7 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
             Fault::Reset => after = Some(Corruption::Reset),
             Fault::Truncate => after = Some(Corruption::Truncate),
             Fault::Malformed => after = Some(Corruption::Malformed),
+            Fault::SplitCharacter => after = Some(Corruption::SplitCharacter),
         }
     }
     req.extensions_mut().insert(ctx);
@@ -342,6 +343,7 @@ enum Corruption {
     Reset,
     Truncate,
     Malformed,
+    SplitCharacter,
 }
 
 /// Damages a response after the handler made it.
@@ -371,7 +373,40 @@ async fn corrupt(resp: Response, damage: Corruption) -> Response {
             parts.status = StatusCode::OK;
             Response::from_parts(parts, Body::from("{\"url\": \"<html>not json</html>\", ]"))
         }
+        Corruption::SplitCharacter => {
+            Response::from_parts(parts, Body::from(split_character(&bytes)))
+        }
     }
+}
+
+/// The JSON text `body` with its longest string value (not a key) ending in `\ud83d`, the first
+/// half of an emoji's UTF-16 pair without the second; the text as it was when it has none.
+fn split_character(body: &[u8]) -> Vec<u8> {
+    let mut longest: Option<(usize, usize)> = None;
+    let (mut start, mut escaped) = (None, false);
+    for (i, &b) in body.iter().enumerate() {
+        match (start, escaped, b) {
+            (Some(_), true, _) => escaped = false,
+            (Some(_), false, b'\\') => escaped = true,
+            (Some(open), false, b'"') => {
+                start = None;
+                let key = body[i + 1..]
+                    .iter()
+                    .find(|b| !b.is_ascii_whitespace())
+                    .is_some_and(|b| *b == b':');
+                if !key && longest.is_none_or(|(s, e)| e - s < i - open) {
+                    longest = Some((open, i));
+                }
+            }
+            (None, _, b'"') => start = Some(i),
+            _ => {}
+        }
+    }
+    let mut out = body.to_vec();
+    if let Some((_, close)) = longest {
+        out.splice(close..close, br"\ud83d".iter().copied());
+    }
+    out
 }
 
 /// Adds a fault rule for `key` (used by the handle).
@@ -380,4 +415,19 @@ pub(crate) fn inject(state: &State, key: &str, fault: Fault, times: Option<u32>)
         .entry(key.to_owned())
         .or_default()
         .push(FaultRule { fault, times });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_character_cuts_the_longest_string_value_only() {
+        let body = br#"{"a longer key than any value": "short", "data": {"title": "a \"longer\" title", "k": "v"}}"#;
+        let cut = String::from_utf8(split_character(body)).unwrap();
+        assert!(serde_json::from_str::<serde_json::Value>(&cut).is_err());
+        let text = std::str::from_utf8(body).unwrap();
+        assert_eq!(cut, text.replace(r#"title", "k""#, r#"title\ud83d", "k""#));
+        assert_eq!(split_character(b"[1, 2]"), b"[1, 2]");
+    }
 }

@@ -149,6 +149,48 @@ pub fn from_str<T: DeserializeOwned + Send>(text: &str) -> Result<T, DeepError> 
     deep.map_err(DeepError::from)
 }
 
+/// Deserializes `bytes` as [`from_slice`] does, except that strings holding an unpaired UTF-16
+/// surrogate escape (`"…\ud83d"`, text cut between the halves of a character), which
+/// serde_json refuses, are read with U+FFFD in its place ([`repairing`]). For answers of the
+/// service, where one such string would otherwise cost every field of the record; a document
+/// a user wrote (a schema) is read with [`from_slice`], which refuses it.
+pub fn from_slice_lossy<T: DeserializeOwned + Send>(bytes: &[u8]) -> Result<T, DeepError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => repairing(text, from_str),
+        Err(e) => Err(not_utf8(bytes, &e).into()),
+    }
+}
+
+/// `read(text)`; when that fails and `text` holds unpaired UTF-16 surrogate escapes,
+/// `read` of the text with each written as `\ufffd` (U+FFFD, the replacement character, as
+/// `String::from_utf16_lossy` reads one), and a warning (`tracing`) naming the JSON path of each
+/// string repaired. A document without one costs nothing more: it is only looked for after a
+/// failure. The repaired text is as long as the text, so an error it still has is placed where
+/// it is in the text sent.
+pub fn repairing<T, E>(text: &str, read: impl Fn(&str) -> Result<T, E>) -> Result<T, E> {
+    let error = match read(text) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    let Some((fixed, at)) = crate::surrogates::repair(text) else {
+        return Err(error);
+    };
+    let value = read(&fixed)?;
+    tracing::warn!(
+        strings = %strings_at(text, &at).join(", "),
+        "unpaired UTF-16 surrogate escapes (text cut between the halves of a character) read as \
+         U+FFFD, the replacement character"
+    );
+    Ok(value)
+}
+
+/// The JSON paths of the strings holding byte offsets `at` of `text`, each once.
+fn strings_at(text: &str, at: &[usize]) -> Vec<String> {
+    let mut paths: Vec<String> = at.iter().map(|&i| path_to(text.as_bytes(), i)).collect();
+    paths.dedup();
+    paths
+}
+
 /// `T` from all of `text`, serde_json's depth limit lifted or not.
 fn read<T: DeserializeOwned>(text: &str, unlimited: bool) -> serde_json::Result<T> {
     let mut de = serde_json::Deserializer::from_str(text);
@@ -201,15 +243,6 @@ pub fn not_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> serde_json::Error {
 /// its object short of a field, names that value; one raised between values, such as trailing
 /// text, names the array or object around them.
 pub fn path_at(text: &[u8], line: usize, column: usize) -> String {
-    enum Frame {
-        /// An object, and the key whose value is open (its span in `text`).
-        Object {
-            key: Option<(usize, usize)>,
-            in_key: bool,
-        },
-        /// An array, the position of the value being read, and whether it has begun.
-        Array { index: usize, begun: bool },
-    }
     let mut end = offset(text, line, column).min(text.len());
     // An array or object of the wrong type is reported before its bracket, unread. An error
     // about a byte serde_json only peeked at (`peek_error`) is placed after it though, so a
@@ -222,6 +255,22 @@ pub fn path_at(text: &[u8], line: usize, column: usize) -> String {
     {
         end -= 1;
     }
+    path_to(text, end)
+}
+
+/// The JSON path of the value open at byte `end` of `text` (a string's when `end` is inside
+/// one), as [`path_at`] writes it.
+fn path_to(text: &[u8], end: usize) -> String {
+    enum Frame {
+        /// An object, and the key whose value is open (its span in `text`).
+        Object {
+            key: Option<(usize, usize)>,
+            in_key: bool,
+        },
+        /// An array, the position of the value being read, and whether it has begun.
+        Array { index: usize, begun: bool },
+    }
+    let end = end.min(text.len());
     let mut stack: Vec<Frame> = Vec::new();
     let mut i = 0;
     while i < end {
@@ -348,12 +397,59 @@ fn strip_position(message: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Where the test's subscriber writes.
+    struct Sink(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
     fn nested(levels: usize) -> String {
         let mut text = String::from("\"[{not brackets}]\"");
         for _ in 0..levels {
             text = format!("{{\"inner\": [{text}]}}");
         }
         text
+    }
+
+    #[test]
+    fn a_string_cut_between_the_halves_of_a_character_is_read_and_named() {
+        let text =
+            r#"{"a": {"b": ["ok", "cut \ud83d", "\ud83d\ude00"]}, "c\ud800": "\udc00x\udc00"}"#;
+        assert!(from_slice::<serde_json::Value>(text.as_bytes()).is_err());
+        // The only test that reaches the warning's call site, so its subscriber decides the
+        // site's interest (tracing caches it per process).
+        let logs = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&logs);
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || Sink(std::sync::Arc::clone(&sink)))
+            .with_ansi(false)
+            .finish();
+        let v: serde_json::Value = tracing::subscriber::with_default(subscriber, || {
+            from_slice_lossy(text.as_bytes()).unwrap()
+        });
+        let logs = String::from_utf8(logs.lock().unwrap().clone()).unwrap();
+        assert!(
+            logs.contains(r"WARN") && logs.contains(r"strings=a.b[1], ., c\ud800"),
+            "{logs}"
+        );
+        assert_eq!(v["a"]["b"][1], "cut \u{fffd}");
+        assert_eq!(v["a"]["b"][2], "\u{1f600}");
+        assert_eq!(v["c\u{fffd}"], "\u{fffd}x\u{fffd}");
+        let (_, at) = crate::surrogates::repair(text).unwrap();
+        // A key's repair names the object that holds it (the document here); a key that
+        // holds one is written as sent.
+        assert_eq!(strings_at(text, &at), ["a.b[1]", ".", "c\\ud800"]);
+        // Another error in the text is still an error, placed where it is in the text sent.
+        let broken = r#"{"a": "\ud800", "b": tru}"#;
+        let err = from_slice_lossy::<serde_json::Value>(broken.as_bytes()).unwrap_err();
+        assert!(matches!(err, DeepError::Json { column: 25, .. }), "{err}");
     }
 
     #[test]

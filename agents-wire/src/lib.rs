@@ -11,6 +11,7 @@
 
 pub mod endpoint;
 pub mod json;
+mod surrogates;
 pub mod words;
 
 pub use endpoint::ApiVersion;

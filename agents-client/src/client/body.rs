@@ -243,12 +243,14 @@ async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Err
 /// `agents_wire::json::MAX_DEPTH`. An error names the JSON path of the value it stopped in,
 /// found from its position (`agents_wire::json::path_at`) rather than by decoding again with
 /// path tracking, so that a program compiles one decoder of each type it reads. A leading
-/// UTF-8 byte order mark is skipped. Errs with (path, message); trailing data after the value
-/// is an error.
+/// UTF-8 byte order mark is skipped, and a string cut between the halves of a character (an
+/// unpaired `\ud83d`) is read with U+FFFD in its place and a warning naming it
+/// (`agents_wire::json::from_slice_lossy`), rather than refusing the whole answer. Errs with
+/// (path, message); trailing data after the value is an error.
 pub(crate) fn decode_body<T: DeserializeOwned + Send>(bytes: &[u8]) -> Result<T, (String, String)> {
     use agents_wire::json::{self, DeepError};
     let bytes = error::strip_bom(bytes);
-    json::from_slice::<T>(bytes).map_err(|e| match e {
+    json::from_slice_lossy::<T>(bytes).map_err(|e| match e {
         DeepError::Json {
             message,
             line,

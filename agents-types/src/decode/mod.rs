@@ -318,7 +318,10 @@ impl<'de> Deserialize<'de> for Parsing<Value> {
 /// answers: UTF-8 is checked once for the whole input and serde_json then reads it as text,
 /// rather than string by string as `serde_json::from_slice` checks it. Input that is not UTF-8
 /// is refused, as JSON text must be UTF-8, with serde_json's error saying where the first bad
-/// byte is — even inside a string that `T` would have skipped.
+/// byte is — even inside a string that `T` would have skipped. A string cut between the halves
+/// of a character (an unpaired UTF-16 surrogate escape such as `\ud83d`, which serde_json
+/// refuses and JavaScript and Python read) holds U+FFFD in its place, and a warning
+/// (`tracing`) names it, rather than the whole input being refused.
 ///
 /// ```
 /// use agents_runtime::catalog::RetailerAPdp;
@@ -326,11 +329,13 @@ impl<'de> Deserialize<'de> for Parsing<Value> {
 /// let record: RetailerAPdp = agents_runtime::decode::from_slice(br#"{"web_price": "$5"}"#)?;
 /// assert_eq!(record.web_price, Some(5.0));
 /// assert!(agents_runtime::decode::from_slice::<RetailerAPdp>(b"{\"web_price\": \"\xff\"}").is_err());
+/// let cut: RetailerAPdp = agents_runtime::decode::from_slice(br#"{"product_title": "Echo \ud83d"}"#)?;
+/// assert_eq!(cut.product_title.as_deref(), Some("Echo \u{fffd}"));
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn from_slice<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
     match std::str::from_utf8(bytes) {
-        Ok(text) => serde_json::from_str(text),
+        Ok(text) => agents_wire::json::repairing(text, |t| serde_json::from_str(t)),
         Err(e) => Err(agents_wire::json::not_utf8(bytes, &e)),
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use agents_emulator::Emulator;
+use agents_emulator::{Emulator, Fault};
 use agents_runtime::catalog::RetailerAPdpParams;
 use agents_runtime::{Error, ErrorKind, RetryPolicy};
 use agents_tests_e2e::{KEY, client_of as client, serve, start};
@@ -198,6 +198,40 @@ async fn a_byte_order_mark_before_json_is_tolerated() {
         .await
         .unwrap();
     assert_eq!(list.len(), 1);
+}
+
+/// A record whose longest string ends in half a character (`\ud83d`, which serde_json refuses
+/// and JavaScript and Python read) comes back whole, that string ending in U+FFFD.
+#[tokio::test]
+async fn a_string_cut_between_the_halves_of_a_character_costs_one_character() {
+    let e = start(Emulator::builder().rate_limit(None)).await;
+    let c = agents_tests_e2e::client_for(&e).build().unwrap();
+    let params = RetailerAPdpParams::new("B08N5WRWNW");
+    let whole = c.run(params.clone()).await.unwrap().into_record().unwrap();
+    e.inject(KEY, Fault::SplitCharacter, Some(1));
+    let cut = c.run(params).await.unwrap().into_record().unwrap();
+    let (whole, cut) = (
+        serde_json::to_value(&whole).unwrap(),
+        serde_json::to_value(&cut).unwrap(),
+    );
+    let changed: Vec<(&String, &serde_json::Value)> = cut
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, v)| whole.get(k.as_str()) != Some(v))
+        .collect();
+    let longest = whole
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter_map(|(k, v)| Some((k, v.as_str()?)))
+        .max_by_key(|(_, v)| v.len())
+        .unwrap();
+    assert_eq!(
+        changed,
+        [(longest.0, &json!(format!("{}\u{fffd}", longest.1)))],
+        "only the longest string changed"
+    );
 }
 
 #[tokio::test]
