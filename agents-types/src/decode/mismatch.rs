@@ -71,11 +71,47 @@ impl fmt::Display for Mismatch {
             (false, true) => "left empty, kept in unknown_fields",
             (false, false) => "left empty",
         };
+        // A whole number that is still refused as an integer is past the field's type, not
+        // another kind of value: said so, as "expected integer, found 18446744073709551615"
+        // reads as a contradiction.
+        let past = match (&self.expected, &self.found) {
+            (Expected::Integer, Value::Number(n))
+                if n.as_f64().is_some_and(|v| v.fract() == 0.0) =>
+            {
+                ", past the range of the field's type, i64"
+            }
+            _ => "",
+        };
         write!(
             f,
-            "{}: expected {}, found {} ({what})",
+            "{}: expected {}, found {}{past} ({what})",
             self.path, self.expected, self.found
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_integer_past_i64_is_said_to_be_past_its_range() {
+        let mismatch = |found: Value| Mismatch {
+            path: "id".into(),
+            expected: Expected::Integer,
+            found,
+            coerced: false,
+            kept: true,
+        };
+        assert_eq!(
+            mismatch(Value::from(u64::MAX)).to_string(),
+            "id: expected integer, found 18446744073709551615, past the range of the field's \
+             type, i64 (left empty, kept in unknown_fields)"
+        );
+        assert_eq!(
+            mismatch(Value::from(2.5)).to_string(),
+            "id: expected integer, found 2.5 (left empty, kept in unknown_fields)"
+        );
     }
 }
 

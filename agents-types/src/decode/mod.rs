@@ -385,6 +385,14 @@ pub fn strict<T: Record>(record: T) -> Result<T, DriftError> {
 /// Parses a number written as text: plain (`"12.5"`, `" 7 "`), or a price with one currency
 /// sign and comma thousands separators (`"$1,299.00"`, `"1,299 €"`). Anything else is `None`.
 pub fn parse_numeric_text(s: &str) -> Option<f64> {
+    numeric_text(s)?
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+}
+
+/// The number `s` writes, as plain text (`"$1,299.00"` → `1299.00`), when it writes one.
+fn numeric_text(s: &str) -> Option<std::borrow::Cow<'_, str>> {
     let t = s.trim();
     let t = t
         .strip_prefix(['$', '€', '£', '¥'])
@@ -411,10 +419,7 @@ pub fn parse_numeric_text(s: &str) -> Option<f64> {
     let valid = plain
         .bytes()
         .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
-    if !valid {
-        return None;
-    }
-    plain.parse::<f64>().ok().filter(|v| v.is_finite())
+    valid.then_some(plain)
 }
 
 impl Decode for String {
@@ -465,8 +470,22 @@ impl Decode for f64 {
     }
 }
 
+/// `v` as an `i64` when it is a whole number in its range. `i64::MAX as f64` is 2^63, one past
+/// the range, so the bound above is strict (`as` would turn 2^63 into `i64::MAX`).
 fn whole(v: f64) -> Option<i64> {
-    (v.fract() == 0.0 && v >= i64::MIN as f64 && v <= i64::MAX as f64).then_some(v as i64)
+    const BEYOND: f64 = 9_223_372_036_854_775_808.0;
+    (v.fract() == 0.0 && (-BEYOND..BEYOND).contains(&v)).then_some(v as i64)
+}
+
+/// The integer text `s` writes, converted without loss: digits read as an `i64`, and any other
+/// spelling of a whole number (`"1.0e3"`) only while a double holds it exactly (to 2^53).
+fn whole_text(s: &str) -> Option<i64> {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    let plain = numeric_text(s)?;
+    plain.parse::<i64>().ok().or_else(|| {
+        let v = plain.parse::<f64>().ok()?;
+        whole(v).filter(|_| v.abs() <= EXACT)
+    })
 }
 
 impl Decode for i64 {
@@ -486,9 +505,7 @@ impl Decode for i64 {
     }
     #[inline]
     fn from_str(v: &str) -> Outcome<Self> {
-        parse_numeric_text(v)
-            .and_then(whole)
-            .map_or(Outcome::Rejected, Outcome::Coerced)
+        whole_text(v).map_or(Outcome::Rejected, Outcome::Coerced)
     }
 }
 
@@ -624,6 +641,37 @@ mod tests {
         assert_eq!((e.line(), e.column()), (2, 8), "{e}");
         assert!(e.to_string().contains("invalid unicode code point"), "{e}");
         assert_eq!(super::from_slice::<Only>(b"{\"a\": 1}").unwrap().a, 1);
+    }
+
+    #[test]
+    fn whole_numbers_are_integers_only_within_i64_and_text_converts_without_loss() {
+        use super::{Decode, Outcome};
+        let exact = |o: Outcome<i64>| match o {
+            Outcome::Exact(v) | Outcome::Coerced(v) => Some(v),
+            Outcome::Rejected => None,
+        };
+        assert_eq!(
+            exact(i64::from_f64(-9_223_372_036_854_775_808.0)),
+            Some(i64::MIN)
+        );
+        // 2^63, which `as` would saturate to i64::MAX.
+        assert_eq!(exact(i64::from_f64(9_223_372_036_854_775_808.0)), None);
+        assert_eq!(exact(i64::from_f64(4.0)), Some(4));
+        assert_eq!(exact(i64::from_u64(u64::MAX)), None);
+        // Digits beyond a double's 53 bits keep every digit.
+        assert_eq!(
+            exact(i64::from_str("12345678901234567")),
+            Some(12_345_678_901_234_567)
+        );
+        assert_eq!(
+            exact(i64::from_str("9,223,372,036,854,775,807")),
+            Some(i64::MAX)
+        );
+        assert_eq!(exact(i64::from_str(" 1.0e3 ")), Some(1000));
+        // Spelled as a double past 2^53, the text may name another integer: not converted.
+        assert_eq!(exact(i64::from_str("12345678901234567.0")), None);
+        assert_eq!(exact(i64::from_str("9223372036854775808")), None);
+        assert_eq!(exact(i64::from_str("2.5")), None);
     }
 
     #[test]
