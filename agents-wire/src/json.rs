@@ -1,11 +1,13 @@
 //! How the service's JSON is read and named: text nested deeper than serde_json's 128 levels,
 //! up to [`MAX_DEPTH`], read without overflowing the stack (on a thread of its own with room for
 //! that depth; deeper text is refused with its depth named), the JSON path of the value a
-//! reading error stopped in ([`path_at`]), a value's kind as messages say it ([`kind`]), and
-//! the key serde_json spells a number with when its `arbitrary_precision` is on
-//! ([`NUMBER_TOKEN`]).
+//! reading error stopped in ([`path_at`]), a value's kind as messages say it ([`kind`]), the key
+//! serde_json spells a number with when its `arbitrary_precision` is on ([`NUMBER_TOKEN`]), and
+//! answers whose strings end in half a character, read with U+FFFD in its place
+//! ([`from_slice_lossy`], [`repairing`]).
 //! The generator's record loader and the client's answers both read through this, so each
-//! reads what the other does.
+//! reads what the other does (the loader without the repair: a user's schema that holds half
+//! a character is refused, naming where).
 
 use serde::de::DeserializeOwned;
 
