@@ -33,10 +33,17 @@ pub fn typed_param(record: &AgentRecord, name: &str, text: &str) -> Result<Value
     let trimmed = text.trim();
     Ok(match ty {
         ParamTy::String => Value::String(text.to_owned()),
+        // JSON's spelling of a number first, so that `12345678901234567` is sent as written
+        // rather than as the nearest double; then what else Rust reads as one (`+1`, `.5`).
         ParamTy::Number => trimmed
-            .parse::<f64>()
+            .parse::<serde_json::Number>()
             .ok()
-            .and_then(serde_json::Number::from_f64)
+            .or_else(|| {
+                trimmed
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+            })
             .map(Value::Number)
             .ok_or_else(|| fail("a number"))?,
         ParamTy::Integer => Value::from(trimmed.parse::<i64>().map_err(|_| fail("an integer"))?),
@@ -56,17 +63,27 @@ pub fn typed_param(record: &AgentRecord, name: &str, text: &str) -> Result<Value
     })
 }
 
-/// `k=v` pairs typed by [`typed_param`]; a pair without `=` is named.
+/// `k=v` pairs typed by [`typed_param`]; a pair without `=` is named, and so is a name given
+/// twice, since only one of its values could be sent.
 pub fn from_pairs(record: &AgentRecord, pairs: &[String]) -> Result<Map<String, Value>, String> {
     let mut params = Map::new();
     for pair in pairs {
         let Some((key, value)) = pair.split_once('=') else {
             return Err(format!("--param {pair:?} is not of the form NAME=VALUE"));
         };
-        params.insert(
-            key.trim().to_owned(),
-            typed_param(record, key.trim(), value)?,
-        );
+        let key = key.trim();
+        if params.contains_key(key) {
+            let first = pairs
+                .iter()
+                .find(|p| p.split_once('=').is_some_and(|(k, _)| k.trim() == key))
+                .map_or(key, String::as_str);
+            return Err(format!(
+                "--param `{key}` is given twice ({first:?} and {pair:?}); an input takes one \
+                 value: give it once (a list as JSON, `{key}=[\"a\",\"b\"]`, where the input \
+                 takes one)"
+            ));
+        }
+        params.insert(key.to_owned(), typed_param(record, key, value)?);
     }
     Ok(params)
 }
@@ -171,6 +188,32 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
                 .headers()
                 .map_err(|e| format!("{}: {e}", path.display()))?
                 .clone();
+            // A name twice in the header would keep one column's cells and drop the other's.
+            let mut columns: Vec<(&str, Vec<usize>)> = Vec::new();
+            for (at, name) in headers.iter().enumerate() {
+                match columns.iter_mut().find(|(seen, _)| *seen == name) {
+                    Some((_, at_too)) => at_too.push(at + 1),
+                    None => columns.push((name, vec![at + 1])),
+                }
+            }
+            let twice: Vec<String> = columns
+                .iter()
+                .filter(|(_, at)| at.len() > 1)
+                .map(|(name, at)| {
+                    let at: Vec<String> = at.iter().map(ToString::to_string).collect();
+                    format!(
+                        "the header names `{name}` in columns {}: rename or remove all but one",
+                        at.join(", ")
+                    )
+                })
+                .collect();
+            if !twice.is_empty() {
+                return Err(format!(
+                    "nothing was sent; {}: {}",
+                    path.display(),
+                    twice.join("; ")
+                ));
+            }
             for (i, row) in reader.records().enumerate() {
                 let row = match row {
                     Ok(row) => row,
@@ -253,4 +296,70 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
         ));
     }
     Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record() -> AgentRecord {
+        AgentRecord::from_value(&json!({
+            "name": "a",
+            "input_schema": {"type": "object", "properties": {
+                "below": {"type": "number"},
+                "asin": {"type": "string"},
+            }},
+            "output_schema": {"type": "object", "properties": {}},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_number_input_is_sent_as_written() {
+        let r = record();
+        for (text, sent) in [
+            ("12345678901234567", "12345678901234567"),
+            ("-9007199254740993", "-9007199254740993"),
+            ("57414.518664216484", "57414.518664216484"),
+            (" 0.1 ", "0.1"),
+            ("+1.5", "1.5"),
+            (".5", "0.5"),
+        ] {
+            let value = typed_param(&r, "below", text).unwrap();
+            assert_eq!(value.to_string(), sent, "{text:?}");
+        }
+        for text in ["1e400", "NaN", "inf", "ten"] {
+            let err = typed_param(&r, "below", text).unwrap_err();
+            assert!(err.contains("`below` must be a number"), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_param_given_twice_is_refused_naming_both() {
+        let pairs = ["asin=B1", "below=3", " asin =B2"].map(String::from);
+        let err = from_pairs(&record(), &pairs).unwrap_err();
+        assert!(
+            err.contains(r#"`asin` is given twice ("asin=B1" and " asin =B2")"#),
+            "{err}"
+        );
+        let once = from_pairs(&record(), &pairs[..2]).unwrap();
+        assert_eq!(Value::Object(once), json!({"asin": "B1", "below": 3}));
+    }
+
+    #[test]
+    fn a_header_naming_an_input_twice_is_refused_before_any_row_is_read() {
+        let dir = std::env::temp_dir().join(format!("agents-inputs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("twice.csv");
+        std::fs::write(&path, "asin,below,asin,below,x\nB1,1,B2,2,\n").unwrap();
+        let err = read_items(&record(), &path).err().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(err.starts_with("nothing was sent; "), "{err}");
+        assert!(
+            err.contains("the header names `asin` in columns 1, 3")
+                && err.contains("the header names `below` in columns 2, 4"),
+            "{err}"
+        );
+    }
 }

@@ -477,7 +477,7 @@ async fn run_reads_the_pages_of_a_paginated_agent() {
 }
 
 /// Inputs that cannot be read are named all at once, row by row, and an input file without
-/// rows is refused: in both cases nothing is sent and no output file is made.
+/// rows or with a column named twice is refused: in both cases nothing is sent and no output file is made.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unreadable_or_empty_inputs_are_named_before_anything_is_sent() {
     let e = emulator().await;
@@ -493,6 +493,7 @@ async fn unreadable_or_empty_inputs_are_named_before_anything_is_sent() {
     )
     .unwrap();
     std::fs::write(dir.join("header.csv"), "asin,zip_code\n").unwrap();
+    std::fs::write(dir.join("twice.csv"), "asin,zip_code,asin\nB1,10001,B2\n").unwrap();
     for (input, said) in [
         (
             "ragged.csv",
@@ -511,6 +512,10 @@ async fn unreadable_or_empty_inputs_are_named_before_anything_is_sent() {
             ][..],
         ),
         ("header.csv", &["header.csv holds no rows of inputs"][..]),
+        (
+            "twice.csv",
+            &["twice.csv: the header names `asin` in columns 1, 3"][..],
+        ),
     ] {
         for command in [
             &batch_args(input, "o.jsonl")[..],
