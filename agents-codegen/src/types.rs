@@ -43,7 +43,8 @@
 //! in the field's docs.
 //!
 //! A `number` is an `f64`: an integer-valued number such as `4` serializes back as `4.0`, the
-//! same JSON number.
+//! same JSON number. An integer a double does not hold exactly (past 2^53) is not rounded into
+//! it: the decoder keeps it in `unknown_fields` as sent, with a mismatch.
 //!
 //! Input parameters: `string` → `String`, `number` → `f64` (the pagination parameter → `u32`),
 //! `integer` → `i64`, `boolean` → `bool`, anything else → `serde_json::Value` (noted in docs).

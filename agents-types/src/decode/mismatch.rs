@@ -71,22 +71,36 @@ impl fmt::Display for Mismatch {
             (false, true) => "left empty, kept in unknown_fields",
             (false, false) => "left empty",
         };
-        // A whole number that is still refused as an integer is past the field's type, not
-        // another kind of value: said so, as "expected integer, found 18446744073709551615"
-        // reads as a contradiction.
-        let past = match (&self.expected, &self.found) {
-            (Expected::Integer, Value::Number(n))
-                if n.as_f64().is_some_and(|v| v.fract() == 0.0) =>
-            {
-                ", past the range of the field's type, i64"
-            }
-            _ => "",
-        };
+        let past = self
+            .past_the_type()
+            .map_or_else(String::new, |past| format!(", {past}"));
         write!(
             f,
             "{}: expected {}, found {}{past} ({what})",
             self.path, self.expected, self.found
         )
+    }
+}
+
+impl Mismatch {
+    /// Why a value of the declared JSON type was still refused, when it was: past what the
+    /// field's Rust type holds (a whole number past `i64`; an integer with more digits than an
+    /// `f64` holds exactly). Such a mismatch is the type's limit, not the service's mistake:
+    /// the decoder reports it even where the schema allows the value, so that an empty field
+    /// always says why. "expected integer, found 18446744073709551615" alone would read as a
+    /// contradiction.
+    pub fn past_the_type(&self) -> Option<&'static str> {
+        match (&self.expected, &self.found) {
+            (Expected::Integer, Value::Number(n))
+                if n.as_f64().is_some_and(|v| v.fract() == 0.0) =>
+            {
+                Some("past the range of the field's type, i64")
+            }
+            (Expected::Number, Value::Number(n)) if !n.is_f64() => {
+                Some("more digits than the field's type, f64, holds exactly")
+            }
+            _ => None,
+        }
     }
 }
 
@@ -111,6 +125,15 @@ mod tests {
         assert_eq!(
             mismatch(Value::from(2.5)).to_string(),
             "id: expected integer, found 2.5 (left empty, kept in unknown_fields)"
+        );
+        let number = Mismatch {
+            expected: Expected::Number,
+            ..mismatch(Value::from(12_345_678_901_234_567_u64))
+        };
+        assert_eq!(
+            number.to_string(),
+            "id: expected number, found 12345678901234567, more digits than the field's type, \
+             f64, holds exactly (left empty, kept in unknown_fields)"
         );
     }
 }

@@ -216,8 +216,9 @@ pub fn compiled(cell: &'static std::sync::OnceLock<Schema>, text: &str) -> &'sta
 
 /// Checks a root record against its schema. The schema decides what a mismatch is: a value
 /// left empty because its field's type cannot hold it, but that the schema allows (a schema
-/// without `type` allows any kind), is kept in `unknown_fields` and is not a mismatch; a
-/// breach that a remaining mismatch already reports is not repeated.
+/// without `type` allows any kind), is kept in `unknown_fields` and is not a mismatch, unless
+/// it is past the range of the field's Rust type ([`Mismatch::past_the_type`]); a breach that
+/// a remaining mismatch already reports is not repeated.
 ///
 /// An array item its type cannot hold is left out of the array, so the items after it moved:
 /// the checks saw them at other positions. Its mismatch reports the array, the breaches inside
@@ -244,7 +245,12 @@ pub(crate) fn check_record<T: Record>(record: &mut T) {
     // Paths with a breach at or under them; then paths that cover a breach are looked up, each
     // in time of its own length, rather than every mismatch paired with every breach.
     let breached: HashSet<&str> = breaches.iter().flat_map(|b| covering(&b.path)).collect();
-    let allowed = |m: &Mismatch| moved.is_empty() && m.kept && !breached.contains(m.path.as_str());
+    let allowed = |m: &Mismatch| {
+        moved.is_empty()
+            && m.kept
+            && m.past_the_type().is_none()
+            && !breached.contains(m.path.as_str())
+    };
     let kept: Vec<Mismatch> = mismatches.iter().filter(|m| !allowed(m)).cloned().collect();
     let reported: HashSet<&str> = kept.iter().map(|m| m.path.as_str()).collect();
     breaches.retain(|b| !covering(&b.path).any(|at| reported.contains(at) || moved.contains(at)));
@@ -450,23 +456,53 @@ impl Decode for String {
     }
 }
 
+/// An integer the service sent, as an `f64` when the double holds it exactly. Past 2^53 most
+/// do not (`12345678901234567` would become `…568`, an ID another one): such a number is left
+/// to the record's `unknown_fields`, as sent, with its mismatch, rather than changed.
+#[inline]
+fn exact_double(v: i128) -> Outcome<f64> {
+    const EXACT: u128 = 1 << 53;
+    let d = v as f64;
+    // Every integer to 2^53 is a double; past it, `d as i128` (a library call, and saturating
+    // only past i128, far beyond any i64 or u64) tells.
+    if v.unsigned_abs() <= EXACT || d as i128 == v {
+        Outcome::Exact(d)
+    } else {
+        Outcome::Rejected
+    }
+}
+
 impl Decode for f64 {
     const EXPECTED: Expected = Expected::Number;
     #[inline]
     fn from_i64(v: i64) -> Outcome<Self> {
-        Outcome::Exact(v as f64)
+        exact_double(v.into())
     }
     #[inline]
     fn from_u64(v: u64) -> Outcome<Self> {
-        Outcome::Exact(v as f64)
+        exact_double(v.into())
     }
     #[inline]
     fn from_f64(v: f64) -> Outcome<Self> {
         Outcome::Exact(v)
     }
+    /// Digits convert as an integer does (`"12345678901234567"` is refused, not rounded).
     #[inline]
     fn from_str(v: &str) -> Outcome<Self> {
-        parse_numeric_text(v).map_or(Outcome::Rejected, Outcome::Coerced)
+        let Some(plain) = numeric_text(v) else {
+            return Outcome::Rejected;
+        };
+        match plain.parse::<i128>() {
+            Ok(whole) => match exact_double(whole) {
+                Outcome::Exact(d) => Outcome::Coerced(d),
+                other => other,
+            },
+            Err(_) => plain
+                .parse::<f64>()
+                .ok()
+                .filter(|d| d.is_finite())
+                .map_or(Outcome::Rejected, Outcome::Coerced),
+        }
     }
 }
 
@@ -672,6 +708,26 @@ mod tests {
         assert_eq!(exact(i64::from_str("12345678901234567.0")), None);
         assert_eq!(exact(i64::from_str("9223372036854775808")), None);
         assert_eq!(exact(i64::from_str("2.5")), None);
+    }
+
+    #[test]
+    fn a_number_field_takes_an_integer_only_when_a_double_holds_it_exactly() {
+        use super::{Decode, Outcome};
+        let held = |o: Outcome<f64>| match o {
+            Outcome::Exact(v) | Outcome::Coerced(v) => Some(v),
+            Outcome::Rejected => None,
+        };
+        assert_eq!(held(f64::from_u64(1 << 53)), Some(9_007_199_254_740_992.0));
+        assert_eq!(held(f64::from_u64((1 << 53) + 1)), None);
+        assert_eq!(held(f64::from_u64(12_345_678_901_234_567)), None);
+        assert_eq!(held(f64::from_u64(1_000_000_000_000_000_000)), Some(1e18));
+        assert_eq!(held(f64::from_u64(u64::MAX)), None);
+        assert_eq!(held(f64::from_i64(i64::MIN)), Some(-(2.0f64.powi(63))));
+        assert_eq!(held(f64::from_i64(-9_007_199_254_740_993)), None);
+        assert_eq!(held(f64::from_str("12345678901234567")), None);
+        assert_eq!(held(f64::from_str("$1,299")), Some(1299.0));
+        assert_eq!(held(f64::from_str(" 0.1 ")), Some(0.1));
+        assert_eq!(held(f64::from_str("1e400")), None);
     }
 
     #[test]

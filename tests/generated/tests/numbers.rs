@@ -95,3 +95,54 @@ fn an_untyped_value_holds_the_number_sent() {
         })
         .unwrap();
 }
+
+/// An integer a field's type cannot hold exactly (an `f64` past 2^53 bits of digits, an `i64`
+/// past its range: an ID, a hash) is not rounded into it: the field is left empty, the number
+/// is kept in `unknown_fields` as sent and written back so, and a mismatch says why, though
+/// the schema allows the value. One a double holds is the field's value.
+#[test]
+fn an_integer_past_what_the_field_holds_is_kept_as_sent_and_said() {
+    use agents_tests_generated::json_schema::Review;
+    let integers = prop_oneof![
+        any::<u64>().prop_map(|n| n.to_string()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        (0u64..1 << 12).prop_map(|n| ((1u64 << 53) + n).to_string()),
+    ];
+    runner()
+        .run(&integers, |text| {
+            let body = format!(r#"{{"web_price": {text}, "stars": 3, "helpful_votes": {text}}}"#);
+            let sent: Value = serde_json::from_str(&body).unwrap();
+            let price: RetailerAPdp = from_slice(body.as_bytes()).unwrap();
+            let votes: Review = from_slice(body.as_bytes()).unwrap();
+            let wide: i128 = text.parse().unwrap();
+            let holds = (wide as f64) as i128 == wide;
+            prop_assert_eq!(price.web_price.is_some(), holds, "{}", text);
+            prop_assert_eq!(votes.helpful_votes.is_some(), i64::try_from(wide).is_ok());
+            for (field, said, kept) in [
+                ("web_price", price.mismatches(), &price.unknown_fields),
+                ("helpful_votes", votes.mismatches(), &votes.unknown_fields),
+            ] {
+                match said {
+                    [] => prop_assert!(!kept.contains_key(field), "{}", text),
+                    [one] => {
+                        prop_assert!(one.past_the_type().is_some(), "{}", one);
+                        prop_assert!(one.kept, "{}", one);
+                        prop_assert_eq!(&kept[&one.path], &sent[&one.path]);
+                    }
+                    more => prop_assert!(false, "{:?}", more),
+                }
+            }
+            for written in [
+                serde_json::to_value(&price).unwrap(),
+                serde_json::to_value(&votes).unwrap(),
+            ] {
+                for (key, value) in written.as_object().unwrap() {
+                    let as_sent = value == &sent[key];
+                    let same_double = value.as_f64() == sent[key].as_f64() && holds;
+                    prop_assert!(as_sent || same_double, "{}: {} for {}", key, value, text);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
