@@ -35,9 +35,12 @@ pub fn typed_param(record: &AgentRecord, name: &str, text: &str) -> Result<Value
         ParamTy::String => Value::String(text.to_owned()),
         // JSON's spelling of a number first, so that `12345678901234567` is sent as written
         // rather than as the nearest double; then what else Rust reads as one (`+1`, `.5`).
+        // Never one past a double's range (`1e400`, which serde_json's `arbitrary_precision`
+        // would keep as text): the service reads it as infinity, or not at all.
         ParamTy::Number => trimmed
             .parse::<serde_json::Number>()
             .ok()
+            .filter(|n| n.as_f64().is_some_and(f64::is_finite))
             .or_else(|| {
                 trimmed
                     .parse::<f64>()
