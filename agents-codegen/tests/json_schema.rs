@@ -31,8 +31,6 @@ fn source(properties: Value) -> String {
 
 // ---- roots ----
 
-/// The lines of `source` declaring the schema's fields of struct `name` (`json!` sorts keys, so
-/// in name order).
 /// The names of the fields of struct `name` in `source`, in order.
 fn field_names(source: &str, name: &str) -> Vec<String> {
     fields_of(source, name)
@@ -44,6 +42,9 @@ fn field_names(source: &str, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// The lines of `source` declaring the schema's fields of struct `name`, in the order of the
+/// schema's keys. The fixtures write keys in name order, which is the order `json!` gives them
+/// whether or not serde_json's `preserve_order` is on.
 fn fields_of(source: &str, name: &str) -> Vec<String> {
     let start = source
         .find(&format!("pub struct {name} {{"))
@@ -74,8 +75,8 @@ fn a_root_reference_is_the_record_and_references_back_box_it() {
                     "type": "object",
                     "required": ["name"],
                     "properties": {
-                        "name": {"type": "string"},
                         "child": {"$ref": "#/definitions/pipeline"},
+                        "name": {"type": "string"},
                     },
                 },
             },
@@ -135,9 +136,9 @@ fn a_root_all_of_is_merged_and_required_alternatives_do_not_make_a_union() {
                 "type": "object",
                 "required": ["version"],
                 "properties": {
-                    "version": {"type": "string"},
-                    "tasks": {"type": "object", "additionalProperties": {"type": "string"}},
                     "includes": {"type": "array", "items": {"type": "string"}},
+                    "tasks": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "version": {"type": "string"},
                 },
                 "anyOf": [{"required": ["includes"]}, {"required": ["tasks"]}],
             }],
@@ -164,18 +165,18 @@ fn a_root_union_of_objects_holds_every_branchs_fields() {
                     "type": "object",
                     "required": ["type", "name"],
                     "properties": {
-                        "type": {"enum": ["app"]},
                         "name": {"type": "string"},
                         "size": {"type": "integer"},
+                        "type": {"enum": ["app"]},
                     },
                 },
                 "base": {
                     "type": "object",
                     "required": ["type"],
                     "properties": {
-                        "type": {"enum": ["base", "kernel"]},
-                        "size": {"type": "string"},
                         "base": {"type": "boolean"},
+                        "size": {"type": "string"},
+                        "type": {"enum": ["base", "kernel"]},
                     },
                 },
             },
@@ -322,11 +323,11 @@ fn references_by_uri_anchor_base_and_dynamic_anchor_are_typed() {
             "$dynamicAnchor": "node",
             "type": "object",
             "properties": {
-                "price": {"$ref": "price.json"},
+                "children": {"type": "array", "items": {"$dynamicRef": "#node"}},
                 "code": {"$ref": "https://example.com/schemas/price.json#/$defs/Code"},
+                "price": {"$ref": "price.json"},
                 "seller": {"$ref": "#seller"},
-                "warranty": {"$ref": "warranty.json"},
-                "children": {"type": "array", "items": {"$dynamicRef": "#node"}}
+                "warranty": {"$ref": "warranty.json"}
             },
             "$defs": {
                 "Seller": {"$anchor": "seller", "type": "object",
@@ -451,7 +452,6 @@ fn keys_typed_beside_properties_are_typed_maps() {
         json!({
             "type": "object",
             "properties": {
-                "name": {"type": "string"},
                 "labels": {
                     "type": "object",
                     "properties": {"team": {"type": "string"}},
@@ -462,17 +462,19 @@ fn keys_typed_beside_properties_are_typed_maps() {
                     "properties": {"a": {"type": "string"}},
                     "patternProperties": {"^any": true},
                     "additionalProperties": false
-                }
+                },
+                "name": {"type": "string"}
             },
             "patternProperties": {
-                "^x-": {"type": "string"},
-                "^port_": {"type": "object", "properties": {"number": {"type": "integer"}}}
+                "^port_": {"type": "object", "properties": {"number": {"type": "integer"}}},
+                "^x-": {"type": "string"}
             },
             "additionalProperties": {"type": "integer"}
         }),
     );
     assert!(warnings.is_empty(), "{warnings:#?}");
-    // One map per pattern (in the document's order: `json!` sorts keys), then every other key.
+    // One map per pattern (in the document's order, written here in the order `json!` gives
+    // without `preserve_order`), then every other key.
     let config = fields_of(&source, "Config");
     assert_eq!(
         config[..3],

@@ -376,6 +376,10 @@ pub fn hostile_json_schemas(depth: usize) -> Vec<AgentRecord> {
             serde_json::json!({"enum": ["a-b", "a_b", "A B", "", "Unknown", "self", "1", "Self"]}),
         ),
     ])
+    .collect::<std::collections::BTreeMap<_, _>>()
+    // In name order whether or not serde_json's `preserve_order` is on: which of two colliding
+    // names gets the suffix follows the order of the schema's keys.
+    .into_iter()
     .collect();
     let object =
         |key: &str| serde_json::json!({"type": "object", "properties": {key: {"type": "integer"}}});
@@ -384,11 +388,11 @@ pub fn hostile_json_schemas(depth: usize) -> Vec<AgentRecord> {
         "type": "object",
         "properties": names,
         "$defs": {
-            "item": object("lower"),
             "Item": object("upper"),
-            "my_def": object("snake"),
-            "my-def": object("kebab"),
             "Self": object("me"),
+            "item": object("lower"),
+            "my-def": object("kebab"),
+            "my_def": object("snake"),
         },
     });
     let mut deep = serde_json::json!({"type": "string"});
