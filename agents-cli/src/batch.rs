@@ -159,15 +159,30 @@ pub async fn batch(
         out.to_path_buf()
     };
     let mut sink = Sink::open(&record, &rows_path, output::failures_path(out), resume)?;
+    let changed = sink.changed(items.iter().map(|i| (i.row, &i.params)));
+    if let Some(first) = changed.first() {
+        return Err(Failure(format!(
+            "nothing was sent: {} holds {} row(s) of {} with other inputs than the file has now \
+             ({first}{}): the input file changed since this run began, so rows would be skipped \
+             that were never sent. Resume with the file as it was, or write to a new output",
+            out.display(),
+            changed.len(),
+            input.display(),
+            if changed.len() > 1 { "; …" } else { "" },
+        )));
+    }
     let mut tally = Tally {
-        skipped: items.iter().filter(|i| sink.done.contains(&i.row)).count(),
+        skipped: items
+            .iter()
+            .filter(|i| sink.done.contains_key(&i.row))
+            .count(),
         ..Tally::default()
     };
 
     // Every row is checked before anything is sent; a row that breaks a rule is a failure.
     let mut pending: Vec<Item> = Vec::new();
     for item in items {
-        if sink.done.contains(&item.row) {
+        if sink.done.contains_key(&item.row) {
             continue;
         }
         match inputs::problems(&record, &item.params) {
@@ -250,7 +265,7 @@ pub async fn batch(
 
     tally.unfinished = pending
         .iter()
-        .filter(|i| !sink.done.contains(&i.row))
+        .filter(|i| !sink.done.contains_key(&i.row))
         .count();
     #[cfg(feature = "parquet")]
     if parquet && tally.unfinished == 0 {

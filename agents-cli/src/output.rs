@@ -8,9 +8,12 @@
 //! so a run that is killed stops between rows: the write of a row is one system call, which a
 //! kill does not split. [`Sink::open`] reads back which rows are done: every row whose lines are
 //! complete. Only a line without its newline (a write cut short, as by a full disk) is dropped
-//! and its row done again; a row on disk is never sent twice, so never billed twice.
+//! and its row done again; a row on disk is never sent twice, so never billed twice. Each done
+//! row is read back with the inputs it was sent with ([`Sink::changed`]), since a row is known
+//! by its position: an input file edited between runs would otherwise leave its moved rows
+//! unsent and counted as done.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -82,8 +85,17 @@ pub struct Sink {
     columns: Vec<String>,
     /// CSV columns `_input.NAME`: the agent's declared inputs.
     inputs: Vec<String>,
-    /// Rows already in either file.
-    pub done: HashSet<usize>,
+    /// Rows already in either file, each with its declared inputs as written ([`given`]).
+    pub done: HashMap<usize, Vec<String>>,
+}
+
+/// The declared inputs of a row as every output keeps them: one CSV cell each, in the order
+/// the agent declares them. What a resumed run compares to tell the same row from another.
+fn given(inputs: &[String], params: &Map<String, Value>) -> Vec<String> {
+    inputs
+        .iter()
+        .map(|i| params.get(i).map_or_else(String::new, cell))
+        .collect()
 }
 
 /// `OUT.failures.jsonl` beside `OUT`.
@@ -127,7 +139,7 @@ impl Sink {
             .unwrap_or_default();
         let inputs: Vec<String> = record.inputs().iter().map(|i| i.name.clone()).collect();
         let width = columns.len() + inputs.len() + 4;
-        let mut done = HashSet::new();
+        let mut done = HashMap::new();
         let open = |p: &Path| {
             OpenOptions::new()
                 .create(true)
@@ -139,11 +151,11 @@ impl Sink {
         let mut out_file = open(out)?;
         let mut failures = open(&failures_path)?;
         let kept = match format {
-            Format::Jsonl => keep_jsonl(&mut out_file, out, &mut done)?,
-            Format::Csv => keep_csv(&mut out_file, out, width, &mut done)?,
+            Format::Jsonl => keep_jsonl(&mut out_file, out, &inputs, &mut done)?,
+            Format::Csv => keep_csv(&mut out_file, out, width, inputs.len(), &mut done)?,
         };
         out_file.set_len(kept).map_err(|e| io(out, e))?;
-        let kept = keep_jsonl(&mut failures, &failures_path, &mut done)?;
+        let kept = keep_jsonl(&mut failures, &failures_path, &inputs, &mut done)?;
         failures.set_len(kept).map_err(|e| io(&failures_path, e))?;
         let written = agents_schema::json_schema::output_schema(record);
         let mut sink = Sink {
@@ -168,6 +180,39 @@ impl Sink {
             sink.write(&line, false)?;
         }
         Ok(sink)
+    }
+
+    /// The rows of `items` done before with other inputs than the file now gives them, each as
+    /// `row N: was NAME=VALUE, now NAME=VALUE` (the inputs that differ). The input file was
+    /// edited since the run began: resumed, the rows now at those positions would never be sent.
+    pub fn changed<'a>(
+        &self,
+        items: impl IntoIterator<Item = (usize, &'a Map<String, Value>)>,
+    ) -> Vec<String> {
+        let mut changed = Vec::new();
+        for (row, params) in items {
+            let Some(was) = self.done.get(&row) else {
+                continue;
+            };
+            let now = given(&self.inputs, params);
+            if *was == now {
+                continue;
+            }
+            let show = |cells: &[String]| {
+                let pairs: Vec<String> = self
+                    .inputs
+                    .iter()
+                    .zip(cells)
+                    .zip(&now)
+                    .zip(was)
+                    .filter(|(((_, _), n), w)| n != w)
+                    .map(|(((name, cell), _), _)| format!("{name}={cell:?}"))
+                    .collect();
+                pairs.join(" ")
+            };
+            changed.push(format!("row {row}: was {}, now {}", show(was), show(&now)));
+        }
+        changed
     }
 
     /// Where failures went: `None` when no row failed, in which case the empty failures file is
@@ -278,7 +323,7 @@ impl Sink {
             }
         }
         self.write(&buf, false)?;
-        self.done.insert(row);
+        self.done.insert(row, given(&self.inputs, input));
         Ok(records.len())
     }
 
@@ -294,7 +339,7 @@ impl Sink {
         let mut buf = serde_json::to_vec(&line).map_err(|e| e.to_string())?;
         buf.push(b'\n');
         self.write(&buf, true)?;
-        self.done.insert(row);
+        self.done.insert(row, given(&self.inputs, input));
         Ok(())
     }
 }
@@ -318,21 +363,28 @@ fn csv_line(cells: &[String]) -> Result<Vec<u8>, String> {
 /// The rows of a JSONL file of `_row` lines (a failures file) that are complete; none when the
 /// file does not exist.
 #[cfg(feature = "parquet")]
-pub fn done_rows(path: &Path) -> Result<HashSet<usize>, String> {
-    let mut done = HashSet::new();
+pub fn done_rows(path: &Path) -> Result<std::collections::HashSet<usize>, String> {
+    let mut done = HashMap::new();
     match File::open(path) {
         Ok(mut file) => {
-            keep_jsonl(&mut file, path, &mut done)?;
+            keep_jsonl(&mut file, path, &[], &mut done)?;
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io(path, e)),
     }
-    Ok(done)
+    Ok(done.into_keys().collect())
 }
 
-/// Reads a JSONL file of `_row` lines: every row with a complete line goes into `done`; returns
-/// the length to keep (up to the end of the last complete line: a line cut short is dropped).
-fn keep_jsonl(file: &mut File, path: &Path, done: &mut HashSet<usize>) -> Result<u64, String> {
+/// Reads a JSONL file of `_row` lines: every row with a complete line goes into `done`, with
+/// its declared `inputs` as the line holds them (`_input` of a result, `input` of a failure);
+/// returns the length to keep (up to the end of the last complete line: a line cut short is
+/// dropped).
+fn keep_jsonl(
+    file: &mut File,
+    path: &Path,
+    inputs: &[String],
+    done: &mut HashMap<usize, Vec<String>>,
+) -> Result<u64, String> {
     file.seek(SeekFrom::Start(0)).map_err(|e| io(path, e))?;
     let mut offset = 0u64;
     let mut reader = BufReader::new(&mut *file);
@@ -343,25 +395,34 @@ fn keep_jsonl(file: &mut File, path: &Path, done: &mut HashSet<usize>) -> Result
         if n == 0 || !line.ends_with('\n') {
             break;
         }
-        let row = serde_json::from_str::<Value>(&line)
-            .ok()
+        let line = serde_json::from_str::<Value>(&line).ok();
+        let row = line
+            .as_ref()
             .and_then(|v| v.get(ROW).and_then(Value::as_u64))
             .and_then(|r| usize::try_from(r).ok());
-        match row {
-            Some(r) => done.insert(r),
-            None => break,
+        let Some(row) = row else {
+            break;
         };
+        let no_params = Map::new();
+        let params = line
+            .as_ref()
+            .and_then(|v| v.get(INPUT).or_else(|| v.get("input")))
+            .and_then(Value::as_object)
+            .unwrap_or(&no_params);
+        done.insert(row, given(inputs, params));
         offset += n as u64;
     }
     Ok(offset)
 }
 
-/// The same for a CSV results file of `width` columns (its header row kept).
+/// The same for a CSV results file of `width` columns (its header row kept), whose `inputs`
+/// columns `_input.NAME` follow `_row` and `_task_id`.
 fn keep_csv(
     file: &mut File,
     path: &Path,
     width: usize,
-    done: &mut HashSet<usize>,
+    inputs: usize,
+    done: &mut HashMap<usize, Vec<String>>,
 ) -> Result<u64, String> {
     let len = file.metadata().map_err(|e| io(path, e))?.len();
     let complete = ends_with_newline(file, path, len)?;
@@ -395,10 +456,13 @@ fn keep_csv(
         let row = std::str::from_utf8(record.get(0).unwrap_or_default())
             .ok()
             .and_then(|r| r.parse::<usize>().ok());
-        match row {
-            Some(r) if record.len() == width => done.insert(r),
-            _ => break,
+        let (Some(row), true) = (row, record.len() == width) else {
+            break;
         };
+        let given = (2..2 + inputs)
+            .map(|at| String::from_utf8_lossy(record.get(at).unwrap_or_default()).into_owned())
+            .collect();
+        done.insert(row, given);
         end = next;
     }
     Ok(end)

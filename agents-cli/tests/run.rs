@@ -825,6 +825,63 @@ async fn a_finished_run_resumed_sends_nothing_in_every_format() {
     assert_eq!(e.task_count(), tasks);
 }
 
+/// A row is known by its position, so a run resumed over an input file edited since it began
+/// (a row removed, the rows after it moved up) would skip rows never sent and count them as
+/// done. Each done row is read back with its inputs: such a run is refused, naming the row and
+/// what it held, and sends nothing; rows only added at the end are sent as any others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_run_over_an_edited_input_file_is_refused_in_every_format() {
+    let e = emulator().await;
+    let dir = scratch("edited");
+    asins_csv(&dir, 'E', 6);
+    let original = std::fs::read_to_string(dir.join("asins.csv")).unwrap();
+    let mut lines: Vec<&str> = original.lines().collect();
+    lines.remove(2);
+    std::fs::write(dir.join("edited.csv"), lines.join("\n") + "\n").unwrap();
+    std::fs::write(dir.join("longer.csv"), original.clone() + "E000000099\n").unwrap();
+    for out in ["e.jsonl", "e.csv"] {
+        let first = cargo_agents(&e, &dir, &batch_args("asins.csv", out)).await;
+        assert!(first.status.success(), "{out}");
+        let written = std::fs::read(dir.join(out)).unwrap();
+        let tasks = e.task_count();
+        let args = [&batch_args("edited.csv", out)[..], &["--resume"]].concat();
+        let refused = cargo_agents(&e, &dir, &args).await;
+        assert_eq!(refused.status.code(), Some(1), "{out}");
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            err.contains("nothing was sent")
+                && err.contains("4 row(s) of edited.csv with other inputs")
+                && err.contains(r#"row 2: was asin="E000000001", now asin="E000000002""#),
+            "{out}: {err}"
+        );
+        assert_eq!(e.task_count(), tasks, "{out}: nothing sent");
+        assert_eq!(std::fs::read(dir.join(out)).unwrap(), written, "{out}");
+
+        let args = [
+            &["--json"][..],
+            &batch_args("longer.csv", out),
+            &["--resume"],
+        ]
+        .concat();
+        let longer = cargo_agents(&e, &dir, &args).await;
+        assert!(
+            longer.status.success(),
+            "{out}: {}",
+            String::from_utf8_lossy(&longer.stderr)
+        );
+        let summary = json(&longer);
+        assert_eq!(
+            (&summary["skipped"], &summary["succeeded"]),
+            (&json!(6), &json!(1))
+        );
+        assert_eq!(
+            e.task_count(),
+            tasks + 1,
+            "{out}: only the added row is sent"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batch_writes_parquet_with_typed_columns_and_the_input_row() {
     use arrow_array::{Array, Float64Array, StringArray, StructArray, UInt64Array};
