@@ -49,7 +49,11 @@ pub fn typed_param(record: &AgentRecord, name: &str, text: &str) -> Result<Value
             })
             .map(Value::Number)
             .ok_or_else(|| fail("a number"))?,
-        ParamTy::Integer => Value::from(trimmed.parse::<i64>().map_err(|_| fail("an integer"))?),
+        // `12.0` and `1e3` are integers in JSON Schema (a spreadsheet writes a whole number
+        // so): every spelling of one is taken, exactly.
+        ParamTy::Integer => Value::from(
+            agents_runtime::decode::integer_text(trimmed).ok_or_else(|| fail("an integer"))?,
+        ),
         ParamTy::Page => Value::from(
             trimmed
                 .parse::<u32>()
@@ -311,6 +315,7 @@ mod tests {
             "name": "a",
             "input_schema": {"type": "object", "properties": {
                 "below": {"type": "number"},
+                "count": {"type": "integer"},
                 "asin": {"type": "string"},
             }},
             "output_schema": {"type": "object", "properties": {}},
@@ -335,6 +340,37 @@ mod tests {
         for text in ["1e400", "NaN", "inf", "ten"] {
             let err = typed_param(&r, "below", text).unwrap_err();
             assert!(err.contains("`below` must be a number"), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_integer_input_takes_whole_numbers_however_written() {
+        let r = record();
+        for (text, sent) in [
+            ("12", 12),
+            (" 12.0 ", 12),
+            ("1e3", 1000),
+            ("-9223372036854775808", i64::MIN),
+            ("9007199254740993.0", 9_007_199_254_740_993),
+        ] {
+            assert_eq!(
+                typed_param(&r, "count", text).unwrap(),
+                json!(sent),
+                "{text}"
+            );
+        }
+        for text in [
+            "12.5",
+            "4503599627370495.8",
+            "9223372036854775808",
+            "1e400",
+            "NaN",
+        ] {
+            let err = typed_param(&r, "count", text).unwrap_err();
+            assert!(
+                err.contains("`count` must be an integer"),
+                "{text:?}: {err}"
+            );
         }
     }
 

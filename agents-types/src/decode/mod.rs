@@ -513,15 +513,61 @@ fn whole(v: f64) -> Option<i64> {
     (v.fract() == 0.0 && (-BEYOND..BEYOND).contains(&v)).then_some(v as i64)
 }
 
-/// The integer text `s` writes, converted without loss: digits read as an `i64`, and any other
-/// spelling of a whole number (`"1.0e3"`) only while a double holds it exactly (to 2^53).
+/// The integer text `s` writes (a price's sign and separators aside, as [`parse_numeric_text`]
+/// reads them), converted without loss by [`integer_text`].
 fn whole_text(s: &str) -> Option<i64> {
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-    let plain = numeric_text(s)?;
-    plain.parse::<i64>().ok().or_else(|| {
-        let v = plain.parse::<f64>().ok()?;
-        whole(v).filter(|_| v.abs() <= EXACT)
-    })
+    integer_text(&numeric_text(s)?)
+}
+
+/// The whole number a plain decimal text writes, exactly, when it writes one within `i64`:
+/// `"12"`, `"+12"`, `"12.000"`, `"1.2e3"`, `"1200e-2"` (JSON Schema's integers include `12.0`).
+/// `None` for a fraction (`"12.5"`, `"4503599627370495.8"`, which a double would round to a
+/// whole number), for anything past `i64`, and for text that is not a number. Read digit by
+/// digit, never through a double.
+///
+/// ```
+/// use agents_runtime::decode::integer_text;
+///
+/// assert_eq!(integer_text("1.2e3"), Some(1200));
+/// assert_eq!(integer_text("12345678901234567.0"), Some(12_345_678_901_234_567));
+/// assert_eq!(integer_text("4503599627370495.8"), None);
+/// ```
+pub fn integer_text(s: &str) -> Option<i64> {
+    let (negative, s) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(at) => (&s[..at], s[at + 1..].parse::<i32>().ok()?),
+        None => (s, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = || whole.bytes().chain(fraction.bytes());
+    if whole.is_empty() && fraction.is_empty() || !digits().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // The value is DIGITS × 10^scale: trailing zeros moved into the scale, it is whole when
+    // the scale is not negative (or every digit is zero).
+    let significant = digits().skip_while(|b| *b == b'0').count();
+    let trailing = digits().rev().take_while(|b| *b == b'0').count();
+    if significant == 0 {
+        return Some(0);
+    }
+    let scale = i64::from(exponent) - fraction.len() as i64 + trailing as i64;
+    // i64 holds 19 digits: more than that, or a scale that would make more, is past it.
+    if scale < 0 || significant - trailing + usize::try_from(scale).ok()? > 19 {
+        return None;
+    }
+    let mut value: i128 = 0;
+    for b in digits()
+        .skip_while(|b| *b == b'0')
+        .take(significant - trailing)
+    {
+        value = value * 10 + i128::from(b - b'0');
+    }
+    value *= 10i128.pow(u32::try_from(scale).ok()?);
+    i64::try_from(if negative { -value } else { value }).ok()
 }
 
 impl Decode for i64 {
@@ -704,10 +750,48 @@ mod tests {
             Some(i64::MAX)
         );
         assert_eq!(exact(i64::from_str(" 1.0e3 ")), Some(1000));
-        // Spelled as a double past 2^53, the text may name another integer: not converted.
-        assert_eq!(exact(i64::from_str("12345678901234567.0")), None);
+        // Read digit by digit: every spelling of a whole number converts exactly, and a
+        // fraction a double would round to a whole number does not.
+        assert_eq!(
+            exact(i64::from_str("12345678901234567.0")),
+            Some(12_345_678_901_234_567)
+        );
+        assert_eq!(exact(i64::from_str("4503599627370495.8")), None);
         assert_eq!(exact(i64::from_str("9223372036854775808")), None);
         assert_eq!(exact(i64::from_str("2.5")), None);
+    }
+
+    #[test]
+    fn integer_text_reads_every_spelling_of_a_whole_number_exactly() {
+        use super::integer_text;
+        for (text, want) in [
+            ("0", Some(0)),
+            ("-0.000", Some(0)),
+            ("0e999999", Some(0)),
+            ("007", Some(7)),
+            ("+12", Some(12)),
+            ("12.", Some(12)),
+            (".0", Some(0)),
+            ("1200e-2", Some(12)),
+            ("1.25e2", Some(125)),
+            ("9223372036854775807", Some(i64::MAX)),
+            ("-9223372036854775808", Some(i64::MIN)),
+            ("9.223372036854775807e18", Some(i64::MAX)),
+            ("9223372036854775808", None),
+            ("1e19", None),
+            ("1e-1", None),
+            ("1.25e1", None),
+            ("1e99999999999", None),
+            ("", None),
+            ("-", None),
+            (".", None),
+            ("1.2.3", None),
+            ("1e", None),
+            ("0x10", None),
+            ("١٢", None),
+        ] {
+            assert_eq!(integer_text(text), want, "{text:?}");
+        }
     }
 
     #[test]

@@ -146,3 +146,31 @@ fn an_integer_past_what_the_field_holds_is_kept_as_sent_and_said() {
         })
         .unwrap();
 }
+
+/// Every spelling of a whole number is read as that number, exactly, and a fraction is never
+/// taken for one: an `i64` written with its point moved and the move undone by an exponent
+/// (`1234` as `12.34e2`, `1234000e-3`), and the same digits with a point and no exponent, which
+/// are whole only when what follows the point is zeros.
+#[test]
+fn integer_text_reads_whole_numbers_exactly_however_spelled() {
+    use agents_runtime::decode::integer_text;
+    let spelled = (any::<i64>(), 0usize..22, 0usize..4);
+    runner()
+        .run(&spelled, |(n, point, zeros)| {
+            let digits = format!("{}{}", n.unsigned_abs(), "0".repeat(zeros));
+            let sign = if n < 0 { "-" } else { "" };
+            let point = point.min(digits.len());
+            let (int, frac) = digits.split_at(digits.len() - point);
+            let moved = format!("{sign}{int}.{frac}e{}", point as i64 - zeros as i64);
+            prop_assert_eq!(integer_text(&moved), Some(n), "{}", moved);
+            let plain = format!("{sign}{int}.{frac}");
+            let whole = frac.bytes().all(|b| b == b'0');
+            let want = whole
+                .then(|| format!("{sign}{int}").parse::<i64>().ok())
+                .flatten();
+            let want = want.or((whole && int.is_empty()).then_some(0));
+            prop_assert_eq!(integer_text(&plain), want, "{}", plain);
+            Ok(())
+        })
+        .unwrap();
+}
