@@ -196,12 +196,9 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
                 .map_err(|e| format!("{}: {e}", path.display()))?
                 .clone();
             // A name twice in the header would keep one column's cells and drop the other's.
-            let mut columns: Vec<(&str, Vec<usize>)> = Vec::new();
+            let mut columns: indexmap::IndexMap<&str, Vec<usize>> = indexmap::IndexMap::new();
             for (at, name) in headers.iter().enumerate() {
-                match columns.iter_mut().find(|(seen, _)| *seen == name) {
-                    Some((_, at_too)) => at_too.push(at + 1),
-                    None => columns.push((name, vec![at + 1])),
-                }
+                columns.entry(name).or_default().push(at + 1);
             }
             let twice: Vec<String> = columns
                 .iter()

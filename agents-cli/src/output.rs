@@ -198,15 +198,16 @@ impl Sink {
             if *was == now {
                 continue;
             }
+            let differ: Vec<usize> = (0..self.inputs.len())
+                .filter(|&i| was.get(i) != now.get(i))
+                .collect();
             let show = |cells: &[String]| {
-                let pairs: Vec<String> = self
-                    .inputs
+                let pairs: Vec<String> = differ
                     .iter()
-                    .zip(cells)
-                    .zip(&now)
-                    .zip(was)
-                    .filter(|(((_, _), n), w)| n != w)
-                    .map(|(((name, cell), _), _)| format!("{name}={cell:?}"))
+                    .map(|&i| {
+                        let cell = cells.get(i).map_or("", String::as_str);
+                        format!("{}={cell:?}", self.inputs[i])
+                    })
                     .collect();
                 pairs.join(" ")
             };
