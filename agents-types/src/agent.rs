@@ -42,7 +42,6 @@ impl<T> Columns for T {}
 /// calls [`AgentVisitor::visit`] with the agent's type.
 ///
 /// ```
-/// # #[cfg(feature = "catalog")] {
 /// use agents_runtime::{Agent, AgentVisitor, catalog};
 ///
 /// struct FieldCount;
@@ -54,7 +53,6 @@ impl<T> Columns for T {}
 /// }
 /// assert_eq!(catalog::visit("retailer_a_pdp", FieldCount), Some(0));
 /// assert_eq!(catalog::visit("no_such_agent", FieldCount), None);
-/// # }
 /// ```
 pub trait AgentVisitor {
     /// What the visit gives back.
@@ -84,11 +82,9 @@ pub trait AgentParams: Serialize + Clone + Send + Sync + 'static {
 /// `localization` on its own:
 ///
 /// ```
-/// # #[cfg(feature = "catalog")] {
 /// use agents_runtime::catalog::RetailerAPdpParams;
 /// use agents_runtime::AgentParams;
 /// assert!(RetailerAPdpParams::new("B08N5WRWNW").zip_code("10001").uses_localization());
-/// # }
 /// ```
 ///
 /// An agent without localization has no such input, so this is a compile error rather than a

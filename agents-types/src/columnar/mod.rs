@@ -50,7 +50,7 @@ mod parquet_reader;
 #[cfg(feature = "parquet")]
 mod parquet_writer;
 #[cfg(feature = "parquet")]
-pub use parquet_reader::{ParquetReader, ReadRecord};
+pub use parquet_reader::{ParquetReader, ReadRecord, inputs_as_written, row_inputs};
 #[cfg(feature = "parquet")]
 pub use parquet_writer::{ParquetOptions, ParquetWriter};
 

@@ -1,11 +1,13 @@
 //! Parquet files of records read back into the typed records they were written from.
 
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt32Type, UInt64Type};
 use arrow_array::{Array, RecordBatch, StructArray};
-use arrow_schema::{DataType, Field};
+use arrow_schema::{DataType, Field, Fields};
+use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::errors::ParquetError;
 use parquet::file::reader::ChunkReader;
@@ -14,6 +16,7 @@ use serde_json::{Map, Value};
 
 use super::{
     BREACH_COUNT, BREACHES, ENCODING, INPUT, MISMATCH_COUNT, MISMATCHES, ROW, UNKNOWN_FIELDS,
+    object_column,
 };
 use crate::decode::{Mismatch, Record};
 
@@ -22,6 +25,9 @@ use crate::decode::{Mismatch, Record};
 pub struct ReadRecord<T> {
     /// The `_row` column, when the file has one ([`ParquetOptions::row_column`](super::ParquetOptions::row_column)).
     pub row: Option<u64>,
+    /// The `_input` column, when the file has one ([`ParquetOptions::input`](super::ParquetOptions::input)):
+    /// the row's inputs as the column holds them (see [`row_inputs`]).
+    pub input: Option<Map<String, Value>>,
     /// The record.
     pub record: T,
 }
@@ -34,7 +40,6 @@ pub struct ReadRecord<T> {
 /// back from `_mismatches`.
 ///
 /// ```
-/// # #[cfg(feature = "catalog")] {
 /// use agents_runtime::catalog::RetailerAPdp;
 /// use agents_runtime::columnar::{ParquetOptions, ParquetReader, ParquetWriter};
 ///
@@ -50,7 +55,6 @@ pub struct ReadRecord<T> {
 ///     .collect::<Result<_, _>>()?;
 /// assert_eq!(back, [product]); // mismatches and unknown fields too
 /// std::fs::remove_file(&path)?;
-/// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct ParquetReader<T> {
@@ -76,6 +80,7 @@ impl<T: Record + DeserializeOwned> ParquetReader<T> {
         let schema = batch.schema();
         let mut object = Map::new();
         let mut row = None;
+        let mut input = None;
         let mut mismatches = Vec::new();
         for (field, column) in schema.fields().iter().zip(batch.columns()) {
             match field.name().as_str() {
@@ -87,7 +92,8 @@ impl<T: Record + DeserializeOwned> ParquetReader<T> {
                         })?;
                     }
                 }
-                INPUT | MISMATCH_COUNT | BREACH_COUNT | BREACHES => {}
+                INPUT => input = object_at(field, column, i)?,
+                MISMATCH_COUNT | BREACH_COUNT | BREACHES => {}
                 _ => put(&mut object, field, column, i)?,
             }
         }
@@ -96,7 +102,7 @@ impl<T: Record + DeserializeOwned> ParquetReader<T> {
         if !mismatches.is_empty() {
             record.set_mismatches(mismatches);
         }
-        Ok(ReadRecord { row, record })
+        Ok(ReadRecord { row, input, record })
     }
 }
 
@@ -121,6 +127,105 @@ impl<T: Record + DeserializeOwned> Iterator for ParquetReader<T> {
             }
         }
     }
+}
+
+/// The input rows a Parquet file holds records of, each with its inputs: the `_row` column and,
+/// when the file has one, the `_input` column, read without the records' columns. Records of
+/// one row share its inputs, so each row is listed once.
+///
+/// Inputs come back as their column holds them: an Int64 or Boolean input as it was, a Float64
+/// one as a double (`25` becomes `25.0`), any other one as text (a value that was not a string
+/// as its JSON text). To ask whether a file holds a row's inputs, compare with those inputs
+/// put through the same column ([`inputs_as_written`]).
+///
+/// ```
+/// use agents_runtime::catalog::RetailerAPdp;
+/// use agents_runtime::columnar::{ParquetOptions, ParquetWriter, row_inputs};
+/// use arrow_schema::{DataType, Field, Fields};
+///
+/// let options = ParquetOptions {
+///     row_column: true,
+///     input: Some(vec![Field::new("asin", DataType::Utf8, true)].into()),
+///     ..ParquetOptions::default()
+/// };
+/// let path = std::env::temp_dir().join(format!("inputs-{}.parquet", std::process::id()));
+/// let mut writer = ParquetWriter::<RetailerAPdp, _>::new(std::fs::File::create(&path)?, options)?;
+/// let input = serde_json::json!({"asin": "B0TEST0001"});
+/// let input = input.as_object().cloned().unwrap_or_default();
+/// writer.write_row_with_input(7, input.clone(), serde_json::from_str("{}")?)?;
+/// writer.write_row_with_input(7, input.clone(), serde_json::from_str("{}")?)?;
+/// writer.finish()?;
+///
+/// let rows = row_inputs(std::fs::File::open(&path)?)?;
+/// assert_eq!(rows.len(), 1); // two records of one row
+/// assert_eq!(rows.get(&7), Some(&Some(input)));
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn row_inputs(
+    file: impl ChunkReader + 'static,
+) -> Result<BTreeMap<u64, Option<Map<String, Value>>>, ParquetError> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+    let fields = builder.schema().fields();
+    let at = |name: &str| fields.iter().position(|f| f.name() == name);
+    let Some(row_at) = at(ROW) else {
+        return Err(ParquetError::General(format!("it has no {ROW} column")));
+    };
+    let roots: Vec<usize> = [Some(row_at), at(INPUT)].into_iter().flatten().collect();
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let mut rows = BTreeMap::new();
+    for batch in builder.with_projection(mask).build()? {
+        let batch = batch?;
+        let Some(numbers) = batch
+            .column_by_name(ROW)
+            .and_then(|c| c.as_primitive_opt::<UInt64Type>())
+        else {
+            return Err(ParquetError::General(format!(
+                "its {ROW} column is not UInt64"
+            )));
+        };
+        let schema = batch.schema();
+        let input = schema
+            .field_with_name(INPUT)
+            .ok()
+            .zip(batch.column_by_name(INPUT));
+        for i in 0..batch.num_rows() {
+            if numbers.is_null(i) {
+                continue;
+            }
+            let given = match input {
+                Some((field, column)) => object_at(field, column, i)?,
+                None => None,
+            };
+            rows.entry(numbers.value(i)).or_insert(given);
+        }
+    }
+    Ok(rows)
+}
+
+/// `objects` as an `_input` column of `fields` holds them, read back as [`row_inputs`] reads
+/// them: what a file written now would hold, to compare with what a file holds.
+pub fn inputs_as_written(
+    fields: &Fields,
+    objects: &[&Map<String, Value>],
+) -> Result<Vec<Map<String, Value>>, ParquetError> {
+    let column = object_column(fields, objects);
+    let field = Field::new(INPUT, column.data_type().clone(), true);
+    (0..objects.len())
+        .map(|i| Ok(object_at(&field, column.as_ref(), i)?.unwrap_or_default()))
+        .collect()
+}
+
+/// The object at row `i` of a struct column (an `_input`); `None` for a null or another type.
+fn object_at(
+    field: &Field,
+    column: &dyn Array,
+    i: usize,
+) -> Result<Option<Map<String, Value>>, ParquetError> {
+    Ok(match value_at(field, column, i)? {
+        Some(Value::Object(object)) => Some(object),
+        _ => None,
+    })
 }
 
 /// The text at row `i` of a Utf8 column, if any.
