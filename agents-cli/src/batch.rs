@@ -97,6 +97,23 @@ struct Tally {
     errors: Vec<String>,
 }
 
+/// Refuses to resume when rows done before were done with other inputs than the input file now
+/// gives them ([`output::changed`]): resumed, the rows now at those positions would never be sent.
+fn refuse_changed(out: &Path, input: &Path, changed: &[String]) -> Result<(), Failure> {
+    let Some(first) = changed.first() else {
+        return Ok(());
+    };
+    Err(Failure(format!(
+        "nothing was sent: {} holds {} row(s) of {} with other inputs than the file has now \
+         ({first}{}): the input file changed since this run began, so rows would be skipped \
+         that were never sent. Resume with the file as it was, or write to a new output",
+        out.display(),
+        changed.len(),
+        input.display(),
+        if changed.len() > 1 { "; …" } else { "" },
+    )))
+}
+
 pub async fn batch(
     cli: &Global,
     agent: &str,
@@ -126,16 +143,16 @@ pub async fn batch(
                 }
                 // A finished Parquet file: its rows and the failures are done, nothing is sent.
                 let failures = output::failures_path(out);
-                let mut done = crate::parquet::rows_in(out)?;
-                done.extend(output::done_rows(&failures)?);
+                let finished = crate::parquet::finished(out, &failures, &record, &items)?;
+                refuse_changed(out, input, &finished.changed)?;
                 let missing: Vec<usize> = items
                     .iter()
                     .map(|i| i.row)
-                    .filter(|r| !done.contains(r))
+                    .filter(|r| !finished.done.contains(r))
                     .collect();
                 if let Some(first) = missing.first() {
                     return Err(Failure(format!(
-                        "{} is a finished Parquet file, and {} input rows are not in it (row \
+                        "{} is a finished Parquet file, and {} input row(s) are not in it (row \
                          {first} first); nothing was sent: write those rows to a new file, or \
                          remove {} to run every row again",
                         out.display(),
@@ -159,18 +176,11 @@ pub async fn batch(
         out.to_path_buf()
     };
     let mut sink = Sink::open(&record, &rows_path, output::failures_path(out), resume)?;
-    let changed = sink.changed(items.iter().map(|i| (i.row, &i.params)));
-    if let Some(first) = changed.first() {
-        return Err(Failure(format!(
-            "nothing was sent: {} holds {} row(s) of {} with other inputs than the file has now \
-             ({first}{}): the input file changed since this run began, so rows would be skipped \
-             that were never sent. Resume with the file as it was, or write to a new output",
-            out.display(),
-            changed.len(),
-            input.display(),
-            if changed.len() > 1 { "; …" } else { "" },
-        )));
-    }
+    refuse_changed(
+        out,
+        input,
+        &sink.changed(items.iter().map(|i| (i.row, &i.params))),
+    )?;
     let mut tally = Tally {
         skipped: items
             .iter()

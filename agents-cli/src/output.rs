@@ -91,11 +91,44 @@ pub struct Sink {
 
 /// The declared inputs of a row as every output keeps them: one CSV cell each, in the order
 /// the agent declares them. What a resumed run compares to tell the same row from another.
-fn given(inputs: &[String], params: &Map<String, Value>) -> Vec<String> {
+pub fn given(inputs: &[String], params: &Map<String, Value>) -> Vec<String> {
     inputs
         .iter()
         .map(|i| params.get(i).map_or_else(String::new, cell))
         .collect()
+}
+
+/// The rows of `now` (each with its declared `inputs` as [`given`] makes them) that `done` holds
+/// with other inputs, each as `row N: was NAME=VALUE, now NAME=VALUE` (the inputs that differ).
+pub fn changed(
+    inputs: &[String],
+    done: &HashMap<usize, Vec<String>>,
+    now: impl IntoIterator<Item = (usize, Vec<String>)>,
+) -> Vec<String> {
+    let mut changed = Vec::new();
+    for (row, now) in now {
+        let Some(was) = done.get(&row) else {
+            continue;
+        };
+        if *was == now {
+            continue;
+        }
+        let differ: Vec<usize> = (0..inputs.len())
+            .filter(|&i| was.get(i) != now.get(i))
+            .collect();
+        let show = |cells: &[String]| {
+            let pairs: Vec<String> = differ
+                .iter()
+                .map(|&i| {
+                    let cell = cells.get(i).map_or("", String::as_str);
+                    format!("{}={cell:?}", inputs[i])
+                })
+                .collect();
+            pairs.join(" ")
+        };
+        changed.push(format!("row {row}: was {}, now {}", show(was), show(&now)));
+    }
+    changed
 }
 
 /// `OUT.failures.jsonl` beside `OUT`.
@@ -189,31 +222,10 @@ impl Sink {
         &self,
         items: impl IntoIterator<Item = (usize, &'a Map<String, Value>)>,
     ) -> Vec<String> {
-        let mut changed = Vec::new();
-        for (row, params) in items {
-            let Some(was) = self.done.get(&row) else {
-                continue;
-            };
-            let now = given(&self.inputs, params);
-            if *was == now {
-                continue;
-            }
-            let differ: Vec<usize> = (0..self.inputs.len())
-                .filter(|&i| was.get(i) != now.get(i))
-                .collect();
-            let show = |cells: &[String]| {
-                let pairs: Vec<String> = differ
-                    .iter()
-                    .map(|&i| {
-                        let cell = cells.get(i).map_or("", String::as_str);
-                        format!("{}={cell:?}", self.inputs[i])
-                    })
-                    .collect();
-                pairs.join(" ")
-            };
-            changed.push(format!("row {row}: was {}, now {}", show(was), show(&now)));
-        }
-        changed
+        let now = items
+            .into_iter()
+            .map(|(row, params)| (row, given(&self.inputs, params)));
+        changed(&self.inputs, &self.done, now)
     }
 
     /// Where failures went: `None` when no row failed, in which case the empty failures file is
@@ -361,19 +373,19 @@ fn csv_line(cells: &[String]) -> Result<Vec<u8>, String> {
     w.into_inner().map_err(|e| e.to_string())
 }
 
-/// The rows of a JSONL file of `_row` lines (a failures file) that are complete; none when the
-/// file does not exist.
+/// The rows of a JSONL file of `_row` lines (a failures file) that are complete, each with its
+/// declared `inputs` ([`given`]); none when the file does not exist.
 #[cfg(feature = "parquet")]
-pub fn done_rows(path: &Path) -> Result<std::collections::HashSet<usize>, String> {
+pub fn done_rows(path: &Path, inputs: &[String]) -> Result<HashMap<usize, Vec<String>>, String> {
     let mut done = HashMap::new();
     match File::open(path) {
         Ok(mut file) => {
-            keep_jsonl(&mut file, path, &[], &mut done)?;
+            keep_jsonl(&mut file, path, inputs, &mut done)?;
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io(path, e)),
     }
-    Ok(done.into_keys().collect())
+    Ok(done)
 }
 
 /// Reads a JSONL file of `_row` lines: every row with a complete line goes into `done`, with

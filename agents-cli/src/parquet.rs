@@ -13,17 +13,20 @@ use std::io::{BufRead, BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agents_runtime::columnar::{INPUT, ParquetOptions, ParquetWriter, ROW};
+use agents_runtime::columnar::{
+    INPUT, ParquetOptions, ParquetWriter, ROW, inputs_as_written, row_inputs,
+};
 use agents_runtime::{Agent, AgentVisitor, catalog};
 use agents_schema::AgentRecord;
 use agents_schema::inputs::{ParamTy, param_type};
-use arrow_array::{Array, StringArray, UInt64Array};
+use arrow_array::{Array, StringArray};
 use arrow_schema::{DataType, Field, Fields};
-use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Map, Value};
 
 use crate::global::Failure;
+use crate::inputs::Item;
+use crate::output;
 
 /// Where the rows go before they become Parquet.
 pub fn staging_path(out: &Path) -> PathBuf {
@@ -52,43 +55,60 @@ pub fn check_agent(agent: &str) -> Result<(), String> {
     })
 }
 
-/// The input rows a finished Parquet file holds results of (its `_row` column).
-pub fn rows_in(out: &Path) -> Result<HashSet<usize>, String> {
+/// What a finished Parquet output and its failures file hold of the input file's `items`.
+pub struct Finished {
+    /// The rows done: those the Parquet file holds records of, and those that failed.
+    pub done: HashSet<usize>,
+    /// The rows done with other inputs than `items` now give them ([`output::changed`]): the
+    /// input file was edited since the run.
+    pub changed: Vec<String>,
+}
+
+/// Reads back the rows a finished Parquet output `out` holds (its `_row` column) with their
+/// inputs (its `_input` column), and the rows of its `failures` file with theirs, and compares
+/// those with `items`: a row's inputs as the file holds them against the row's inputs now, put
+/// through the same column (a Float64 input is compared as a double, as it was written).
+pub fn finished(
+    out: &Path,
+    failures: &Path,
+    record: &AgentRecord,
+    items: &[Item],
+) -> Result<Finished, String> {
     let fail = |e: &dyn std::fmt::Display| {
         format!(
             "{}: {e}; it is not a Parquet file this command wrote: remove it or write to another file",
             out.display()
         )
     };
+    let names: Vec<String> = record.inputs().iter().map(|i| i.name.clone()).collect();
     let file = File::open(out).map_err(|e| fail(&e))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail(&e))?;
-    let Some(index) = builder
-        .schema()
-        .fields()
-        .iter()
-        .position(|f| f.name() == ROW)
-    else {
-        return Err(fail(&"it has no _row column"));
-    };
-    let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
-    let reader = builder
-        .with_projection(mask)
-        .build()
-        .map_err(|e| fail(&e))?;
-    let mut rows = HashSet::new();
-    for batch in reader {
-        let batch = batch.map_err(|e| fail(&e))?;
-        let Some(column) = batch.column(0).as_any().downcast_ref::<UInt64Array>() else {
-            return Err(fail(&"its _row column is not UInt64"));
+    let held = row_inputs(file).map_err(|e| fail(&e))?;
+    let mut done = HashSet::new();
+    let mut in_file = HashMap::new();
+    for (row, input) in held {
+        let Ok(row) = usize::try_from(row) else {
+            continue;
         };
-        rows.extend(
-            column
-                .iter()
-                .flatten()
-                .filter_map(|r| usize::try_from(r).ok()),
-        );
+        done.insert(row);
+        // A file without an `_input` column holds no inputs to compare; its rows are done.
+        if let Some(input) = input {
+            in_file.insert(row, output::given(&names, &input));
+        }
     }
-    Ok(rows)
+    let params: Vec<&Map<String, Value>> = items.iter().map(|i| &i.params).collect();
+    let now = inputs_as_written(&input_fields(record), &params).map_err(|e| fail(&e))?;
+    let now = items
+        .iter()
+        .zip(&now)
+        .map(|(item, input)| (item.row, output::given(&names, input)));
+    let mut changed = output::changed(&names, &in_file, now);
+    let failed = output::done_rows(failures, &names)?;
+    let now = items
+        .iter()
+        .map(|item| (item.row, output::given(&names, &item.params)));
+    changed.extend(output::changed(&names, &failed, now));
+    done.extend(failed.into_keys());
+    Ok(Finished { done, changed })
 }
 
 /// The field table of a finished Parquet output: each record column's values and nulls, and

@@ -839,7 +839,7 @@ async fn a_resumed_run_over_an_edited_input_file_is_refused_in_every_format() {
     lines.remove(2);
     std::fs::write(dir.join("edited.csv"), lines.join("\n") + "\n").unwrap();
     std::fs::write(dir.join("longer.csv"), original.clone() + "E000000099\n").unwrap();
-    for out in ["e.jsonl", "e.csv"] {
+    for out in ["e.jsonl", "e.csv", "e.parquet"] {
         let first = cargo_agents(&e, &dir, &batch_args("asins.csv", out)).await;
         assert!(first.status.success(), "{out}");
         let written = std::fs::read(dir.join(out)).unwrap();
@@ -864,6 +864,16 @@ async fn a_resumed_run_over_an_edited_input_file_is_refused_in_every_format() {
         ]
         .concat();
         let longer = cargo_agents(&e, &dir, &args).await;
+        if out.ends_with(".parquet") {
+            // A finished Parquet file takes no more rows.
+            let err = json(&longer)["error"].to_string();
+            assert!(
+                err.contains("is a finished Parquet file, and 1 input row(s) are not in it (row 7"),
+                "{err}"
+            );
+            assert_eq!(e.task_count(), tasks, "{out}: nothing sent");
+            continue;
+        }
         assert!(
             longer.status.success(),
             "{out}: {}",

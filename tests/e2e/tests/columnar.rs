@@ -200,6 +200,101 @@ fn nested_lists_nulls_unknown_keys_and_mismatches_survive_parquet() {
     assert!(reviews.is_valid(1) && reviews.is_null(2));
 }
 
+/// The inputs written beside records come back, from `ParquetReader` and from `row_inputs`
+/// (read as arrow-json reads the column), as their columns hold them; `inputs_as_written` says
+/// what a file written now would hold, so a resumed run can compare.
+#[test]
+fn inputs_come_back_as_their_columns_hold_them() {
+    let fields: arrow_schema::Fields = vec![
+        Field::new("asin", DataType::Utf8, true),
+        Field::new("page", DataType::Int64, true),
+        Field::new("below", DataType::Float64, true),
+        Field::new("prime", DataType::Boolean, true),
+        Field::new("filters", DataType::Utf8, true),
+    ]
+    .into();
+    let inputs = [
+        json!({"asin": "B1", "page": 2, "below": 25, "prime": true, "filters": {"new": true}}),
+        json!({"asin": "B2", "below": 12.5}),
+        // Not of their columns' types: those columns hold null.
+        json!({"asin": 7, "page": "two", "prime": "yes"}),
+    ];
+    let inputs: Vec<Map<String, Value>> = inputs
+        .iter()
+        .map(|v| v.as_object().unwrap().clone())
+        .collect();
+    let mut writer = ParquetWriter::<RetailerAPdp, _>::new(
+        Vec::new(),
+        ParquetOptions {
+            row_group_size: 2,
+            row_column: true,
+            input: Some(fields.clone()),
+            ..ParquetOptions::default()
+        },
+    )
+    .unwrap();
+    for (row, input) in inputs.iter().enumerate() {
+        // Two records of each row: its inputs are listed once.
+        for _ in 0..2 {
+            let record = serde_json::from_str("{}").unwrap();
+            writer
+                .write_row_with_input(row as u64, input.clone(), record)
+                .unwrap();
+        }
+    }
+    let bytes = bytes::Bytes::from(writer.finish().unwrap());
+    let held = [
+        json!({"asin": "B1", "page": 2, "below": 25.0, "prime": true, "filters": "{\"new\":true}"}),
+        json!({"asin": "B2", "below": 12.5}),
+        json!({"asin": "7"}),
+    ];
+    let held: Vec<Map<String, Value>> = held
+        .iter()
+        .map(|v| v.as_object().unwrap().clone())
+        .collect();
+
+    let read: Vec<Option<Map<String, Value>>> = ParquetReader::<RetailerAPdp>::new(bytes.clone())
+        .unwrap()
+        .map(|r| r.unwrap().input)
+        .collect();
+    let twice: Vec<Option<Map<String, Value>>> = held
+        .iter()
+        .flat_map(|h| [Some(h.clone()), Some(h.clone())])
+        .collect();
+    assert_eq!(read, twice);
+
+    let by_row = columnar::row_inputs(bytes.clone()).unwrap();
+    let expected: std::collections::BTreeMap<u64, Option<Map<String, Value>>> = held
+        .iter()
+        .enumerate()
+        .map(|(row, h)| (row as u64, Some(h.clone())))
+        .collect();
+    assert_eq!(by_row, expected);
+
+    // A reader we did not write sees the same values in the `_input` column.
+    let batches: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(bytes)
+        .unwrap()
+        .build()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let theirs: Vec<Value> = rows(&batches)
+        .into_iter()
+        .map(|r| r["_input"].clone())
+        .collect();
+    let ours: Vec<Value> = twice
+        .into_iter()
+        .map(|h| Value::Object(h.unwrap()))
+        .collect();
+    assert_eq!(theirs, ours);
+
+    let objects: Vec<&Map<String, Value>> = inputs.iter().collect();
+    assert_eq!(
+        columnar::inputs_as_written(&fields, &objects).unwrap(),
+        held
+    );
+}
+
 #[tokio::test]
 async fn emulator_results_round_trip_exactly() {
     let e = emulator().await;
