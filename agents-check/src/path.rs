@@ -28,6 +28,18 @@ pub fn push_index(out: &mut String, index: usize) {
     out.push(']');
 }
 
+/// `path`, written from inside the item `index` of a list, written from the list: `[2].price`
+/// of `price`, `[2]["Screen size"]` of `["Screen size"]`, `[2]` of the item itself.
+pub fn in_item(index: usize, path: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 8);
+    push_index(&mut out, index);
+    if !path.is_empty() && !path.starts_with('[') {
+        out.push('.');
+    }
+    out.push_str(path);
+    out
+}
+
 /// Appends `/segment` to the JSON Pointer `out` (RFC 6901): `~` written `~0`, `/` written `~1`.
 pub fn push_pointer_segment(out: &mut String, segment: &str) {
     out.reserve(segment.len() + 1);
@@ -122,6 +134,23 @@ mod tests {
         assert_eq!(at, "/a~1b/m~0n//%");
         assert_eq!(doc.pointer(&at), Some(&serde_json::json!(1)));
         assert_eq!(pointer_to("/x", "~/"), "/x/~0~1");
+    }
+
+    #[test]
+    fn a_path_inside_an_item_is_written_as_from_the_list() {
+        let steps: [&[&str]; 4] = [&[], &["price"], &["Screen size", "unit"], &["#", "offers"]];
+        for steps in steps {
+            let (mut from_item, mut from_list) = (String::new(), String::new());
+            push_index(&mut from_list, 3);
+            for key in steps {
+                push_key(&mut from_item, key);
+                push_key(&mut from_list, key);
+            }
+            assert_eq!(in_item(3, &from_item), from_list, "{steps:?}");
+        }
+        let mut nested = String::new();
+        push_index(&mut nested, 0);
+        assert_eq!(in_item(3, &nested), "[3][0]");
     }
 
     #[test]

@@ -69,8 +69,12 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
     if let Some(schema) = &schema {
         request = request.output_schema(schema.clone());
     }
+    // Records given as a list are answered as a list of records, each shaped as the schema says.
+    let mut rows = false;
     if let Some(path) = &args.input_data {
-        request = request.input_data(read_json::<Value>(path)?.0);
+        let data = read_json::<Value>(path)?.0;
+        rows = data.is_array();
+        request = request.input_data(data);
     }
     let c = crate::global::client(cli)?;
     // Before the agent is looked up, so a request the service would refuse costs nothing.
@@ -101,9 +105,10 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
         }
     };
     // The answer against the schema it was asked to satisfy: a model may break its rules.
+    let shape = Shape { rows };
     let breaches = schema
         .as_ref()
-        .map(|s| agents_runtime::Schema::compile(s.value()).check(&answer.raw))
+        .map(|s| shape.breaches(s, &answer.raw))
         .unwrap_or_default();
     for claim in answer.unanchored_claims() {
         eprintln!(
@@ -123,11 +128,14 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
             "breaches": breaches,
         }));
         if let Json::Object(doc) = &mut doc {
-            doc.insert("content".into(), in_order(&answer.raw, written.as_ref()));
+            doc.insert(
+                "content".into(),
+                shape.in_order(&answer.raw, written.as_ref()),
+            );
         }
         outln!("{doc}");
     } else {
-        print_answer(&answer, written.as_ref());
+        print_answer(&answer, shape, written.as_ref());
         crate::global::warn_breaches("the answer", &name, &breaches);
     }
     Ok(ExitCode::SUCCESS)
@@ -231,10 +239,10 @@ async fn follow(handle: &ResearchRunHandle, live: bool) -> Result<Answer<Value>,
 /// The answer (in the order `schema` lists its fields, when it is known), then how far to
 /// trust it: each claim with the part it supports, its confidence, the pages behind it
 /// (numbered once, listed at the end) and the passages it rests on.
-fn print_answer(answer: &Answer<Value>, schema: Option<&Json>) {
+fn print_answer(answer: &Answer<Value>, shape: Shape, schema: Option<&Json>) {
     match &answer.content {
         Value::String(text) => outln!("{text}"),
-        other => outln!("{}", in_order(other, schema).to_pretty()),
+        other => outln!("{}", shape.in_order(other, schema).to_pretty()),
     }
     let trust = &answer.trust;
     outln!("");
@@ -306,8 +314,48 @@ fn number<'a>(pages: &mut Vec<Page<'a>>, url: &'a str, title: Option<&'a str>) -
 }
 
 /// `value` in the order `schema` lists its fields, when it is known.
-fn in_order(value: &Value, schema: Option<&Json>) -> Json {
-    schema.map_or_else(|| Json::from(value), |s| Json::in_schema_order(value, s))
+/// What the output schema describes: the answer, or each record of a list answer (the answer
+/// to records given as a list in `input_data`, each shaped as the answer).
+#[derive(Clone, Copy)]
+struct Shape {
+    rows: bool,
+}
+
+impl Shape {
+    /// The rules of `schema` that `content` breaks: a list answer's records each checked on its
+    /// own, its breaches' paths written from the list (`[1].price`).
+    fn breaches(self, schema: &Document, content: &Value) -> Vec<agents_runtime::check::Breach> {
+        let compiled = agents_runtime::Schema::compile(schema.value());
+        match content {
+            Value::Array(records) if self.rows => records
+                .iter()
+                .enumerate()
+                .flat_map(|(i, record)| {
+                    compiled.check(record).into_iter().map(move |mut b| {
+                        b.path = agents_runtime::check::path::in_item(i, &b.path);
+                        b
+                    })
+                })
+                .collect(),
+            other => compiled.check(other),
+        }
+    }
+
+    /// `value` with its fields in the order `schema` lists them, a list answer's records each.
+    fn in_order(self, value: &Value, schema: Option<&Json>) -> Json {
+        let Some(schema) = schema else {
+            return Json::from(value);
+        };
+        match value {
+            Value::Array(records) if self.rows => Json::Array(
+                records
+                    .iter()
+                    .map(|r| Json::in_schema_order(r, schema))
+                    .collect(),
+            ),
+            other => Json::in_schema_order(other, schema),
+        }
+    }
 }
 
 /// A page's URL, title and kind of source (`primary`, …), when the agent listed it.

@@ -209,6 +209,78 @@ async fn an_answer_that_breaks_its_schema_says_which_rule() {
     assert!(!validator.is_valid(&doc["content"]));
 }
 
+/// Records given as a list are answered as a list, each record shaped as the schema says: each
+/// is checked on its own (a breach named from the list, `[0].price`) and printed in the
+/// schema's order, where the list as a whole would be "not an object". The `jsonschema` crate
+/// judges each record the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_given_as_a_list_are_each_checked_against_the_schema() {
+    let e = emulator().await;
+    let dir = scratch("research-rows");
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "price": {"type": "number", "minimum": 0},
+            "name": {"type": "string"}
+        },
+        "required": ["price"]
+    });
+    // As written, `price` before `name`: the order the answer is printed in.
+    let written = r#"{"type": "object", "properties": {"price": {"type": "number", "minimum": 0},
+        "name": {"type": "string"}}, "required": ["price"]}"#;
+    assert_eq!(serde_json::from_str::<Value>(written).unwrap(), schema);
+    std::fs::write(dir.join("rows.output.schema.json"), written).unwrap();
+    std::fs::write(
+        dir.join("rows.json"),
+        r#"[{"price": -1}, {"name": "kettle"}]"#,
+    )
+    .unwrap();
+    let args = [
+        "--api-version",
+        "v2",
+        "research",
+        "prices",
+        "--quiet",
+        "--schema",
+        "rows.output.schema.json",
+        "--input-data",
+        "rows.json",
+    ];
+    let text = cargo_agents(&e, &dir, &args).await;
+    let out = succeeded(&text);
+    let err = stderr(&text);
+    assert!(
+        err.contains(
+            "warning: the answer breaks 1 rule(s) of `rows`'s output schema:\n  [0].price: \
+             breaks `minimum: 0` (/properties/price/minimum), found -1"
+        ),
+        "{err}"
+    );
+    // Each record's fields in the schema's order, not the alphabet's.
+    assert!(
+        out.starts_with("[\n  {\n    \"price\": -1,\n    \"name\": "),
+        "{out}"
+    );
+
+    let doc: Value = serde_json::from_str(&succeeded(
+        &cargo_agents(&e, &dir, &[&["--json"][..], &args].concat()).await,
+    ))
+    .unwrap();
+    let records = doc["content"].as_array().unwrap();
+    assert_eq!(records.len(), 2, "{doc}");
+    assert_eq!(records[1]["name"], "kettle", "{doc}");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let judged: Vec<bool> = records.iter().map(|r| validator.is_valid(r)).collect();
+    assert_eq!(judged, [false, true], "{doc}");
+    let paths: Vec<&Value> = doc["breaches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| &b["path"])
+        .collect();
+    assert_eq!(paths, ["[0].price"], "{doc}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_text_answer_by_name_on_v2_resumes_a_cut_stream_without_repeats() {
     let e = emulator().await;
