@@ -390,7 +390,7 @@ fn read_schema(
         )));
     }
     // Shape problems first, with paths from the file's own root.
-    agents_schema::FieldSchema::from_document(&doc)
+    agents_schema::FieldSchema::from_text(&text)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
     let record = agents_schema::json_schema::record(agent, None, Some(&written), None)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;

@@ -425,6 +425,29 @@ async fn failures_name_the_run_the_agent_or_the_schema_and_what_to_do() {
         "{err}"
     );
     assert_eq!(e.requests_seen(KEY), before, "nothing sent for a typo");
+    // A property defined twice, of which a JSON reader keeps the last without a word.
+    std::fs::write(
+        dir.join("twice.output.schema.json"),
+        r#"{"type": "object", "properties": {"when": {"type": "string"}, "when": {}}}"#,
+    )
+    .unwrap();
+    let twice = cargo_agents(
+        &e,
+        &dir,
+        &["research", "q", "--schema", "twice.output.schema.json"],
+    )
+    .await;
+    assert_eq!(twice.status.code(), Some(1));
+    let err = stderr(&twice);
+    assert!(
+        err.contains("twice.output.schema.json: $.properties.when: `when` is given twice"),
+        "{err}"
+    );
+    assert_eq!(
+        e.requests_seen(KEY),
+        before,
+        "nothing sent for a key given twice"
+    );
     std::fs::write(
         dir.join("odd.output.schema.json"),
         r#"{"type": "object", "properties": {"when": {"type": "string", "$id": "http://[bad"}}}"#,

@@ -367,3 +367,63 @@ fn front_doors_refuse_a_file_holding_another_agent_and_pass_warnings_and_renames
     assert!(warnings[0].to_string().contains("declared again"));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A key given twice in one object of a schema file: every JSON reader keeps one of the two
+/// without a word, so a property defined twice would be typed from whichever came last. It is
+/// an error at its path, in the file it is in, from the loader, `agent!` and `Builder` alike.
+#[test]
+fn a_key_given_twice_is_an_error_at_its_path_in_every_front_door() {
+    let dir = temp_dir("twice");
+    let schemas = dir.join("schemas");
+    fs::create_dir_all(&schemas).unwrap();
+    fs::write(
+        schemas.join("shop.output.schema.json"),
+        r#"{"type": "object", "properties": {
+            "price": {"type": "number"}, "title": {"type": "string"}, "price": {"type": "string"}}}"#,
+    )
+    .unwrap();
+    fs::write(
+        schemas.join("shop.input.schema.json"),
+        r#"{"type": "object", "properties": {"url": {"type": "string"}},
+            "required": ["url"], "required": []}"#,
+    )
+    .unwrap();
+
+    let lines: Vec<String> = load_dir(&schemas)
+        .unwrap_err()
+        .0
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert!(
+        lines[0].ends_with(
+            "shop.input.schema.json: agent `shop`: $.required: `required` is given twice in this \
+             object, and a JSON reader keeps only the last; remove or rename one"
+        ),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].ends_with("shop.output.schema.json: agent `shop`: $.properties.price: `price` is given twice in this object, and a JSON reader keeps only the last; remove or rename one"),
+        "{}",
+        lines[1]
+    );
+
+    let err = agents_codegen::expand::expand("shop", &Default::default(), &dir).unwrap_err();
+    assert!(
+        err.contains("shop.output.schema.json") && err.contains("$.properties.price"),
+        "{err}"
+    );
+    let err = agents_codegen::Builder::new()
+        .schema_dir(&schemas)
+        .cargo_directives(false)
+        .generate_with_warnings()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("$.properties.price: `price` is given twice"),
+        "{err}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -2,6 +2,7 @@
 //! ordered tree of `crate::json`) that builds the model, tracks the JSON path, and collects every
 //! problem (`error.rs`) instead of stopping at the first.
 
+mod duplicates;
 mod error;
 mod reader;
 
@@ -14,7 +15,13 @@ use crate::json::Json;
 use crate::{AgentRecord, AsRead, FieldSchema};
 
 pub(crate) fn record_from_json(text: &str) -> Result<AgentRecord, RecordError> {
-    let tree: Json = agents_wire::json::from_slice(text.as_bytes()).map_err(|e| match e {
+    let tree = tree_of(text)?;
+    with_duplicates(text, read(&tree, Reader::any))
+}
+
+/// The ordered tree of `text`, or where it is not JSON.
+fn tree_of(text: &str) -> Result<Json, RecordError> {
+    agents_wire::json::from_slice(text.as_bytes()).map_err(|e| match e {
         agents_wire::json::DeepError::Json {
             message,
             line,
@@ -29,8 +36,22 @@ pub(crate) fn record_from_json(text: &str) -> Result<AgentRecord, RecordError> {
             column: 1,
             message: too_deep.to_string(),
         },
-    })?;
-    read(&tree, Reader::any)
+    })
+}
+
+/// What `text` read as, with the keys it gives twice in one object reported with the rest:
+/// text is what a user writes (a schema file, a record in the schema directory), and the tree
+/// keeps only one of the two.
+fn with_duplicates<T>(text: &str, read: Result<T, RecordError>) -> Result<T, RecordError> {
+    let twice = duplicates::duplicate_keys(text);
+    match read {
+        Ok(made) if twice.is_empty() => Ok(made),
+        Ok(_) => Err(RecordError::Invalid(twice)),
+        Err(RecordError::Invalid(errors)) => Err(RecordError::Invalid(
+            twice.into_iter().chain(errors).collect(),
+        )),
+        Err(e) => Err(e),
+    }
 }
 
 pub(crate) fn record_from_value(value: &Value) -> Result<AgentRecord, RecordError> {
@@ -86,6 +107,22 @@ impl FieldSchema {
     pub fn from_tree(tree: &Json) -> Result<FieldSchema, RecordError> {
         document_from_json(tree)
     }
+
+    /// Reads a JSON Schema document from its text (a file a user wrote), as
+    /// [`FieldSchema::from_tree`] reads it; a key given twice in one object, of which any
+    /// JSON reader keeps only one, is a problem at its path too.
+    ///
+    /// ```
+    /// use agents_schema::FieldSchema;
+    ///
+    /// let text = r#"{"properties": {"price": {"type": "number"}, "price": {"type": "string"}}}"#;
+    /// let err = FieldSchema::from_text(text).unwrap_err().to_string();
+    /// assert!(err.starts_with("$.properties.price: `price` is given twice"), "{err}");
+    /// ```
+    pub fn from_text(text: &str) -> Result<FieldSchema, RecordError> {
+        let tree = tree_of(text)?;
+        with_duplicates(text, document_from_json(&tree))
+    }
 }
 
 impl AsRead {
@@ -116,6 +153,46 @@ pub(crate) fn document_from_json(tree: &Json) -> Result<FieldSchema, RecordError
 mod tests {
     use super::*;
     use crate::SchemaType;
+
+    /// A key given twice is reported at its path wherever it is (at the root, in a list, with
+    /// a name that needs quoting), each once, with the record's other problems, and the
+    /// record is not made from whichever came last.
+    #[test]
+    fn keys_given_twice_are_reported_where_they_are() {
+        let text = r#"{"name": "x", "name": "x", "output_schema": {
+            "price": {"type": "number"},
+            "price": {"type": "string"},
+            "offers": {"type": "array", "items": [{"type": "object", "properties": {
+                "a b": {"type": "string"}, "a b": {"type": "string"}, "a b": {}}}]},
+            "bad": {"type": 3}
+        }}"#;
+        let RecordError::Invalid(errors) = AgentRecord::from_json(text).unwrap_err() else {
+            panic!("not a shape error");
+        };
+        let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(
+            paths[..4],
+            [
+                "$.name",
+                "$.output_schema.price",
+                "$.output_schema.offers.items[0].properties[\"a b\"]",
+                "$.output_schema.offers.items[0].properties[\"a b\"]",
+            ]
+        );
+        assert!(errors[0].message.contains("given twice"), "{errors:?}");
+        assert!(
+            paths[4..]
+                .iter()
+                .any(|p| p.starts_with("$.output_schema.bad")),
+            "{paths:?}"
+        );
+
+        // The same text without the repeats reads; so does a key repeated only across objects.
+        let once = r#"{"name": "x", "output_schema": {"a": {"type": "object",
+            "properties": {"a": {"type": "string"}}}}}"#;
+        assert!(AgentRecord::from_json(once).is_ok());
+        assert!(FieldSchema::from_text(r#"{"properties": {"a": {}}}"#).is_ok());
+    }
 
     #[test]
     fn syntax_errors_carry_line_and_column() {
