@@ -262,7 +262,17 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
                     continue;
                 }
                 match serde_json::from_str::<Value>(&line) {
-                    Ok(Value::Object(params)) => items.push(Item { row: i + 1, params }),
+                    Ok(Value::Object(params)) => {
+                        // A name given twice would send the last value and drop the other, as
+                        // `-p` and a CSV header would.
+                        let twice = agents_schema::duplicate_keys(&line);
+                        if twice.is_empty() {
+                            items.push(Item { row: i + 1, params });
+                        }
+                        for t in twice {
+                            unreadable.push(format!("line {}: {t}", i + 1));
+                        }
+                    }
                     Ok(other) => unreadable.push(format!(
                         "line {}: expected a JSON object of params, found {}",
                         i + 1,

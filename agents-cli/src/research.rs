@@ -72,7 +72,15 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
     // Records given as a list are answered as a list of records, each shaped as the schema says.
     let mut rows = false;
     if let Some(path) = &args.input_data {
-        let data = read_json::<Value>(path)?.0;
+        let (data, text) = read_json::<Value>(path)?;
+        // A field given twice in a record would fill in the last value and drop the other.
+        let twice: Vec<String> = agents_schema::duplicate_keys(&text)
+            .iter()
+            .map(|e| format!("{}: {e}", path.display()))
+            .collect();
+        if !twice.is_empty() {
+            return Err(Failure(twice.join("\n")));
+        }
         rows = data.is_array();
         request = request.input_data(data);
     }

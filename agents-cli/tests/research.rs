@@ -449,6 +449,40 @@ async fn failures_name_the_run_the_agent_or_the_schema_and_what_to_do() {
         "nothing sent for a key given twice"
     );
     std::fs::write(
+        dir.join("once.output.schema.json"),
+        r#"{"type": "object", "properties": {"when": {"type": "string"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("rows.json"),
+        r#"[{"when": "now"}, {"when": "a", "when": "b"}]"#,
+    )
+    .unwrap();
+    let rows = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "research",
+            "q",
+            "--schema",
+            "once.output.schema.json",
+            "--input-data",
+            "rows.json",
+        ],
+    )
+    .await;
+    assert_eq!(rows.status.code(), Some(1));
+    let err = stderr(&rows);
+    assert!(
+        err.contains("rows.json: $[1].when: `when` is given twice"),
+        "{err}"
+    );
+    assert_eq!(
+        e.requests_seen(KEY),
+        before,
+        "nothing sent for records with a key twice"
+    );
+    std::fs::write(
         dir.join("odd.output.schema.json"),
         r#"{"type": "object", "properties": {"when": {"type": "string", "$id": "http://[bad"}}}"#,
     )

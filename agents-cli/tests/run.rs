@@ -476,8 +476,8 @@ async fn run_reads_the_pages_of_a_paginated_agent() {
     );
 }
 
-/// Inputs that cannot be read are named all at once, row by row, and an input file without
-/// rows or with a column named twice is refused: in both cases nothing is sent and no output file is made.
+/// Inputs that cannot be read are named all at once, row by row (a JSONL line naming a key
+/// twice among them), and an input file without rows or with a column named twice is refused: in both cases nothing is sent and no output file is made.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unreadable_or_empty_inputs_are_named_before_anything_is_sent() {
     let e = emulator().await;
@@ -489,7 +489,7 @@ async fn unreadable_or_empty_inputs_are_named_before_anything_is_sent() {
     .unwrap();
     std::fs::write(
         dir.join("bad.jsonl"),
-        "{\"asin\": \"B1\"}\n[1]\nnot json\n\n{\"asin\": \"B5\"}\n",
+        "{\"asin\": \"B1\"}\n[1]\nnot json\n\n{\"asin\": \"B5\"}\n{\"asin\": \"B6\", \"asin\": \"B7\"}\n",
     )
     .unwrap();
     std::fs::write(dir.join("header.csv"), "asin,zip_code\n").unwrap();
@@ -506,9 +506,10 @@ async fn unreadable_or_empty_inputs_are_named_before_anything_is_sent() {
         (
             "bad.jsonl",
             &[
-                "2 problem(s) reading bad.jsonl",
+                "3 problem(s) reading bad.jsonl",
                 "line 2: expected a JSON object of params, found an array",
                 "line 3: ",
+                "line 6: $.asin: `asin` is given twice",
             ][..],
         ),
         ("header.csv", &["header.csv holds no rows of inputs"][..]),

@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 
 pub mod diff;
 pub use json::Json;
-pub use load::{FieldError, RecordError, join_path};
+pub use load::{FieldError, RecordError, duplicate_keys, join_path};
 
 /// An agent record: the body of `GET /v1/agents/{name}`, or an item of the agent list
 /// (which carries only a subset of the fields).

@@ -126,10 +126,17 @@ impl<'de> serde::Deserialize<'de> for Key<'de> {
     }
 }
 
-/// The keys `text` gives twice in one object, each a problem at its path (`$.output_schema
-/// .properties.price`). Text that is not JSON, or is nested past serde_json's limit, has none
-/// here: the reader of the record reports what is wrong with it.
-pub(crate) fn duplicate_keys(text: &str) -> Vec<FieldError> {
+/// The keys the JSON `text` gives twice in one object, each a problem at its path, in the order
+/// of the text. Text that is not JSON, or is nested past serde_json's limit of 128 levels, has
+/// none here: what reads it reports what is wrong with it.
+///
+/// ```
+/// let twice = agents_schema::duplicate_keys(r#"{"asin": "A", "offers": [{"n": 1, "n": 2}], "asin": "B"}"#);
+/// let paths: Vec<&str> = twice.iter().map(|e| e.path.as_str()).collect();
+/// assert_eq!(paths, ["$.offers[0].n", "$.asin"]);
+/// assert!(agents_schema::duplicate_keys(r#"{"a": {"a": 1}}"#).is_empty());
+/// ```
+pub fn duplicate_keys(text: &str) -> Vec<FieldError> {
     let mut found = Vec::new();
     let mut d = serde_json::Deserializer::from_str(text);
     let walk = Walk {

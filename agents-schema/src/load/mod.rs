@@ -8,6 +8,7 @@ mod reader;
 
 use serde_json::Value;
 
+pub use duplicates::duplicate_keys;
 pub use error::{FieldError, RecordError, join_path};
 use reader::Reader;
 
