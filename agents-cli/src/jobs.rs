@@ -1,5 +1,6 @@
-//! `cargo agents jobs`: create a job from an input file, list jobs and their runs, trigger a
-//! run (and wait for it), and download a run's artifacts into a directory.
+//! `cargo agents jobs`: create a job from an input file (under a name no job has), list jobs and
+//! their runs, trigger a run (and wait for it), delete a job, and download a run's artifacts
+//! into a directory.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -52,6 +53,11 @@ pub enum JobsCommand {
         /// The job's id, or its name when one job has it.
         id: String,
     },
+    /// Delete a job: it runs no more, on its schedule or triggered.
+    Delete {
+        /// The job's id, or its name when one job has it.
+        id: String,
+    },
     /// Download a run's artifacts into a directory.
     Download {
         /// The run's id.
@@ -89,6 +95,23 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
                     bad.len(),
                     input.display(),
                     bad.join("\n  ")
+                )));
+            }
+            // Names find jobs here (`trigger nightly`): a second job of a name would run the same
+            // inputs again on its own schedule, billed twice, and leave the name to neither.
+            let jobs: Vec<_> = c.jobs().try_collect().await?;
+            let named: Vec<&str> = jobs
+                .iter()
+                .filter(|j| j.name == *name)
+                .map(|j| j.id.as_str())
+                .collect();
+            if !named.is_empty() {
+                return Err(Failure(format!(
+                    "nothing was created: a job named {name:?} exists ({}); another would run its \
+                     own schedule beside it, and the name would find neither. Trigger it, \
+                     `cargo agents jobs delete {}` first to replace it, or choose another name",
+                    named.join(", "),
+                    named[0]
                 )));
             }
             let format = match format.as_str() {
@@ -205,6 +228,18 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
             .await?;
             for r in &runs {
                 print_run(cli, r);
+            }
+        }
+        JobsCommand::Delete { id } => {
+            let deleted = by_id_or_name(&c, id, |id| {
+                let c = &c;
+                async move { c.delete_job(&id).await.map(|()| id) }
+            })
+            .await?;
+            if cli.json {
+                outln!("{}", json!({ "deleted": deleted }));
+            } else {
+                eprintln!("job {deleted} deleted");
             }
         }
         JobsCommand::Download { run, out } => download(cli, &c, run, out).await?,

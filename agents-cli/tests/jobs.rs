@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! `cargo agents jobs` against the emulator over loopback: a job made from a CSV file (bad rows
-//! named, nothing sent), triggered and waited for, listed, and its artifacts downloaded.
+//! named, nothing sent; a name a job has refused), triggered and waited for, listed, deleted, and
+//! its artifacts downloaded.
 
 use crate::common;
 
@@ -58,6 +59,8 @@ async fn jobs_are_created_triggered_listed_and_downloaded() {
 
     std::fs::write(dir.join("asins.csv"), "asin,zip_code\nB1,\nB2,10001\nB3,\n").unwrap();
     for version in ["v1", "v2"] {
+        // One job per version: the emulator's state is shared, and a name finds one job.
+        let name = format!("prices-{version}");
         let id = stdout(
             &cargo_agents(
                 &e,
@@ -67,7 +70,7 @@ async fn jobs_are_created_triggered_listed_and_downloaded() {
                     version,
                     "jobs",
                     "create",
-                    "prices",
+                    &name,
                     "--agent",
                     "retailer_a_pdp",
                     "--input",
@@ -203,8 +206,42 @@ async fn a_job_is_named_by_its_id_or_by_the_name_one_job_has() {
     );
     assert!(!err.contains("cargo agents list"), "{err}");
 
-    // A name two jobs have runs neither: the ids are named instead.
-    let second = create("nightly").await;
+    // `create` refuses a name a job has: another job would run beside it and the name would find
+    // neither. Nothing is made, and the way to replace it is named.
+    let args = [
+        "jobs",
+        "create",
+        "nightly",
+        "--agent",
+        "retailer_a_pdp",
+        "--input",
+        "asins.csv",
+    ];
+    let out = cargo_agents(&e, &dir, &args).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "nothing was created: a job named \"nightly\" exists ({first})"
+        )) && err.contains(&format!("`cargo agents jobs delete {first}`")),
+        "{err}"
+    );
+    let list = stdout(&cargo_agents(&e, &dir, &["jobs", "list"]).await);
+    assert_eq!(list.lines().count(), 1, "{list}");
+
+    // A name two jobs have (as another program may make them) runs neither: the ids are named
+    // instead.
+    let client = agents_runtime::Client::builder()
+        .base_url(e.base_url())
+        .api_key(KEY)
+        .rate_limit(None)
+        .build()
+        .unwrap();
+    let request = agents_runtime::client::jobs::JobRequest::new("nightly", "retailer_a_pdp")
+        .inputs(agents_runtime::client::jobs::JobInputs::inline([
+            serde_json::json!({"asin": "B3"}),
+        ]));
+    let second = client.create_job(request).await.unwrap().id;
     let out = cargo_agents(&e, &dir, &["jobs", "trigger", "nightly"]).await;
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -218,6 +255,15 @@ async fn a_job_is_named_by_its_id_or_by_the_name_one_job_has() {
         let runs = stdout(&cargo_agents(&e, &dir, &["jobs", "runs", id]).await);
         assert_eq!(runs.lines().count(), usize::from(*id == first), "{runs}");
     }
+
+    // Deleted by id, the first leaves the name to the second; deleted by name, that one goes.
+    let out = cargo_agents(&e, &dir, &["jobs", "delete", &first]).await;
+    stdout(&out);
+    let out = cargo_agents(&e, &dir, &["--json", "jobs", "delete", "nightly"]).await;
+    assert_eq!(common::json(&out)["deleted"], second.as_str());
+    let list = stdout(&cargo_agents(&e, &dir, &["jobs", "list"]).await);
+    assert_eq!(list, "");
+    create("nightly").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
