@@ -254,6 +254,26 @@ pub(crate) enum Start<'a> {
     Resume(&'a str),
 }
 
+/// `failure` in this command's words: the client names a generation's settings by the
+/// `GenerationRequest` methods that set them (a service's refusal of `from_agent` becomes
+/// `GenerationRequest::refine (from_agent)`), which a shell user set with flags.
+fn in_flags(Failure(text): Failure, version: ApiVersion) -> Failure {
+    let words = version.words();
+    let refine = format!("GenerationRequest::refine ({})", words.generation_from);
+    let name = format!("GenerationRequest::agent_name ({})", words.generation_name);
+    let mut text = text;
+    for (said, flag) in [
+        (refine.as_str(), "--refine"),
+        (name.as_str(), "--name"),
+        ("GenerationRequest::agent_name", "--name"),
+        ("`prompt`", "`--prompt`"),
+        ("`url`", "`--url`"),
+    ] {
+        text = text.replace(said, flag);
+    }
+    Failure(text)
+}
+
 pub(crate) async fn generate_agent(
     cli: &Global,
     start: Start<'_>,
@@ -283,7 +303,7 @@ pub(crate) async fn generate_agent(
             let handle = c.generate_agent(request).await.map_err(|e| {
                 crate::global::noting_effect(
                     e,
-                    Failure::from,
+                    |e| in_flags(Failure::from(e), c.api_version()),
                     "a generation may have started before its answer was lost: `cargo agents \
                      list` shows its agent once it is done",
                 )

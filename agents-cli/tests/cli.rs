@@ -216,6 +216,57 @@ async fn generate_agent_goes_from_prompt_to_typed_struct() {
     assert!(src.contains("pub struct RecipePage"));
     assert!(src.contains("pub recipe_title: Option<String>"));
     assert!(src.contains("pub servings"));
+
+    // Mistakes are said in this command's flags, not in the methods of the library under it.
+    for version in ["v1", "v2"] {
+        let again = cargo_agents(
+            &e,
+            &dir,
+            KEY,
+            &[
+                "--api-version",
+                version,
+                "generate-agent",
+                "--prompt",
+                "p",
+                "--url",
+                "https://recipes.example/r/2",
+                "--name",
+                "recipe_page",
+            ],
+        )
+        .await;
+        assert_eq!(again.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&again.stderr);
+        assert!(
+            err.contains("already exists; refine it with --refine or choose another"),
+            "{version}: {err}"
+        );
+        assert!(!err.contains("GenerationRequest"), "{version}: {err}");
+    }
+    let bad = cargo_agents(
+        &e,
+        &dir,
+        KEY,
+        &[
+            "generate-agent",
+            "--prompt",
+            " ",
+            "--url",
+            "ftp://recipes.example/",
+            "--name",
+            "Recipe",
+        ],
+    )
+    .await;
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains(
+            "3 invalid options; nothing was sent: `--prompt`: the prompt is empty; \
+             `--name`: \"Recipe\" must be lowercase letters, digits and underscores; `--url`: "
+        ),
+        "{err}"
+    );
 }
 
 /// A generation takes minutes at the service and goes on when the wait for it stops: its id is
