@@ -86,7 +86,14 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
     }
     let c = crate::global::client(cli)?;
     // Before the agent is looked up, so a request the service would refuse costs nothing.
-    request.check(c.api_version())?;
+    request.check(c.api_version()).map_err(|e| {
+        // The request is this command's flags: its `input_data` is `--input-data`.
+        let Failure(text) = Failure::from(e);
+        Failure(
+            text.replace("invalid option `request`: ", "invalid ")
+                .replace("input_data", "--input-data"),
+        )
+    })?;
     let timeout = Duration::from_secs(args.timeout);
     let handle = start(&c, &name, schema.as_ref(), request)
         .await?

@@ -482,6 +482,33 @@ async fn failures_name_the_run_the_agent_or_the_schema_and_what_to_do() {
         before,
         "nothing sent for records with a key twice"
     );
+    // Records that are not objects, said in the command's flags.
+    std::fs::write(dir.join("numbers.json"), "[1]").unwrap();
+    let numbers = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "research",
+            "q",
+            "--schema",
+            "once.output.schema.json",
+            "--input-data",
+            "numbers.json",
+        ],
+    )
+    .await;
+    let err = stderr(&numbers);
+    assert!(
+        err.contains(
+            "invalid --input-data[0]: each row of --input-data is an object, not a number"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        e.requests_seen(KEY),
+        before,
+        "nothing sent for rows that are no objects"
+    );
     std::fs::write(
         dir.join("odd.output.schema.json"),
         r#"{"type": "object", "properties": {"when": {"type": "string", "$id": "http://[bad"}}}"#,
