@@ -257,7 +257,12 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
         }
         Some("jsonl" | "ndjson") => {
             for (i, line) in BufReader::new(file).lines().enumerate() {
-                let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
+                let mut line = line.map_err(|e| format!("{}: {e}", path.display()))?;
+                // A byte order mark an editor saved before the first line, as
+                // `agents_schema::files::read_text` skips one (the CSV reader does too).
+                if i == 0 && line.starts_with('\u{feff}') {
+                    line.drain(..'\u{feff}'.len_utf8());
+                }
                 if line.trim().is_empty() {
                     continue;
                 }
@@ -391,6 +396,18 @@ mod tests {
         );
         let once = from_pairs(&record(), &pairs[..2]).unwrap();
         assert_eq!(Value::Object(once), json!({"asin": "B1", "below": 3}));
+    }
+
+    #[test]
+    fn a_jsonl_file_saved_with_a_byte_order_mark_reads_as_without() {
+        let dir = std::env::temp_dir().join(format!("agents-inputs-bom-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rows.jsonl");
+        std::fs::write(&path, "\u{feff}{\"asin\": \"B1\"}\n{\"asin\": \"B2\"}\n").unwrap();
+        let items = read_items(&record(), &path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let asins: Vec<&Value> = items.iter().map(|i| &i.params["asin"]).collect();
+        assert_eq!(asins, [&json!("B1"), &json!("B2")]);
     }
 
     #[test]

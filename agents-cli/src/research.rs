@@ -377,7 +377,7 @@ impl Shape {
 type Page<'a> = (&'a str, Option<&'a str>, Option<&'a str>);
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(T, String), Failure> {
-    let text = std::fs::read_to_string(path)
+    let text = agents_schema::files::read_text(path)
         .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
     serde_json::from_str(&text)
         .map(|read| (read, text))

@@ -427,3 +427,56 @@ fn a_key_given_twice_is_an_error_at_its_path_in_every_front_door() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Files an editor saved with a byte order mark first (Windows' Notepad does) read as the same
+/// files without: schema pairs, records, and documents references read, none refused as "not
+/// JSON at line 1, column 1" nor left untyped.
+#[test]
+fn files_saved_with_a_byte_order_mark_read_as_without() {
+    let dir = temp_dir("bom");
+    let schemas = dir.join("schemas");
+    let shared = dir.join("shared");
+    fs::create_dir_all(&schemas).unwrap();
+    fs::create_dir_all(&shared).unwrap();
+    let bom = |text: &str| format!("\u{feff}{text}");
+    fs::write(
+        schemas.join("shop.output.schema.json"),
+        bom(
+            r#"{"type": "object", "properties": {"price": {"type": "number"},
+            "seller": {"$ref": "https://example.com/s/seller.json"}}}"#,
+        ),
+    )
+    .unwrap();
+    fs::write(
+        schemas.join("shop.input.schema.json"),
+        bom(
+            r#"{"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}"#,
+        ),
+    )
+    .unwrap();
+    fs::write(
+        schemas.join("plain.json"),
+        bom(r#"{"name": "plain", "output_schema": {"title": {"type": "string"}}}"#),
+    )
+    .unwrap();
+    fs::write(
+        shared.join("seller.json"),
+        bom(r#"{"type": "object", "properties": {"name": {"type": "string"}}}"#),
+    )
+    .unwrap();
+    let loaded = load_dir(&schemas).unwrap();
+    let records: Vec<AgentRecord> = loaded.into_iter().map(|l| l.record).collect();
+    let options = Options::default().documents("https://example.com/s/", &shared);
+    let generated = generate(&records, &options).unwrap();
+    assert!(generated.warnings.is_empty(), "{:?}", generated.warnings);
+    let source = generated.to_source().unwrap();
+    fs::remove_dir_all(&dir).unwrap();
+    assert!(source.contains("pub struct ShopParams"), "{source}");
+    assert!(source.contains("pub url: String"), "{source}");
+    assert!(
+        source.contains("pub seller: Option<ShopSeller>"),
+        "{source}"
+    );
+    assert!(source.contains("pub name: Option<String>"), "{source}");
+    assert!(source.contains("pub struct Plain"), "{source}");
+}

@@ -80,6 +80,16 @@ fn diagnostics(path: &Path, err: RecordError) -> Vec<Diagnostic> {
     }
 }
 
+/// The text of a JSON file a user wrote, without the byte order mark an editor may have saved
+/// before it (Windows' Notepad does; JSON readers refuse it, RFC 8259 lets them skip it).
+pub fn read_text(path: &Path) -> io::Result<String> {
+    let mut text = fs::read_to_string(path)?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
+}
+
 fn io_diagnostic(path: &Path, err: &io::Error) -> Diagnostic {
     Diagnostic::at("$", format!("cannot read: {err}")).file(path)
 }
@@ -133,7 +143,7 @@ pub fn load_file(path: &Path) -> Result<Loaded, Diagnostics> {
     if file.ends_with(OUTPUT_SUFFIX) {
         return load_pair(path);
     }
-    let text = fs::read_to_string(path).map_err(|e| io_diagnostic(path, &e))?;
+    let text = read_text(path).map_err(|e| io_diagnostic(path, &e))?;
     let record = AgentRecord::from_json(&text).map_err(|e| Diagnostics(diagnostics(path, e)))?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     if let Some(stem) = stem.filter(|s| *s != record.name) {
@@ -155,7 +165,7 @@ pub fn load_file(path: &Path) -> Result<Loaded, Diagnostics> {
 
 /// One file of a pair, parsed: its text and value, or a syntax error naming the file.
 fn read_json(path: &Path, name: &str) -> Result<(String, serde_json::Value), Diagnostics> {
-    let text = fs::read_to_string(path).map_err(|e| io_diagnostic(path, &e))?;
+    let text = read_text(path).map_err(|e| io_diagnostic(path, &e))?;
     let value = serde_json::from_str(&text).map_err(|e| {
         Diagnostic::at(
             format!("line {}, column {}", e.line(), e.column()),
