@@ -1645,14 +1645,11 @@ impl Compiler {
             return None;
         }
         let path = dir.join(rest);
-        let mut text = std::fs::read_to_string(&path).ok()?;
+        let text = std::fs::read_to_string(&path).ok()?;
         self.files.push(path.clone());
-        // A byte order mark an editor saved first is skipped, as `agents_schema::files::read_text`
-        // skips it in the files that refer here.
-        if text.starts_with('\u{feff}') {
-            text.drain(..'\u{feff}'.len_utf8());
-        }
-        match serde_json::from_str(&text) {
+        // A byte order mark an editor saved first is skipped, as in every JSON file read.
+        let text = agents_wire::json::text_without_bom(&text);
+        match serde_json::from_str(text) {
             Ok(value) => Some((value, text.into())),
             Err(e) => {
                 self.problems.push(Problem {

@@ -257,20 +257,18 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
         }
         Some("jsonl" | "ndjson") => {
             for (i, line) in BufReader::new(file).lines().enumerate() {
-                let mut line = line.map_err(|e| format!("{}: {e}", path.display()))?;
-                // A byte order mark an editor saved before the first line, as
-                // `agents_schema::files::read_text` skips one (the CSV reader does too).
-                if i == 0 && line.starts_with('\u{feff}') {
-                    line.drain(..'\u{feff}'.len_utf8());
-                }
+                let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
+                // A byte order mark an editor saved before the first line is skipped, as in
+                // every JSON file read (the CSV reader skips it too).
+                let line = agents_wire::json::text_without_bom(&line);
                 if line.trim().is_empty() {
                     continue;
                 }
-                match serde_json::from_str::<Value>(&line) {
+                match serde_json::from_str::<Value>(line) {
                     Ok(Value::Object(params)) => {
                         // A name given twice would send the last value and drop the other, as
                         // `-p` and a CSV header would.
-                        let twice = agents_schema::duplicate_keys(&line);
+                        let twice = agents_schema::duplicate_keys(line);
                         if twice.is_empty() {
                             items.push(Item { row: i + 1, params });
                         }

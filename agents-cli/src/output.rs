@@ -43,13 +43,7 @@ impl Format {
 
 /// Whether `out` asks for Parquet, which this build writes (the `parquet` feature).
 pub fn parquet_wanted(out: &Path) -> bool {
-    #[cfg(feature = "parquet")]
-    return crate::parquet::wanted(out);
-    #[cfg(not(feature = "parquet"))]
-    return {
-        let _ = out;
-        false
-    };
+    cfg!(feature = "parquet") && out.extension().is_some_and(|e| e == "parquet")
 }
 
 /// Refuses an output `batch` cannot write, before anything is read or sent.

@@ -35,11 +35,6 @@ pub fn staging_path(out: &Path) -> PathBuf {
     out.with_file_name(name)
 }
 
-/// Whether `out` asks for Parquet.
-pub fn wanted(out: &Path) -> bool {
-    out.extension().is_some_and(|e| e == "parquet")
-}
-
 /// Refuses Parquet output for an agent without typed bindings, before anything is sent.
 pub fn check_agent(agent: &str) -> Result<(), String> {
     struct Known;

@@ -412,7 +412,8 @@ async fn a_call_whose_answer_was_lost_says_it_may_have_run() {
             "the service may have created the batch",
         ),
     ] {
-        e.inject(KEY, Fault::Truncate, Some(1));
+        // The call that makes something, after whatever the command reads first.
+        e.inject_on(KEY, "POST", Fault::Truncate, Some(1));
         let out = cargo_agents(&e, &dir, args).await;
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);

@@ -342,7 +342,13 @@ impl EmulatorHandle {
 
     /// Injects `fault` into the next `times` requests of `key` (every request with `None`).
     pub fn inject(&self, key: &str, fault: Fault, times: Option<u32>) {
-        routes::inject(&self.state, key, fault, times);
+        routes::inject(&self.state, key, fault, times, None);
+    }
+
+    /// Injects `fault` into the next `times` requests of `key` made with `method` (`"POST"`:
+    /// the call that makes something, past the reads a client makes first).
+    pub fn inject_on(&self, key: &str, method: &str, fault: Fault, times: Option<u32>) {
+        routes::inject(&self.state, key, fault, times, Some(method));
     }
 
     /// Removes the faults of `key`.

@@ -269,7 +269,7 @@ async fn faults(AxState(state): AxState<Shared>, mut req: Request, next: Next) -
     let Some(mut ctx) = req.extensions().get::<Ctx>().cloned() else {
         return next.run(req).await;
     };
-    let mut faults = state.take_faults(&ctx.account.key);
+    let mut faults = state.take_faults(&ctx.account.key, req.method().as_str());
     let asked = req
         .headers()
         .get("x-emulator-fault")
@@ -410,11 +410,21 @@ fn split_character(body: &[u8]) -> Vec<u8> {
 }
 
 /// Adds a fault rule for `key` (used by the handle).
-pub(crate) fn inject(state: &State, key: &str, fault: Fault, times: Option<u32>) {
+pub(crate) fn inject(
+    state: &State,
+    key: &str,
+    fault: Fault,
+    times: Option<u32>,
+    method: Option<&str>,
+) {
     lock(&state.faults)
         .entry(key.to_owned())
         .or_default()
-        .push(FaultRule { fault, times });
+        .push(FaultRule {
+            fault,
+            times,
+            method: method.map(str::to_owned),
+        });
 }
 
 #[cfg(test)]

@@ -29,6 +29,8 @@ pub struct FaultRule {
     pub fault: Fault,
     /// How many more requests it applies to; `None` for every request.
     pub times: Option<u32>,
+    /// Only requests of this method (`POST`) count and get it; `None` for any method.
+    pub method: Option<String>,
 }
 
 /// Rate-limit state of a key after a request was counted.
@@ -226,14 +228,21 @@ impl State {
         }
     }
 
-    /// Faults that apply to this request of `key`, counting down limited ones.
-    pub fn take_faults(&self, key: &str) -> Vec<Fault> {
+    /// Faults that apply to this request of `key` (of `method`), counting down limited ones.
+    pub fn take_faults(&self, key: &str, method: &str) -> Vec<Fault> {
         let mut faults = lock(&self.faults);
         let Some(rules) = faults.get_mut(key) else {
             return Vec::new();
         };
         let mut out = Vec::new();
         for rule in rules.iter_mut() {
+            if rule
+                .method
+                .as_deref()
+                .is_some_and(|m| !m.eq_ignore_ascii_case(method))
+            {
+                continue;
+            }
             match &mut rule.times {
                 Some(0) => {}
                 Some(n) => {

@@ -81,13 +81,13 @@ fn diagnostics(path: &Path, err: RecordError) -> Vec<Diagnostic> {
 }
 
 /// The text of a JSON file a user wrote, without the byte order mark an editor may have saved
-/// before it (Windows' Notepad does; JSON readers refuse it, RFC 8259 lets them skip it).
+/// before it (`agents_wire::json::text_without_bom`).
 pub fn read_text(path: &Path) -> io::Result<String> {
-    let mut text = fs::read_to_string(path)?;
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
-    Ok(text)
+    let text = fs::read_to_string(path)?;
+    Ok(match agents_wire::json::text_without_bom(&text) {
+        rest if rest.len() < text.len() => rest.to_owned(),
+        _ => text,
+    })
 }
 
 fn io_diagnostic(path: &Path, err: &io::Error) -> Diagnostic {

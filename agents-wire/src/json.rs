@@ -16,6 +16,26 @@ use serde::de::DeserializeOwned;
 /// and keeps raw below.
 pub const MAX_DEPTH: usize = 1_100;
 
+/// The UTF-8 byte order mark some servers and editors (Windows' Notepad) write before JSON
+/// text. RFC 8259 lets a reader skip it; serde_json refuses it as the first character.
+pub const BYTE_ORDER_MARK: char = '\u{feff}';
+
+/// `bytes` without a leading UTF-8 [`BYTE_ORDER_MARK`]: what every reader here reads, an
+/// answer of the service or a file of a user alike.
+///
+/// ```
+/// assert_eq!(agents_wire::json::without_bom(b"\xEF\xBB\xBF{}"), b"{}");
+/// assert_eq!(agents_wire::json::without_bom(b"{}"), b"{}");
+/// ```
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// `text` without a leading [`BYTE_ORDER_MARK`], as [`without_bom`] reads bytes.
+pub fn text_without_bom(text: &str) -> &str {
+    text.strip_prefix(BYTE_ORDER_MARK).unwrap_or(text)
+}
+
 /// The kind of a JSON value as a message names it: `null`, `a boolean`, `a number`, `a string`,
 /// `an array`, `an object`.
 pub fn kind(v: &serde_json::Value) -> &'static str {

@@ -3,7 +3,7 @@
 
 use serde::de::DeserializeOwned;
 
-use super::error::{self, ApiError, Error, ResponseInfo, TooLargeError};
+use super::error::{ApiError, Error, ResponseInfo, TooLargeError};
 
 /// Most bytes of an error answer's body the client reads; the rest is dropped.
 pub(crate) const MAX_ERROR_BODY: u64 = 64 * 1024;
@@ -249,7 +249,7 @@ async fn read_body(resp: &mut reqwest::Response, limit: u64) -> Result<Body, Err
 /// (path, message); trailing data after the value is an error.
 pub(crate) fn decode_body<T: DeserializeOwned + Send>(bytes: &[u8]) -> Result<T, (String, String)> {
     use agents_wire::json::{self, DeepError};
-    let bytes = error::strip_bom(bytes);
+    let bytes = agents_wire::json::without_bom(bytes);
     json::from_slice_lossy::<T>(bytes).map_err(|e| match e {
         DeepError::Json {
             message,

@@ -146,7 +146,7 @@ impl ApiError {
         now: SystemTime,
     ) -> ApiError {
         let info = ResponseInfo::new(status, headers);
-        let bytes = strip_bom(bytes);
+        let bytes = agents_wire::json::without_bom(bytes);
         let body: Value = serde_json::from_slice(bytes)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()));
         let err = body.get("error");
@@ -215,11 +215,6 @@ impl ApiError {
             hint: None,
         }
     }
-}
-
-/// The body without a leading UTF-8 byte order mark, which some servers put before JSON.
-pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// `Retry-After`: delay-seconds or an HTTP date (read against the real wall clock).
