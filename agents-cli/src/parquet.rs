@@ -115,6 +115,14 @@ pub fn table(out: &Path) -> Result<crate::fields::Table, Failure> {
     let fail = |e: &dyn std::fmt::Display| Failure(format!("{}: {e}", out.display()));
     let file = File::open(out).map_err(|e| fail(&e))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail(&e))?;
+    // Breaches are counted from what `batch` wrote beside each record; a file without its
+    // columns (a job's artifact) would read as one without breaches.
+    if builder.schema().field_with_name(ROW).is_err() {
+        return Err(fail(&format!(
+            "no `{ROW}` column, so not an output of `cargo agents batch`; {}",
+            crate::fields::JOB_RESULTS
+        )));
+    }
     let not_fields = [
         ROW,
         INPUT,
@@ -301,4 +309,46 @@ pub fn convert(
         },
     )
     .unwrap_or_else(|| check_agent(agent).map(|()| 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agents_runtime::catalog::RetailerAPdp;
+
+    /// A Parquet file of records that `batch` did not write (a job's artifact, records written
+    /// by a program) has none of the breaches `batch` writes beside each record: its table is
+    /// refused with the way to count and check such results, not printed as if clean.
+    #[test]
+    fn only_a_batch_output_has_a_table_of_its_own() {
+        let dir = std::env::temp_dir().join(format!("agents-cli-pq-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, row_column) in [("artifact.parquet", false), ("batch.parquet", true)] {
+            let path = dir.join(name);
+            let options = ParquetOptions {
+                row_column,
+                ..ParquetOptions::default()
+            };
+            let mut w =
+                ParquetWriter::<RetailerAPdp, _>::new(File::create(&path).unwrap(), options)
+                    .unwrap();
+            let record: RetailerAPdp = serde_json::from_str(r#"{"product_title": "K"}"#).unwrap();
+            if row_column {
+                w.write_row(1, record).unwrap();
+            } else {
+                w.write(record).unwrap();
+            }
+            w.finish().unwrap();
+        }
+        let refused = table(&dir.join("artifact.parquet")).err().map(|f| f.0);
+        let table = table(&dir.join("batch.parquet")).map(|t| t.to_json());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            refused.as_deref().is_some_and(|e| e.contains(
+                "artifact.parquet: no `_row` column, so not an output of `cargo agents batch`; a job's results"
+            )),
+            "{refused:?}"
+        );
+        assert_eq!(table.map(|t| t["records"].clone()).ok(), Some(1.into()));
+    }
 }
