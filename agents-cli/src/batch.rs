@@ -124,6 +124,23 @@ pub async fn batch(
     output::check_out(out)?;
     let c = client(cli)?;
     let record = agent_record(cli, &c, agent).await?;
+    // A field of a name `batch` writes its own column under would overwrite that column.
+    let reserved: Vec<String> = record
+        .output_schema
+        .iter()
+        .flat_map(|s| s.keys())
+        .filter(|k| output::reserved(k))
+        .map(|k| format!("`{k}`"))
+        .collect();
+    if !reserved.is_empty() {
+        return Err(Failure(format!(
+            "nothing was sent: `{agent}`'s output schema has field(s) {}, names batch writes its \
+             own columns under (`_row`, `_task_id`, `_input`, `_breaches`; `_unknown` and \
+             `_input.NAME` in CSV): its records would overwrite them, and a resumed run would \
+             lose track of its rows. Rename those fields, or run the agent through the library",
+            reserved.join(", ")
+        )));
+    }
     let items = inputs::read_items(&record, input)?;
     if let Some(warning) = inputs::undeclared(&record, items.iter().map(|i| &i.params)) {
         eprintln!("warning: {}: {warning}", input.display());
@@ -254,9 +271,17 @@ pub async fn batch(
                         continue;
                     };
                     let task = run.task_id.as_deref().or(run.response.task_id.as_deref());
-                    tally.records += sink.result(item.row, task, &item.params, run.records())?;
-                    tally.succeeded += 1;
-                    progress.step(false);
+                    match sink.result(item.row, task, &item.params, run.records())? {
+                        Some(records) => {
+                            tally.records += records;
+                            tally.succeeded += 1;
+                            progress.step(false);
+                        }
+                        None => {
+                            tally.failed += 1;
+                            progress.step(true);
+                        }
+                    }
                 }
                 Err(e) => match e.index.and_then(|i| pending.get(i)) {
                     Some(item) => {

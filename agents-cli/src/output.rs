@@ -125,6 +125,15 @@ pub fn changed(
     changed
 }
 
+/// Whether `batch` writes a column of its own under `name` (`_row`, `_task_id`, `_input`,
+/// `_breaches`; `_unknown` and `_input.NAME` in CSV): a record's field of that name would
+/// overwrite it, and a resumed run would no longer know the row.
+pub fn reserved(name: &str) -> bool {
+    crate::fields::BOOKKEEPING.contains(&name)
+        || name == UNKNOWN
+        || name.starts_with(&format!("{INPUT}."))
+}
+
 /// `OUT.failures.jsonl` beside `OUT`.
 pub fn failures_path(out: &Path) -> PathBuf {
     let mut name = out.file_name().unwrap_or_default().to_os_string();
@@ -252,14 +261,39 @@ impl Sink {
     }
 
     /// Appends the records of input `row` with its `input` (at least one line, an empty record
-    /// when the page had none), all in one write.
+    /// when the page had none), all in one write: `Some` of the number of records. A record
+    /// the service sent with a field `batch` writes its own column under ([`reserved`]) is not
+    /// written over it: the row goes to the failures file with its records, and `None` says so.
     pub fn result(
         &mut self,
         row: usize,
         task_id: Option<&str>,
         input: &Map<String, Value>,
         records: &[Value],
-    ) -> Result<usize, String> {
+    ) -> Result<Option<usize>, String> {
+        let mut clashing: Vec<&str> = records
+            .iter()
+            .filter_map(Value::as_object)
+            .flat_map(|r| r.keys())
+            .map(String::as_str)
+            .filter(|k| reserved(k))
+            .collect();
+        if !clashing.is_empty() {
+            clashing.sort_unstable();
+            clashing.dedup();
+            let names: Vec<String> = clashing.iter().map(|k| format!("`{k}`")).collect();
+            let reason = format!(
+                "the service sent field(s) {} that batch writes its own columns under; the \
+                 records are kept here, under `records`",
+                names.join(", ")
+            );
+            let line = json!({ROW: row, "input": input, "kind": "reserved", "error": reason, "records": records});
+            let mut buf = serde_json::to_vec(&line).map_err(|e| e.to_string())?;
+            buf.push(b'\n');
+            self.write(&buf, true)?;
+            self.done.insert(row, given(&self.inputs, input));
+            return Ok(None);
+        }
         let empty = [Value::Object(Map::new())];
         let records = if records.is_empty() {
             &empty[..]
@@ -331,7 +365,7 @@ impl Sink {
         }
         self.write(&buf, false)?;
         self.done.insert(row, given(&self.inputs, input));
-        Ok(records.len())
+        Ok(Some(records.len()))
     }
 
     /// Appends why input `row` produced no result.
@@ -486,4 +520,61 @@ fn ends_with_newline(file: &mut File, path: &Path, len: u64) -> Result<bool, Str
     let mut last = [0u8; 1];
     file.read_exact(&mut last).map_err(|e| io(path, e))?;
     Ok(last[0] == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record the service sent with a field under a name `batch` writes its own column under
+    /// does not overwrite it: its row is a failure holding the records, done for `--resume`,
+    /// while the rows around it are written as any.
+    #[test]
+    fn a_record_with_a_field_named_as_a_column_of_batch_is_kept_apart() {
+        let record = AgentRecord::from_value(&json!({
+            "name": "a",
+            "input_schema": {"type": "object", "properties": {"url": {"type": "string"}}},
+            "output_schema": {"type": "object", "properties": {"title": {"type": "string"}}},
+        }))
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("agents-cli-reserved-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for out in ["r.jsonl", "r.csv"] {
+            let out = dir.join(out);
+            let failures = failures_path(&out);
+            let input = |n: u32| {
+                let mut m = Map::new();
+                m.insert("url".into(), json!(format!("http://a.example/{n}")));
+                m
+            };
+            let mut sink = Sink::open(&record, &out, failures.clone(), false).unwrap();
+            let clash = [json!({"title": "t", "_row": "theirs", "_input.url": 1})];
+            assert_eq!(sink.result(1, Some("t1"), &input(1), &clash).unwrap(), None);
+            let fine = [json!({"title": "u"})];
+            assert_eq!(
+                sink.result(2, Some("t2"), &input(2), &fine).unwrap(),
+                Some(1)
+            );
+            drop(sink);
+
+            let failed: Value =
+                serde_json::from_str(std::fs::read_to_string(&failures).unwrap().trim()).unwrap();
+            assert_eq!(failed["kind"], "reserved");
+            assert_eq!(failed["records"], json!(clash));
+            assert!(
+                failed["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("`_input.url`, `_row`"),
+                "{failed}"
+            );
+            let written = std::fs::read_to_string(&out).unwrap();
+            assert!(!written.contains("theirs"), "{written}");
+            let sink = Sink::open(&record, &out, failures, true).unwrap();
+            let mut done: Vec<usize> = sink.done.keys().copied().collect();
+            done.sort_unstable();
+            assert_eq!(done, [1, 2], "{}", out.display());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -894,6 +894,39 @@ async fn a_resumed_run_over_an_edited_input_file_is_refused_in_every_format() {
     }
 }
 
+/// An agent whose output schema has a field under a name `batch` writes its own column under
+/// (`_row`) is refused before anything is sent: its records would overwrite the column, and a
+/// resumed run would no longer know its rows (it would cut them from the file and send them
+/// all again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_named_as_a_column_of_batch_is_refused_before_anything_is_sent() {
+    let e = emulator().await;
+    let dir = scratch("reserved");
+    std::fs::create_dir_all(dir.join("catalog")).unwrap();
+    std::fs::write(
+        dir.join("catalog/rowy.json"),
+        r#"{"name": "rowy", "input_properties": [{"name": "url", "type": "string", "is_required": true}],
+            "output_schema": {"title": {"type": "string"}, "_row": {"type": "string"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("u.csv"), "url\nhttp://a.example/1\n").unwrap();
+    let seen = e.requests_seen(KEY);
+    let out = cargo_agents(
+        &e,
+        &dir,
+        &["batch", "rowy", "--input", "u.csv", "--out", "r.jsonl"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothing was sent: `rowy`'s output schema has field(s) `_row`, names batch"),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(KEY), seen);
+    assert!(!dir.join("r.jsonl").exists());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batch_writes_parquet_with_typed_columns_and_the_input_row() {
     use arrow_array::{Array, Float64Array, StringArray, StructArray, UInt64Array};
