@@ -131,7 +131,9 @@ pub fn changed(
 pub fn reserved(name: &str) -> bool {
     crate::fields::BOOKKEEPING.contains(&name)
         || name == UNKNOWN
-        || name.starts_with(&format!("{INPUT}."))
+        || name
+            .strip_prefix(INPUT)
+            .is_some_and(|rest| rest.starts_with('.'))
 }
 
 /// `OUT.failures.jsonl` beside `OUT`.
