@@ -34,6 +34,12 @@ fn succeeded(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
+/// The document the same command prints with `--json`.
+async fn with_json(e: &EmulatorHandle, cwd: &Path, args: &[&str]) -> Value {
+    let out = cargo_agents(e, cwd, &[&["--json"][..], args].concat()).await;
+    serde_json::from_str(&succeeded(&out)).unwrap()
+}
+
 /// The progress lines of a run (standard error, after the line naming the run).
 fn progress(out: &Output) -> Vec<String> {
     stderr(out)
@@ -194,10 +200,7 @@ async fn an_answer_that_breaks_its_schema_says_which_rule() {
         ),
         "{err}"
     );
-    let doc: Value = serde_json::from_str(&succeeded(
-        &cargo_agents(&e, &dir, &[&["--json"][..], &args].concat()).await,
-    ))
-    .unwrap();
+    let doc = with_json(&e, &dir, &args).await;
     let breaches = doc["breaches"].as_array().unwrap();
     assert_eq!(breaches.len(), 1, "{doc}");
     assert_eq!(breaches[0]["path"], "n");
@@ -262,10 +265,7 @@ async fn records_given_as_a_list_are_each_checked_against_the_schema() {
         "{out}"
     );
 
-    let doc: Value = serde_json::from_str(&succeeded(
-        &cargo_agents(&e, &dir, &[&["--json"][..], &args].concat()).await,
-    ))
-    .unwrap();
+    let doc = with_json(&e, &dir, &args).await;
     let records = doc["content"].as_array().unwrap();
     assert_eq!(records.len(), 2, "{doc}");
     assert_eq!(records[1]["name"], "kettle", "{doc}");
