@@ -377,138 +377,84 @@ async fn failures_name_the_run_the_agent_or_the_schema_and_what_to_do() {
         stderr(&unknown)
     );
 
-    std::fs::write(
-        dir.join("broken.output.schema.json"),
-        r#"{"type": "object", "properties": {"a": 5, "b": {"type": 7}}}"#,
-    )
-    .unwrap();
-    let before = e.requests_seen(KEY);
-    let broken = cargo_agents(
-        &e,
-        &dir,
-        &["research", "q", "--schema", "broken.output.schema.json"],
-    )
-    .await;
-    assert_eq!(broken.status.code(), Some(1));
-    let err = stderr(&broken);
-    assert!(
-        err.contains("broken.output.schema.json")
-            && err.contains("$.properties.a")
-            && err.contains("$.properties.b.type"),
-        "every problem, with its path: {err}"
-    );
-    assert_eq!(
-        e.requests_seen(KEY),
-        before,
-        "nothing sent for a broken schema"
-    );
-
-    // A type JSON Schema does not name is the generator's error, with its pointer and the fix;
-    // what the checks cannot honour is a warning, and the run goes on.
-    std::fs::write(
-        dir.join("typo.output.schema.json"),
-        r#"{"type": "object", "properties": {"when": {"type": "strng"}}}"#,
-    )
-    .unwrap();
-    let before = e.requests_seen(KEY);
-    let typo = cargo_agents(
-        &e,
-        &dir,
-        &["research", "q", "--schema", "typo.output.schema.json"],
-    )
-    .await;
-    assert_eq!(typo.status.code(), Some(1));
-    let err = stderr(&typo);
-    assert!(
-        err.contains("typo.output.schema.json: agent `typo`: #/properties/when/type")
-            && err.contains("fix the type's name"),
-        "{err}"
-    );
-    assert_eq!(e.requests_seen(KEY), before, "nothing sent for a typo");
-    // A property defined twice, of which a JSON reader keeps the last without a word.
-    std::fs::write(
-        dir.join("twice.output.schema.json"),
-        r#"{"type": "object", "properties": {"when": {"type": "string"}, "when": {}}}"#,
-    )
-    .unwrap();
-    let twice = cargo_agents(
-        &e,
-        &dir,
-        &["research", "q", "--schema", "twice.output.schema.json"],
-    )
-    .await;
-    assert_eq!(twice.status.code(), Some(1));
-    let err = stderr(&twice);
-    assert!(
-        err.contains("twice.output.schema.json: $.properties.when: `when` is given twice"),
-        "{err}"
-    );
-    assert_eq!(
-        e.requests_seen(KEY),
-        before,
-        "nothing sent for a key given twice"
-    );
-    std::fs::write(
-        dir.join("once.output.schema.json"),
-        r#"{"type": "object", "properties": {"when": {"type": "string"}}}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("rows.json"),
-        r#"[{"when": "now"}, {"when": "a", "when": "b"}]"#,
-    )
-    .unwrap();
-    let rows = cargo_agents(
-        &e,
-        &dir,
-        &[
-            "research",
-            "q",
-            "--schema",
-            "once.output.schema.json",
-            "--input-data",
-            "rows.json",
-        ],
-    )
-    .await;
-    assert_eq!(rows.status.code(), Some(1));
-    let err = stderr(&rows);
-    assert!(
-        err.contains("rows.json: $[1].when: `when` is given twice"),
-        "{err}"
-    );
-    assert_eq!(
-        e.requests_seen(KEY),
-        before,
-        "nothing sent for records with a key twice"
-    );
-    // Records that are not objects, said in the command's flags.
-    std::fs::write(dir.join("numbers.json"), "[1]").unwrap();
-    let numbers = cargo_agents(
-        &e,
-        &dir,
-        &[
-            "research",
-            "q",
-            "--schema",
-            "once.output.schema.json",
-            "--input-data",
-            "numbers.json",
-        ],
-    )
-    .await;
-    let err = stderr(&numbers);
-    assert!(
-        err.contains(
-            "invalid --input-data[0]: each row of --input-data is an object, not a number"
+    // Each refused before anything is sent, every problem said with its file and path:
+    // a schema that does not read; a type JSON Schema does not name (the generator's error,
+    // with its pointer and the fix); a property defined twice, of which a JSON reader keeps the
+    // last without a word; records with a key twice; records that are no objects, said in the
+    // command's flags.
+    for (name, text) in [
+        (
+            "broken.output.schema.json",
+            r#"{"type": "object", "properties": {"a": 5, "b": {"type": 7}}}"#,
         ),
-        "{err}"
-    );
-    assert_eq!(
-        e.requests_seen(KEY),
-        before,
-        "nothing sent for rows that are no objects"
-    );
+        (
+            "typo.output.schema.json",
+            r#"{"type": "object", "properties": {"when": {"type": "strng"}}}"#,
+        ),
+        (
+            "twice.output.schema.json",
+            r#"{"type": "object", "properties": {"when": {"type": "string"}, "when": {}}}"#,
+        ),
+        (
+            "once.output.schema.json",
+            r#"{"type": "object", "properties": {"when": {"type": "string"}}}"#,
+        ),
+        (
+            "rows.json",
+            r#"[{"when": "now"}, {"when": "a", "when": "b"}]"#,
+        ),
+        ("numbers.json", "[1]"),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let with_rows = |rows: &'static str| {
+        [
+            "research",
+            "q",
+            "--schema",
+            "once.output.schema.json",
+            "--input-data",
+            rows,
+        ]
+    };
+    for (args, said) in [
+        (
+            &["research", "q", "--schema", "broken.output.schema.json"][..],
+            &[
+                "broken.output.schema.json",
+                "$.properties.a",
+                "$.properties.b.type",
+            ][..],
+        ),
+        (
+            &["research", "q", "--schema", "typo.output.schema.json"],
+            &[
+                "typo.output.schema.json: agent `typo`: #/properties/when/type",
+                "fix the type's name",
+            ],
+        ),
+        (
+            &["research", "q", "--schema", "twice.output.schema.json"],
+            &["twice.output.schema.json: $.properties.when: `when` is given twice"],
+        ),
+        (
+            &with_rows("rows.json"),
+            &["rows.json: $[1].when: `when` is given twice"],
+        ),
+        (
+            &with_rows("numbers.json"),
+            &["invalid --input-data[0]: each row of --input-data is an object, not a number"],
+        ),
+    ] {
+        let before = e.requests_seen(KEY);
+        let out = cargo_agents(&e, &dir, args).await;
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = stderr(&out);
+        for part in said {
+            assert!(err.contains(part), "{args:?}: {part:?} in {err}");
+        }
+        assert_eq!(e.requests_seen(KEY), before, "{args:?}: nothing sent");
+    }
     std::fs::write(
         dir.join("odd.output.schema.json"),
         r#"{"type": "object", "properties": {"when": {"type": "string", "$id": "http://[bad"}}}"#,
