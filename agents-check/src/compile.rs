@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -111,8 +112,14 @@ impl Draft {
 pub struct Problem {
     /// What kind of problem.
     pub kind: ProblemKind,
-    /// Where, as a JSON pointer into the schema (`/properties/when/type`).
+    /// Where, as a JSON pointer into the document it is in (`/properties/when/type`).
     pub pointer: String,
+    /// That document's URI when it is not the schema compiled but one a reference read (a
+    /// document supplied, or a file under a directory).
+    pub document: Option<String>,
+    /// The file that document was read from, when [`Options::directory`](crate::Options::directory)
+    /// mapped its URI to one: where a user goes to fix it.
+    pub file: Option<PathBuf>,
     /// What is wrong and what is done instead.
     pub message: String,
 }
@@ -143,6 +150,13 @@ pub enum ProblemKind {
     /// `maxLength`): valid JSON Schema, checked as written, but every number (string, array,
     /// object) there breaks one of them, which is most likely a slip.
     Unsatisfiable,
+    /// A file a reference names that does not read as JSON: references to it are not
+    /// followed.
+    Unreadable,
+    /// A key given twice in one object of a document a reference read: every JSON reader keeps
+    /// only the last, so a property defined twice is whichever came last. (In the schema itself
+    /// the record loader reports it; the compiler sees only the value.)
+    RepeatedKey,
 }
 
 impl ProblemKind {
@@ -150,19 +164,24 @@ impl ProblemKind {
     pub fn breaks_the_type(self) -> bool {
         matches!(
             self,
-            ProblemKind::UnknownType | ProblemKind::Reference | ProblemKind::NotASchema
+            ProblemKind::UnknownType
+                | ProblemKind::Reference
+                | ProblemKind::NotASchema
+                | ProblemKind::Unreadable
+                | ProblemKind::RepeatedKey
         )
     }
 }
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = if self.pointer.is_empty() {
-            "the schema's root"
-        } else {
-            &self.pointer
-        };
-        write!(f, "{at}: {}", self.message)
+        match (&self.file, &self.document) {
+            (Some(file), _) => write!(f, "{}#{}", file.display(), self.pointer)?,
+            (None, Some(uri)) => write!(f, "{uri}#{}", self.pointer)?,
+            (None, None) if self.pointer.is_empty() => f.write_str("the schema's root")?,
+            (None, None) => f.write_str(&self.pointer)?,
+        }
+        write!(f, ": {}", self.message)
     }
 }
 
@@ -642,6 +661,8 @@ struct Document {
     supplied: bool,
     /// The text of a document read from a file, whose key order `value` does not keep.
     text: Option<Arc<str>>,
+    /// The file it was read from, through a directory.
+    file: Option<PathBuf>,
 }
 
 /// Where a URI points: a document and a JSON pointer in it.
@@ -684,11 +705,11 @@ pub(crate) struct Compiled {
     pub doc_uris: Vec<String>,
     /// Which of `docs` were supplied by the caller (bundled with the schema).
     pub supplied: Vec<bool>,
-    /// The text of each of `docs` read from a file.
-    pub texts: Vec<Option<Arc<str>>>,
+    /// The text of each of `docs` read from a file, and that file.
+    pub texts: Vec<Option<(Arc<str>, PathBuf)>>,
     pub root: NodeId,
     /// The files documents were read from (through the caller's directories).
-    pub files: Vec<std::path::PathBuf>,
+    pub files: Vec<PathBuf>,
     pub tracks_evaluation: bool,
     pub problems: Vec<Problem>,
 }
@@ -724,8 +745,8 @@ pub(crate) struct Compiler {
     /// Dynamic anchors declared in each resource: resource URI to (name, location).
     dynamic_anchors: foldhash::HashMap<String, Vec<(String, Location)>>,
     remotes: HashMap<String, Value>,
-    directories: Vec<(String, std::path::PathBuf)>,
-    files: Vec<std::path::PathBuf>,
+    directories: Vec<(String, PathBuf)>,
+    files: Vec<PathBuf>,
     loaded: std::collections::HashSet<String>,
     nodes: Vec<Node>,
     memo: foldhash::HashMap<Location, NodeId>,
@@ -953,7 +974,7 @@ fn key(url: &Url) -> String {
 impl Compiler {
     pub(crate) fn new(
         remotes: HashMap<String, Value>,
-        directories: Vec<(String, std::path::PathBuf)>,
+        directories: Vec<(String, PathBuf)>,
     ) -> Self {
         Compiler {
             docs: Vec::new(),
@@ -981,17 +1002,16 @@ impl Compiler {
         let base = match Url::parse(base) {
             Ok(base) => base,
             Err(e) => {
-                self.problems.push(Problem {
-                    kind: ProblemKind::Identifier,
-                    pointer: String::new(),
-                    message: format!(
-                        "the base URI `{base}` does not parse ({e}); `{DEFAULT_BASE}` is used"
-                    ),
-                });
+                self.problem(
+                    ProblemKind::Identifier,
+                    0,
+                    String::new(),
+                    format!("the base URI `{base}` does not parse ({e}); `{DEFAULT_BASE}` is used"),
+                );
                 default_base()
             }
         };
-        let doc = self.add_document(schema, None, &base, Draft::Draft2020, false);
+        let doc = self.add_document(schema, None, None, &base, Draft::Draft2020, false);
         let root = self.node(Location {
             doc,
             pointer: String::new(),
@@ -1002,22 +1022,19 @@ impl Compiler {
         }
         for id in loops(&self.nodes) {
             if let Node::Keywords(k) = &self.nodes[id] {
-                let pointer = if k.doc == 0 {
-                    k.at.clone()
-                } else {
-                    format!("{}#{}", self.docs[k.doc].uri, k.at)
-                };
-                self.problems.push(Problem {
-                    kind: ProblemKind::Loop,
+                let (doc, pointer) = (k.doc, k.at.clone());
+                self.problem(
+                    ProblemKind::Loop,
+                    doc,
                     pointer,
-                    message: "refers back to itself without descending into the value (through \
+                    "refers back to itself without descending into the value (through \
                               `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` or \
                               `dependentSchemas`): checking a value that comes back here would \
                               not end, so the check stops 4,096 schemas deep and fails with a \
                               `depth` breach; break the loop, or put it under `properties` or \
                               `items`"
                         .into(),
-                });
+                );
             }
         }
         settle_implied(&mut self.nodes);
@@ -1035,7 +1052,9 @@ impl Compiler {
             resources: self.resources,
             doc_uris: self.docs.iter().map(|d| d.uri.clone()).collect(),
             supplied: self.docs.iter().map(|d| d.supplied).collect(),
-            texts: self.docs.iter().map(|d| d.text.clone()).collect(),
+            texts: (self.docs.iter())
+                .map(|d| Some((d.text.clone()?, d.file.clone()?)))
+                .collect(),
             docs: self
                 .docs
                 .into_iter()
@@ -1052,6 +1071,7 @@ impl Compiler {
         &mut self,
         value: Value,
         text: Option<Arc<str>>,
+        file: Option<PathBuf>,
         base: &Url,
         draft: Draft,
         supplied: bool,
@@ -1063,6 +1083,7 @@ impl Compiler {
             value: Arc::clone(&value),
             supplied,
             text,
+            file,
         });
         self.scanned.push(foldhash::HashMap::default());
         let context = Scanned::new(base.clone(), draft, None);
@@ -1112,11 +1133,12 @@ impl Compiler {
                     base = Some(strip_fragment(&joined));
                     resource = true;
                 }
-                Err(e) => self.problems.push(Problem {
-                    kind: ProblemKind::Identifier,
-                    pointer: format!("{pointer}/$id"),
-                    message: format!("`{id}` is not a URI reference ({e}); it is ignored"),
-                }),
+                Err(e) => self.problem(
+                    ProblemKind::Identifier,
+                    doc,
+                    format!("{pointer}/$id"),
+                    format!("`{id}` is not a URI reference ({e}); it is ignored"),
+                ),
             }
         }
         let here = match base {
@@ -1212,13 +1234,14 @@ impl Compiler {
             Value::Bool(false) => return Node::Never(at.pointer.clone()),
             Value::Object(map) => Present::new(map),
             _ => {
-                self.problems.push(Problem {
-                    kind: ProblemKind::NotASchema,
-                    pointer: at.pointer.clone(),
-                    message: "a schema is an object or a boolean; this one is neither, and \
-                              allows any value"
+                self.problem(
+                    ProblemKind::NotASchema,
+                    at.doc,
+                    at.pointer.clone(),
+                    "a schema is an object or a boolean; this one is neither, and allows any \
+                     value"
                         .into(),
-                });
+                );
                 return Node::Always;
             }
         };
@@ -1240,7 +1263,7 @@ impl Compiler {
         let base = Arc::clone(&scanned.base);
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
             k.reference = self
-                .resolve(&base, reference, &at.pointer, "$ref")
+                .resolve(&base, reference, at, "$ref")
                 .map(|target| self.node(target));
             if scanned.draft == Draft::Draft7 {
                 k.settle();
@@ -1248,7 +1271,7 @@ impl Compiler {
             }
         }
         if let Some(reference) = map.get("$dynamicRef").and_then(Value::as_str)
-            && let Some(target) = self.resolve(&base, reference, &at.pointer, "$dynamicRef")
+            && let Some(target) = self.resolve(&base, reference, at, "$dynamicRef")
         {
             {
                 // Only a reference to a dynamic anchor looks into the dynamic scope.
@@ -1334,13 +1357,14 @@ impl Compiler {
                     k.items_keyword = "additionalItems";
                 }
             }
-            (_, Some(Value::Array(_))) => self.problems.push(Problem {
-                kind: ProblemKind::OtherDraft,
-                pointer: format!("{}/items", at.pointer),
-                message: "`items` as a list is draft 7's tuple; in draft 2020-12 it is \
-                          `prefixItems`: the list is ignored"
+            (_, Some(Value::Array(_))) => self.problem(
+                ProblemKind::OtherDraft,
+                at.doc,
+                format!("{}/items", at.pointer),
+                "`items` as a list is draft 7's tuple; in draft 2020-12 it is `prefixItems`: \
+                 the list is ignored"
                     .into(),
-            }),
+            ),
             (_, Some(_)) => k.items = Some(child(self, &["items"])),
             (_, None) => {}
         }
@@ -1361,7 +1385,7 @@ impl Compiler {
             for name in props.keys() {
                 let id = child(self, &["patternProperties", name]);
                 let pointer = pointer_to(&pointer_to(&at.pointer, "patternProperties"), name);
-                if let Some(pattern) = self.pattern(name, &pointer) {
+                if let Some(pattern) = self.pattern(name, at.doc, &pointer) {
                     k.pattern_properties.push((pattern, id));
                 }
             }
@@ -1415,14 +1439,15 @@ impl Compiler {
         k.types = names.as_deref().map(Types::of);
         for name in names.iter().flatten() {
             if !crate::instance::TYPE_NAMES.contains(name) {
-                self.problems.push(Problem {
-                    kind: ProblemKind::UnknownType,
-                    pointer: format!("{}/type", k.at),
-                    message: format!(
+                self.problem(
+                    ProblemKind::UnknownType,
+                    k.doc,
+                    format!("{}/type", k.at),
+                    format!(
                         "`{name}` is not a JSON Schema type (one of {}); no value has it",
                         crate::instance::TYPE_NAMES.join(", ")
                     ),
-                });
+                );
             }
         }
         k.enumeration = map.get("enum").and_then(Value::as_array).cloned();
@@ -1470,7 +1495,7 @@ impl Compiler {
         }
         if let Some(source) = map.get("pattern").and_then(Value::as_str) {
             let pointer = format!("{}/pattern", k.at);
-            k.pattern = self.pattern(source, &pointer);
+            k.pattern = self.pattern(source, k.doc, &pointer);
         }
     }
 
@@ -1532,26 +1557,29 @@ impl Compiler {
                 (Some(Value::Bool(_)), _) => shown("maximum"),
                 _ => shown(key),
             };
-            self.problems.push(Problem {
-                kind: ProblemKind::Unsatisfiable,
-                pointer: format!("{}/{low}", k.at),
-                message: format!(
-                    "`{low}: {}` with `{high}: {}`: no {kind} keeps both, so every {kind} here \
-                     breaks one; they are checked as written",
-                    value(low),
-                    value(high)
-                ),
-            });
+            let message = format!(
+                "`{low}: {}` with `{high}: {}`: no {kind} keeps both, so every {kind} here breaks \
+                 one; they are checked as written",
+                value(low),
+                value(high)
+            );
+            self.problem(
+                ProblemKind::Unsatisfiable,
+                k.doc,
+                format!("{}/{low}", k.at),
+                message,
+            );
         }
     }
 
-    fn pattern(&mut self, source: &str, pointer: &str) -> Option<Pattern> {
+    fn pattern(&mut self, source: &str, doc: usize, pointer: &str) -> Option<Pattern> {
         Pattern::parse(source)
             .map_err(|why| {
-                self.problems.push(Problem {
-                    kind: ProblemKind::Pattern,
-                    pointer: pointer.to_owned(),
-                    message: format!(
+                self.problem(
+                    ProblemKind::Pattern,
+                    doc,
+                    pointer.to_owned(),
+                    format!(
                         "the pattern `{source}` does not compile ({why}); it is not checked{}",
                         if cfg!(feature = "unicode") || !why.contains("Unicode") {
                             ""
@@ -1560,9 +1588,25 @@ impl Compiler {
                              agents-runtime)"
                         }
                     ),
-                })
+                )
             })
             .ok()
+    }
+
+    /// Records a problem at `pointer` of the document `doc`, naming that document when it is
+    /// not the schema compiled.
+    fn problem(&mut self, kind: ProblemKind, doc: usize, pointer: String, message: String) {
+        let (document, file) = match self.docs.get(doc).filter(|_| doc != 0) {
+            Some(d) => (Some(d.uri.clone()), d.file.clone()),
+            None => (None, None),
+        };
+        self.problems.push(Problem {
+            kind,
+            pointer,
+            document,
+            file,
+            message,
+        });
     }
 
     /// The resource whose base URI is `base` (its index in `resources`), with its dynamic
@@ -1589,20 +1633,18 @@ impl Compiler {
         &mut self,
         base: &Url,
         reference: &str,
-        pointer: &str,
+        from: &Location,
         keyword: &str,
     ) -> Option<Location> {
-        let problem = |message: String| Problem {
-            kind: ProblemKind::Reference,
-            pointer: format!("{pointer}/{keyword}"),
-            message,
-        };
         let target = match base.join(reference) {
             Ok(target) => target,
             Err(e) => {
-                self.problems.push(problem(format!(
-                    "`{reference}` is not a URI reference ({e}); it is not followed"
-                )));
+                self.problem(
+                    ProblemKind::Reference,
+                    from.doc,
+                    format!("{}/{keyword}", from.pointer),
+                    format!("`{reference}` is not a URI reference ({e}); it is not followed"),
+                );
                 return None;
             }
         };
@@ -1623,18 +1665,24 @@ impl Compiler {
         match location {
             Some(at) if lookup(&self.docs[at.doc].value, &at.pointer).is_some() => Some(at),
             _ => {
-                self.problems.push(problem(format!(
-                    "`{reference}` points to nothing (resolved as `{target}`); supply the \
-                     document it names, or fix the reference: it is not followed"
-                )));
+                self.problem(
+                    ProblemKind::Reference,
+                    from.doc,
+                    format!("{}/{keyword}", from.pointer),
+                    format!(
+                        "`{reference}` points to nothing (resolved as `{target}`); supply the \
+                         document it names, or fix the reference: it is not followed"
+                    ),
+                );
                 None
             }
         }
     }
 
-    /// The document `uri` from a directory whose prefix it starts with, and its text; a file
-    /// that is there but does not read as JSON is a problem.
-    fn read_file(&mut self, uri: &str) -> Option<(Value, Arc<str>)> {
+    /// The document `uri` from a directory whose prefix it starts with, its text and its file.
+    /// A file that is there but does not read as JSON is a problem, and so is each key it gives
+    /// twice in one object (the value read keeps only the last).
+    fn read_file(&mut self, uri: &str) -> Option<(Value, Arc<str>, PathBuf)> {
         let (prefix, dir) = self
             .directories
             .iter()
@@ -1649,18 +1697,43 @@ impl Compiler {
         self.files.push(path.clone());
         // A byte order mark an editor saved first is skipped, as in every JSON file read.
         let text = agents_wire::json::text_without_bom(&text);
-        match serde_json::from_str(text) {
-            Ok(value) => Some((value, text.into())),
+        let problem = |kind, pointer, message| Problem {
+            kind,
+            pointer,
+            document: Some(uri.to_owned()),
+            file: Some(path.clone()),
+            message,
+        };
+        match agents_wire::json::from_str(text) {
+            Ok(value) => {
+                for twice in agents_wire::repeated::keys(text) {
+                    let mut pointer = String::new();
+                    for step in &twice.object {
+                        match step {
+                            agents_wire::repeated::Step::Key(key) => {
+                                push_pointer_segment(&mut pointer, key);
+                            }
+                            agents_wire::repeated::Step::Item(i) => {
+                                push_pointer_segment(&mut pointer, &i.to_string());
+                            }
+                        }
+                    }
+                    push_pointer_segment(&mut pointer, &twice.key);
+                    let message = format!(
+                        "`{}` is given twice in this object, and a JSON reader keeps only the \
+                         last; remove or rename one",
+                        twice.key
+                    );
+                    self.problems
+                        .push(problem(ProblemKind::RepeatedKey, pointer, message));
+                }
+                Some((value, text.into(), path))
+            }
             Err(e) => {
-                self.problems.push(Problem {
-                    kind: ProblemKind::Reference,
-                    pointer: String::new(),
-                    message: format!(
-                        "`{uri}` is the file {}, which is not JSON ({e}); references to it are \
-                         not followed",
-                        path.display()
-                    ),
-                });
+                let message =
+                    format!("the file is not JSON ({e}); references to `{uri}` are not followed");
+                self.problems
+                    .push(problem(ProblemKind::Unreadable, String::new(), message));
                 None
             }
         }
@@ -1709,17 +1782,20 @@ impl Compiler {
         let found = self
             .remotes
             .get(trimmed)
-            .map(|value| (value.clone(), None))
-            .or_else(|| self.read_file(trimmed).map(|(v, text)| (v, Some(text))))
+            .map(|value| (value.clone(), None, None))
+            .or_else(|| {
+                self.read_file(trimmed)
+                    .map(|(v, text, file)| (v, Some(text), Some(file)))
+            })
             .or_else(|| {
                 supplied = false;
                 METASCHEMAS
                     .iter()
                     .find(|(name, _)| *name == trimmed)
                     .and_then(|(_, text)| serde_json::from_str(text).ok())
-                    .map(|value| (value, None))
+                    .map(|value| (value, None, None))
             });
-        if let Some((value, text)) = found
+        if let Some((value, text, file)) = found
             && let Ok(base) = Url::parse(trimmed)
         {
             let draft = value
@@ -1727,7 +1803,7 @@ impl Compiler {
                 .and_then(Value::as_str)
                 .and_then(Draft::from_meta)
                 .unwrap_or(Draft::Draft2020);
-            let doc = self.add_document(value, text, &base, draft, supplied);
+            let doc = self.add_document(value, text, file, &base, draft, supplied);
             // A document that declares another `$id` is still found where it was fetched.
             self.index.entry(key(&base)).or_insert(Location {
                 doc,

@@ -43,7 +43,7 @@ mod sample;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -62,6 +62,8 @@ pub struct Embedded<'a> {
     pub pointer: String,
     /// The file's text, as read.
     pub text: &'a str,
+    /// The file.
+    pub file: &'a Path,
 }
 
 /// A compiled schema.
@@ -184,8 +186,12 @@ impl Schema {
         placed
             .into_iter()
             .filter_map(|(pointer, doc)| {
-                let text = self.compiled.texts.get(doc)?.as_deref()?;
-                Some(Embedded { pointer, text })
+                let (text, file) = self.compiled.texts.get(doc)?.as_ref()?;
+                Some(Embedded {
+                    pointer,
+                    text,
+                    file,
+                })
             })
             .collect()
     }

@@ -409,11 +409,15 @@ fn read_schema(
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
     let record = agents_schema::json_schema::record(agent, None, Some(&written), None)
         .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
-    // Each problem names the file and its pointer in it, as `generate` and `publish` do.
+    // Each problem names the file and its pointer in it, as `generate` and `publish` do: this
+    // one, or a file its references read, which the problem names already.
     let place = |d: Diagnostic| {
-        let d = d
-            .in_document("output_schema", path)
-            .unwrap_or_else(|d| d.file(path));
+        let d = match d.file {
+            Some(_) => d,
+            None => d
+                .in_document("output_schema", path)
+                .unwrap_or_else(|d| d.file(path)),
+        };
         crate::global::placed_here(d)
     };
     let generated = agents_codegen::generate(

@@ -574,4 +574,45 @@ async fn a_schema_with_shared_files_is_sent_whole() {
         .collect();
     assert!(wrong.is_empty(), "{wrong:?} in {content}");
     assert!(content["price"]["amount"].is_number(), "{content}");
+
+    // A key the shared file gives twice is refused there, before anything is sent: the file
+    // and its pointer named, not the schema file's (which has no such place).
+    let twice = dir.join("shared");
+    std::fs::create_dir_all(&twice).unwrap();
+    let price = std::fs::read_to_string(modes.join("shared/price.json")).unwrap();
+    let price = price.replacen(
+        r#""currency": "#,
+        r#""amount": {"type": "string"}, "currency": "#,
+        1,
+    );
+    std::fs::write(twice.join("price.json"), price).unwrap();
+    let before = e.requests_seen(KEY);
+    let refused = cargo_agents(
+        &e,
+        &dir,
+        &[
+            "research",
+            "What does the kettle cost?",
+            "--schema",
+            file.to_str().unwrap(),
+            "--documents",
+            &format!("https://example.com/schemas/={}", twice.display()),
+            "--quiet",
+        ],
+    )
+    .await;
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains(
+            "shared/price.json: agent `shop_refs`: #/properties/amount: `amount` is given twice"
+        ),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(
+        !stderr(&refused).contains(&file.display().to_string()),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(e.requests_seen(KEY), before, "a refused schema was sent");
 }

@@ -480,3 +480,84 @@ fn files_saved_with_a_byte_order_mark_read_as_without() {
     assert!(source.contains("pub name: Option<String>"), "{source}");
     assert!(source.contains("pub struct Plain"), "{source}");
 }
+
+/// A problem in a document a reference read is placed in that file, at its pointer there, as
+/// one in the schema file is: a key given twice is an error (any JSON reader keeps the last
+/// definition without a word), the rest warnings; nothing is said to be at a pointer of the
+/// schema file that has no such place, or in the bundled copy the generator lowers.
+#[test]
+fn problems_in_a_referenced_file_name_that_file_and_its_pointer() {
+    let dir = temp_dir("in-reference");
+    let schemas = dir.join("schemas");
+    let shared = dir.join("shared");
+    fs::create_dir_all(&schemas).unwrap();
+    fs::create_dir_all(&shared).unwrap();
+    let shop = r#"{"type": "object", "properties": {"name": {"type": "string"},
+        "price": {"$ref": "https://example.com/s/price.json"}}}"#;
+    fs::write(schemas.join("shop.output.schema.json"), shop).unwrap();
+    let price = shared.join("price.json");
+    let records = || -> Vec<AgentRecord> {
+        (load_dir(&schemas).unwrap().into_iter())
+            .map(|l| l.record)
+            .collect()
+    };
+    let options = Options::default().documents("https://example.com/s/", &shared);
+
+    fs::write(
+        &price,
+        r#"{"type": "object", "properties": {"amount": {"type": "number"},
+            "amount": {"type": "string"}, "cur": {"type": "strng"}}}"#,
+    )
+    .unwrap();
+    let agents_codegen::Diagnostics(errors) = generate(&records(), &options).unwrap_err();
+    let at: Vec<(Option<&std::path::Path>, &str)> = (errors.iter())
+        .map(|d| (d.file.as_deref(), d.path.as_str()))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            (Some(price.as_path()), "#/properties/amount"),
+            (Some(price.as_path()), "#/properties/cur/type"),
+        ],
+        "{errors:?}"
+    );
+    assert!(
+        errors[0].message.contains("`amount` is given twice"),
+        "{errors:?}"
+    );
+
+    fs::write(
+        &price,
+        r##"{"type": "object", "properties": {"amount": {"type": "number", "minimum": 5, "maximum": 1},
+            "code": {"type": "string", "pattern": "^(?=x)"},
+            "cur": {"$ref": "#/$defs/nothing"}, "tax": {"$ref": "tax.json"}}}"##,
+    )
+    .unwrap();
+    let tax = shared.join("tax.json");
+    fs::write(&tax, "{\"type\": \"object\",\n").unwrap();
+    let generated = generate(&records(), &options).unwrap();
+    let mut at: Vec<(Option<&std::path::Path>, &str)> = (generated.warnings.iter())
+        .map(|d| (d.file.as_deref(), d.path.as_str()))
+        .collect();
+    at.sort();
+    assert_eq!(
+        at,
+        [
+            (Some(price.as_path()), "#/properties/amount/minimum"),
+            (Some(price.as_path()), "#/properties/code/pattern"),
+            (Some(price.as_path()), "#/properties/cur/$ref"),
+            (Some(price.as_path()), "#/properties/tax/$ref"),
+            (Some(tax.as_path()), "#"),
+        ],
+        "{:?}",
+        generated.warnings
+    );
+    let unreadable = (generated.warnings.iter())
+        .find(|d| d.file.as_deref() == Some(tax.as_path()))
+        .unwrap();
+    assert!(
+        unreadable.message.contains("not JSON") && unreadable.message.contains("line 2"),
+        "{unreadable:?}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -96,10 +96,16 @@ pub fn lower(
         // embedded under `$defs`.
         // Localized as values, then put back in the order the schema and the files it
         // embeds wrote their keys.
+        let mut embedded = Vec::new();
         let localized = match output_schema.localized_from_files() {
-            (std::borrow::Cow::Owned(v), files) if v != *output_schema.document() => Some(
-                agents_schema::Json::arranged_from_files(&v, &written, &files),
-            ),
+            (std::borrow::Cow::Owned(v), files) if v != *output_schema.document() => {
+                embedded = (files.iter())
+                    .map(|f| (f.pointer.clone(), f.file.to_path_buf()))
+                    .collect();
+                Some(agents_schema::Json::arranged_from_files(
+                    &v, &written, &files,
+                ))
+            }
             _ => None,
         };
         let doc = match localized.as_ref().map(FieldSchema::from_tree) {
@@ -117,6 +123,7 @@ pub fn lower(
             open: vec!["#".to_owned()],
             open_merged: Vec::new(),
             depth: 0,
+            embedded: &embedded,
             warnings: &mut warnings,
         };
         lowerer.named.insert("#".to_owned(), Ty::Struct(0));
@@ -183,7 +190,7 @@ pub fn lower(
 
 /// The problems of the output schema that the record carries and checks: a `type` no value has
 /// is an error (the field's type would be wrong: `"strng"` is a typo to fix, not a value to
-/// take as raw JSON); a pattern that does not compile, an `$id` that does not parse, a keyword
+/// take as raw JSON), and so is a key a referenced file gives twice; a pattern that does not compile, an `$id` that does not parse, a keyword
 /// of another draft are warnings (a check is missing, the type is right). References that point
 /// nowhere are the lowerer's to report, where it says what the field becomes.
 fn check_schema(
@@ -200,15 +207,33 @@ fn check_schema(
     }
     let schema = options.compile_owned(written.to_value());
     for problem in schema.problems() {
-        let at = format!("output_schema#{}", problem.pointer);
-        match problem.kind {
-            ProblemKind::UnknownType => found.push(Diagnostic::new(
+        // A problem in a document a reference read is placed in its file (or under its URI),
+        // where the user goes to fix it.
+        let diagnostic = |message: &str| match (&problem.file, &problem.document) {
+            (Some(file), _) => {
+                Diagnostic::new(&record.name, &format!("#{}", problem.pointer), message).file(file)
+            }
+            (None, Some(uri)) => {
+                Diagnostic::new(&record.name, &format!("{uri}#{}", problem.pointer), message)
+            }
+            (None, None) => Diagnostic::new(
                 &record.name,
-                &at,
-                &format!("{}; fix the type's name", problem.message),
-            )),
+                &format!("output_schema#{}", problem.pointer),
+                message,
+            ),
+        };
+        match problem.kind {
+            ProblemKind::UnknownType => {
+                found.push(diagnostic(&format!(
+                    "{}; fix the type's name",
+                    problem.message
+                )));
+            }
+            ProblemKind::RepeatedKey => found.push(diagnostic(&problem.message)),
+            // A reference the lowerer follows is its to report, where it says what the field
+            // becomes.
             ProblemKind::Reference => {}
-            _ => warnings.push(Diagnostic::new(&record.name, &at, &problem.message)),
+            _ => warnings.push(diagnostic(&problem.message)),
         }
     }
     schema
@@ -274,6 +299,8 @@ struct Lowerer<'a> {
     open_merged: Vec<(String, Ty)>,
     /// How many structs enclose the one being lowered.
     depth: usize,
+    /// Where in `doc` each document read from a file is embedded, and the file.
+    embedded: &'a [(String, std::path::PathBuf)],
     warnings: &'a mut Vec<Diagnostic>,
 }
 
@@ -316,14 +343,21 @@ const TYPED_KEYWORDS: &[&str] = &[
 
 impl Lowerer<'_> {
     /// A warning at JSON pointer `at` of the output document, spelled `output_schema#/…`
-    /// whether `at` came with its `#` (a field's) or without (a reference target's).
+    /// whether `at` came with its `#` (a field's) or without (a reference target's); or, when
+    /// `at` is inside a document a reference read from a file (embedded under `$defs`), at its
+    /// pointer in that file, where the user goes to fix it.
     fn warn(&mut self, at: &str, message: String) {
         let at = at.strip_prefix('#').unwrap_or(at);
-        self.warnings.push(Diagnostic::new(
-            self.agent,
-            &format!("output_schema#{at}"),
-            &message,
-        ));
+        let in_file = self.embedded.iter().find_map(|(root, file)| {
+            let rest = at.strip_prefix(root.as_str())?;
+            (rest.is_empty() || rest.starts_with('/')).then_some((rest, file))
+        });
+        self.warnings.push(match in_file {
+            Some((rest, file)) => {
+                Diagnostic::new(self.agent, &format!("#{rest}"), &message).file(file)
+            }
+            None => Diagnostic::new(self.agent, &format!("output_schema#{at}"), &message),
+        });
     }
 
     /// Warns about the keywords of `schema` (at JSON pointer `at`) that its type does not
