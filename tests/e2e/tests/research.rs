@@ -256,6 +256,28 @@ async fn enrichment_keeps_given_values_as_pre_existing() {
     assert_eq!(given.len(), 1);
     assert_eq!(given[0].confidence, Confidence::PreExisting);
     assert!(given[0].citations.is_empty());
+    // From the type: the records given typed, the run's schema the type's own, the same answer.
+    let known = ["X100", "Y200"].map(|product| PriceCheck {
+        product: Some(product.into()),
+        ..PriceCheck::default()
+    });
+    let typed = client
+        .start_research_by_name(
+            "enricher",
+            ResearchRunRequest::new("Fill in the prices").fill_in(&known),
+        )
+        .await
+        .unwrap();
+    let typed: Answer<Vec<PriceCheck>> = typed.answer().await.unwrap();
+    let products: Vec<_> = (typed.content.iter())
+        .map(|r| r.product.as_deref().unwrap())
+        .collect();
+    assert_eq!(products, ["X100", "Y200"]);
+    assert!(typed.content.iter().all(|r| r.breaches.is_empty()), "{:?}", typed.content);
+    let given: Vec<_> = typed
+        .claims_for((0, PriceCheck::FIELDS.product))
+        .collect();
+    assert_eq!(given[0].confidence, Confidence::PreExisting);
     // The same name runs the same agent again.
     let again = client
         .start_research_by_name(

@@ -398,6 +398,53 @@ impl ResearchRunRequest {
         }
     }
 
+    /// Records of the generated type `T` to fill in, each holding what is known (the rest
+    /// `None`): sent as `input_data`, with `T`'s schema as this run's output schema, so the
+    /// answer reads as `Answer<Vec<T>>`, one record for each given, in order, the values given
+    /// kept with [`Confidence::PreExisting`] claims. The untyped route is
+    /// [`input_data`](Self::input_data) with [`output_schema`](Self::output_schema).
+    ///
+    /// ```
+    /// # use agents_runtime::client::research::ResearchRunRequest;
+    /// # agents_runtime::record! {
+    /// #     #![schema = r#"{"type": "object", "properties": {"product": {"type": "string"}, "price": {"type": "number"}}}"#]
+    /// #     #![fields = PriceCheckFields]
+    /// #     #[derive(Debug, Clone, PartialEq, Default)]
+    /// #     pub struct PriceCheck {
+    /// #         pub product: Option<String>,
+    /// #         pub price: Option<f64>,
+    /// #         #[json(flatten)]
+    /// #         pub unknown_fields: agents_runtime::JsonMap,
+    /// #         #[json(skip)]
+    /// #         pub mismatches: Vec<agents_runtime::Mismatch>,
+    /// #         #[json(skip)]
+    /// #         pub breaches: Vec<agents_runtime::Breach>,
+    /// #     }
+    /// # }
+    /// // `PriceCheck` generated from price_check.output.schema.json.
+    /// let known = ["X100", "Y200"].map(|product| PriceCheck {
+    ///     product: Some(product.into()),
+    ///     ..PriceCheck::default()
+    /// });
+    /// let run = ResearchRunRequest::new("Fill in the prices").fill_in(&known);
+    /// assert!(run.check(agents_runtime::ApiVersion::V2).is_ok());
+    /// // Then `client.start_research(&agent_id, run).await?.answer().await?` reads as
+    /// // `Answer<Vec<PriceCheck>>`.
+    /// ```
+    pub fn fill_in<'a, T>(mut self, records: impl IntoIterator<Item = &'a T>) -> Self
+    where
+        T: crate::Record + Serialize + 'a,
+    {
+        // A generated record writes string keys and JSON values only, so this cannot fail; a
+        // hand-written `Serialize` that does leaves a `null` row, which the run's check refuses
+        // by its index rather than sending a list without it.
+        let rows: Vec<Value> = (records.into_iter())
+            .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+            .collect();
+        self.body.insert("input_data".into(), Value::Array(rows));
+        self.output_schema_of::<T>()
+    }
+
     /// Every rule the run breaks for `version` (each naming its field), as one
     /// [`Error::InvalidOption`]; starting the run runs the same check before sending.
     pub fn check(&self, version: ApiVersion) -> Result<(), Error> {
