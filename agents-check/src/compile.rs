@@ -150,12 +150,14 @@ pub enum ProblemKind {
     /// `maxLength`): valid JSON Schema, checked as written, but every number (string, array,
     /// object) there breaks one of them, which is most likely a slip.
     Unsatisfiable,
-    /// A file a reference names that does not read as JSON: references to it are not
-    /// followed.
+    /// Text that does not read as JSON: a file a reference names (references to it are not
+    /// followed), or the text given to [`Schema::from_text`](crate::Schema::from_text) (which
+    /// then checks nothing).
     Unreadable,
-    /// A key given twice in one object of a document a reference read: every JSON reader keeps
-    /// only the last, so a property defined twice is whichever came last. (In the schema itself
-    /// the record loader reports it; the compiler sees only the value.)
+    /// A key given twice in one object of a text read: every JSON reader keeps only the last,
+    /// so a property defined twice is whichever came last. Found in the files references read
+    /// and by [`Schema::from_text`](crate::Schema::from_text); a schema compiled from a
+    /// `Value` has lost its repeats.
     RepeatedKey,
 }
 
@@ -1706,24 +1708,7 @@ impl Compiler {
         };
         match agents_wire::json::from_str(text) {
             Ok(value) => {
-                for twice in agents_wire::repeated::keys(text) {
-                    let mut pointer = String::new();
-                    for step in &twice.object {
-                        match step {
-                            agents_wire::repeated::Step::Key(key) => {
-                                push_pointer_segment(&mut pointer, key);
-                            }
-                            agents_wire::repeated::Step::Item(i) => {
-                                push_pointer_segment(&mut pointer, &i.to_string());
-                            }
-                        }
-                    }
-                    push_pointer_segment(&mut pointer, &twice.key);
-                    let message = format!(
-                        "`{}` is given twice in this object, and a JSON reader keeps only the \
-                         last; remove or rename one",
-                        twice.key
-                    );
+                for (pointer, message) in repeated_keys(text) {
                     self.problems
                         .push(problem(ProblemKind::RepeatedKey, pointer, message));
                 }
@@ -1811,6 +1796,30 @@ impl Compiler {
             });
         }
     }
+}
+
+/// The keys the JSON `text` gives twice in one object, each as the pointer of its repeat and
+/// what to do ([`ProblemKind::RepeatedKey`]'s message).
+pub(crate) fn repeated_keys(text: &str) -> Vec<(String, String)> {
+    use agents_wire::repeated::Step;
+    (agents_wire::repeated::keys(text).into_iter())
+        .map(|twice| {
+            let mut pointer = String::new();
+            for step in &twice.object {
+                match step {
+                    Step::Key(key) => push_pointer_segment(&mut pointer, key),
+                    Step::Item(i) => push_pointer_segment(&mut pointer, &i.to_string()),
+                }
+            }
+            push_pointer_segment(&mut pointer, &twice.key);
+            let message = format!(
+                "`{}` is given twice in this object, and a JSON reader keeps only the last; \
+                 remove or rename one",
+                twice.key
+            );
+            (pointer, message)
+        })
+        .collect()
 }
 
 fn default_base() -> Url {

@@ -143,6 +143,54 @@ impl Schema {
         Options::new().compile(schema)
     }
 
+    /// Compiles the JSON Schema `text` (a byte order mark before it skipped), reporting what
+    /// the value read would hide: a key given twice in one object is a problem at its pointer
+    /// ([`ProblemKind::RepeatedKey`]), and text that is not JSON is one at the root
+    /// ([`ProblemKind::Unreadable`]) and compiles to a schema that checks nothing.
+    ///
+    /// ```
+    /// use agents_check::{ProblemKind, Schema};
+    ///
+    /// let schema = Schema::from_text(r#"{"properties": {"stars": {"maximum": 5, "maximum": 50}}}"#);
+    /// assert_eq!(schema.problems()[0].kind, ProblemKind::RepeatedKey);
+    /// assert_eq!(schema.problems()[0].pointer, "/properties/stars/maximum");
+    ///
+    /// let broken = Schema::from_text(r#"{"properties": {},}"#);
+    /// assert_eq!(broken.problems()[0].kind, ProblemKind::Unreadable);
+    /// assert!(broken.is_valid(&serde_json::json!(47)));
+    /// ```
+    pub fn from_text(text: &str) -> Schema {
+        let text = agents_wire::json::text_without_bom(text);
+        match agents_wire::json::from_str::<Value>(text) {
+            Ok(value) => {
+                let mut schema = Options::new().compile_owned(value);
+                let repeated = compile::repeated_keys(text).into_iter();
+                let problems = repeated.map(|(pointer, message)| Problem {
+                    kind: ProblemKind::RepeatedKey,
+                    pointer,
+                    document: None,
+                    file: None,
+                    message,
+                });
+                // In the order of the text, before what compiling found.
+                let found = std::mem::take(&mut schema.compiled.problems);
+                schema.compiled.problems = problems.chain(found).collect();
+                schema
+            }
+            Err(e) => {
+                let mut schema = Options::new().compile_owned(Value::Bool(true));
+                schema.compiled.problems.push(Problem {
+                    kind: ProblemKind::Unreadable,
+                    pointer: String::new(),
+                    document: None,
+                    file: None,
+                    message: format!("the schema is not JSON ({e}); nothing is checked"),
+                });
+                schema
+            }
+        }
+    }
+
     /// The schema as it was given.
     pub fn document(&self) -> &Value {
         &self.compiled.docs[0]

@@ -24,7 +24,10 @@
 /// * `#[json(skip)]` marks `mismatches`, the values that did not have their declared type, and
 ///   then `breaches`, the rules of the schema that values break; neither is serialized;
 /// * `#![schema = "…"]` before the struct gives the JSON Schema of a root record: decoding one
-///   checks every rule of it and records each breach (see [`Record::breaches`](crate::Record::breaches));
+///   checks every rule of it and records each breach (see [`Record::breaches`](crate::Record::breaches)).
+///   The text is compiled on first use; what is wrong with it (not JSON, a key given twice, a
+///   `type` no value has) is a `tracing` warning naming the record, and stays in
+///   `Name::schema().problems()`;
 /// * `#![fields = NameFields]` names the struct of the record's typed field paths, which the
 ///   macro declares with a [`FieldPath`](crate::fields::FieldPath) per field, and the record's
 ///   `FIELDS` constant of it (see [`fields`](crate::fields)).
@@ -273,7 +276,7 @@ macro_rules! record {
             $(
                 fn schema() -> ::core::option::Option<&'static $crate::Schema> {
                     static SCHEMA: ::std::sync::OnceLock<$crate::Schema> = ::std::sync::OnceLock::new();
-                    ::core::option::Option::Some($crate::__private::decode::compiled(&SCHEMA, $schema))
+                    ::core::option::Option::Some($crate::__private::decode::compiled(&SCHEMA, $schema, ::core::stringify!($name)))
                 }
                 fn schema_text() -> ::core::option::Option<&'static str> {
                     ::core::option::Option::Some($schema)

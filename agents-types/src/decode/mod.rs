@@ -204,13 +204,23 @@ pub trait Record: Decode + Default + Instance {
     }
 }
 
-/// The schema of a generated record, compiled from its text on first use. The generator wrote
-/// the text from a schema it read, so it parses; if it did not, nothing would be checked.
+/// The schema of the record `record`, compiled from its text on first use. The generator
+/// wrote the text from a schema it had checked; a `record!` written by hand has had no such
+/// check, so what the text's problems are (not JSON: nothing is checked; a key given twice; a
+/// `type` no value has) is a warning naming the record, once per process, and stays in
+/// [`Schema::problems`].
 #[doc(hidden)]
-pub fn compiled(cell: &'static std::sync::OnceLock<Schema>, text: &str) -> &'static Schema {
+pub fn compiled(
+    cell: &'static std::sync::OnceLock<Schema>,
+    text: &str,
+    record: &'static str,
+) -> &'static Schema {
     cell.get_or_init(|| {
-        let value = serde_json::from_str(text).unwrap_or(Value::Bool(true));
-        Schema::compile(&value)
+        let schema = Schema::from_text(text);
+        for problem in schema.problems() {
+            tracing::warn!(record, "the schema of `{record}`: {problem}");
+        }
+        schema
     })
 }
 

@@ -273,10 +273,12 @@ async fn enrichment_keeps_given_values_as_pre_existing() {
         .map(|r| r.product.as_deref().unwrap())
         .collect();
     assert_eq!(products, ["X100", "Y200"]);
-    assert!(typed.content.iter().all(|r| r.breaches.is_empty()), "{:?}", typed.content);
-    let given: Vec<_> = typed
-        .claims_for((0, PriceCheck::FIELDS.product))
-        .collect();
+    assert!(
+        typed.content.iter().all(|r| r.breaches.is_empty()),
+        "{:?}",
+        typed.content
+    );
+    let given: Vec<_> = typed.claims_for((0, PriceCheck::FIELDS.product)).collect();
     assert_eq!(given[0].confidence, Confidence::PreExisting);
     // The same name runs the same agent again.
     let again = client
