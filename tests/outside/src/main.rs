@@ -82,6 +82,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     emulator.shutdown().await;
     numbers_read_exactly()?;
+    unicode_classes_without_the_feature()?;
+    Ok(())
+}
+
+/// A pattern with a Unicode class in a program built without the runtime's `unicode-patterns`
+/// feature (the SDK's own workspace turns it on for its tests): it is not checked, and the
+/// schema's problems say so, naming the feature that would check it.
+fn unicode_classes_without_the_feature() -> Result<(), Box<dyn std::error::Error>> {
+    use agents_runtime::check::{ProblemKind, Schema};
+    let schema = Schema::from_text(r#"{"pattern": "^\\p{L}+$"}"#);
+    let said = (schema.problems().iter())
+        .any(|p| p.kind == ProblemKind::Pattern && p.message.contains("unicode-patterns"));
+    if !said {
+        return Err(format!(
+            "a \\p{{L}} pattern without unicode-patterns: {:?}",
+            schema.problems()
+        )
+        .into());
+    }
+    if !schema.is_valid(&agents_runtime::Value::from("123")) {
+        return Err("a pattern said to be unchecked was checked".into());
+    }
+    println!("patterns \\p{{L}} unchecked without unicode-patterns, and said so");
     Ok(())
 }
 
