@@ -2,7 +2,8 @@
 //! the two without a word (serde_json, Python and the `jsonschema` crate the last), so a
 //! property defined twice would become whichever definition came last. The record loader
 //! reports them in a user's schema and input files, the schema compiler in the documents its
-//! references read: one walk, here, for both.
+//! references read and in a schema compiled from text (a hand-written record's): one walk,
+//! here, for all of them.
 
 use std::borrow::Cow;
 use std::collections::HashSet;

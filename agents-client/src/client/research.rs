@@ -287,9 +287,18 @@ impl Client {
         let bytes = serde_json::to_vec(&output.content).unwrap_or_default();
         let content = super::decode_body::<T>(&bytes).map_err(|(path, message)| {
             let hint = if output.kind.as_deref() == Some("text") {
-                " (the agent answered text: read it as Answer<String>)"
+                " (the agent answered text: read it as Answer<String>)".to_owned()
+            } else if output.content.is_array() && !std::any::type_name::<T>().contains('<') {
+                // A list answers records given as a list (`input_data`, `fill_in`); a type
+                // that is itself generic (a list already) failed for another reason.
+                let name = std::any::type_name::<T>();
+                let name = name.rsplit("::").next().unwrap_or(name);
+                format!(
+                    " (the answer is a list, a record for each one given: read it as \
+                     Answer<Vec<{name}>>)"
+                )
             } else {
-                ""
+                String::new()
             };
             Error::Decode(Box::new(DecodeError {
                 path: format!("output.content{}", path.trim_start_matches('.')),

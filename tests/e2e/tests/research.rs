@@ -268,6 +268,14 @@ async fn enrichment_keeps_given_values_as_pre_existing() {
         )
         .await
         .unwrap();
+    // Read as one record, the list is refused with the way to read it.
+    let wrong = typed.answer::<PriceCheck>().await.unwrap_err();
+    assert!(
+        wrong
+            .to_string()
+            .contains("read it as Answer<Vec<PriceCheck>>"),
+        "{wrong}"
+    );
     let typed: Answer<Vec<PriceCheck>> = typed.answer().await.unwrap();
     let products: Vec<_> = (typed.content.iter())
         .map(|r| r.product.as_deref().unwrap())
