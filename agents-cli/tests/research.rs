@@ -535,23 +535,22 @@ async fn a_schema_with_shared_files_is_sent_whole() {
         "{}",
         stderr(&alone)
     );
-    let with = cargo_agents(
-        &e,
-        &dir,
-        &[
-            "research",
-            "What does the kettle cost?",
-            "--schema",
-            file.to_str().unwrap(),
-            "--documents",
-            &shared,
-            "--agent",
-            "shop_whole",
-            "--json",
-            "--quiet",
-        ],
-    )
-    .await;
+    // The question with the schema, its documents from `documents`, and `more`.
+    let ask = |documents: &str, more: &[&str]| {
+        let mut args = vec![
+            "research".to_owned(),
+            "What does the kettle cost?".to_owned(),
+            "--schema".to_owned(),
+            file.display().to_string(),
+            "--documents".to_owned(),
+            documents.to_owned(),
+        ];
+        args.extend(more.iter().map(|a| (*a).to_owned()));
+        args
+    };
+    let args = ask(&shared, &["--agent", "shop_whole", "--json", "--quiet"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let with = cargo_agents(&e, &dir, &args).await;
     assert!(!stderr(&with).contains("warning"), "{}", stderr(&with));
     let doc: Value = serde_json::from_str(&succeeded(&with)).unwrap();
     // What the service was given stands alone: the shared file under `$defs`, by its URI.
@@ -587,20 +586,12 @@ async fn a_schema_with_shared_files_is_sent_whole() {
     );
     std::fs::write(twice.join("price.json"), price).unwrap();
     let before = e.requests_seen(KEY);
-    let refused = cargo_agents(
-        &e,
-        &dir,
-        &[
-            "research",
-            "What does the kettle cost?",
-            "--schema",
-            file.to_str().unwrap(),
-            "--documents",
-            &format!("https://example.com/schemas/={}", twice.display()),
-            "--quiet",
-        ],
-    )
-    .await;
+    let args = ask(
+        &format!("https://example.com/schemas/={}", twice.display()),
+        &["--quiet"],
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let refused = cargo_agents(&e, &dir, &args).await;
     assert!(!refused.status.success());
     assert!(
         stderr(&refused).contains(
