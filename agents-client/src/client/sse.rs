@@ -11,7 +11,8 @@
 //! `event`, appends to `data` (lines joined with `\n`), sets `id` (kept for the events after
 //! it, unless it holds a NUL) or `retry`; other fields are ignored; a blank line dispatches the
 //! event, unless no `data` line came, which dispatches nothing (so a keep-alive comment
-//! between events is never an event); an event cut off by the end of the stream is dropped.
+//! between events is never an event); an event cut off by the end of the stream is dropped; a
+//! byte order mark that starts the stream is not part of its first field's name.
 
 /// One event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +36,8 @@ pub(crate) struct SseReader {
     line: Vec<u8>,
     /// The last chunk ended with `\r`: a `\n` that starts the next one ends no line.
     after_cr: bool,
+    /// No line has ended yet, so a byte order mark may start the one that is coming.
+    first_line: bool,
     data: Vec<u8>,
     has_data: bool,
     event: String,
@@ -50,6 +53,7 @@ impl SseReader {
         SseReader {
             line: Vec::new(),
             after_cr: false,
+            first_line: true,
             data: Vec::new(),
             has_data: false,
             event: String::new(),
@@ -103,6 +107,12 @@ impl SseReader {
     }
 
     fn line_ended(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
+        // Read as part of the name, a mark before `data:` would drop the stream's first event.
+        let line = if std::mem::take(&mut self.first_line) {
+            line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line)
+        } else {
+            line
+        };
         if line.is_empty() {
             self.dispatch(out);
             return;
@@ -190,6 +200,21 @@ mod tests {
         assert_eq!(read_in(&singles), want);
         for i in 0..bytes.len() {
             assert_eq!(read_in(&[&bytes[..i], &bytes[i..]]), want, "split at {i}");
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_that_starts_the_stream_is_read_past() {
+        let text = "\u{feff}data: first\n\n\u{feff}data: second\n\n";
+        let bytes = text.as_bytes();
+        for i in 0..bytes.len() {
+            // Only the stream's first mark is skipped; a later one is part of a field's name,
+            // which no field has, so its line is ignored.
+            assert_eq!(
+                read_in(&[&bytes[..i], &bytes[i..]]),
+                vec![event("message", "first", None)],
+                "split at {i}"
+            );
         }
     }
 
