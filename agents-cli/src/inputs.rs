@@ -70,8 +70,14 @@ pub fn typed_param(record: &AgentRecord, name: &str, text: &str) -> Result<Value
     })
 }
 
-/// `k=v` pairs typed by [`typed_param`]; a pair without `=` is named, and so is a name given
-/// twice, since only one of its values could be sent.
+/// Whether a param without a name can mean anything to `record`: only when one of its inputs
+/// is so named. Otherwise it is a slip (a pandas index column, `-p =x`) that would be sent.
+fn nameless_refused(record: &AgentRecord, name: &str) -> bool {
+    name.is_empty() && !record.inputs().iter().any(|i| i.name.is_empty())
+}
+
+/// `k=v` pairs typed by [`typed_param`]; a pair without `=` or without a name is named, and so
+/// is a name given twice, since only one of its values could be sent.
 pub fn from_pairs(record: &AgentRecord, pairs: &[String]) -> Result<Map<String, Value>, String> {
     let mut params = Map::new();
     for pair in pairs {
@@ -79,6 +85,13 @@ pub fn from_pairs(record: &AgentRecord, pairs: &[String]) -> Result<Map<String, 
             return Err(format!("--param {pair:?} is not of the form NAME=VALUE"));
         };
         let key = key.trim();
+        if nameless_refused(record, key) {
+            return Err(format!(
+                "--param {pair:?} has no name before `=`: write NAME=VALUE, NAME an input of \
+                 agent `{}`",
+                record.name
+            ));
+        }
         if params.contains_key(key) {
             let first = pairs
                 .iter()
@@ -195,27 +208,41 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
                 .headers()
                 .map_err(|e| format!("{}: {e}", path.display()))?
                 .clone();
+            // A header cell's spaces are not part of the name (`asin, zip_code` is how people
+            // type a header), as they are not in `-p asin = B1`.
+            let headers: Vec<&str> = headers.iter().map(str::trim).collect();
             // A name twice in the header would keep one column's cells and drop the other's.
             let mut columns: indexmap::IndexMap<&str, Vec<usize>> = indexmap::IndexMap::new();
             for (at, name) in headers.iter().enumerate() {
                 columns.entry(name).or_default().push(at + 1);
             }
-            let twice: Vec<String> = columns
+            let faults: Vec<String> = columns
                 .iter()
-                .filter(|(_, at)| at.len() > 1)
-                .map(|(name, at)| {
+                .filter_map(|(name, at)| {
                     let at: Vec<String> = at.iter().map(ToString::to_string).collect();
-                    format!(
-                        "the header names `{name}` in columns {}: rename or remove all but one",
-                        at.join(", ")
-                    )
+                    let at = at.join(", ");
+                    if nameless_refused(record, name) {
+                        Some(format!(
+                            "the header gives column(s) {at} no name: name each after an input \
+                             of agent `{}`, or remove it (pandas writes its index so; \
+                             `to_csv(index=False)` does not)",
+                            record.name
+                        ))
+                    } else if at.contains(',') {
+                        Some(format!(
+                            "the header names `{name}` in columns {at}: rename or remove all \
+                             but one"
+                        ))
+                    } else {
+                        None
+                    }
                 })
                 .collect();
-            if !twice.is_empty() {
+            if !faults.is_empty() {
                 return Err(format!(
                     "nothing was sent; {}: {}",
                     path.display(),
-                    twice.join("; ")
+                    faults.join("; ")
                 ));
             }
             for (i, row) in reader.records().enumerate() {
@@ -241,7 +268,7 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
                     }
                 };
                 let mut params = Map::new();
-                for (name, cell) in headers.iter().zip(row.iter()) {
+                for (&name, cell) in headers.iter().zip(row.iter()) {
                     if cell.is_empty() {
                         continue;
                     }
@@ -269,7 +296,16 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
                         // A name given twice would send the last value and drop the other, as
                         // `-p` and a CSV header would.
                         let twice = agents_schema::duplicate_keys(line);
-                        if twice.is_empty() {
+                        let nameless = params.keys().any(|k| nameless_refused(record, k));
+                        if nameless {
+                            unreadable.push(format!(
+                                "line {}: a param named \"\": name it after an input of agent \
+                                 `{}`, or remove it",
+                                i + 1,
+                                record.name
+                            ));
+                        }
+                        if twice.is_empty() && !nameless {
                             items.push(Item { row: i + 1, params });
                         }
                         for t in twice {
@@ -394,6 +430,43 @@ mod tests {
         );
         let once = from_pairs(&record(), &pairs[..2]).unwrap();
         assert_eq!(Value::Object(once), json!({"asin": "B1", "below": 3}));
+    }
+
+    #[test]
+    fn a_param_without_a_name_is_refused_unless_an_input_has_none() {
+        let err = from_pairs(&record(), &[" =x".to_owned()]).unwrap_err();
+        assert!(err.contains("has no name before `=`"), "{err}");
+        let dir =
+            std::env::temp_dir().join(format!("agents-inputs-nameless-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A pandas index column, and a header typed with spaces after its commas.
+        let csv = dir.join("rows.csv");
+        std::fs::write(&csv, ",asin, below\n0,B1, 2\n").unwrap();
+        let jsonl = dir.join("rows.jsonl");
+        std::fs::write(&jsonl, "{\"asin\": \"B1\", \"\": 0}\n").unwrap();
+        let csv_err = read_items(&record(), &csv).err().unwrap();
+        let jsonl_err = read_items(&record(), &jsonl).err().unwrap();
+        std::fs::write(&csv, "asin, below \nB1, 2\n").unwrap();
+        let trimmed = read_items(&record(), &csv).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(csv_err.contains("gives column(s) 1 no name"), "{csv_err}");
+        assert!(
+            jsonl_err.contains("line 1: a param named \"\""),
+            "{jsonl_err}"
+        );
+        assert_eq!(
+            Value::Object(trimmed[0].params.clone()),
+            json!({"asin": "B1", "below": 2})
+        );
+        // An agent that does take an input named "" gets it.
+        let takes = AgentRecord::from_value(&json!({
+            "name": "b",
+            "input_schema": {"type": "object", "properties": {"": {"type": "string"}}},
+            "output_schema": {"type": "object", "properties": {}},
+        }))
+        .unwrap();
+        let sent = from_pairs(&takes, &["=x".to_owned()]).unwrap();
+        assert_eq!(Value::Object(sent), json!({"": "x"}));
     }
 
     #[test]
