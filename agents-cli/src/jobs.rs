@@ -307,6 +307,42 @@ fn print_run(cli: &Global, run: &JobRun) {
 
 /// Writes each artifact of `run` into `out` as `RUN-ID.EXT` (`-errors` for the failed inputs),
 /// each under a temporary name renamed when complete.
+/// The file an artifact of run `run` is written to, and its extension. The name comes from the
+/// run id and the artifact's id and type, never from the answer's text, so it cannot leave the
+/// directory; ids that differ only where they are made safe (`a.b`, `a_b`), or only in case,
+/// get a file each rather than one written over the other (`taken` holds the names given).
+fn artifact_file(
+    run: &str,
+    id: &str,
+    kind: &str,
+    taken: &mut std::collections::HashSet<String>,
+) -> (String, &'static str) {
+    let ext = match kind {
+        "csv" => "csv",
+        "parquet" => "parquet",
+        _ => "jsonl",
+    };
+    let safe = |text: &str, keep: &[char]| -> String {
+        text.chars()
+            .map(|ch| {
+                if ch.is_ascii_alphanumeric() || keep.contains(&ch) {
+                    ch
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let base = format!("{}-{}", safe(run, &['-']), safe(id, &[]));
+    let mut stem = base.clone();
+    let mut n = 1;
+    while !taken.insert(stem.to_ascii_lowercase()) {
+        n += 1;
+        stem = format!("{base}-{n}");
+    }
+    (format!("{stem}.{ext}"), ext)
+}
+
 async fn download(
     cli: &Global,
     c: &agents_runtime::Client,
@@ -323,30 +359,11 @@ async fn download(
             "run {run} has no artifacts (it has not ended well yet: `cargo agents jobs runs JOB`)"
         )));
     }
+    let mut written = std::collections::HashSet::new();
     for a in artifacts {
         let bytes = c.download_artifact(run, &a.id).await?;
-        // The file name comes from the run id and the artifact's type, never from the answer's
-        // text, so it cannot leave `out`.
-        let ext = match a.kind.as_str() {
-            "csv" => "csv",
-            "parquet" => "parquet",
-            _ => "jsonl",
-        };
-        let safe: String = run
-            .chars()
-            .map(|ch| {
-                if ch.is_ascii_alphanumeric() || ch == '-' {
-                    ch
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let safe_id: String =
-            a.id.chars()
-                .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' })
-                .collect();
-        let path = out.join(format!("{safe}-{safe_id}.{ext}"));
+        let (name, ext) = artifact_file(run, &a.id, &a.kind, &mut written);
+        let path = out.join(name);
         let partial = path.with_extension(format!("{ext}.partial"));
         std::fs::write(&partial, &bytes)
             .map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
@@ -371,4 +388,32 @@ async fn download(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::artifact_file;
+
+    #[test]
+    fn artifacts_whose_safe_names_meet_get_a_file_each() {
+        let mut taken = std::collections::HashSet::new();
+        let names: Vec<String> = [
+            ("a.b", "jsonl"),
+            ("a_b", "jsonl"),
+            ("A_B", "csv"),
+            ("../x", "parquet"),
+        ]
+        .iter()
+        .map(|(id, kind)| artifact_file("run/1", id, kind, &mut taken).0)
+        .collect();
+        assert_eq!(
+            names,
+            [
+                "run_1-a_b.jsonl",
+                "run_1-a_b-2.jsonl",
+                "run_1-A_B-3.csv",
+                "run_1-___x.parquet"
+            ]
+        );
+    }
 }
