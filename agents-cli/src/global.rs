@@ -101,9 +101,14 @@ impl From<Diagnostics> for Failure {
 
 /// `path` as the user would name it: from the directory the command runs in when it is under it
 /// (`schemas/shop.json`; the CLI reads every path from there, so it holds them absolute).
+/// The directory it runs in is `.`, not a name of nothing.
 pub(crate) fn from_here(path: &Path) -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_default();
-    path.strip_prefix(&cwd).unwrap_or(path).to_owned()
+    match path.strip_prefix(&cwd) {
+        Ok(rest) if rest.as_os_str().is_empty() => PathBuf::from("."),
+        Ok(rest) => rest.to_owned(),
+        Err(_) => path.to_owned(),
+    }
 }
 
 impl From<String> for Failure {
@@ -166,5 +171,18 @@ fn parse_header(text: &str) -> Result<(String, String), String> {
         _ => Err(format!(
             "expected NAME: VALUE, like 'x-request-source: nightly', not {text:?}"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_directory_a_command_runs_in_is_named_dot() {
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(super::from_here(&cwd), std::path::PathBuf::from("."));
+        assert_eq!(
+            super::from_here(&cwd.join("schemas")),
+            std::path::PathBuf::from("schemas")
+        );
     }
 }

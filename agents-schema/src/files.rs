@@ -237,13 +237,16 @@ fn load_pair(output_path: &Path) -> Result<Loaded, Diagnostics> {
 
 /// The schema files of a directory, one per agent, sorted by name: `NAME.json`, and
 /// `NAME.output.schema.json` for agents written as JSON Schema (their `NAME.input.schema.json`
-/// is read with it).
+/// is read with it). An input schema without its output schema is an error naming it: the
+/// agent it was written for would otherwise be left out without a word (an output file named
+/// `shop.output.json`, say).
 pub fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Diagnostics> {
     let entries = fs::read_dir(dir).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => Diagnostic::at("$", "no such directory").file(dir),
         _ => io_diagnostic(dir, &e),
     })?;
     let mut files = Vec::new();
+    let mut inputs = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| io_diagnostic(dir, &e))?;
         let path = entry.path();
@@ -251,12 +254,41 @@ pub fn schema_files(dir: &Path) -> Result<Vec<PathBuf>, Diagnostics> {
             .file_name()
             .and_then(|f| f.to_str())
             .unwrap_or_default();
-        if name.ends_with(".json") && !name.ends_with(INPUT_SUFFIX) && path.is_file() {
+        if !name.ends_with(".json") || !path.is_file() {
+            continue;
+        }
+        if name.ends_with(INPUT_SUFFIX) {
+            inputs.push(path);
+        } else {
             files.push(path);
         }
     }
     files.sort();
-    Ok(files)
+    inputs.sort();
+    let alone: Vec<Diagnostic> = inputs
+        .iter()
+        .filter_map(|input| {
+            let name = agent_name(input)?;
+            let output = dir.join(format!("{name}{OUTPUT_SUFFIX}"));
+            (!files.contains(&output)).then(|| {
+                Diagnostic::at(
+                    "$",
+                    format!(
+                        "an input schema without its output schema: agent `{name}` needs \
+                         `{name}{OUTPUT_SUFFIX}` beside it (rename the output file so, or \
+                         remove this one)"
+                    ),
+                )
+                .file(input)
+                .agent(&name)
+            })
+        })
+        .collect();
+    if alone.is_empty() {
+        Ok(files)
+    } else {
+        Err(Diagnostics(alone))
+    }
 }
 
 /// Reads every `*.json` file of `dir` (sorted by name); problems of all files are reported

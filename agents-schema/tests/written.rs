@@ -148,3 +148,28 @@ fn a_pair_of_files_gives_its_input_document_back() {
         read(&root.join("review.output.schema.json")).to_string()
     );
 }
+
+#[test]
+fn an_input_schema_without_its_output_schema_is_named_not_skipped() {
+    let dir = std::env::temp_dir().join(format!("agents-schema-alone-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let object = r#"{"type": "object", "properties": {"url": {"type": "string"}}}"#;
+    for file in [
+        "paired.input.schema.json",
+        "paired.output.schema.json",
+        "shop.input.schema.json",
+        // The output file the user meant for `shop`, misnamed.
+        "shop.output.json",
+    ] {
+        std::fs::write(dir.join(file), object).unwrap();
+    }
+    let found = agents_schema::files::schema_files(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let err = found.unwrap_err().to_string();
+    assert!(
+        err.contains("shop.input.schema.json")
+            && err.contains("needs `shop.output.schema.json` beside it")
+            && !err.contains("paired"),
+        "{err}"
+    );
+}
