@@ -51,12 +51,36 @@ fn source(file: &Path, documents: &Documents) -> Result<TemplateSource, Diagnost
     // What the generated type carries and `Client::publish` sends: the documents as written,
     // the output with any document it refers to bundled, so both routes compare equal.
     let output = documents.bundle(&json_schema::output_schema(&record));
-    TemplateSource::from_text(
+    let source = TemplateSource::from_text(
         record.name.clone(),
         &json_schema::input_schema(&record).to_string(),
         &output.to_string(),
     )
-    .map_err(|e| Diagnostics(vec![Diagnostic::new(&record.name, "", &e.to_string())]))
+    .map_err(|e| {
+        Diagnostics(vec![
+            Diagnostic::at("$", e.to_string())
+                .file(file)
+                .agent(&record.name),
+        ])
+    })?;
+    // The template is named by its file, so the fix is in the file's name, not in the
+    // `TemplateSource::name` the library's message points at.
+    source.check().map_err(|_| {
+        let name = &record.name;
+        let fit: String = name
+            .chars()
+            .map(|c| match c.to_ascii_lowercase() {
+                c @ ('a'..='z' | '0'..='9' | '_') => c,
+                _ => '_',
+            })
+            .collect();
+        let message = format!(
+            "the file names template {name:?}, and a template's name is lowercase letters, \
+             digits and underscores: rename the file (and a record's `name`) to `{fit}`"
+        );
+        Diagnostics(vec![Diagnostic::at("$", message).file(file).agent(name)])
+    })?;
+    Ok(source)
 }
 
 pub(crate) async fn publish(

@@ -278,6 +278,12 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
         r#"{"type": "object", "properties": {"n": {"type": "integer", "minimum": "3"}}}"#,
     )
     .unwrap();
+    // A name the service takes for no template of one's own; `--plan` would say "create".
+    std::fs::write(
+        dir.join("My Shop.output.schema.json"),
+        r#"{"type": "object", "properties": {"n": {"type": "integer"}}}"#,
+    )
+    .unwrap();
     let before = e.requests_seen(KEY);
     let out = cargo_agents(&e, &dir, &["--api-version", "v2", "publish", "."]).await;
     assert!(!out.status.success());
@@ -285,7 +291,15 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
     // Both files' problems in one list, each naming its file as the user did and the pointer
     // in that file.
     assert!(
-        err.starts_with("error: 2 problems in agent schemas:\n"),
+        err.starts_with("error: 3 problems in agent schemas:\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "  - My Shop.output.schema.json: agent `My Shop`: $: the file names template \
+             \"My Shop\", and a template's name is lowercase letters, digits and underscores: \
+             rename the file (and a record's `name`) to `my_shop`"
+        ),
         "{err}"
     );
     assert!(
@@ -301,6 +315,7 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
 
     std::fs::remove_file(dir.join("typo.output.schema.json")).unwrap();
     std::fs::remove_file(dir.join("bound.output.schema.json")).unwrap();
+    std::fs::remove_file(dir.join("My Shop.output.schema.json")).unwrap();
     let out = cargo_agents(&e, &dir, &["--api-version", "v1", "publish", "."]).await;
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

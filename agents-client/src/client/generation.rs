@@ -141,22 +141,24 @@ impl GenerationRequest {
         if text("prompt").trim().is_empty() {
             check.bad("prompt", "the prompt is empty");
         }
-        if let Some(name) = self.name.as_deref()
-            && (name.is_empty()
-                || !name
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'))
-        {
-            check.bad(
-                "GenerationRequest::agent_name",
-                format!("{name:?} must be lowercase letters, digits and underscores"),
-            );
+        if let Some(problem) = self.name.as_deref().and_then(name_problem) {
+            check.bad("GenerationRequest::agent_name", problem);
         }
         if self.from.is_none() {
             check.take(super::check_http_url("url", text("url")));
         }
         check.finish()
     }
+}
+
+/// What is wrong with `name` as the name of a template of one's own, if anything: the service
+/// takes lowercase letters, digits and underscores.
+pub(crate) fn name_problem(name: &str) -> Option<String> {
+    let fine = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    (!fine).then(|| format!("{name:?} must be lowercase letters, digits and underscores"))
 }
 
 /// The service names the fields of its request body; a user of this client set them through

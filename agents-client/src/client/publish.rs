@@ -188,6 +188,30 @@ impl TemplateSource {
         &self.name
     }
 
+    /// What [`Client::plan_template`] and [`Client::publish_template`] refuse before sending
+    /// anything: a name the service does not take for a template of one's own (lowercase
+    /// letters, digits and underscores), an [`Error::InvalidOption`] naming it.
+    ///
+    /// ```
+    /// # use agents_runtime::client::publish::TemplateSource;
+    /// let source = TemplateSource::from_text("My Shop", "{}", r#"{"type": "object"}"#)?;
+    /// assert!(source.check().is_err());
+    /// assert!(source.name("my_shop").check().is_ok());
+    /// # Ok::<(), agents_runtime::Error>(())
+    /// ```
+    pub fn check(&self) -> Result<(), Error> {
+        match super::generation::name_problem(&self.name) {
+            None => Ok(()),
+            Some(problem) => Err(Error::InvalidOption {
+                option: "TemplateSource::name",
+                message: format!(
+                    "template name {problem}; publish under such a name with \
+                     `TemplateSource::name`"
+                ),
+            }),
+        }
+    }
+
     fn text(&self, key: &str) -> Option<&str> {
         self.output_schema
             .value()
@@ -446,6 +470,7 @@ impl Client {
             &endpoint::TEMPLATE_UPDATE,
             "`cargo agents generate-agent` with your schemas",
         )?;
+        source.check()?;
         match self.template(&source.name).await {
             Ok(t) => Ok(Some(t)),
             Err(Error::NotFound(_)) => Ok(None),

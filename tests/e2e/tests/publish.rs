@@ -346,6 +346,24 @@ async fn a_public_template_is_not_overwritten_and_the_message_says_to_rename() {
         "{message}"
     );
 
+    // A name the service takes for no template of one's own is refused before anything is
+    // sent; a plan would otherwise say "create".
+    let before = e.requests_seen(agents_tests_e2e::KEY);
+    let spaced = TemplateSource::new("My Retailer", input.clone(), output.clone());
+    let err = c.plan_template(&spaced).await.unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            agents_runtime::Error::InvalidOption {
+                option: "TemplateSource::name",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(c.publish_template(spaced).await.is_err());
+    assert_eq!(e.requests_seen(agents_tests_e2e::KEY), before);
+
     let mine = TemplateSource::new(RetailerAPdp::NAME, input, output).name("my_retailer_a_pdp");
     let created = c.publish_template(mine).await.unwrap();
     assert_eq!(created.to_string(), "my_retailer_a_pdp: created, version 1");
