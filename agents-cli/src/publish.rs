@@ -146,7 +146,7 @@ pub(crate) async fn publish(
             }
             Err(e) => {
                 failed = true;
-                let message = format!("{}: {name}: {e}", file.display());
+                let message = format!("{}: {name}: {e}", crate::global::from_here(&file).display());
                 if !cli.json {
                     eprintln!("error: {message}");
                 }
