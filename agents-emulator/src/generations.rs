@@ -31,7 +31,8 @@ pub(crate) async fn create(
     let from_field = words.generation_from;
     let noun = words.noun;
     let name_fields = std::iter::once(&words.generation_name).chain(words.generation_name_aliases);
-    state.settle(state.clock.now());
+    let settled = state.clock.now();
+    state.settle(settled);
     let prompt = required_str(&body, "prompt")?;
     if prompt.trim().is_empty() {
         return Err(ApiError::malformed("prompt", "prompt must not be empty"));
@@ -97,9 +98,14 @@ pub(crate) async fn create(
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .exists(&name)
-            || lock(&state.generations)
-                .values()
-                .any(|g| g.agent_name == name && !g.published && g.source_version_id.is_none());
+            // A new agent's generation holds its name until it is published, or until it has
+            // failed: a failed one never publishes, and the name is free to try again.
+            || lock(&state.generations).values().any(|g| {
+                g.agent_name == name
+                    && !g.published
+                    && g.source_version_id.is_none()
+                    && !(matches!(g.end, GenerationEnd::Failed(_)) && g.ends_at <= settled)
+            });
         if taken {
             return Err(ApiError::refused(
                 field,

@@ -512,6 +512,33 @@ async fn catalog_lists_filters_and_pages() {
 }
 
 #[tokio::test]
+async fn a_failed_generation_frees_its_name_for_the_next_try() {
+    let e = emulator().await;
+    let api = Api::new(&e);
+    let url = "https://books.example/item/1";
+    let vague = json!({"prompt": "Get it.", "url": url, "agent_name": "book_try"});
+    let (s, first) = json_of(api.post("/v1/agents/generations", vague.clone()).await).await;
+    assert_eq!(s, StatusCode::CREATED, "{first}");
+    // While it runs the name is held.
+    let (s, held) = json_of(api.post("/v1/agents/generations", vague).await).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{held}");
+    let id = first["id"].as_str().unwrap().to_owned();
+    let mut status = String::new();
+    for _ in 0..100 {
+        let (_, g) = json_of(api.get(&format!("/v1/agents/generations/{id}")).await).await;
+        status = g["status"].as_str().unwrap().to_owned();
+        if status != "queued" && status != "in_progress" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status, "failed");
+    let clear = json!({"prompt": "Extract the book title and price.", "url": url, "agent_name": "book_try"});
+    let (s, again) = json_of(api.post("/v1/agents/generations", clear).await).await;
+    assert_eq!(s, StatusCode::CREATED, "{again}");
+}
+
+#[tokio::test]
 async fn generation_lifecycle_publishes_a_private_runnable_agent() {
     let e = start(
         Emulator::builder()
