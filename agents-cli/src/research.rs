@@ -82,6 +82,9 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
             return Err(Failure(twice.join("\n")));
         }
         rows = data.is_array();
+        if let Some(schema) = &schema {
+            warn_given(path, &name, &Shape { rows }.breaches(schema, &data));
+        }
         request = request.input_data(data);
     }
     let c = crate::global::client(cli)?;
@@ -154,6 +157,30 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
         crate::global::warn_breaches("the answer", &name, &breaches);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Warns of the rules of the output schema the records to fill in already break, before a run
+/// is paid for: the agent keeps a given value as it is, so the answer would break them too. A
+/// field left out, or `null`, is one to fill in, so what only says that fields are missing
+/// (`required`, `dependentRequired`, `minProperties`) is not a breach of a record to fill in.
+fn warn_given(path: &Path, agent: &str, breaches: &[agents_runtime::check::Breach]) {
+    let given: Vec<agents_runtime::check::Breach> = breaches
+        .iter()
+        .filter(|b| {
+            !matches!(
+                b.keyword.as_str(),
+                "required" | "dependentRequired" | "dependencies" | "minProperties"
+            ) && !matches!(b.found, Some(Value::Null))
+        })
+        .cloned()
+        .collect();
+    if !given.is_empty() {
+        crate::global::warn_breaches(&format!("--input-data {}", path.display()), agent, &given);
+        eprintln!(
+            "  the agent keeps a given value as it is: correct it, or leave the field out for the \
+             agent to fill in"
+        );
+    }
 }
 
 /// What happens to a run this command stops waiting for.
