@@ -193,6 +193,20 @@ pub struct Item {
     pub params: Map<String, Value>,
 }
 
+/// The character between a CSV file's cells: a tab in a `.tsv` file; in a `.csv` file a comma,
+/// unless its header line has none and has semicolons, as Excel writes CSV where a comma is the
+/// decimal mark (read with commas, its header would be one name, and every row sent wrong).
+fn delimiter(ext: &str, head: &[u8]) -> u8 {
+    let header = head.split(|b| *b == b'\n').next().unwrap_or_default();
+    if ext == "tsv" {
+        b'\t'
+    } else if !header.contains(&b',') && header.contains(&b';') {
+        b';'
+    } else {
+        b','
+    }
+}
+
 /// The items of a CSV file (a header row of input names, empty cells left out) or a JSONL file
 /// (one JSON object of params per line, blank lines skipped), by extension.
 pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String> {
@@ -202,8 +216,14 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
     // Every row that cannot be read is named at once, as the rules of readable rows are.
     let mut unreadable = Vec::new();
     match path.extension().and_then(|e| e.to_str()) {
-        Some("csv") => {
-            let mut reader = csv::Reader::from_reader(file);
+        Some(ext @ ("csv" | "tsv")) => {
+            let mut file = BufReader::new(file);
+            let head = file
+                .fill_buf()
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut reader = csv::ReaderBuilder::new()
+                .delimiter(delimiter(ext, head))
+                .from_reader(file);
             let headers = reader
                 .headers()
                 .map_err(|e| format!("{}: {e}", path.display()))?
@@ -261,6 +281,17 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
                                 i + 1,
                                 pos.as_ref()
                                     .map_or_else(String::new, |p| format!(" (line {})", p.line()))
+                            ),
+                            csv::ErrorKind::Utf8 { pos, err } => format!(
+                                "row {}{}: column {} is not UTF-8 text: save the file as UTF-8 \
+                                 (in Excel, \"CSV UTF-8\")",
+                                i + 1,
+                                pos.as_ref()
+                                    .map_or_else(String::new, |p| format!(" (line {})", p.line())),
+                                headers.get(err.field()).map_or_else(
+                                    || (err.field() + 1).to_string(),
+                                    |h| format!("`{h}`")
+                                )
                             ),
                             _ => format!("row {}: {e}", i + 1),
                         });
@@ -323,7 +354,7 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
         }
         _ => {
             return Err(format!(
-                "{}: give a .csv or a .jsonl file of inputs",
+                "{}: give a .csv (or .tsv) or a .jsonl file of inputs",
                 path.display()
             ));
         }
@@ -467,6 +498,38 @@ mod tests {
         .unwrap();
         let sent = from_pairs(&takes, &["=x".to_owned()]).unwrap();
         assert_eq!(Value::Object(sent), json!({"": "x"}));
+    }
+
+    #[test]
+    fn files_read_as_the_spreadsheet_wrote_them() {
+        let dir = std::env::temp_dir().join(format!("agents-inputs-excel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let read = |file: &str, bytes: &[u8]| {
+            let path = dir.join(file);
+            std::fs::write(&path, bytes).unwrap();
+            read_items(&record(), &path).map(|items| {
+                items
+                    .into_iter()
+                    .map(|i| Value::Object(i.params))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let want = vec![json!({"asin": "B1", "below": 2.5})];
+        // Excel where a comma is the decimal mark writes semicolons; a .tsv file has tabs.
+        assert_eq!(read("semi.csv", b"asin;below\nB1;2.5\n").unwrap(), want);
+        assert_eq!(read("tabs.tsv", b"asin\tbelow\nB1\t2.5\n").unwrap(), want);
+        // A comma in the header keeps commas, whatever the cells hold.
+        assert_eq!(
+            read("comma.csv", b"asin,below\n\"B;1\",2.5\n").unwrap(),
+            vec![json!({"asin": "B;1", "below": 2.5})]
+        );
+        // Latin-1, as older Excel saves CSV: named by row and column, with the fix.
+        let err = read("latin.csv", b"below,asin\n1,M\xfcnchen\n").unwrap_err();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            err.contains("row 1 (line 2): column `asin` is not UTF-8 text: save the file as UTF-8"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub enum JobsCommand {
         /// The agent (extract template) it runs.
         #[arg(long)]
         agent: String,
-        /// Its inputs: a .csv or .jsonl file, at most 1,000 rows.
+        /// Its inputs: a .csv (commas, or semicolons), .tsv or .jsonl file, at most 1,000 rows.
         #[arg(long)]
         input: PathBuf,
         /// The results' format.

@@ -83,7 +83,8 @@ enum Command {
     Batch {
         /// The agent.
         agent: String,
-        /// The inputs: a .csv or .jsonl file.
+        /// The inputs: a .csv (commas, or semicolons as Excel writes them where a comma is the
+        /// decimal mark), .tsv or .jsonl file.
         #[arg(long)]
         input: PathBuf,
         /// The results: a .jsonl, .csv or .parquet file.
