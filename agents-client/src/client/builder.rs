@@ -383,7 +383,11 @@ impl ClientBuilder {
             }),
             #[cfg(not(feature = "redis"))]
             (Some(_), Some(_)) => {
-                problems.push("a shared rate limit needs agents-runtime's `redis` feature".into());
+                problems.push(format!(
+                    "{ENV_REDIS_URL}/shared_limit asks for a rate limit shared through Redis, \
+                     which this build leaves out: turn on the `redis` feature of agents-runtime \
+                     (or of agents-cli, for `cargo agents`), or unset {ENV_REDIS_URL}"
+                ));
                 None
             }
         };

@@ -83,6 +83,32 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     emulator.shutdown().await;
     numbers_read_exactly()?;
     unicode_classes_without_the_feature()?;
+    shared_limit_without_the_feature()?;
+    Ok(())
+}
+
+/// A rate limit shared through Redis asked of a program built without the runtime's `redis`
+/// feature: refused when the client is built, naming what asked for it and both fixes.
+fn shared_limit_without_the_feature() -> Result<(), Box<dyn std::error::Error>> {
+    let built = Client::builder()
+        .base_url("http://127.0.0.1:9")
+        .api_key("outside-key")
+        .shared_limit("redis://127.0.0.1:9/")
+        .build();
+    let message = match built {
+        Err(e) => e.to_string(),
+        Ok(_) => return Err("a shared limit without the redis feature was accepted".into()),
+    };
+    for part in [
+        "AGENTS_REDIS_URL/shared_limit",
+        "`redis` feature",
+        "unset AGENTS_REDIS_URL",
+    ] {
+        if !message.contains(part) {
+            return Err(format!("{message:?} does not say {part:?}").into());
+        }
+    }
+    println!("redis    a shared limit without the feature: {message}");
     Ok(())
 }
 
