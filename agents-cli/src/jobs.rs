@@ -343,6 +343,29 @@ fn artifact_file(
     (format!("{stem}.{ext}"), ext)
 }
 
+/// Writes artifact `id` of `run` to `path` as it arrives; returns its size.
+async fn write_chunks(
+    c: &agents_runtime::Client,
+    run: &str,
+    id: &str,
+    path: &Path,
+) -> Result<u64, Failure> {
+    use futures::StreamExt as _;
+    use tokio::io::AsyncWriteExt as _;
+
+    let fail = |e: std::io::Error| Failure(format!("cannot write {}: {e}", path.display()));
+    let mut chunks = c.artifact_chunks(run, id).await?;
+    let mut file = tokio::fs::File::create(path).await.map_err(fail)?;
+    let mut bytes = 0;
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk?;
+        file.write_all(&chunk).await.map_err(fail)?;
+        bytes += chunk.len() as u64;
+    }
+    file.flush().await.map_err(fail)?;
+    Ok(bytes)
+}
+
 async fn download(
     cli: &Global,
     c: &agents_runtime::Client,
@@ -361,23 +384,30 @@ async fn download(
     }
     let mut written = std::collections::HashSet::new();
     for a in artifacts {
-        let bytes = c.download_artifact(run, &a.id).await?;
         let (name, ext) = artifact_file(run, &a.id, &a.kind, &mut written);
         let path = out.join(name);
         let partial = path.with_extension(format!("{ext}.partial"));
-        std::fs::write(&partial, &bytes)
-            .map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
-        std::fs::rename(&partial, &path)
+        // Chunk by chunk, so an artifact of any size is held a chunk at a time; a download that
+        // fails leaves no partial file behind.
+        let bytes = match write_chunks(c, run, &a.id, &partial).await {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = tokio::fs::remove_file(&partial).await;
+                return Err(e);
+            }
+        };
+        tokio::fs::rename(&partial, &path)
+            .await
             .map_err(|e| format!("cannot move {} into place: {e}", partial.display()))?;
         if cli.json {
             outln!(
                 "{}",
                 json!({"path": path, "artifact": a.id, "type": a.kind,
-                       "description": a.description, "bytes": bytes.len()})
+                       "description": a.description, "bytes": bytes})
             );
         } else {
             outln!("{}", path.display());
-            eprintln!("{}: {} ({} bytes)", a.id, a.description, bytes.len());
+            eprintln!("{}: {} ({} bytes)", a.id, a.description, bytes);
             if let (Some(template), "jsonl") = (&template, ext) {
                 eprintln!(
                     "  `cargo agents fields {} --agent {template}` counts its fields and checks \

@@ -501,6 +501,16 @@ pub enum Error {
         /// How the stream ended.
         end: super::research::run::StreamEnd,
     },
+    /// A download read as it arrives ([`Client::artifact_chunks`](super::Client::artifact_chunks))
+    /// went silent for longer than the client's timeout: it has no limit on its whole length,
+    /// so silence is what ends it.
+    #[error("{what} stalled: nothing came for {} s", .silence.as_secs())]
+    Stalled {
+        /// What was being read (`artifact … of run …`).
+        what: String,
+        /// How long nothing came.
+        silence: std::time::Duration,
+    },
     /// A result delivered to a bucket could not be read (feature `delivery`).
     #[cfg(feature = "delivery")]
     #[error(transparent)]
@@ -789,7 +799,7 @@ impl Error {
             | Error::GenerationFailed(_)
             | Error::ResearchFailed(_)
             | Error::WaitTimeout { .. } => ErrorKind::Async,
-            Error::EventStream { .. } => ErrorKind::Transport,
+            Error::EventStream { .. } | Error::Stalled { .. } => ErrorKind::Transport,
             #[cfg(feature = "delivery")]
             Error::Delivery(d) => match **d {
                 DeliveryError::Url(_) => ErrorKind::Invalid,

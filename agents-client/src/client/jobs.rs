@@ -646,7 +646,9 @@ impl Client {
     }
 
     /// Downloads an artifact's bytes through its download URL (no credentials are sent there;
-    /// at most [`ClientBuilder::max_response_bytes`](super::ClientBuilder::max_response_bytes)).
+    /// at most [`ClientBuilder::max_response_bytes`](super::ClientBuilder::max_response_bytes),
+    /// 64 MiB by default: a larger artifact is an [`Error::TooLarge`], and
+    /// [`Client::artifact_chunks`] reads one of any size as it arrives).
     ///
     /// The bytes are checked against what the artifact says it is before they are handed out:
     /// an HTML page (a proxy's or a login page's answer with status 200), or bytes that are not
@@ -662,18 +664,156 @@ impl Client {
         let got = self.download(&link.url).await?;
         match artifact_problem(&artifact.kind, got.content_type.as_deref(), &got.bytes) {
             None => Ok(got.bytes),
-            Some(message) => Err(Error::Decode(Box::new(super::error::DecodeError {
-                path: ".".to_owned(),
-                message,
-                body: String::from_utf8_lossy(&got.bytes[..got.bytes.len().min(512)]).into_owned(),
-                info: got.info,
-            }))),
+            Some(message) => Err(not_artifact(message, &got.bytes, got.info)),
         }
     }
+
+    /// An artifact's bytes as they arrive, for an artifact of any size: no more than a chunk
+    /// is held at once, and the whole download has no time limit, only a limit on silence (the
+    /// client's timeout, then [`Error::Stalled`]). Write the chunks where they go (a file, a
+    /// bucket) as they come; `cargo agents jobs download` writes them to a file this way.
+    ///
+    /// The bytes are checked as [`Client::download_artifact`] checks them: the start before
+    /// anything is handed out (an HTML page, or bytes not of the artifact's format, is an
+    /// [`Error::Decode`] in place of the stream), and a Parquet file's closing mark once the
+    /// last chunk is in (an [`Error::Decode`] as the stream's last item when it lacks it).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: agents_runtime::Client, run: &str, id: &str) -> Result<(), agents_runtime::Error> {
+    /// use futures_util::StreamExt;
+    /// let mut chunks = client.artifact_chunks(run, id).await?;
+    /// let mut bytes = 0;
+    /// while let Some(chunk) = chunks.next().await {
+    ///     bytes += chunk?.len(); // write it somewhere
+    /// }
+    /// println!("{bytes} bytes");
+    /// # Ok(()) }
+    /// ```
+    pub async fn artifact_chunks(
+        &self,
+        run_id: &str,
+        artifact_id: &str,
+    ) -> Result<BoxStream<'static, Result<bytes::Bytes, Error>>, Error> {
+        use futures_util::StreamExt as _;
+
+        let artifact = self.artifact(run_id, artifact_id).await?;
+        let link = self.artifact_download_url(run_id, artifact_id).await?;
+        let (resp, content_type, info) = self.download_started(&link.url, true).await?;
+        let mut body = Chunks {
+            resp: Some(resp),
+            stall: self.stall_limit(),
+            what: format!("artifact {artifact_id} of run {run_id}"),
+            kind: artifact.kind,
+            len: 0,
+            tail: Vec::with_capacity(8),
+            info,
+        };
+        // Enough of the start to judge it: its first four bytes and its first byte that is not
+        // whitespace, or all there is.
+        let mut head = Vec::new();
+        while head.len() < 4 || head.iter().all(u8::is_ascii_whitespace) {
+            match body.next_chunk().await? {
+                Some(chunk) => head.extend_from_slice(&chunk),
+                None => break,
+            }
+            if head.len() > HEAD_LIMIT {
+                break;
+            }
+        }
+        if let Some(message) = head_problem(&body.kind, content_type.as_deref(), &head) {
+            return Err(not_artifact(message, &head, body.info));
+        }
+        body.seen(&head);
+        let head = futures_util::stream::iter((!head.is_empty()).then(|| Ok(head.into())));
+        let rest = futures_util::stream::unfold(Some(body), |body| async move {
+            let mut body = body?;
+            match body.next_chunk().await {
+                Ok(Some(chunk)) => {
+                    body.seen(&chunk);
+                    Some((Ok(chunk), Some(body)))
+                }
+                Ok(None) => {
+                    let tail = tail_problem(&body.kind, body.len, &body.tail)?;
+                    Some((Err(not_artifact(tail, &body.tail, body.info)), None))
+                }
+                Err(e) => Some((Err(e), None)),
+            }
+        });
+        Ok(head.chain(rest).boxed())
+    }
+}
+
+/// Most of an artifact's start read to judge it, when it starts with nothing but whitespace.
+const HEAD_LIMIT: usize = 64 * 1024;
+
+/// An artifact's body as it arrives, and what the checks of its end need.
+struct Chunks {
+    resp: Option<reqwest::Response>,
+    stall: std::time::Duration,
+    what: String,
+    kind: String,
+    len: u64,
+    /// Its last bytes so far (at most four).
+    tail: Vec<u8>,
+    info: super::ResponseInfo,
+}
+
+impl Chunks {
+    /// The next chunk, `None` at the end; silence past `stall` is [`Error::Stalled`].
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, Error> {
+        let Some(resp) = self.resp.as_mut() else {
+            return Ok(None);
+        };
+        match tokio::time::timeout(self.stall, resp.chunk()).await {
+            Err(_) => Err(Error::Stalled {
+                what: self.what.clone(),
+                silence: self.stall,
+            }),
+            Ok(Ok(Some(chunk))) => Ok(Some(chunk)),
+            Ok(Ok(None)) => {
+                self.resp = None;
+                Ok(None)
+            }
+            Ok(Err(e)) => Err(e.into()),
+        }
+    }
+
+    fn seen(&mut self, chunk: &[u8]) {
+        self.len += chunk.len() as u64;
+        self.tail
+            .extend_from_slice(&chunk[chunk.len().saturating_sub(4)..]);
+        let extra = self.tail.len().saturating_sub(4);
+        self.tail.drain(..extra);
+    }
+}
+
+/// Bytes that are not the artifact they were downloaded as, with the first of them to show.
+fn not_artifact(message: String, bytes: &[u8], info: super::ResponseInfo) -> Error {
+    Error::Decode(Box::new(super::error::DecodeError {
+        path: ".".to_owned(),
+        message,
+        body: String::from_utf8_lossy(&bytes[..bytes.len().min(512)]).into_owned(),
+        info,
+    }))
 }
 
 /// Why `bytes` (sent as `content_type`) are not an artifact of `kind`, if they are not.
 fn artifact_problem(kind: &str, content_type: Option<&str>, bytes: &[u8]) -> Option<String> {
+    head_problem(kind, content_type, bytes)
+        .or_else(|| tail_problem(kind, bytes.len() as u64, bytes))
+}
+
+const NOT_PARQUET: &str =
+    "the download is not Parquet: it lacks the PAR1 marks a Parquet file starts and ends with";
+
+/// Why an artifact's end, `len` bytes in all and ending with `tail`, is not one of `kind`.
+fn tail_problem(kind: &str, len: u64, tail: &[u8]) -> Option<String> {
+    (kind == "parquet" && (len < 8 || !tail.ends_with(b"PAR1"))).then(|| NOT_PARQUET.to_owned())
+}
+
+/// Why an artifact's start (sent as `content_type`) is not one of `kind`: `head` is its first
+/// four bytes and its first byte that is not whitespace, or all of it.
+fn head_problem(kind: &str, content_type: Option<&str>, bytes: &[u8]) -> Option<String> {
     let mime = content_type
         .and_then(|c| c.split(';').next())
         .map(|c| c.trim().to_ascii_lowercase());
@@ -683,13 +823,8 @@ fn artifact_problem(kind: &str, content_type: Option<&str>, bytes: &[u8]) -> Opt
         ));
     }
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
-    let parquet = bytes.len() >= 8 && bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1");
     match kind {
-        "parquet" if !parquet => Some(
-            "the download is not Parquet: it lacks the PAR1 marks a Parquet file starts and \
-             ends with"
-                .to_owned(),
-        ),
+        "parquet" if !bytes.starts_with(b"PAR1") => Some(NOT_PARQUET.to_owned()),
         "jsonl" | "json" if !matches!(first, None | Some(b'{' | b'[')) => Some(format!(
             "the download is not JSON lines: it starts with {:?}",
             first.map(char::from).unwrap_or(' ')

@@ -95,6 +95,10 @@ impl fmt::Debug for Client {
     }
 }
 
+/// The time limit of an answer read as it arrives, whose reader watches for silence instead: a
+/// year stands for "none" (reqwest has no way to lift a client's timeout for one request).
+const NO_TIME_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// Checks that `url` is an http(s) URL with a host: the one rule for every URL a request
 /// carries (pages to extract, media, sample pages, callbacks). The error names `option`.
 pub(crate) fn check_http_url(option: &'static str, url: &str) -> Result<(), OptionProblem> {
@@ -392,12 +396,11 @@ impl Client {
         let (resp, _) = self
             .retrying(&Method::GET, &url, endpoint.idempotency, |deadline| {
                 // Past the client's timeout, which bounds whole answers and would cut a long
-                // run's stream; a year stands for "none" (reqwest has no way to lift a client's
-                // timeout).
+                // run's stream.
                 let req = self
                     .request(Method::GET, url.clone(), &[], None)
                     .headers(headers.clone())
-                    .timeout(Duration::from_secs(365 * 24 * 3600));
+                    .timeout(NO_TIME_LIMIT);
                 async move {
                     let (mut resp, info) = self.open(req, deadline).await?;
                     if !(200..300).contains(&info.status) {
@@ -427,6 +430,12 @@ impl Client {
         .await
     }
 
+    /// How long a body read as it arrives may stay silent: the client's timeout, which bounds a
+    /// whole answer read at once.
+    pub(crate) fn stall_limit(&self) -> Duration {
+        self.inner.timeout
+    }
+
     /// The clock the client waits on ([`ClientBuilder::clock`]).
     pub(crate) fn clock(&self) -> Arc<dyn Clock> {
         self.inner.clock.clone()
@@ -441,21 +450,42 @@ impl Client {
     /// limit applies), up to `max_response_bytes`; a non-2xx answer is an [`Error`] as the
     /// API's would be.
     pub(crate) async fn download(&self, url: &str) -> Result<Download, Error> {
-        let parsed = Url::parse(url)
-            .map_err(|e| Error::Config(format!("the download URL {url:?} does not parse: {e}")))?;
-        let mut resp = self.inner.http.get(parsed).send().await?;
-        let info = ResponseInfo::new(resp.status().as_u16(), resp.headers());
-        let content_type = resp
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let (mut resp, content_type, info) = self.download_started(url, false).await?;
         let bytes = self.read_whole(&mut resp, &info).await?;
         Ok(Download {
             bytes: bytes.into(),
             content_type,
             info,
         })
+    }
+
+    /// A download's answer before its body is read, with its type and info; a non-2xx answer
+    /// is the error (its body read within the error body's own limit), so the body left to
+    /// read is the download's. An `open_ended` one has no time limit on the whole answer
+    /// (its reader watches for silence, [`Client::stall_limit`]).
+    pub(crate) async fn download_started(
+        &self,
+        url: &str,
+        open_ended: bool,
+    ) -> Result<(reqwest::Response, Option<String>, ResponseInfo), Error> {
+        let parsed = Url::parse(url)
+            .map_err(|e| Error::Config(format!("the download URL {url:?} does not parse: {e}")))?;
+        let mut req = self.inner.http.get(parsed);
+        if open_ended {
+            req = req.timeout(NO_TIME_LIMIT);
+        }
+        let mut resp = req.send().await?;
+        let info = ResponseInfo::new(resp.status().as_u16(), resp.headers());
+        if !(200..300).contains(&info.status) {
+            // `read_whole` makes the error of a refused answer; it never reads one as bytes.
+            self.read_whole(&mut resp, &info).await?;
+        }
+        let content_type = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        Ok((resp, content_type, info))
     }
 
     /// Sends `body` (serialized once; a failure names `what`) to an endpoint that changes

@@ -87,6 +87,15 @@ async fn a_triggered_run_writes_artifacts_in_each_format() {
                 .collect();
             assert_eq!(columns[1..].iter().collect::<Vec<_>>(), in_schema);
             let bytes = c.download_artifact(&run.id, &results.id).await.unwrap();
+            // Read as it arrives, the same bytes.
+            let chunks: Vec<bytes::Bytes> = c
+                .artifact_chunks(&run.id, &results.id)
+                .await
+                .unwrap()
+                .try_collect()
+                .await
+                .unwrap();
+            assert_eq!(chunks.concat(), bytes.to_vec());
             match format {
                 ArtifactFormat::Jsonl => {
                     let lines: Vec<serde_json::Value> = bytes

@@ -63,48 +63,151 @@ async fn one_bad_record_in_a_list_is_one_error_and_the_rest_arrive() {
     assert_eq!(held["name"], "b", "{}", e.body);
 }
 
-/// A download URL that answers a page (a proxy's sign-in page, status 200) is not an artifact.
+/// A server of one artifact of `kind` whose download answers `content_type` and `chunks`, a
+/// pause of `pause` before each chunk after the first.
+fn artifact_server(
+    kind: &'static str,
+    content_type: &'static str,
+    chunks: Vec<&'static [u8]>,
+    pause: std::time::Duration,
+) -> Router {
+    Router::new()
+        .route(
+            "/v2/jobs/runs/{run}/artifacts/{id}",
+            get(move || async move {
+                axum::Json(json!({"id": "1", "type": kind, "description": "results"}))
+            }),
+        )
+        .route(
+            "/v2/jobs/runs/{run}/artifacts/{id}/download-url",
+            get(|headers: axum::http::HeaderMap| async move {
+                let host = headers["host"].to_str().unwrap().to_owned();
+                axum::Json(json!({"url": format!("http://{host}/dl"),
+                                  "expires_at": "2026-11-25T00:00:00Z"}))
+            }),
+        )
+        .route(
+            "/dl",
+            get(move || async move {
+                let body = futures::stream::iter(chunks.into_iter().enumerate()).then(
+                    move |(i, c)| async move {
+                        if i > 0 {
+                            tokio::time::sleep(pause).await;
+                        }
+                        Ok::<_, std::convert::Infallible>(bytes::Bytes::from_static(c))
+                    },
+                );
+                (
+                    [(axum::http::header::CONTENT_TYPE, content_type)],
+                    axum::body::Body::from_stream(body),
+                )
+            }),
+        )
+}
+
+const PAGE: &[u8] = b"<!doctype html><html><body>Sign in</body></html>";
+
+/// A download URL that answers a page (a proxy's sign-in page, status 200) is not an artifact,
+/// read whole or as it arrives: the error comes before any byte is handed out.
 #[tokio::test]
 async fn a_download_that_answers_a_page_is_not_an_artifact() {
     for (kind, content_type) in [
         ("parquet", "text/html"),
         ("jsonl", "application/octet-stream"),
     ] {
-        let app = Router::new()
-            .route(
-                "/v2/jobs/runs/{run}/artifacts/{id}",
-                get(move || async move {
-                    axum::Json(json!({"id": "1", "type": kind, "description": "results"}))
-                }),
-            )
-            .route(
-                "/v2/jobs/runs/{run}/artifacts/{id}/download-url",
-                get(|headers: axum::http::HeaderMap| async move {
-                    let host = headers["host"].to_str().unwrap().to_owned();
-                    axum::Json(json!({"url": format!("http://{host}/dl"),
-                                      "expires_at": "2026-11-25T00:00:00Z"}))
-                }),
-            )
-            .route(
-                "/dl",
-                get(move || async move {
-                    (
-                        [(axum::http::header::CONTENT_TYPE, content_type)],
-                        "<!doctype html><html><body>Sign in</body></html>",
-                    )
-                }),
-            );
+        let app = artifact_server(kind, content_type, vec![PAGE], Default::default());
         let base = serve(app).await;
-        let err = v2(&base).download_artifact("r", "1").await.unwrap_err();
-        let Error::Decode(e) = &err else {
-            panic!("{kind}: {err}");
+        let whole = v2(&base).download_artifact("r", "1").await.unwrap_err();
+        let chunks = match v2(&base).artifact_chunks("r", "1").await {
+            Err(e) => e,
+            Ok(_) => panic!("{kind}: a page read as an artifact's chunks"),
         };
-        assert!(
-            e.message.starts_with("the download"),
-            "{kind}: {}",
-            e.message
-        );
+        for err in [whole, chunks] {
+            let Error::Decode(e) = &err else {
+                panic!("{kind}: {err}");
+            };
+            assert!(
+                e.message.starts_with("the download"),
+                "{kind}: {}",
+                e.message
+            );
+        }
     }
+}
+
+/// An artifact read as it arrives: larger than the client takes whole, its bytes as sent; a
+/// Parquet file cut before its closing mark ends with an error; one that goes silent past the
+/// client's timeout ends with [`Error::Stalled`].
+#[tokio::test]
+async fn an_artifact_read_as_it_arrives_is_checked_and_watched() {
+    // Larger than the limit set below, which the artifact's records (about 100 bytes) are not.
+    const ROWS: &[u8] = &[b'r'; 1000];
+    let whole = [&b"PAR1"[..], ROWS, b"PAR1"].concat();
+    let app = artifact_server(
+        "parquet",
+        "application/octet-stream",
+        vec![b"PA", b"R1", ROWS, b"PAR1"],
+        std::time::Duration::from_millis(5),
+    );
+    let base = serve(app).await;
+    let small = client_of(&base)
+        .api_version(ApiVersion::V2)
+        .max_response_bytes(400)
+        .build()
+        .unwrap();
+    let err = small.download_artifact("r", "1").await.unwrap_err();
+    assert!(matches!(err, Error::TooLarge(_)), "{err}");
+    let chunks: Vec<bytes::Bytes> = small
+        .artifact_chunks("r", "1")
+        .await
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    assert_eq!(chunks.concat(), whole);
+
+    let cut = artifact_server(
+        "parquet",
+        "application/octet-stream",
+        vec![b"PAR1 rows", b" and rows, cut"],
+        Default::default(),
+    );
+    let items: Vec<Result<bytes::Bytes, Error>> = v2(&serve(cut).await)
+        .artifact_chunks("r", "1")
+        .await
+        .unwrap()
+        .collect()
+        .await;
+    assert!(items[..items.len() - 1].iter().all(Result::is_ok));
+    match items.last() {
+        Some(Err(Error::Decode(e))) => assert!(e.message.contains("PAR1"), "{}", e.message),
+        other => panic!("a cut Parquet file ended with {other:?}"),
+    }
+
+    let silent = artifact_server(
+        "jsonl",
+        "application/x-ndjson",
+        vec![b"{\"a\": 1}\n", b"{\"a\": 2}\n"],
+        std::time::Duration::from_secs(5),
+    );
+    let impatient = client_of(&serve(silent).await)
+        .api_version(ApiVersion::V2)
+        .timeout(std::time::Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let items: Vec<Result<bytes::Bytes, Error>> = impatient
+        .artifact_chunks("r", "1")
+        .await
+        .unwrap()
+        .collect()
+        .await;
+    assert_eq!(items.len(), 2, "{items:?}");
+    assert_eq!(items[0].as_ref().unwrap().as_ref(), b"{\"a\": 1}\n");
+    assert!(
+        matches!(&items[1], Err(Error::Stalled { .. })),
+        "{:?}",
+        items[1]
+    );
 }
 
 /// A research server whose events endpoint answers, connection by connection, what `answers`
