@@ -221,8 +221,11 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
             let head = file
                 .fill_buf()
                 .map_err(|e| format!("{}: {e}", path.display()))?;
+            let delimiter = delimiter(ext, head);
+            // Where cells are parted by semicolons a comma is the decimal mark (`2,5`).
+            let decimal_comma = delimiter == b';';
             let mut reader = csv::ReaderBuilder::new()
-                .delimiter(delimiter(ext, head))
+                .delimiter(delimiter)
                 .from_reader(file);
             let headers = reader
                 .headers()
@@ -303,7 +306,18 @@ pub fn read_items(record: &AgentRecord, path: &Path) -> Result<Vec<Item>, String
                     if cell.is_empty() {
                         continue;
                     }
-                    match typed_param(record, name, cell) {
+                    let numeric =
+                        matches!(input_type(record, name), ParamTy::Number | ParamTy::Integer);
+                    let cell = if decimal_comma
+                        && numeric
+                        && !cell.contains('.')
+                        && cell.matches(',').count() == 1
+                    {
+                        std::borrow::Cow::Owned(cell.replace(',', "."))
+                    } else {
+                        std::borrow::Cow::Borrowed(cell)
+                    };
+                    match typed_param(record, name, &cell) {
                         Ok(value) => {
                             params.insert(name.to_owned(), value);
                         }
@@ -517,6 +531,11 @@ mod tests {
         let want = vec![json!({"asin": "B1", "below": 2.5})];
         // Excel where a comma is the decimal mark writes semicolons; a .tsv file has tabs.
         assert_eq!(read("semi.csv", b"asin;below\nB1;2.5\n").unwrap(), want);
+        // With its decimal comma, for a number; a text input keeps its comma.
+        assert_eq!(
+            read("comma.csv", b"asin;below\nB,1;2,5\n").unwrap(),
+            vec![json!({"asin": "B,1", "below": 2.5})]
+        );
         assert_eq!(read("tabs.tsv", b"asin\tbelow\nB1\t2.5\n").unwrap(), want);
         // A comma in the header keeps commas, whatever the cells hold.
         assert_eq!(
