@@ -122,6 +122,7 @@ pub async fn batch(
     resume: bool,
 ) -> Result<ExitCode, Failure> {
     output::check_out(out)?;
+    output::apart_from_input(input, out)?;
     let c = client(cli)?;
     let record = agent_record(cli, &c, agent).await?;
     // A field of a name `batch` writes its own column under would overwrite that column.
@@ -185,7 +186,7 @@ pub async fn batch(
                 let failures = failures.exists().then_some(failures.as_path());
                 return Ok(report(cli, agent, out, failures, &tally, &table));
             }
-            crate::parquet::staging_path(out)
+            output::staging_path(out)
         }
         #[cfg(not(feature = "parquet"))]
         out.to_path_buf()

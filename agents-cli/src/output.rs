@@ -55,6 +55,33 @@ pub fn check_out(out: &Path) -> Result<(), String> {
     }
 }
 
+/// Where the rows of a Parquet output go before they become Parquet.
+pub fn staging_path(out: &Path) -> PathBuf {
+    let mut name = out.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial.jsonl");
+    out.with_file_name(name)
+}
+
+/// Refuses a run whose output, failures or staging file is its input file (by another name too:
+/// `./rows.jsonl`, a link): the run would write its results over the rows it reads, and a
+/// resumed one would take them for results.
+pub fn apart_from_input(input: &Path, out: &Path) -> Result<(), String> {
+    let Ok(read) = std::fs::canonicalize(input) else {
+        // An input that cannot be found is named when it is read.
+        return Ok(());
+    };
+    for written in [out.to_owned(), failures_path(out), staging_path(out)] {
+        if std::fs::canonicalize(&written).is_ok_and(|w| w == read) {
+            return Err(format!(
+                "nothing was sent: {} is the input file {}; write the results to another file",
+                written.display(),
+                input.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn unwritable(out: &Path) -> String {
     format!(
         "{}: write to a .jsonl, .csv or .parquet file (.parquet needs the `parquet` feature of \
@@ -527,6 +554,32 @@ fn ends_with_newline(file: &mut File, path: &Path, len: u64) -> Result<bool, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_never_writes_over_its_input() {
+        let dir = std::env::temp_dir().join(format!("agents-apart-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let input = dir.join("rows.jsonl");
+        std::fs::write(&input, "{\"asin\": \"B1\"}\n").unwrap();
+        let elsewhere = dir.join("results.jsonl");
+        let by_another_name = dir.join(".").join("rows.jsonl");
+        let failures_of = dir.join("rows");
+        std::fs::write(failures_path(&failures_of), "").unwrap();
+        let said = [
+            apart_from_input(&input, &input),
+            apart_from_input(&input, &by_another_name),
+            apart_from_input(&input, &elsewhere),
+            apart_from_input(&failures_path(&failures_of), &failures_of),
+        ];
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            said[0].as_ref().unwrap_err().contains("is the input file"),
+            "{said:?}"
+        );
+        assert!(said[1].is_err(), "{said:?}");
+        assert!(said[2].is_ok(), "{said:?}");
+        assert!(said[3].is_err(), "{said:?}");
+    }
 
     /// A record the service sent with a field under a name `batch` writes its own column under
     /// does not overwrite it: its row is a failure holding the records, done for `--resume`,

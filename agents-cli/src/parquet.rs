@@ -28,13 +28,6 @@ use crate::global::Failure;
 use crate::inputs::Item;
 use crate::output;
 
-/// Where the rows go before they become Parquet.
-pub fn staging_path(out: &Path) -> PathBuf {
-    let mut name = out.file_name().unwrap_or_default().to_os_string();
-    name.push(".partial.jsonl");
-    out.with_file_name(name)
-}
-
 /// Refuses Parquet output for an agent without typed bindings, before anything is sent.
 pub fn check_agent(agent: &str) -> Result<(), String> {
     struct Known;
