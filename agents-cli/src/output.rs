@@ -214,6 +214,23 @@ impl Sink {
                 .map_err(|e| io(p, e))
         };
         let mut out_file = open(out)?;
+        // Two runs on one output would each send the rows the other has not written yet (each
+        // billed twice), and one would cut off what the other appended: the second is refused
+        // while the first holds the file.
+        match out_file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(format!(
+                    "another run is writing {}: nothing was sent; wait for it to end (or stop \
+                     it), then --resume",
+                    out.display()
+                ));
+            }
+            Err(std::fs::TryLockError::Error(e)) => eprintln!(
+                "warning: cannot lock {} ({e}): a second run on it at once would not be refused",
+                out.display()
+            ),
+        }
         let mut failures = open(&failures_path)?;
         let kept = match format {
             Format::Jsonl => keep_jsonl(&mut out_file, out, &inputs, &mut done)?,
@@ -579,6 +596,31 @@ mod tests {
         assert!(said[1].is_err(), "{said:?}");
         assert!(said[2].is_ok(), "{said:?}");
         assert!(said[3].is_err(), "{said:?}");
+    }
+
+    #[test]
+    fn a_second_run_on_an_output_in_use_is_refused() {
+        let record = AgentRecord::from_value(&json!({
+            "name": "a",
+            "input_schema": {"type": "object", "properties": {"url": {"type": "string"}}},
+            "output_schema": {"type": "object", "properties": {"title": {"type": "string"}}},
+        }))
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("agents-cli-locked-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("r.jsonl");
+        let first = Sink::open(&record, &out, failures_path(&out), false).unwrap();
+        let second = Sink::open(&record, &out, failures_path(&out), true).err();
+        drop(first);
+        let after = Sink::open(&record, &out, failures_path(&out), true).is_ok();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            second
+                .as_deref()
+                .is_some_and(|e| e.starts_with("another run is writing")),
+            "{second:?}"
+        );
+        assert!(after, "the file is free once the first run ends");
     }
 
     /// A record the service sent with a field under a name `batch` writes its own column under
