@@ -257,7 +257,8 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
     if !whole.is_empty() {
         outln!("  (the record: {whole})");
     }
-    print_fields(&fields.iter().collect::<Vec<_>>(), 1);
+    let doc = record.output_document_read();
+    print_fields(&fields.iter().collect::<Vec<_>>(), 1, &doc, &mut Vec::new());
     if let Some(rust) = rust_names(&record) {
         outln!("");
         outln!(
@@ -275,34 +276,86 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
 }
 
 /// `minimum 0; maximum 5; required ["a","b"]`, each value cut to a line. Keywords of `$`
-/// (`$schema`, `$id`, `$defs`) name and hold schemas rather than say what a value must be.
+/// (`$schema`, `$id`, `$defs`) and draft 7's `definitions` name and hold schemas rather than
+/// say what a value must be.
 fn rules_text(rules: &indexmap::IndexMap<String, Value>) -> String {
     rules
         .iter()
-        .filter(|(k, _)| !k.starts_with('$'))
+        .filter(|(k, _)| !k.starts_with('$') && *k != "definitions")
         .map(|(k, v)| format!("{k} {}", short(&v.to_string(), SHORT / 2)))
         .collect::<Vec<_>>()
         .join("; ")
 }
 
-/// One line per field, its nested record's fields (or its items') indented below it.
-fn print_fields(fields: &[(&String, &FieldSchema)], depth: usize) {
+/// The local reference (`#/$defs/Person`) a schema is, when it is one.
+fn local_ref(f: &FieldSchema) -> Option<&str> {
+    f.reference.as_deref().filter(|r| r.starts_with('#'))
+}
+
+/// What `f` says, read through a local reference into `doc` (and its items' one): the type
+/// and fields the generated type has for it, where the schema as written says only `$ref`. The
+/// rules written beside a reference are kept.
+fn resolved(f: &FieldSchema, doc: &FieldSchema) -> FieldSchema {
+    let target = |f: &FieldSchema| doc.resolve(local_ref(f)?).cloned();
+    let mut out = match target(f) {
+        Some(mut t) => {
+            for (k, v) in &f.extra {
+                t.extra.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            t
+        }
+        None => f.clone(),
+    };
+    if let Some(items) = out.items.as_deref()
+        && let Some(t) = target(items)
+    {
+        out.items = Some(Box::new(t));
+    }
+    out
+}
+
+/// One line per field, its nested record's fields (or its items') indented below it. A field
+/// that refers to a record is shown as that record; one that refers to a record it is inside
+/// (`replies` of a reply) says so rather than showing it again and again. `doc` is the whole
+/// output document, where references resolve; `above` holds the references being shown.
+fn print_fields(
+    fields: &[(&String, &FieldSchema)],
+    depth: usize,
+    doc: &FieldSchema,
+    above: &mut Vec<String>,
+) {
     let width = fields.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     let indent = "  ".repeat(depth);
     for (name, f) in fields {
-        let rules = f.rules();
-        let line = format!(
-            "{indent}{name:width$}  {}  {}",
-            f.type_name(),
-            rules_text(&rules)
-        );
+        let refers = local_ref(f)
+            .or_else(|| f.items.as_deref().and_then(local_ref))
+            .map(str::to_owned);
+        let f = resolved(f, doc);
+        let again = refers.as_ref().is_some_and(|r| above.contains(r));
+        let mut rules = rules_text(&f.rules());
+        if let (true, Some(r)) = (again, &refers) {
+            let note = format!("the record {r} above, again");
+            rules = if rules.is_empty() {
+                note
+            } else {
+                format!("{rules}; {note}")
+            };
+        }
+        let line = format!("{indent}{name:width$}  {}  {rules}", f.type_name());
         outln!("{}", line.trim_end());
+        if again {
+            continue;
+        }
         let nested = f
             .properties
             .as_ref()
             .or_else(|| f.items.as_ref().and_then(|i| i.properties.as_ref()));
         if let Some(nested) = nested {
-            print_fields(&nested.iter().collect::<Vec<_>>(), depth + 1);
+            above.extend(refers.clone());
+            print_fields(&nested.iter().collect::<Vec<_>>(), depth + 1, doc, above);
+            if refers.is_some() {
+                above.pop();
+            }
         }
     }
 }

@@ -965,4 +965,39 @@ async fn list_and_describe_say_what_agents_there_are_and_what_one_takes() {
             .contains("from schemas/price_check.output.schema.json")
     );
     assert_eq!(e.requests_seen(KEY), before);
+
+    // Fields that refer to records are shown as those records, as their types are generated;
+    // one that refers to a record it is inside says so once; `definitions` is no rule.
+    std::fs::write(
+        dir.join("schemas/thread.output.schema.json"),
+        r##"{"type": "object", "properties": {
+              "author": {"$ref": "#/definitions/Person"},
+              "replies": {"type": "array", "items": {"$ref": "#/definitions/Reply"}}},
+            "definitions": {
+              "Person": {"type": "object", "properties": {"name": {"type": "string"}}},
+              "Reply": {"type": "object", "properties": {
+                "text": {"type": "string", "maxLength": 280},
+                "replies": {"type": "array", "items": {"$ref": "#/definitions/Reply"}}}}}}"##,
+    )
+    .unwrap();
+    let out = cargo_agents(&e, &dir, "no-such-key", &["describe", "thread"]).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fields: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("output fields"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(str::trim_end)
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "  author   object",
+            "    name  string",
+            "  replies  array of object",
+            "    text     string  maxLength 280",
+            "    replies  array of object  the record #/definitions/Reply above, again",
+        ],
+        "{text}"
+    );
 }
