@@ -598,14 +598,19 @@ mod tests {
         assert!(said[3].is_err(), "{said:?}");
     }
 
-    #[test]
-    fn a_second_run_on_an_output_in_use_is_refused() {
-        let record = AgentRecord::from_value(&json!({
+    /// An agent taking a `url` and giving a `title`.
+    fn titled() -> AgentRecord {
+        AgentRecord::from_value(&json!({
             "name": "a",
             "input_schema": {"type": "object", "properties": {"url": {"type": "string"}}},
             "output_schema": {"type": "object", "properties": {"title": {"type": "string"}}},
         }))
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_second_run_on_an_output_in_use_is_refused() {
+        let record = titled();
         let dir = std::env::temp_dir().join(format!("agents-cli-locked-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let out = dir.join("r.jsonl");
@@ -628,12 +633,7 @@ mod tests {
     /// while the rows around it are written as any.
     #[test]
     fn a_record_with_a_field_named_as_a_column_of_batch_is_kept_apart() {
-        let record = AgentRecord::from_value(&json!({
-            "name": "a",
-            "input_schema": {"type": "object", "properties": {"url": {"type": "string"}}},
-            "output_schema": {"type": "object", "properties": {"title": {"type": "string"}}},
-        }))
-        .unwrap();
+        let record = titled();
         let dir = std::env::temp_dir().join(format!("agents-cli-reserved-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for out in ["r.jsonl", "r.csv"] {
