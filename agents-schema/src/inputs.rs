@@ -35,6 +35,13 @@ pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<Stri
         Some("number") => (ParamTy::Number, None),
         Some("integer") => (ParamTy::Integer, None),
         Some("boolean") => (ParamTy::Boolean, None),
+        // Lists and objects are given as JSON: their items and fields are not typed here.
+        Some(kind @ ("array" | "object")) => (
+            ParamTy::Any,
+            Some(format!(
+                "The record declares type `{kind}`; it is given as JSON (`serde_json::json!`), and its kind is not checked before sending."
+            )),
+        ),
         Some(other) => (
             ParamTy::Any,
             Some(format!(
