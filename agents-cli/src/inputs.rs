@@ -64,10 +64,50 @@ pub fn typed_param(record: &AgentRecord, name: &str, text: &str) -> Result<Value
             "false" | "0" | "no" => Value::Bool(false),
             _ => return Err(fail("true or false")),
         },
+        // A list or an object is written as JSON; what it holds is checked with the rest of
+        // the request, item by item.
+        ParamTy::List(_) | ParamTy::Object => match serde_json::from_str::<Value>(trimmed) {
+            Ok(v)
+                if matches!(
+                    (ty, &v),
+                    (ParamTy::List(_), Value::Array(_)) | (ParamTy::Object, Value::Object(_))
+                ) =>
+            {
+                v
+            }
+            Ok(other) => {
+                return Err(format!(
+                    "parameter `{name}` must be {}, not {} ({text:?}); write it as JSON: {}",
+                    ty.expected(),
+                    json_kind(&other),
+                    json_example(ty)
+                ));
+            }
+            Err(_) => {
+                return Err(format!(
+                    "parameter `{name}` must be {}, written as JSON ({}), not {text:?}",
+                    ty.expected(),
+                    json_example(ty)
+                ));
+            }
+        },
         ParamTy::Any => {
             serde_json::from_str(trimmed).unwrap_or_else(|_| Value::String(text.to_owned()))
         }
     })
+}
+
+/// How a value of kind `ty` is written as JSON, for messages.
+fn json_example(ty: ParamTy) -> &'static str {
+    use agents_schema::inputs::ItemTy;
+    match ty {
+        ParamTy::List(ItemTy::String) => r#"["a", "b"]"#,
+        ParamTy::List(ItemTy::Number) => "[1.5, 2]",
+        ParamTy::List(ItemTy::Integer) => "[1, 2]",
+        ParamTy::List(ItemTy::Boolean) => "[true, false]",
+        ParamTy::List(ItemTy::Any) => r#"[1, "a"]"#,
+        _ => r#"{"key": "value"}"#,
+    }
 }
 
 /// Whether a param without a name can mean anything to `record`: only when one of its inputs
@@ -412,6 +452,54 @@ mod tests {
             "output_schema": {"type": "object", "properties": {}},
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn a_list_or_object_input_is_written_as_json_of_its_kind() {
+        let r = AgentRecord::from_value(&json!({
+            "name": "a",
+            "input_schema": {"type": "object", "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "filters": {"type": "object"},
+            }},
+            "output_schema": {"type": "object", "properties": {}},
+        }))
+        .unwrap();
+        assert_eq!(
+            typed_param(&r, "tags", r#" ["a", "b"] "#).unwrap(),
+            json!(["a", "b"])
+        );
+        assert_eq!(
+            typed_param(&r, "filters", r#"{"open": true}"#).unwrap(),
+            json!({"open": true})
+        );
+        for (name, text, said) in [
+            (
+                "tags",
+                "a",
+                r#"parameter `tags` must be an array of strings, written as JSON (["a", "b"]), not "a""#,
+            ),
+            (
+                "tags",
+                "5",
+                r#"parameter `tags` must be an array of strings, not a number ("5"); write it as JSON: ["a", "b"]"#,
+            ),
+            (
+                "filters",
+                "[1]",
+                r#"parameter `filters` must be an object, not an array ("[1]"); write it as JSON: {"key": "value"}"#,
+            ),
+        ] {
+            assert_eq!(typed_param(&r, name, text).unwrap_err(), said);
+        }
+        // Items of the wrong kind are named with the rest of the request's problems.
+        let params = from_pairs(&r, &[r#"tags=["a", 2]"#.to_owned()]).unwrap();
+        let err = check_request(&r, &Value::Object(params), Localization::Derived).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("parameter `tags[1]` must be a string, not a number"),
+            "{err}"
+        );
     }
 
     #[test]

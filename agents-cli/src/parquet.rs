@@ -228,8 +228,11 @@ fn input_fields(record: &AgentRecord) -> Fields {
                 ParamTy::Integer | ParamTy::Page => DataType::Int64,
                 ParamTy::Number => DataType::Float64,
                 ParamTy::Boolean => DataType::Boolean,
-                // Untyped inputs keep a string as it is, other values as JSON text.
-                ParamTy::String | ParamTy::Any => DataType::Utf8,
+                // Untyped inputs keep a string as it is; lists, objects and other values are
+                // JSON text.
+                ParamTy::String | ParamTy::List(_) | ParamTy::Object | ParamTy::Any => {
+                    DataType::Utf8
+                }
             };
             Arc::new(Field::new(&input.name, ty, true))
         })

@@ -685,7 +685,7 @@ fn kind(schema: &FieldSchema, doc: &FieldSchema) -> Option<&'static str> {
     None
 }
 
-pub use agents_schema::inputs::ParamTy;
+pub use agents_schema::inputs::{ItemTy, ParamTy};
 
 /// The Rust type of an input parameter of wire kind `kind`. The kind itself is decided in
 /// `agents_schema::inputs::param_type`, where the CLI and the request check read it too.
@@ -696,6 +696,14 @@ pub fn param_ty(kind: ParamTy) -> Ty {
         ParamTy::Integer => Ty::Integer,
         ParamTy::Page => Ty::Page,
         ParamTy::Boolean => Ty::Boolean,
+        ParamTy::List(item) => Ty::Array(Box::new(match item {
+            ItemTy::String => Ty::String,
+            ItemTy::Number => Ty::Number,
+            ItemTy::Integer => Ty::Integer,
+            ItemTy::Boolean => Ty::Boolean,
+            ItemTy::Any => Ty::Any,
+        })),
+        ParamTy::Object => Ty::Map,
         ParamTy::Any => Ty::Any,
     }
 }

@@ -5,7 +5,7 @@
 use crate::InputProperty;
 use crate::rules::{InputRule, Pattern, Rule};
 
-pub use crate::kind::ParamTy;
+pub use crate::kind::{ItemTy, ParamTy};
 
 /// The params every agent takes besides its declared inputs, with their kinds.
 pub const COMMON_PARAMS: [(&str, ParamTy); 4] = [
@@ -35,12 +35,25 @@ pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<Stri
         Some("number") => (ParamTy::Number, None),
         Some("integer") => (ParamTy::Integer, None),
         Some("boolean") => (ParamTy::Boolean, None),
-        // Lists and objects are given as JSON: their items and fields are not typed here.
-        Some(kind @ ("array" | "object")) => (
-            ParamTy::Any,
-            Some(format!(
-                "The record declares type `{kind}`; it is given as JSON (`serde_json::json!`), and its kind is not checked before sending."
-            )),
+        Some("array") => match item_type(input.extra.get("items")) {
+            ItemTy::Any => (
+                ParamTy::List(ItemTy::Any),
+                Some(
+                    "Its items are given as JSON (`serde_json::json!`): the record gives them no \
+                     one kind, so theirs is not checked before sending."
+                        .to_owned(),
+                ),
+            ),
+            item => (ParamTy::List(item), None),
+        },
+        // An object's fields are not typed here; that it is an object is checked.
+        Some("object") => (
+            ParamTy::Object,
+            Some(
+                "It is given as a JSON object; its fields are sent as given, not checked before \
+                 sending."
+                    .to_owned(),
+            ),
         ),
         Some(other) => (
             ParamTy::Any,
@@ -52,6 +65,34 @@ pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<Stri
             ParamTy::Any,
             Some("The record declares no type; any JSON value is accepted.".to_owned()),
         ),
+    }
+}
+
+/// The kind of a list input's items, from its `items`: a string, number, integer or boolean
+/// type, or an `enum` of strings. Anything else (objects, lists, nullable or mixed items, a
+/// `$ref`) is any JSON value, since a `Vec` of one scalar type could not hold it.
+fn item_type(items: Option<&serde_json::Value>) -> ItemTy {
+    use serde_json::Value;
+    let Some(Value::Object(items)) = items else {
+        return ItemTy::Any;
+    };
+    match items.get("type") {
+        Some(Value::String(t)) => match t.as_str() {
+            "string" => ItemTy::String,
+            "number" => ItemTy::Number,
+            "integer" => ItemTy::Integer,
+            "boolean" => ItemTy::Boolean,
+            _ => ItemTy::Any,
+        },
+        None => match items.get("enum") {
+            Some(Value::Array(values))
+                if !values.is_empty() && values.iter().all(Value::is_string) =>
+            {
+                ItemTy::String
+            }
+            _ => ItemTy::Any,
+        },
+        _ => ItemTy::Any,
     }
 }
 
@@ -226,4 +267,56 @@ fn single_type(p: &crate::FieldSchema) -> Option<String> {
         .as_ref()
         .is_some_and(|v| !v.is_empty() && v.iter().all(serde_json::Value::is_string));
     strings.then(|| "string".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind_of(property: serde_json::Value) -> ParamTy {
+        let record = crate::AgentRecord::from_value(&serde_json::json!({
+            "name": "a",
+            "input_schema": {"type": "object", "properties": {"x": property}},
+            "output_schema": {"type": "object", "properties": {}},
+        }))
+        .unwrap();
+        param_type(&record.inputs()[0], false).0
+    }
+
+    #[test]
+    fn a_list_input_takes_its_items_kind_when_it_is_one_scalar() {
+        use serde_json::json;
+        for (property, kind) in [
+            (
+                json!({"type": "array", "items": {"type": "string"}}),
+                ParamTy::List(ItemTy::String),
+            ),
+            (
+                json!({"type": "array", "items": {"enum": ["a", "b"]}}),
+                ParamTy::List(ItemTy::String),
+            ),
+            (
+                json!({"type": ["array", "null"], "items": {"type": "integer"}}),
+                ParamTy::List(ItemTy::Integer),
+            ),
+            // A null item, an object or a mixed list does not fit a `Vec` of one scalar.
+            (
+                json!({"type": "array", "items": {"type": ["string", "null"]}}),
+                ParamTy::List(ItemTy::Any),
+            ),
+            (
+                json!({"type": "array", "items": {"type": "object"}}),
+                ParamTy::List(ItemTy::Any),
+            ),
+            (
+                json!({"type": "array", "items": {"enum": ["a", 1]}}),
+                ParamTy::List(ItemTy::Any),
+            ),
+            (json!({"type": "array"}), ParamTy::List(ItemTy::Any)),
+            (json!({"type": "object"}), ParamTy::Object),
+            (json!({}), ParamTy::Any),
+        ] {
+            assert_eq!(kind_of(property.clone()), kind, "{property}");
+        }
+    }
 }

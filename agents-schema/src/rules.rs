@@ -98,8 +98,8 @@ impl Rule {
     pub fn applies_to(&self, ty: ParamTy) -> Result<(), &'static str> {
         let is_text = matches!(ty, ParamTy::String);
         let is_number = matches!(ty, ParamTy::Number | ParamTy::Integer | ParamTy::Page);
-        // Lists are taken as raw JSON.
-        let is_list = matches!(ty, ParamTy::Any);
+        // An input of no declared type may be a list.
+        let is_list = matches!(ty, ParamTy::List(_) | ParamTy::Any);
         let (fits, only) = match self {
             Rule::MinLength(_) | Rule::MaxLength(_) | Rule::Pattern(_) | Rule::OneOf(_) => {
                 (is_text, "applies to text only")

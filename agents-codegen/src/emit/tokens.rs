@@ -170,18 +170,37 @@ pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> syn::Result<Toke
     ty_spelled(ty, agent, p).tokens()
 }
 
-/// Whether a param's setter or constructor argument is converted into the field's type
-/// (`impl Into<…>`, then `.into()`) rather than taken as the field's type.
-pub(super) fn converts(ty: &Ty) -> bool {
-    matches!(ty, Ty::String | Ty::Any)
+/// How a param's setter or constructor argument becomes the field's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Conversion {
+    /// Taken as the field's type.
+    Same,
+    /// `impl Into<…>`, then `.into()`.
+    Into,
+    /// A list: `impl IntoIterator<Item = impl Into<…>>`, each item converted and collected,
+    /// so that `["a", "b"]` is taken where the field is `Vec<String>`.
+    Collect,
 }
 
-/// The argument type of a param's setter or constructor argument (see [`converts`]).
+/// How a param's setter or constructor argument of type `ty` becomes the field's value.
+pub(super) fn conversion(ty: &Ty) -> Conversion {
+    match ty {
+        Ty::String | Ty::Any => Conversion::Into,
+        Ty::Array(_) => Conversion::Collect,
+        _ => Conversion::Same,
+    }
+}
+
+/// The argument type of a param's setter or constructor argument (see [`conversion`]).
 pub(super) fn param_arg(ty: &Ty, agent: &AgentIr, p: &Paths) -> syn::Result<TokenStream> {
     let rt = &p.rt;
     match ty {
         Ty::String => Ok(quote!(impl Into<String>)),
         Ty::Any => Ok(quote!(impl Into<#rt::Value>)),
+        Ty::Array(item) => {
+            let item = ty_tokens(item, agent, p)?;
+            Ok(quote!(impl IntoIterator<Item = impl Into<#item>>))
+        }
         other => ty_tokens(other, agent, p),
     }
 }

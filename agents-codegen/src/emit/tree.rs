@@ -23,7 +23,7 @@ use syn::{
 
 use super::record::Skeleton;
 use super::shape::shape;
-use super::tokens::{Paths, converts, param_arg, ty_tokens};
+use super::tokens::{Conversion, Paths, conversion, param_arg, ty_tokens};
 use super::validate::Validate;
 use crate::ir::{AgentIr, ParamsIr};
 use crate::types::Ty;
@@ -60,13 +60,17 @@ struct Methods {
     many_args: Attribute,
     /// `__x: ()`, an argument of `new`.
     arg: FnArg,
-    /// `__x` (an argument kept as given), `__x: __x.into()`, `__x: None`: field initializers.
+    /// `__x` (an argument kept as given), `__x: __x.into()`, `__x: __x.into_iter()…collect()`,
+    /// `__x: None`: field initializers.
     init_same: FieldValue,
     init_into: FieldValue,
+    init_collect: FieldValue,
     init_none: FieldValue,
-    /// A setter storing its value as given, and one converting it with `.into()`.
+    /// A setter storing its value as given, one converting it with `.into()`, and one
+    /// collecting a list's converted items.
     setter: ImplItemFn,
     setter_into: ImplItemFn,
+    setter_collect: ImplItemFn,
     /// `param`, the same for every agent.
     param: ImplItemFn,
 }
@@ -80,6 +84,7 @@ impl Methods {
                     Self {
                         __same,
                         __into: __into.into(),
+                        __collect: __collect.into_iter().map(Into::into).collect(),
                         __none: None,
                         extra: #rt::JsonMap::new(),
                     }
@@ -96,6 +101,12 @@ impl Methods {
                     self.__setter = Some(value.into());
                     self
                 }
+                #[doc = ""]
+                #[must_use]
+                pub fn __setter(mut self, value: ()) -> Self {
+                    self.__setter = Some(value.into_iter().map(Into::into).collect());
+                    self
+                }
                 /// Adds a parameter the agent record does not declare; it is sent as given. A
                 /// declared input's name is checked by `validate()` as its setter's value is.
                 #[must_use]
@@ -110,8 +121,8 @@ impl Methods {
             ImplItem::Fn(f) => Ok(f),
             _ => Err(shape("params impl")),
         });
-        let (Some(new), Some(setter), Some(setter_into), Some(param)) =
-            (fns.next(), fns.next(), fns.next(), fns.next())
+        let (Some(new), Some(setter), Some(setter_into), Some(setter_collect), Some(param)) =
+            (fns.next(), fns.next(), fns.next(), fns.next(), fns.next())
         else {
             return Err(shape("params impl"));
         };
@@ -121,9 +132,13 @@ impl Methods {
             return Err(shape("new"));
         };
         let mut inits = std::mem::take(&mut init.fields).into_iter();
-        let (Some(init_same), Some(init_into), Some(init_none), Some(extra)) =
-            (inits.next(), inits.next(), inits.next(), inits.next())
-        else {
+        let (Some(init_same), Some(init_into), Some(init_collect), Some(init_none), Some(extra)) = (
+            inits.next(),
+            inits.next(),
+            inits.next(),
+            inits.next(),
+            inits.next(),
+        ) else {
             return Err(shape("new"));
         };
         init.fields.push(extra);
@@ -134,9 +149,11 @@ impl Methods {
             arg,
             init_same,
             init_into,
+            init_collect,
             init_none,
             setter: setter?,
             setter_into: setter_into?,
+            setter_collect: setter_collect?,
             param: param?,
         })
     }
@@ -300,18 +317,19 @@ impl Templates {
             name.ident = id.clone();
             *typed.ty = self.arg_type(ty, agent, p)?;
             new.sig.inputs.push(arg);
-            let mut init = if converts(ty) {
-                self.methods.init_into.clone()
-            } else {
-                self.methods.init_same.clone()
+            let mut init = match conversion(ty) {
+                Conversion::Same => self.methods.init_same.clone(),
+                Conversion::Into => self.methods.init_into.clone(),
+                Conversion::Collect => self.methods.init_collect.clone(),
             };
             init.member = Member::Named(id.clone());
-            let value = match &mut init.expr {
+            // The argument is the innermost receiver of the conversion's calls.
+            let mut value = &mut init.expr;
+            while let Expr::MethodCall(call) = value {
+                value = &mut *call.receiver;
+            }
+            let value = match value {
                 Expr::Path(path) => Some(path),
-                Expr::MethodCall(call) => match &mut *call.receiver {
-                    Expr::Path(path) => Some(path),
-                    _ => None,
-                },
                 _ => None,
             };
             match value.and_then(|v| v.path.segments.first_mut()) {
@@ -338,10 +356,10 @@ impl Templates {
         agent: &AgentIr,
         p: &Paths,
     ) -> syn::Result<ImplItem> {
-        let mut setter = if converts(ty) {
-            self.methods.setter_into.clone()
-        } else {
-            self.methods.setter.clone()
+        let mut setter = match conversion(ty) {
+            Conversion::Same => self.methods.setter.clone(),
+            Conversion::Into => self.methods.setter_into.clone(),
+            Conversion::Collect => self.methods.setter_collect.clone(),
         };
         if let Some(attr) = setter.attrs.first_mut() {
             set_doc(attr, doc);

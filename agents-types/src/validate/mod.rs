@@ -76,6 +76,37 @@ pub struct Violations {
     found: Vec<Violation>,
 }
 
+/// What the item-count rules read: a list input's number of items. A typed list (`Vec<T>`)
+/// always has one; a JSON value has one when it is a list.
+pub trait Items {
+    /// The number of items, or `None` when the value is not a list.
+    fn items(&self) -> Option<usize>;
+}
+
+impl Items for serde_json::Value {
+    fn items(&self) -> Option<usize> {
+        self.as_array().map(Vec::len)
+    }
+}
+
+impl<T> Items for [T] {
+    fn items(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<T: Items + ?Sized> Items for &T {
+    fn items(&self) -> Option<usize> {
+        (**self).items()
+    }
+}
+
+impl<T> Items for Vec<T> {
+    fn items(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
 impl Violations {
     /// Starts checking the parameters of `agent`.
     pub fn new(agent: impl Into<String>) -> Self {
@@ -159,15 +190,27 @@ impl Violations {
     }
 
     /// The value, when it is a list, has at least `min` items.
-    pub fn min_items(&mut self, param: &str, rule: &str, value: &serde_json::Value, min: usize) {
-        if let Some(n) = value.as_array().map(Vec::len).filter(|n| *n < min) {
+    pub fn min_items(
+        &mut self,
+        param: &str,
+        rule: &str,
+        value: &(impl Items + ?Sized),
+        min: usize,
+    ) {
+        if let Some(n) = value.items().filter(|n| *n < min) {
             self.push(param, rule, format!("has {n} items, needs at least {min}"));
         }
     }
 
     /// The value, when it is a list, has at most `max` items.
-    pub fn max_items(&mut self, param: &str, rule: &str, value: &serde_json::Value, max: usize) {
-        if let Some(n) = value.as_array().map(Vec::len).filter(|n| *n > max) {
+    pub fn max_items(
+        &mut self,
+        param: &str,
+        rule: &str,
+        value: &(impl Items + ?Sized),
+        max: usize,
+    ) {
+        if let Some(n) = value.items().filter(|n| *n > max) {
             self.push(param, rule, format!("has {n} items, takes at most {max}"));
         }
     }

@@ -41,7 +41,10 @@ fn typed_value(ty: agents_schema::inputs::ParamTy, value: &serde_json::Value) ->
             .parse::<u32>()
             .ok()
             .map(|p| Typed::Number(p.into())),
-        (ParamTy::Any, v) => Some(Typed::Json(v)),
+        (ParamTy::List(item), Value::Array(items)) if items.iter().all(|i| item.fits(i)) => {
+            Some(Typed::Json(value))
+        }
+        (ParamTy::Object, Value::Object(_)) | (ParamTy::Any, _) => Some(Typed::Json(value)),
         (ParamTy::Boolean, Value::Bool(_)) => Some(Typed::Other),
         _ => None,
     }
@@ -76,14 +79,30 @@ fn apply(
 
 /// What an input of type `ty` takes, for messages.
 pub fn expected(ty: agents_schema::inputs::ParamTy) -> &'static str {
+    ty.expected()
+}
+
+/// Where `value` is not of kind `ty`: the parameter, or its first item of the wrong kind
+/// (`tags[1]`), with what it should be and what it is.
+fn wrong_type(
+    param: &str,
+    ty: agents_schema::inputs::ParamTy,
+    value: &serde_json::Value,
+) -> WrongType {
     use agents_schema::inputs::ParamTy;
-    match ty {
-        ParamTy::String => "a string",
-        ParamTy::Number => "a number",
-        ParamTy::Integer => "an integer",
-        ParamTy::Page => "a positive integer (or its decimal string)",
-        ParamTy::Boolean => "a boolean",
-        ParamTy::Any => "any JSON value",
+    if let (ParamTy::List(item), Some(items)) = (ty, value.as_array())
+        && let Some((i, bad)) = items.iter().enumerate().find(|(_, v)| !item.fits(v))
+    {
+        return WrongType {
+            param: format!("{param}[{i}]"),
+            expected: item.expected(),
+            found: json_kind(bad),
+        };
+    }
+    WrongType {
+        param: param.to_owned(),
+        expected: expected(ty),
+        found: json_kind(value),
     }
 }
 
@@ -171,12 +190,7 @@ pub fn check_request(
                     ProblemKind::WrongType,
                     &input.name,
                     None,
-                    WrongType {
-                        param: input.name.clone(),
-                        expected: expected(ty),
-                        found: json_kind(value),
-                    }
-                    .to_string(),
+                    wrong_type(&input.name, ty, value).to_string(),
                 );
                 continue;
             };

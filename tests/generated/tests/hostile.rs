@@ -116,19 +116,19 @@ fn every_kind_of_input_rule_is_checked() {
                 .collect(),
         }
     };
-    let kept = EveryRuleParams::new("bb", 5.0, 4, json!([1]))
+    let kept = EveryRuleParams::new("bb", 5.0, 4, [1])
         .s_opt("x")
         .n_opt(2.5)
         .i_opt(3)
-        .list_opt(json!([1, 2]))
+        .list_opt([1, 2])
         .page(1)
         .r#type("abcd");
     assert_eq!(rules(kept), Vec::<(String, String)>::new());
-    let broken = EveryRuleParams::new("DDDDDDDDDD", 10.25, 101, json!([1, 2, 3, 4]))
+    let broken = EveryRuleParams::new("DDDDDDDDDD", 10.25, 101, [1, 2, 3, 4])
         .s_opt("y")
         .n_opt(3.5)
         .i_opt(2)
-        .list_opt(json!([1]))
+        .list_opt([1])
         .page(0)
         .r#type("long!");
     let expected = [
@@ -150,7 +150,7 @@ fn every_kind_of_input_rule_is_checked() {
     .map(|(p, r)| (p.to_owned(), r.to_owned()));
     assert_eq!(rules(broken), expected);
     // A value given under an input's name is read as the input's type and checked too.
-    let given = EveryRuleParams::new("bb", 5.0, 4, json!([1]))
+    let given = EveryRuleParams::new("bb", 5.0, 4, [1])
         .param("s_opt", "zz")
         .param("i_opt", 1);
     assert_eq!(

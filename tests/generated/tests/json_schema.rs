@@ -134,7 +134,7 @@ fn inputs_from_json_schema_are_checked_before_sending() {
     // Exclusive bounds, steps and item counts, every broken one reported.
     let err = ReviewParams::new("https://shop.example/r/1")
         .min_rating(0.0)
-        .tags(json!([]))
+        .tags(Vec::<String>::new())
         .validate()
         .unwrap_err();
     let rules: Vec<(&str, &str)> = err
@@ -151,7 +151,7 @@ fn inputs_from_json_schema_are_checked_before_sending() {
     );
     let err = ReviewParams::new("https://shop.example/r/1")
         .min_rating(2.25)
-        .tags(json!(["a", "b", "c", "d"]))
+        .tags(["a", "b", "c", "d"])
         .validate()
         .unwrap_err();
     let rules: Vec<&str> = err.violations.iter().map(|v| v.rule.as_str()).collect();
@@ -159,7 +159,7 @@ fn inputs_from_json_schema_are_checked_before_sending() {
     assert!(
         ReviewParams::new("https://shop.example/r/1")
             .min_rating(4.5)
-            .tags(json!(["a"]))
+            .tags(["a"])
             .validate()
             .is_ok()
     );
@@ -190,6 +190,48 @@ fn inputs_from_json_schema_are_checked_before_sending() {
         ]
     );
     assert_eq!(problems.status(), 422);
+
+    // A list input is a `Vec` of its items' type: its kind and its items' kinds are checked,
+    // in the typed value, in a value given by name, and in raw JSON.
+    let tags: &Option<Vec<String>> = &ReviewParams::new("https://shop.example/r/1")
+        .tags(["a", "b"])
+        .tags;
+    assert_eq!(tags.as_deref(), Some(&["a".to_owned(), "b".to_owned()][..]));
+    let err = ReviewParams::new("https://shop.example/r/1")
+        .param("tags", "a")
+        .validate()
+        .unwrap_err();
+    assert_eq!(err.violations[0].param, "tags");
+    assert_eq!(err.violations[0].rule, "type");
+    let err = ReviewParams::new("https://shop.example/r/1")
+        .param("tags", json!([]))
+        .validate()
+        .unwrap_err();
+    assert_eq!(err.violations[0].rule, "at least 1 item");
+    for (tags, message) in [
+        (
+            json!("a"),
+            "parameter `tags` must be an array of strings, not a string",
+        ),
+        (
+            json!(["a", 2]),
+            "parameter `tags[1]` must be a string, not a number",
+        ),
+    ] {
+        let problems = agents_runtime::validate::check_request(
+            &record,
+            &json!({"url": "https://shop.example/r/1", "tags": tags}),
+            agents_runtime::validate::Localization::Derived,
+        )
+        .unwrap_err();
+        let messages: Vec<&str> = problems
+            .problems
+            .iter()
+            .map(|p| p.message.as_str())
+            .collect();
+        assert_eq!(messages, [message]);
+        assert_eq!(problems.problems[0].param, "tags");
+    }
 }
 
 #[test]

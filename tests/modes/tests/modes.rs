@@ -202,6 +202,21 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
     );
     let p = agents_tests_modes::built::StoreFinderParams::new("coffee").postcode("10115");
     assert!(AgentParams::uses_localization(&p));
+    // Lists are a `Vec` of their items' type (any JSON value where the items are objects),
+    // and an object input a JSON map; the macro's types are the builder's.
+    let mut filters = agents_runtime::JsonMap::new();
+    filters.insert("open_now".into(), true.into());
+    let p = agents_tests_modes::expanded::StoreFinderParams::new("coffee")
+        .store_ids([7, 9, 11, 13])
+        .near([serde_json::json!({"lat": 52.5, "lon": 13.4})])
+        .filters(filters);
+    let ids: &Option<Vec<i64>> = &p.store_ids;
+    assert_eq!(ids.as_deref(), Some(&[7, 9, 11, 13][..]));
+    let near: &Option<Vec<serde_json::Value>> = &p.near;
+    assert_eq!(near.as_ref().map(Vec::len), Some(1));
+    let err = p.validate().unwrap_err();
+    assert_eq!(err.violations[0].param, "store_ids");
+    assert_eq!(err.violations[0].rule, "at most 3 items");
 
     let root = workspace_root().join("tests/modes");
     // One settings value, handed to both front doors.
@@ -252,7 +267,7 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
         .to_string();
     for expected in [
         "agent `store_fnder`: capabilities: localization or pagination is set for this agent, which is not among the agents generated",
-        "agent `store_finder`: localized: the record has no input `zip`, `city`; its inputs are: query, postcode, page_no",
+        "agent `store_finder`: localized: the record has no input `zip`, `city`; its inputs are: query, postcode, page_no, store_ids, near, filters",
         "agent `store_finder`: paginated: input `query` takes a string, and a page number is a number",
     ] {
         assert!(err.contains(expected), "{expected}\nin\n{err}");
