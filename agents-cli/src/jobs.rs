@@ -121,7 +121,7 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
             };
             let rows = items.into_iter().map(|i| Value::Object(i.params));
             let mut request = JobRequest::new(name.clone(), agent.clone())
-                .inputs(JobInputs::inline(rows))
+                .inputs(JobInputs::inline(rows)?)
                 .destination(JobDestination::file(format!("{name}/"), format));
             if let Some(cron) = schedule {
                 request = request.schedule(cron.clone(), true);

@@ -238,9 +238,10 @@ async fn a_job_is_named_by_its_id_or_by_the_name_one_job_has() {
         .build()
         .unwrap();
     let request = agents_runtime::client::jobs::JobRequest::new("nightly", "retailer_a_pdp")
-        .inputs(agents_runtime::client::jobs::JobInputs::inline([
-            serde_json::json!({"asin": "B3"}),
-        ]));
+        .inputs(
+            agents_runtime::client::jobs::JobInputs::inline([serde_json::json!({"asin": "B3"})])
+                .unwrap(),
+        );
     let second = client.create_job(request).await.unwrap().id;
     let out = cargo_agents(&e, &dir, &["jobs", "trigger", "nightly"]).await;
     assert_eq!(out.status.code(), Some(1));

@@ -11,7 +11,7 @@
 //! let job = client
 //!     .create_job(
 //!         JobRequest::new("nightly-prices", "retailer_a_pdp")
-//!             .inputs(JobInputs::inline([json!({"asin": "B08N5WRWNW"})]))
+//!             .inputs(JobInputs::inline([json!({"asin": "B08N5WRWNW"})])?)
 //!             .destination(JobDestination::s3("s3://bucket/prices/", ArtifactFormat::Parquet))
 //!             .schedule("0 3 * * *", true),
 //!     )
@@ -162,21 +162,46 @@ pub struct JobInputs {
 }
 
 impl JobInputs {
-    /// Inline inputs: params objects (values that are not objects are skipped).
-    pub fn inline(rows: impl IntoIterator<Item = Value>) -> Self {
-        JobInputs {
+    /// Inline inputs: params objects, one per run of the template. A value that is not an
+    /// object could mean no params, so it is not left out: every such item is an
+    /// [`Error::InvalidItems`] with its position, and nothing is sent.
+    ///
+    /// ```
+    /// use agents_runtime::client::jobs::JobInputs;
+    /// use serde_json::json;
+    ///
+    /// let inputs = JobInputs::inline([json!({"asin": "B08N5WRWNW"})]).unwrap();
+    /// assert_eq!(inputs.data.map(|rows| rows.len()), Some(1));
+    /// let err = JobInputs::inline([json!({"asin": "B1"}), json!("B2")]).unwrap_err();
+    /// assert!(err.to_string().contains("item 1"), "{err}");
+    /// ```
+    pub fn inline(rows: impl IntoIterator<Item = Value>) -> Result<Self, Error> {
+        let mut data = Vec::new();
+        let mut invalid = Vec::new();
+        for (index, row) in rows.into_iter().enumerate() {
+            match row {
+                Value::Object(params) => data.push(params),
+                other => invalid.push((
+                    index,
+                    Error::InvalidOption {
+                        option: "inputs",
+                        message: format!(
+                            "{} is not a params object (`{{\"asin\": \"…\"}}`)",
+                            agents_wire::json::kind(&other)
+                        ),
+                    },
+                )),
+            }
+        }
+        if !invalid.is_empty() {
+            return Err(Error::InvalidItems(invalid));
+        }
+        Ok(JobInputs {
             kind: InputsType::Inline,
-            data: Some(
-                rows.into_iter()
-                    .filter_map(|v| match v {
-                        Value::Object(m) => Some(m),
-                        _ => None,
-                    })
-                    .collect(),
-            ),
+            data: Some(data),
             file_path: None,
             node_data: None,
-        }
+        })
     }
 
     /// Inline inputs from typed params (`[RetailerAPdpParams::new("B08N5WRWNW")]`), each

@@ -31,6 +31,7 @@ fn inputs() -> JobInputs {
         json!({"asin": ""}),
         json!({"asin": "B3"}),
     ])
+    .unwrap()
 }
 
 #[tokio::test]
@@ -185,7 +186,7 @@ async fn schedules_run_jobs_and_runs_can_be_cancelled() {
         let job = c
             .create_job(
                 JobRequest::new("minutely", "retailer_a_pdp")
-                    .inputs(JobInputs::inline([json!({"asin": "B1"})]))
+                    .inputs(JobInputs::inline([json!({"asin": "B1"})]).unwrap())
                     .schedule("* * * * *", true),
             )
             .await
@@ -331,7 +332,10 @@ async fn jobs_list_page_by_page_and_refuse_what_cannot_run() {
         .await
         .unwrap();
     let run = v2
-        .trigger_job(&job.id, Some(JobInputs::inline([json!({"asin": "B9"})])))
+        .trigger_job(
+            &job.id,
+            Some(JobInputs::inline([json!({"asin": "B9"})]).unwrap()),
+        )
         .await
         .unwrap()
         .with_wait(fast())
@@ -340,7 +344,10 @@ async fn jobs_list_page_by_page_and_refuse_what_cannot_run() {
         .unwrap();
     assert_eq!(run.status, JobStatus::Success);
     let err = v1
-        .trigger_job(&job.id, Some(JobInputs::inline([json!({"asin": "B9"})])))
+        .trigger_job(
+            &job.id,
+            Some(JobInputs::inline([json!({"asin": "B9"})]).unwrap()),
+        )
         .await
         .unwrap_err();
     assert!(
@@ -375,7 +382,10 @@ fn typed_job_inputs_are_checked_before_sending_and_name_the_template_from_the_ty
     assert!(bad.to_string().contains("asin"), "{bad}");
     // Good items go as the untyped form would send them.
     let typed = JobInputs::params([RetailerAPdpParams::new("B08N5WRWNW")]).unwrap();
-    assert_eq!(typed, JobInputs::inline([json!({"asin": "B08N5WRWNW"})]));
+    assert_eq!(
+        typed,
+        JobInputs::inline([json!({"asin": "B08N5WRWNW"})]).unwrap()
+    );
     assert_eq!(
         JobRequest::of::<RetailerAPdp>("nightly"),
         JobRequest::new("nightly", "retailer_a_pdp")
