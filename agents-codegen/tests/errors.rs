@@ -561,3 +561,69 @@ fn problems_in_a_referenced_file_name_that_file_and_its_pointer() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An input schema's keywords that `validate()` and the request check do not apply (the rules
+/// of a list's items, `uniqueItems`, `const`, a branch's bounds) are said in the docs and as a
+/// warning at their pointer, in every front door, not dropped without a word; a nullable type
+/// and the items' type are the input's kind, read, and say nothing.
+#[test]
+fn input_keywords_not_checked_before_sending_are_warnings_at_their_pointer() {
+    let dir = temp_dir("unchecked-inputs");
+    let schemas = dir.join("schemas");
+    fs::create_dir_all(&schemas).unwrap();
+    fs::write(
+        schemas.join("shop.output.schema.json"),
+        r#"{"type": "object", "properties": {"title": {"type": "string"}}}"#,
+    )
+    .unwrap();
+    fs::write(
+        schemas.join("shop.input.schema.json"),
+        r#"{"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"type": "string", "minLength": 2}, "uniqueItems": true, "maxItems": 3},
+            "plain": {"type": "array", "items": {"type": "string", "description": "a tag"}},
+            "code": {"type": "string", "const": "x"},
+            "near": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
+            "zip/code": {"type": ["string", "null"], "minLength": 5}
+        }}"#,
+    )
+    .unwrap();
+    let (source, warnings) = agents_codegen::Builder::new()
+        .schema_dir(&schemas)
+        .cargo_directives(false)
+        .generate_with_warnings()
+        .unwrap();
+    let file = schemas.join("shop.input.schema.json");
+    let at: Vec<String> = warnings
+        .iter()
+        .map(|w| {
+            let w = w.to_string();
+            assert!(
+                w.starts_with(&format!("{}: agent `shop`: #/properties/", file.display())),
+                "{w}"
+            );
+            assert!(w.contains("is not checked before sending"), "{w}");
+            w.split(": ").nth(2).unwrap_or_default().to_owned()
+        })
+        .collect();
+    assert_eq!(
+        at,
+        [
+            "#/properties/tags/items",
+            "#/properties/tags/uniqueItems",
+            "#/properties/code/const",
+            "#/properties/near/anyOf",
+        ]
+    );
+    assert!(
+        source.contains(
+            "/// Not checked before sending (the service judges it): `items`, `uniqueItems`."
+        ),
+        "{source}"
+    );
+    // The macro says the same, as compiler warnings.
+    let expansion =
+        agents_codegen::expand::expand_with_warnings("shop", &Default::default(), &dir).unwrap();
+    let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(expansion.warnings, said);
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -68,6 +68,72 @@ pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<Stri
     }
 }
 
+/// The keywords that constrain a value (JSON Schema's validation vocabulary) which an input's
+/// [`Rule`]s and kind do not cover. An input's schema holding one is kept by the service and
+/// judged there, but `validate()` and the request check do not apply it: the generator says
+/// so, in the docs and as a warning, rather than drop it without a word.
+const UNCHECKED: [&str; 26] = [
+    "const",
+    "uniqueItems",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
+    "properties",
+    "required",
+    "patternProperties",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "not",
+    "if",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "$ref",
+];
+
+/// Keys that say what a value is or means, not what it may be.
+const SAYS_WHAT: [&str; 6] = [
+    "type",
+    "title",
+    "description",
+    "$comment",
+    "examples",
+    "default",
+];
+
+/// The keywords of `input`'s schema that constrain its value and are not checked before
+/// sending (see [`UNCHECKED`]), in the order the schema has them. `items` counts when it says
+/// more than its items' type; `anyOf`/`oneOf`/`allOf` when a branch does (a nullable type is
+/// its kind, already read).
+pub fn unchecked_keywords(input: &InputProperty) -> Vec<&str> {
+    use serde_json::Value;
+    let says_more = |v: &Value| match v {
+        Value::Object(m) => m.keys().any(|k| !SAYS_WHAT.contains(&k.as_str())),
+        Value::Bool(b) => !b,
+        _ => false,
+    };
+    input
+        .extra
+        .iter()
+        .filter(|(k, v)| match k.as_str() {
+            "items" => says_more(v),
+            "anyOf" | "oneOf" | "allOf" => v.as_array().is_some_and(|b| b.iter().any(says_more)),
+            k => UNCHECKED.contains(&k),
+        })
+        .map(|(k, _)| k.as_str())
+        .collect()
+}
+
 /// The kind of a list input's items, from its `items`: a string, number, integer or boolean
 /// type, or an `enum` of strings. Anything else (objects, lists, nullable or mixed items, a
 /// `$ref`) is any JSON value, since a `Vec` of one scalar type could not hold it.

@@ -366,6 +366,16 @@ pub fn param(
     d
 }
 
+/// The line of an input's docs naming the keywords of its schema that are not checked before
+/// sending.
+pub fn unchecked_keywords(keywords: &[&str]) -> String {
+    let list: Vec<String> = keywords.iter().map(|k| code(k)).collect();
+    format!(
+        "Not checked before sending (the service judges it): {}.",
+        list.join(", ")
+    )
+}
+
 /// The docs of an agent's params type.
 pub fn params(agent: &str, root: &str) -> Vec<String> {
     vec![

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use agents_check::path::pointer_to as pointer;
 use agents_schema::diag::Diagnostic;
 use agents_schema::{AgentRecord, InputProperty};
 use serde_json::Value;
@@ -60,6 +61,35 @@ pub(super) fn lower_params(
             }
         }
         let mut docs = docs::param(input, &param_ident, &checked, &unchecked, note.as_deref());
+        let unread = agents_schema::inputs::unchecked_keywords(input);
+        if !unread.is_empty() {
+            docs.push(String::new());
+            docs.push(docs::unchecked_keywords(&unread));
+            let at = |keyword: &str| match &record.written.input {
+                Some(_) => format!(
+                    "input_schema#{}",
+                    pointer(&pointer("/properties", &input.name), keyword)
+                ),
+                None => {
+                    let i = (record.inputs().iter())
+                        .position(|i| i.name == input.name)
+                        .unwrap_or_default();
+                    format!("$.input_properties[{i}].{keyword}")
+                }
+            };
+            for keyword in unread {
+                warnings.push(Diagnostic::new(
+                    &record.name,
+                    &at(keyword),
+                    &format!(
+                        "`{keyword}` of input {} is not checked before sending (`validate()` \
+                         and the request check apply its type, bounds, lengths, counts, \
+                         `pattern` and `enum`); the service judges it",
+                        Value::String(input.name.clone())
+                    ),
+                ));
+            }
+        }
         if let Some(n) = repeated.get(input.name.as_str()) {
             docs.push(String::new());
             docs.push(docs::repeated_input(n + 1));
