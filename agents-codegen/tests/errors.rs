@@ -562,12 +562,12 @@ fn problems_in_a_referenced_file_name_that_file_and_its_pointer() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// An input schema's keywords that `validate()` and the request check do not apply (the rules
-/// of a list's items, `uniqueItems`, `const`, a branch's bounds) are said in the docs and as a
+/// An input schema's keywords that the generated `validate()` does not apply (the rules of a
+/// list's items, `uniqueItems`, `const`, a branch's bounds) are said in the docs and as a
 /// warning at their pointer, in every front door, not dropped without a word; a nullable type
 /// and the items' type are the input's kind, read, and say nothing.
 #[test]
-fn input_keywords_not_checked_before_sending_are_warnings_at_their_pointer() {
+fn input_keywords_validate_does_not_apply_are_warnings_at_their_pointer() {
     let dir = temp_dir("unchecked-inputs");
     let schemas = dir.join("schemas");
     fs::create_dir_all(&schemas).unwrap();
@@ -601,7 +601,10 @@ fn input_keywords_not_checked_before_sending_are_warnings_at_their_pointer() {
                 w.starts_with(&format!("{}: agent `shop`: #/properties/", file.display())),
                 "{w}"
             );
-            assert!(w.contains("is not checked before sending"), "{w}");
+            assert!(
+                w.contains("is not checked by the generated `validate()`"),
+                "{w}"
+            );
             w.split(": ").nth(2).unwrap_or_default().to_owned()
         })
         .collect();
@@ -616,7 +619,7 @@ fn input_keywords_not_checked_before_sending_are_warnings_at_their_pointer() {
     );
     assert!(
         source.contains(
-            "/// Not checked before sending (the service judges it): `items`, `uniqueItems`."
+            "/// Not checked by `validate()` (`cargo agents`, `validate::check_request` and the service judge it): `items`, `uniqueItems`."
         ),
         "{source}"
     );

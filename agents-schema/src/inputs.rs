@@ -69,9 +69,10 @@ pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<Stri
 }
 
 /// The keywords that constrain a value (JSON Schema's validation vocabulary) which an input's
-/// [`Rule`]s and kind do not cover. An input's schema holding one is kept by the service and
-/// judged there, but `validate()` and the request check do not apply it: the generator says
-/// so, in the docs and as a warning, rather than drop it without a word.
+/// [`Rule`]s and kind do not cover. The request check judges them by the input schema itself
+/// (`agents_types::validate::check_request`); a generated `validate()` does not apply them,
+/// and the generator says so, in the docs and as a warning, rather than drop them without a
+/// word.
 const UNCHECKED: [&str; 26] = [
     "const",
     "uniqueItems",
@@ -111,8 +112,8 @@ const SAYS_WHAT: [&str; 6] = [
     "default",
 ];
 
-/// The keywords of `input`'s schema that constrain its value and are not checked before
-/// sending (see [`UNCHECKED`]), in the order the schema has them. `items` counts when it says
+/// The keywords of `input`'s schema that constrain its value and are not typed rules (see
+/// [`UNCHECKED`]), in the order the schema has them. `items` counts when it says
 /// more than its items' type; `anyOf`/`oneOf`/`allOf` when a branch does (a nullable type is
 /// its kind, already read).
 pub fn unchecked_keywords(input: &InputProperty) -> Vec<&str> {

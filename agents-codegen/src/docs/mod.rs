@@ -371,7 +371,7 @@ pub fn param(
 pub fn unchecked_keywords(keywords: &[&str]) -> String {
     let list: Vec<String> = keywords.iter().map(|k| code(k)).collect();
     format!(
-        "Not checked before sending (the service judges it): {}.",
+        "Not checked by `validate()` (`cargo agents`, `validate::check_request` and the service judge it): {}.",
         list.join(", ")
     )
 }

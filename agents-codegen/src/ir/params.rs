@@ -82,9 +82,10 @@ pub(super) fn lower_params(
                     &record.name,
                     &at(keyword),
                     &format!(
-                        "`{keyword}` of input {} is not checked before sending (`validate()` \
-                         and the request check apply its type, bounds, lengths, counts, \
-                         `pattern` and `enum`); the service judges it",
+                        "`{keyword}` of input {} is not checked by the generated `validate()` \
+                         (it applies the input's type, bounds, lengths, counts, `pattern` and \
+                         `enum`); `cargo agents` judges it by the schema before sending, as \
+                         `validate::check_request` does, and so does the service",
                         Value::String(input.name.clone())
                     ),
                 ));

@@ -77,6 +77,49 @@ fn apply(
     }
 }
 
+/// The breaches of the keywords of a JSON Schema input document that the typed rules do not
+/// cover (`inputs::unchecked_keywords`: `uniqueItems`, `const`, the rules of a list's items, …),
+/// judged by the schema itself, each as (input, keyword, message). Only those keywords are
+/// read, so nothing the typed check says is said twice, and a value of the wrong kind
+/// (`mistyped`) is not judged again. The document is compiled only for a record that has such
+/// keywords.
+fn schema_judged<'r>(
+    record: &'r agents_schema::AgentRecord,
+    params: &serde_json::Value,
+    mistyped: &[&str],
+) -> Vec<(&'r str, String, String)> {
+    use agents_check::path::pointer_to;
+    let Some(document) = &record.written.input else {
+        return Vec::new();
+    };
+    let judged: Vec<(&str, String)> = (record.inputs().iter())
+        .filter(|i| !mistyped.contains(&i.name.as_str()))
+        .flat_map(|i| {
+            let at = pointer_to("/properties", &i.name);
+            agents_schema::inputs::unchecked_keywords(i)
+                .into_iter()
+                .map(move |k| (i.name.as_str(), pointer_to(&at, k)))
+        })
+        .collect();
+    if judged.is_empty() {
+        return Vec::new();
+    }
+    let schema = agents_check::Schema::compile(&document.to_value());
+    schema
+        .check(params)
+        .into_iter()
+        .filter_map(|b| {
+            let (input, _) = judged.iter().find(|(_, at)| {
+                b.schema_path
+                    .strip_prefix(at.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })?;
+            let message = format!("parameter {b}");
+            Some((*input, b.keyword, message))
+        })
+        .collect()
+}
+
 /// What an input of type `ty` takes, for messages.
 pub fn expected(ty: agents_schema::inputs::ParamTy) -> &'static str {
     ty.expected()
@@ -119,11 +162,13 @@ pub enum Localization<'a> {
 
 /// Checks one agent request against `record`, collecting every problem: `params` being an
 /// object, required inputs, each value's type and rules (as generated `validate()` applies
-/// them), the common params ([`COMMON_PARAMS`], `country` a two-letter code), and localization
-/// (inputs such as `zip_code` only on localized agents; with [`Localization::Sent`], also
-/// `localization` on when they are given).
+/// them), the keywords of a JSON Schema input document those rules do not cover (`uniqueItems`,
+/// `const`, the rules of a list's items: judged by the document itself), the common params
+/// ([`COMMON_PARAMS`], `country` a two-letter code), and localization (inputs such as
+/// `zip_code` only on localized agents; with [`Localization::Sent`], also `localization` on
+/// when they are given).
 ///
-/// The one request check of the runtime's raw paths, the CLI and the emulator.
+/// The one request check of the CLI and the emulator, and the one to call on raw params.
 pub fn check_request(
     record: &agents_schema::AgentRecord,
     params: &serde_json::Value,
@@ -178,6 +223,7 @@ pub fn check_request(
 
     // Types and rules of the declared inputs, every one of them.
     let mut violations = Violations::new(record.name.clone());
+    let mut mistyped = Vec::new();
     {
         use agents_schema::inputs::param_type;
         for input in record.inputs() {
@@ -186,6 +232,7 @@ pub fn check_request(
             };
             let (ty, _) = param_type(input, page == Some(input.name.as_str()));
             let Some(typed) = typed_value(ty, value) else {
+                mistyped.push(input.name.as_str());
                 push(
                     ProblemKind::WrongType,
                     &input.name,
@@ -231,6 +278,9 @@ pub fn check_request(
             let message = v.to_string();
             push(ProblemKind::Rule, &v.param, Some(v.rule), message);
         }
+    }
+    for (param, keyword, message) in schema_judged(record, params, &mistyped) {
+        push(ProblemKind::Rule, param, Some(keyword), message);
     }
 
     let localizing: Vec<&str> = map

@@ -255,3 +255,62 @@ fn a_users_schema_pair_decodes_with_its_definitions() {
     );
     assert!(ReviewParams::new("x").language("es").validate().is_err());
 }
+
+/// Keywords of an input schema the typed rules do not cover (`uniqueItems`, `const`, the rules
+/// of a list's items) are judged by the schema itself in the request check the CLI, the raw
+/// paths and the emulator share: each breach named with its input, keyword and value, none of
+/// what the typed check says said twice, a value of the wrong kind not judged again.
+#[test]
+fn the_request_check_judges_input_keywords_the_typed_rules_do_not_cover() {
+    use agents_runtime::validate::{Localization, check_request};
+    let record = agents_schema::AgentRecord::from_value(&json!({
+        "name": "shop",
+        "input_schema": {"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"type": "string", "minLength": 2},
+                     "uniqueItems": true, "maxItems": 3},
+            "code": {"type": "string", "const": "x"},
+        }},
+        "output_schema": {"type": "object", "properties": {}},
+    }))
+    .unwrap();
+    let problems = |params: serde_json::Value| -> Vec<(String, Option<String>, String)> {
+        match check_request(&record, &params, Localization::Derived) {
+            Ok(()) => Vec::new(),
+            Err(e) => e
+                .problems
+                .into_iter()
+                .map(|p| (p.param, p.rule, p.message))
+                .collect(),
+        }
+    };
+    assert!(problems(json!({"tags": ["ab", "cd"], "code": "x"})).is_empty());
+    let found = problems(json!({"tags": ["ab", "a", "ab", "cd"], "code": "y"}));
+    let said: Vec<(&str, Option<&str>)> = found
+        .iter()
+        .map(|(p, r, _)| (p.as_str(), r.as_deref()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("tags", Some("at most 3 items")),
+            ("code", Some("const")),
+            ("tags", Some("uniqueItems")),
+            ("tags", Some("minLength")),
+        ],
+        "{found:#?}"
+    );
+    assert!(
+        found[3]
+            .2
+            .starts_with("parameter tags[1]: breaks `minLength: 2`"),
+        "{}",
+        found[3].2
+    );
+    // The wrong kind is said once, as the wrong kind.
+    let found = problems(json!({"code": 5}));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(
+        found[0].2,
+        "parameter `code` must be a string, not a number"
+    );
+}
