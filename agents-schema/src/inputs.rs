@@ -112,10 +112,10 @@ const SAYS_WHAT: [&str; 6] = [
     "default",
 ];
 
-/// The keywords of `input`'s schema that constrain its value and are not typed rules (see
-/// [`UNCHECKED`]), in the order the schema has them. `items` counts when it says
-/// more than its items' type; `anyOf`/`oneOf`/`allOf` when a branch does (a nullable type is
-/// its kind, already read).
+/// The keywords of `input`'s schema that constrain its value and are not typed rules (`const`,
+/// `uniqueItems`, `contains`, an object input's `properties`, `not`, `if`, …), in the order the
+/// schema has them. `items` counts when it says more than its items' type; `anyOf`/`oneOf`/
+/// `allOf` when a branch does (a nullable type is its kind, already read).
 pub fn unchecked_keywords(input: &InputProperty) -> Vec<&str> {
     use serde_json::Value;
     let says_more = |v: &Value| match v {
