@@ -611,15 +611,15 @@ fn input_keywords_validate_does_not_apply_are_warnings_at_their_pointer() {
     assert_eq!(
         at,
         [
-            "#/properties/tags/items",
             "#/properties/tags/uniqueItems",
+            "#/properties/tags/items",
             "#/properties/code/const",
             "#/properties/near/anyOf",
         ]
     );
     assert!(
         source.contains(
-            "/// Not checked by `validate()` (`cargo agents`, `validate::check_request` and the service judge it): `items`, `uniqueItems`."
+            "/// Not checked by `validate()` (`cargo agents`, `validate::check_request` and the service judge it): `uniqueItems`, `items`."
         ),
         "{source}"
     );

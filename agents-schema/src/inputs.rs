@@ -113,25 +113,26 @@ const SAYS_WHAT: [&str; 6] = [
 ];
 
 /// The keywords of `input`'s schema that constrain its value and are not typed rules (`const`,
-/// `uniqueItems`, `contains`, an object input's `properties`, `not`, `if`, …), in the order the
-/// schema has them. `items` counts when it says more than its items' type; `anyOf`/`oneOf`/
-/// `allOf` when a branch does (a nullable type is its kind, already read).
-pub fn unchecked_keywords(input: &InputProperty) -> Vec<&str> {
+/// `uniqueItems`, `contains`, an object input's `properties`, `not`, `if`, …), in one fixed
+/// order whatever order the map keeps. `items` counts when it says more than its items' type;
+/// `anyOf`/`oneOf`/`allOf` when a branch does (a nullable type is its kind, already read).
+pub fn unchecked_keywords(input: &InputProperty) -> Vec<&'static str> {
     use serde_json::Value;
     let says_more = |v: &Value| match v {
         Value::Object(m) => m.keys().any(|k| !SAYS_WHAT.contains(&k.as_str())),
         Value::Bool(b) => !b,
         _ => false,
     };
-    input
-        .extra
-        .iter()
-        .filter(|(k, v)| match k.as_str() {
-            "items" => says_more(v),
-            "anyOf" | "oneOf" | "allOf" => v.as_array().is_some_and(|b| b.iter().any(says_more)),
-            k => UNCHECKED.contains(&k),
+    UNCHECKED
+        .into_iter()
+        .filter(|k| match (*k, input.extra.get(*k)) {
+            (_, None) => false,
+            ("items", Some(v)) => says_more(v),
+            ("anyOf" | "oneOf" | "allOf", Some(v)) => {
+                v.as_array().is_some_and(|b| b.iter().any(says_more))
+            }
+            _ => true,
         })
-        .map(|(k, _)| k.as_str())
         .collect()
 }
 

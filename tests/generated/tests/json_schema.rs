@@ -285,26 +285,28 @@ fn the_request_check_judges_input_keywords_the_typed_rules_do_not_cover() {
     };
     assert!(problems(json!({"tags": ["ab", "cd"], "code": "x"})).is_empty());
     let found = problems(json!({"tags": ["ab", "a", "ab", "cd"], "code": "y"}));
-    let said: Vec<(&str, Option<&str>)> = found
+    // The schema's breaches come in the order the params map keeps (serde_json's
+    // `preserve_order` changes it), so they are compared as a set.
+    let mut said: Vec<(&str, Option<&str>)> = found
         .iter()
         .map(|(p, r, _)| (p.as_str(), r.as_deref()))
         .collect();
+    said.sort();
     assert_eq!(
         said,
         [
-            ("tags", Some("at most 3 items")),
             ("code", Some("const")),
-            ("tags", Some("uniqueItems")),
+            ("tags", Some("at most 3 items")),
             ("tags", Some("minLength")),
+            ("tags", Some("uniqueItems")),
         ],
         "{found:#?}"
     );
     assert!(
-        found[3]
-            .2
-            .starts_with("parameter tags[1]: breaks `minLength: 2`"),
-        "{}",
-        found[3].2
+        found
+            .iter()
+            .any(|(_, _, m)| m.starts_with("parameter tags[1]: breaks `minLength: 2`")),
+        "{found:#?}"
     );
     // The wrong kind is said once, as the wrong kind.
     let found = problems(json!({"code": 5}));
