@@ -562,12 +562,12 @@ fn problems_in_a_referenced_file_name_that_file_and_its_pointer() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// An input schema's keywords that the generated `validate()` does not apply (the rules of a
-/// list's items, `uniqueItems`, `const`, a branch's bounds) are said in the docs and as a
-/// warning at their pointer, in every front door, not dropped without a word; a nullable type
-/// and the items' type are the input's kind, read, and say nothing.
+/// An input schema's keywords that no typed rule covers (the rules of a list's items,
+/// `uniqueItems`, `const`, a branch's bounds, the root's `dependentRequired`) are judged by
+/// `validate()` through the input schema, and said in the docs, in every front door alike; a
+/// nullable type and the items' type are the input's kind, read, and say nothing.
 #[test]
-fn input_keywords_validate_does_not_apply_are_warnings_at_their_pointer() {
+fn input_keywords_no_typed_rule_covers_are_judged_by_validate() {
     let dir = temp_dir("unchecked-inputs");
     let schemas = dir.join("schemas");
     fs::create_dir_all(&schemas).unwrap();
@@ -584,7 +584,7 @@ fn input_keywords_validate_does_not_apply_are_warnings_at_their_pointer() {
             "code": {"type": "string", "const": "x"},
             "near": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
             "zip/code": {"type": ["string", "null"], "minLength": 5}
-        }}"#,
+        }, "dependentRequired": {"near": ["code"]}}"#,
     )
     .unwrap();
     let (source, warnings) = agents_codegen::Builder::new()
@@ -592,41 +592,23 @@ fn input_keywords_validate_does_not_apply_are_warnings_at_their_pointer() {
         .cargo_directives(false)
         .generate_with_warnings()
         .unwrap();
-    let file = schemas.join("shop.input.schema.json");
-    let at: Vec<String> = warnings
-        .iter()
-        .map(|w| {
-            let w = w.to_string();
-            assert!(
-                w.starts_with(&format!("{}: agent `shop`: #/properties/", file.display())),
-                "{w}"
-            );
-            assert!(
-                w.contains("is not checked by the generated `validate()`"),
-                "{w}"
-            );
-            w.split(": ").nth(2).unwrap_or_default().to_owned()
-        })
-        .collect();
-    assert_eq!(
-        at,
-        [
-            "#/properties/tags/uniqueItems",
-            "#/properties/tags/items",
-            "#/properties/code/const",
-            "#/properties/near/anyOf",
-        ]
-    );
-    assert!(
-        source.contains(
-            "/// Not checked by `validate()` (`cargo agents`, `validate::check_request` and the service judge it): `uniqueItems`, `items`."
-        ),
-        "{source}"
-    );
-    // The macro says the same, as compiler warnings.
+    assert!(warnings.is_empty(), "{warnings:?}");
+    for said in [
+        "/// Also checked by `validate()`, by the input schema itself: `uniqueItems`, `items`.",
+        "/// Also checked by `validate()`, by the input schema itself: `const`.",
+        "/// Also checked by `validate()`, by the input schema itself: `anyOf`.",
+        "/// `validate()` also judges the params as a whole by the input schema's `dependentRequired`.",
+        "static INPUT_SCHEMA: ::agents_runtime::validate::InputSchema",
+        "INPUT_SCHEMA.judge(&mut v, self);",
+    ] {
+        assert!(source.contains(said), "{said}\nin\n{source}");
+    }
+    // Only `zip/code`'s nullable type and `plain`'s items' type: nothing left to judge.
+    assert_eq!(source.matches("Also checked by `validate()`").count(), 3);
+    // The macro says the same.
     let expansion =
         agents_codegen::expand::expand_with_warnings("shop", &Default::default(), &dir).unwrap();
-    let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
-    assert_eq!(expansion.warnings, said);
+    assert!(expansion.warnings.is_empty(), "{:?}", expansion.warnings);
+    assert!(expansion.text.contains("INPUT_SCHEMA"));
     fs::remove_dir_all(&dir).unwrap();
 }

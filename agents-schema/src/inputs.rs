@@ -69,10 +69,8 @@ pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<Stri
 }
 
 /// The keywords that constrain a value (JSON Schema's validation vocabulary) which an input's
-/// [`Rule`]s and kind do not cover. The request check judges them by the input schema itself
-/// (`agents_types::validate::check_request`); a generated `validate()` does not apply them,
-/// and the generator says so, in the docs and as a warning, rather than drop them without a
-/// word.
+/// [`Rule`]s and kind do not cover. They are judged by the input schema itself
+/// ([`judged_document`]), in a generated `validate()` and in the request check alike.
 const UNCHECKED: [&str; 26] = [
     "const",
     "uniqueItems",
@@ -134,6 +132,98 @@ pub fn unchecked_keywords(input: &InputProperty) -> Vec<&'static str> {
             _ => true,
         })
         .collect()
+}
+
+/// The keywords of an input document's root that constrain the params as a whole and that no
+/// input's rules cover: which params may be given (`additionalProperties`, `propertyNames`,
+/// `patternProperties`, `unevaluatedProperties`), how many, which go together
+/// (`dependentRequired`, `dependentSchemas`, `dependencies`), and branches (`not`, `if`,
+/// `allOf`, `anyOf`, `oneOf`, `$ref`, `const`, `enum`).
+const ROOT_UNCHECKED: [&str; 17] = [
+    "additionalProperties",
+    "patternProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "not",
+    "if",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "$ref",
+    "const",
+    "enum",
+];
+
+/// The keywords of an input document's root that constrain the params as a whole (root
+/// `additionalProperties: false`, `dependentRequired`, a root `oneOf`, …), in one fixed order.
+pub fn unchecked_root_keywords(document: &serde_json::Value) -> Vec<&'static str> {
+    let Some(root) = document.as_object() else {
+        return Vec::new();
+    };
+    ROOT_UNCHECKED
+        .into_iter()
+        .filter(|k| root.contains_key(*k))
+        .collect()
+}
+
+/// The input document a generated `validate()` and the request check judge params by: what
+/// the typed check does not already say. Each input's schema is its [`InputProperty::extra`]
+/// (its schema, a `$ref` followed, less its type and the keywords read as [`Rule`]s), or `true`
+/// when nothing is left of it; the [`COMMON_PARAMS`] every agent takes are allowed; `required`
+/// keeps only names no input declares; the root's other
+/// keywords (`$defs`, `$schema`, `additionalProperties`, `dependentRequired`, …) are kept as
+/// written. `None` when there is nothing to judge: no input has [`unchecked_keywords`] and the
+/// root has no [`unchecked_root_keywords`].
+pub fn judged_document(record: &crate::AgentRecord) -> Option<serde_json::Value> {
+    use serde_json::{Map, Value};
+    let written = record.written.input.as_ref().map(|d| d.to_value());
+    let root = written
+        .as_ref()
+        .map(unchecked_root_keywords)
+        .unwrap_or_default();
+    let inputs = record.inputs();
+    if root.is_empty() && inputs.iter().all(|i| unchecked_keywords(i).is_empty()) {
+        return None;
+    }
+    let mut document = match written {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let mut properties = Map::new();
+    for input in inputs {
+        if properties.contains_key(&input.name) {
+            // A repeated declaration: the first one is the input.
+            continue;
+        }
+        let schema = if unchecked_keywords(input).is_empty() {
+            Value::Bool(true)
+        } else {
+            Value::Object(input.extra.clone())
+        };
+        properties.insert(input.name.clone(), schema);
+    }
+    // Every agent takes the common params, whatever its schema says of other properties.
+    for (name, _) in COMMON_PARAMS {
+        properties.entry(name).or_insert(Value::Bool(true));
+    }
+    let required: Vec<Value> = (document.get("required").and_then(Value::as_array))
+        .into_iter()
+        .flatten()
+        .filter(|name| !name.as_str().is_some_and(|n| properties.contains_key(n)))
+        .cloned()
+        .collect();
+    document.remove("type");
+    document.remove("required");
+    if !required.is_empty() {
+        document.insert("required".into(), Value::Array(required));
+    }
+    document.insert("properties".into(), Value::Object(properties));
+    Some(Value::Object(document))
 }
 
 /// The kind of a list input's items, from its `items`: a string, number, integer or boolean
@@ -386,5 +476,51 @@ mod tests {
         ] {
             assert_eq!(kind_of(property.clone()), kind, "{property}");
         }
+    }
+
+    fn judged(input_schema: serde_json::Value) -> Option<serde_json::Value> {
+        let record = crate::AgentRecord::from_value(&serde_json::json!({
+            "name": "a",
+            "input_schema": input_schema,
+            "output_schema": {"type": "object", "properties": {}},
+        }))
+        .unwrap();
+        judged_document(&record)
+    }
+
+    /// The judged document holds what the typed check does not say: an input's keywords with
+    /// its type and typed rules left out (through a `$ref`), `true` for an input with nothing
+    /// left, the common params allowed, `required` only for names no input declares.
+    #[test]
+    fn the_judged_document_leaves_out_what_the_typed_check_says() {
+        use serde_json::json;
+        assert_eq!(
+            judged(json!({"type": "object", "required": ["q"], "properties": {
+                "q": {"type": "string", "minLength": 2, "pattern": "^a"},
+                "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+            }})),
+            None
+        );
+        let document = judged(json!({
+            "type": "object",
+            "required": ["q", "token"],
+            "properties": {
+                "q": {"type": "string", "minLength": 2},
+                "tags": {"$ref": "#/$defs/tags"},
+            },
+            "$defs": {"tags": {"type": "array", "maxItems": 3, "uniqueItems": true}},
+            "additionalProperties": false,
+        }))
+        .unwrap();
+        assert_eq!(document["properties"]["q"], json!(true));
+        assert_eq!(document["properties"]["tags"], json!({"uniqueItems": true}));
+        assert_eq!(document["properties"]["country"], json!(true));
+        assert_eq!(document["required"], json!(["token"]));
+        assert_eq!(document["additionalProperties"], json!(false));
+        assert!(document.get("type").is_none());
+        assert_eq!(
+            unchecked_root_keywords(&json!({"oneOf": [], "properties": {}, "not": {}})),
+            ["not", "oneOf"]
+        );
     }
 }

@@ -366,14 +366,27 @@ pub fn param(
     d
 }
 
-/// The line of an input's docs naming the keywords of its schema that are not checked before
-/// sending.
-pub fn unchecked_keywords(keywords: &[&str]) -> String {
-    let list: Vec<String> = keywords.iter().map(|k| code(k)).collect();
+/// The line of an input's docs naming the keywords of its schema that `validate()` judges by
+/// the input schema rather than by a typed rule.
+pub fn judged_keywords(keywords: &[&str]) -> String {
     format!(
-        "Not checked by `validate()` (`cargo agents`, `validate::check_request` and the service judge it): {}.",
-        list.join(", ")
+        "Also checked by `validate()`, by the input schema itself: {}.",
+        code_list(keywords)
     )
+}
+
+/// The line of a params type's docs naming the keywords of the input schema's root that
+/// `validate()` judges the params by.
+pub fn judged_root_keywords(keywords: &[&str]) -> String {
+    format!(
+        "`validate()` also judges the params as a whole by the input schema's {}.",
+        code_list(keywords)
+    )
+}
+
+fn code_list(keywords: &[&str]) -> String {
+    let list: Vec<String> = keywords.iter().map(|k| code(k)).collect();
+    list.join(", ")
 }
 
 /// The docs of an agent's params type.

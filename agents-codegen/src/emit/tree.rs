@@ -389,7 +389,13 @@ impl Templates {
         let inner = (params.fields.iter())
             .map(|f| self.param_type(&f.ty, false, agent, p))
             .collect::<syn::Result<Vec<_>>>()?;
-        (self.validate).build(&agent.name, &params.ident, &params.fields, &inner)
+        (self.validate).build(
+            &agent.name,
+            &params.ident,
+            &params.fields,
+            &inner,
+            params.judged.as_deref(),
+        )
     }
 
     /// `impl #name { #items param }`: the params type's inherent impl.

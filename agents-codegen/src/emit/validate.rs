@@ -52,6 +52,11 @@ pub(super) struct Validate {
     /// `&__P` and `&[]`: the arguments of `pattern` and `one_of`.
     pattern_arg: Expr,
     values_arg: Expr,
+    /// `static INPUT_SCHEMA: InputSchema = InputSchema::new("__schema");`: the input document
+    /// the keywords no typed rule covers are judged by.
+    input_schema: Stmt,
+    /// `INPUT_SCHEMA.judge(&mut v, self);`
+    judge: Stmt,
     /// `v.finish()`.
     finish: Stmt,
 }
@@ -101,6 +106,9 @@ impl Validate {
                 f64::from(*value);
                 &__P;
                 &[];
+                static INPUT_SCHEMA: #rt::validate::InputSchema =
+                    #rt::validate::InputSchema::new("__schema");
+                INPUT_SCHEMA.judge(&mut v, self);
                 v.finish()
             }
         })? {
@@ -138,19 +146,23 @@ impl Validate {
             page: expr(next()?)?,
             pattern_arg: expr(next()?)?,
             values_arg: expr(next()?)?,
+            input_schema: next()?,
+            judge: next()?,
             finish: next()?,
             func,
         })
     }
 
     /// `validate()` of the inputs `fields` of the params type `params` of agent `agent`;
-    /// `inner` holds each input's Rust type (without `Option`), in order.
+    /// `inner` holds each input's Rust type (without `Option`), in order; `judged` is the input
+    /// document the params are also judged by, if any (pretty JSON).
     pub(super) fn build(
         &self,
         agent: &str,
         params: &str,
         fields: &[ParamIr],
         inner: &[Type],
+        judged: Option<&str>,
     ) -> syn::Result<ImplItem> {
         let mut func = self.func.clone();
         let mut statics = Vec::new();
@@ -228,6 +240,10 @@ impl Validate {
                 other => then_branch(other)?.stmts.extend(these),
             }
             checks.push(check);
+        }
+        if let Some(document) = judged {
+            statics.push(self.input_schema(document)?);
+            checks.push(self.judge.clone());
         }
         let agent = Fill {
             agent,
@@ -326,6 +342,27 @@ impl Validate {
             return Err(shape("rule"));
         };
         set_call(call, method, value, bound)?;
+        Ok(stmt)
+    }
+
+    /// The static holding the input document `document`, written as a raw string lined up
+    /// with the body it is in, so that it reads as JSON.
+    fn input_schema(&self, document: &str) -> syn::Result<Stmt> {
+        let mut stmt = self.input_schema.clone();
+        let Stmt::Item(Item::Static(item)) = &mut stmt else {
+            return Err(shape("input schema"));
+        };
+        let Expr::Call(call) = &mut *item.expr else {
+            return Err(shape("input schema"));
+        };
+        let Some(Expr::Lit(arg)) = call.args.first_mut() else {
+            return Err(shape("input schema"));
+        };
+        let raw = crate::format::raw_json(document, "        ");
+        arg.lit = match raw.parse::<Literal>() {
+            Ok(literal) => Lit::new(literal),
+            Err(_) => Lit::Str(LitStr::new(document, Span::call_site())),
+        };
         Ok(stmt)
     }
 

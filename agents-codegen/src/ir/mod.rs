@@ -140,6 +140,9 @@ pub struct ParamsIr {
     /// Inputs in record order, then the common params (`country`, `locale`, `tag`, `parse`) the
     /// record lacks.
     pub fields: Vec<ParamIr>,
+    /// The input document `validate()` judges the params by, pretty JSON, when some keyword
+    /// is not a typed rule (`agents_schema::inputs::judged_document`).
+    pub judged: Option<String>,
 }
 
 /// One input parameter.

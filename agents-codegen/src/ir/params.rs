@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use agents_check::path::pointer_to as pointer;
 use agents_schema::diag::Diagnostic;
 use agents_schema::{AgentRecord, InputProperty};
 use serde_json::Value;
@@ -61,35 +60,10 @@ pub(super) fn lower_params(
             }
         }
         let mut docs = docs::param(input, &param_ident, &checked, &unchecked, note.as_deref());
-        let unread = agents_schema::inputs::unchecked_keywords(input);
-        if !unread.is_empty() {
+        let judged = agents_schema::inputs::unchecked_keywords(input);
+        if !judged.is_empty() {
             docs.push(String::new());
-            docs.push(docs::unchecked_keywords(&unread));
-            let at = |keyword: &str| match &record.written.input {
-                Some(_) => format!(
-                    "input_schema#{}",
-                    pointer(&pointer("/properties", &input.name), keyword)
-                ),
-                None => {
-                    let i = (record.inputs().iter())
-                        .position(|i| i.name == input.name)
-                        .unwrap_or_default();
-                    format!("$.input_properties[{i}].{keyword}")
-                }
-            };
-            for keyword in unread {
-                warnings.push(Diagnostic::new(
-                    &record.name,
-                    &at(keyword),
-                    &format!(
-                        "`{keyword}` of input {} is not checked by the generated `validate()` \
-                         (it applies the input's type, bounds, lengths, counts, `pattern` and \
-                         `enum`); `cargo agents` judges it by the schema before sending, as \
-                         `validate::check_request` does, and so does the service",
-                        Value::String(input.name.clone())
-                    ),
-                ));
-            }
+            docs.push(docs::judged_keywords(&judged));
         }
         if let Some(n) = repeated.get(input.name.as_str()) {
             docs.push(String::new());
@@ -134,9 +108,20 @@ pub(super) fn lower_params(
         });
     }
 
+    let mut params_docs = docs::params(&record.name, root);
+    let root_judged = (record.written.input.as_ref())
+        .map(|d| agents_schema::inputs::unchecked_root_keywords(&d.to_value()))
+        .unwrap_or_default();
+    if !root_judged.is_empty() {
+        params_docs.push(String::new());
+        params_docs.push(docs::judged_root_keywords(&root_judged));
+    }
+    let judged = agents_schema::inputs::judged_document(record)
+        .and_then(|d| serde_json::to_string_pretty(&d).ok());
     ParamsIr {
-        docs: docs::params(&record.name, root),
+        docs: params_docs,
         ident,
         fields,
+        judged,
     }
 }

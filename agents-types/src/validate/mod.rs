@@ -1,5 +1,6 @@
 //! Checking agent parameters against the rules of their input properties before anything is
-//! sent. Generated `validate()` methods call [`Violations`] (this file); the request check of
+//! sent. Generated `validate()` methods call [`Violations`] (this file) and judge the keywords
+//! no typed rule covers by the input schema ([`InputSchema`], `judged.rs`); the request check of
 //! raw requests, the CLI and the emulator reads an agent record (`request.rs`, feature
 //! `records`); what status a problem earns is `problem.rs`'s.
 
@@ -11,7 +12,7 @@ use agents_check::Pattern as Compiled;
 /// One rule an input parameter broke.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    /// JSON name of the parameter at fault.
+    /// JSON name of the parameter at fault; empty for a rule of the params as a whole.
     pub param: String,
     /// The rule, as the agent record states it.
     pub rule: String,
@@ -21,6 +22,10 @@ pub struct Violation {
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.param.is_empty() {
+            // A rule of the params as a whole (the input schema's `dependentRequired`, …).
+            return write!(f, "params break rule \"{}\": {}", self.rule, self.message);
+        }
         write!(
             f,
             "parameter `{}` breaks rule \"{}\": {}",
@@ -310,12 +315,14 @@ impl Violations {
     }
 }
 
+mod judged;
 mod problem;
 #[cfg(feature = "records")]
 mod request;
 
 /// The JSON kind of a value, for messages (`a string`, `an object`, `null`).
 pub use agents_wire::json::kind as json_kind;
+pub use judged::InputSchema;
 pub use problem::{Problem, ProblemKind, RequestProblems};
 #[cfg(feature = "records")]
 pub use request::{

@@ -77,45 +77,30 @@ fn apply(
     }
 }
 
-/// The breaches of the keywords of a JSON Schema input document that the typed rules do not
-/// cover (`inputs::unchecked_keywords`: `uniqueItems`, `const`, the rules of a list's items, …),
-/// judged by the schema itself, each as (input, keyword, message). Only those keywords are
-/// read, so nothing the typed check says is said twice, and a value of the wrong kind
-/// (`mistyped`) is not judged again. The document is compiled only for a record that has such
-/// keywords.
-fn schema_judged<'r>(
-    record: &'r agents_schema::AgentRecord,
+/// The breaches of the keywords of the input schema that the typed rules do not cover
+/// (`uniqueItems`, `const`, the rules of a list's items, root `additionalProperties`, …),
+/// judged by the document `inputs::judged_document` makes, each as (param, keyword, message);
+/// a value of the wrong kind (`mistyped`) is not judged again. The document is compiled only
+/// for a record that has such keywords.
+fn schema_judged(
+    record: &agents_schema::AgentRecord,
     params: &serde_json::Value,
     mistyped: &[&str],
-) -> Vec<(&'r str, String, String)> {
-    use agents_check::path::pointer_to;
-    let Some(document) = &record.written.input else {
+) -> Vec<(String, String, String)> {
+    let Some(document) = agents_schema::inputs::judged_document(record) else {
         return Vec::new();
     };
-    let judged: Vec<(&str, String)> = (record.inputs().iter())
-        .filter(|i| !mistyped.contains(&i.name.as_str()))
-        .flat_map(|i| {
-            let at = pointer_to("/properties", &i.name);
-            agents_schema::inputs::unchecked_keywords(i)
-                .into_iter()
-                .map(move |k| (i.name.as_str(), pointer_to(&at, k)))
-        })
-        .collect();
-    if judged.is_empty() {
-        return Vec::new();
-    }
-    let schema = agents_check::Schema::compile(&document.to_value());
-    schema
-        .check(params)
+    let schema = agents_check::Schema::compile(&document);
+    super::judged::breaches(&schema, params, &|p| mistyped.contains(&p))
         .into_iter()
-        .filter_map(|b| {
-            let (input, _) = judged.iter().find(|(_, at)| {
-                b.schema_path
-                    .strip_prefix(at.as_str())
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-            })?;
-            let message = format!("parameter {b}");
-            Some((*input, b.keyword, message))
+        .map(|b| {
+            let words = super::judged::words(&b);
+            let message = if b.path.is_empty() {
+                words
+            } else {
+                format!("parameter {words}")
+            };
+            (b.field().unwrap_or_default(), b.keyword, message)
         })
         .collect()
 }
@@ -280,7 +265,7 @@ pub fn check_request(
         }
     }
     for (param, keyword, message) in schema_judged(record, params, &mistyped) {
-        push(ProblemKind::Rule, param, Some(keyword), message);
+        push(ProblemKind::Rule, &param, Some(keyword), message);
     }
 
     let localizing: Vec<&str> = map

@@ -315,4 +315,41 @@ fn the_request_check_judges_input_keywords_the_typed_rules_do_not_cover() {
         found[0].2,
         "parameter `code` must be a string, not a number"
     );
+
+    // The root's keywords too; the common params are taken whatever it says of the others.
+    let record = agents_schema::AgentRecord::from_value(&json!({
+        "name": "shop",
+        "input_schema": {"type": "object", "properties": {"q": {"type": "string"}},
+                         "additionalProperties": false, "minProperties": 2},
+        "output_schema": {"type": "object", "properties": {}},
+    }))
+    .unwrap();
+    let problems = |params: serde_json::Value| -> Vec<(String, Option<String>, String)> {
+        match check_request(&record, &params, Localization::Derived) {
+            Ok(()) => Vec::new(),
+            Err(e) => (e.problems.into_iter())
+                .map(|p| (p.param, p.rule, p.message))
+                .collect(),
+        }
+    };
+    assert!(problems(json!({"q": "kettle", "country": "DE"})).is_empty());
+    let found = problems(json!({"colour": "red"}));
+    let mut said: Vec<(&str, Option<&str>)> = found
+        .iter()
+        .map(|(p, r, _)| (p.as_str(), r.as_deref()))
+        .collect();
+    said.sort();
+    assert_eq!(
+        said,
+        [
+            ("", Some("minProperties")),
+            ("colour", Some("additionalProperties"))
+        ],
+        "{found:#?}"
+    );
+    assert!(
+        found.iter().any(|(_, _, m)| m
+            == "params: breaks `minProperties: 2` (/minProperties), found {\"colour\":\"red\"}"),
+        "{found:#?}"
+    );
 }

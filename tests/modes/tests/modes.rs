@@ -218,6 +218,48 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
     assert_eq!(err.violations[0].param, "store_ids");
     assert_eq!(err.violations[0].rule, "at most 3 items");
 
+    // What no typed rule covers (`uniqueItems`, the root's `dependentRequired` and
+    // `additionalProperties: false`) is judged by the input schema, in both front doors alike;
+    // the common params are taken whatever the schema says of other properties.
+    fn judged(err: agents_runtime::ValidationError) -> Vec<(String, String)> {
+        let mut said: Vec<(String, String)> = (err.violations.into_iter())
+            .map(|v| (v.param, v.rule))
+            .collect();
+        said.sort();
+        said
+    }
+    let expected = [
+        ("colour".to_owned(), "additionalProperties".to_owned()),
+        ("postcode".to_owned(), "dependentRequired".to_owned()),
+        ("store_ids".to_owned(), "uniqueItems".to_owned()),
+    ];
+    let built = agents_tests_modes::built::StoreFinderParams::new("coffee")
+        .store_ids([7, 7])
+        .near([serde_json::json!({"lat": 52.5})])
+        .country("DE")
+        .param("colour", "red");
+    let err = built.validate().unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "parameter `postcode` breaks rule \"dependentRequired\": postcode: missing, and \
+             `dependentRequired` (/dependentRequired) requires it"
+        ),
+        "{err}"
+    );
+    assert_eq!(judged(err), expected);
+    let expanded = agents_tests_modes::expanded::StoreFinderParams::new("coffee")
+        .store_ids([7, 7])
+        .near([serde_json::json!({"lat": 52.5})])
+        .country("DE")
+        .param("colour", "red");
+    assert_eq!(judged(expanded.validate().unwrap_err()), expected);
+    let fine = agents_tests_modes::expanded::StoreFinderParams::new("coffee")
+        .store_ids([7, 9])
+        .near([serde_json::json!({"lat": 52.5})])
+        .postcode("10115")
+        .country("DE");
+    assert_eq!(fine.validate(), Ok(()));
+
     let root = workspace_root().join("tests/modes");
     // One settings value, handed to both front doors.
     let options = agents_codegen::Options::default()
