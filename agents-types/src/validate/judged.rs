@@ -70,7 +70,8 @@ pub(crate) fn breaches(
 }
 
 /// A breach in words: `tags[1]: breaks `minLength: 2` (/properties/tags/items/minLength),
-/// found "a"`, the params as a whole being `params`.
+/// found "a"`, or `postcode: missing, and `dependentRequired: {"near":["postcode"]}`
+/// (/dependentRequired) requires it`; the params as a whole are `params`.
 pub(crate) fn words(b: &Breach) -> String {
     let at = if b.path.is_empty() { "params" } else { &b.path };
     match &b.found {
@@ -78,9 +79,10 @@ pub(crate) fn words(b: &Breach) -> String {
             "{at}: breaks `{}: {}` ({}), found {found}",
             b.keyword, b.rule, b.schema_path
         ),
+        // The rule says why (`dependentRequired: {"near":["postcode"]}`).
         None => format!(
-            "{at}: missing, and `{}` ({}) requires it",
-            b.keyword, b.schema_path
+            "{at}: missing, and `{}: {}` ({}) requires it",
+            b.keyword, b.rule, b.schema_path
         ),
     }
 }

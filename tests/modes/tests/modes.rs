@@ -242,7 +242,7 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
     assert!(
         err.to_string().contains(
             "parameter `postcode` breaks rule \"dependentRequired\": postcode: missing, and \
-             `dependentRequired` (/dependentRequired) requires it"
+             `dependentRequired: {\"near\":[\"postcode\"]}` (/dependentRequired) requires it"
         ),
         "{err}"
     );
