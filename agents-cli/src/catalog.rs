@@ -149,6 +149,27 @@ fn rust_names(record: &AgentRecord) -> Option<RustNames> {
     })
 }
 
+/// The keywords of an input's schema that no typed rule states (`uniqueItems`, the rules of a
+/// list's items, …), with their values: checked by the input schema itself before sending.
+fn judged_keywords(
+    input: &agents_schema::InputProperty,
+) -> impl Iterator<Item = (String, Value)> + '_ {
+    (agents_schema::inputs::unchecked_keywords(input).into_iter())
+        .filter_map(|k| Some((k.to_owned(), input.extra.get(k)?.clone())))
+}
+
+/// The keywords of the input schema's root that constrain the params as a whole
+/// (`additionalProperties`, `dependentRequired`, …), with their values.
+fn root_keywords(record: &AgentRecord) -> impl Iterator<Item = (String, Value)> {
+    let document = (record.written.input.as_ref())
+        .map(|d| d.to_value())
+        .unwrap_or_default();
+    let keywords = agents_schema::inputs::unchecked_root_keywords(&document);
+    keywords
+        .into_iter()
+        .filter_map(move |k| Some((k.to_owned(), document.get(k)?.clone())))
+}
+
 /// `cargo agents describe`: an agent's inputs (type, required, rules, role) and output fields
 /// (type and rules, nested records indented), from `--dir` when it holds the agent, else from
 /// the service.
@@ -169,6 +190,7 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
                 json!({
                     "name": i.name, "type": i.ty, "required": i.required,
                     "rules": i.rules.iter().map(|r| r.text.as_str()).collect::<Vec<_>>(),
+                    "schema_rules": Value::Object(judged_keywords(i).collect()),
                     "localizes": i.is_localization_param, "paginates": i.is_pagination_param,
                     "description": i.description,
                 })
@@ -181,6 +203,7 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
                 "description": record.description, "domain": record.domain,
                 "version": record.template_version.as_ref().and_then(|v| v.number),
                 "source": source, "inputs": inputs,
+                "params_rules": Value::Object(root_keywords(&record).collect()),
                 "output_schema": agents_schema::json_schema::output_schema(&record),
                 "rust": rust_names(&record).map(|r| json!({
                     "record": r.record, "params": format!("{}Params", r.record),
@@ -225,6 +248,7 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
             notes.push("required".into());
         }
         notes.extend(i.rules.iter().map(|r| r.text.clone()));
+        notes.extend(judged_keywords(i).map(|(k, v)| short(&format!("{k}: {v}"), SHORT)));
         if i.is_localization_param {
             notes.push("localizes".into());
         }
@@ -244,6 +268,12 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
     }
     let common: Vec<&str> = COMMON_PARAMS.iter().map(|(name, _)| *name).collect();
     outln!("  (every agent also takes {})", common.join(", "));
+    let whole: Vec<String> = root_keywords(&record)
+        .map(|(k, v)| short(&format!("{k}: {v}"), SHORT))
+        .collect();
+    if !whole.is_empty() {
+        outln!("  (the params: {})", whole.join("; "));
+    }
 
     let fields = record.output_schema.clone().unwrap_or_default();
     outln!("");

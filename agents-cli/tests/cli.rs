@@ -966,6 +966,40 @@ async fn list_and_describe_say_what_agents_there_are_and_what_one_takes() {
     );
     assert_eq!(e.requests_seen(KEY), before);
 
+    // What the input schema says beyond the typed rules is shown too, the input's and the
+    // root's, as they are checked before sending.
+    std::fs::write(
+        dir.join("schemas/price_check.input.schema.json"),
+        r#"{"type": "object", "properties": {
+              "skus": {"type": "array", "items": {"type": "string"}, "uniqueItems": true}},
+            "additionalProperties": false}"#,
+    )
+    .unwrap();
+    let out = cargo_agents(&e, &dir, "no-such-key", &["describe", "price_check"]).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.trim_end() == "  skus  array     uniqueItems: true")
+            && text.contains("\n  (the params: additionalProperties: false)\n"),
+        "{text}"
+    );
+    let out = cargo_agents(
+        &e,
+        &dir,
+        "no-such-key",
+        &["--json", "describe", "price_check"],
+    )
+    .await;
+    let described = json(&out);
+    assert_eq!(
+        described["inputs"][0]["schema_rules"],
+        serde_json::json!({"uniqueItems": true})
+    );
+    assert_eq!(
+        described["params_rules"],
+        serde_json::json!({"additionalProperties": false})
+    );
+
     // Fields that refer to records are shown as those records, as their types are generated;
     // one that refers to a record it is inside says so once; `definitions` is no rule.
     std::fs::write(
