@@ -562,6 +562,56 @@ fn problems_in_a_referenced_file_name_that_file_and_its_pointer() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The input document `validate()` judges by refers to nothing outside itself: a document a
+/// reference reads is embedded, and a reference that points nowhere is a warning at its
+/// pointer, since what it stands for cannot be checked.
+#[test]
+fn the_judged_input_document_embeds_what_it_refers_to() {
+    let dir = temp_dir("judged-refs");
+    let schemas = dir.join("schemas");
+    let shared = dir.join("shared");
+    fs::create_dir_all(&schemas).unwrap();
+    fs::create_dir_all(&shared).unwrap();
+    fs::write(
+        shared.join("sku.json"),
+        r#"{"type": "string", "pattern": "^SKU-"}"#,
+    )
+    .unwrap();
+    fs::write(
+        schemas.join("shop.output.schema.json"),
+        r#"{"type": "object", "properties": {"title": {"type": "string"}}}"#,
+    )
+    .unwrap();
+    fs::write(
+        schemas.join("shop.input.schema.json"),
+        r##"{"type": "object", "properties": {
+            "skus": {"type": "array", "items": {"$ref": "https://example.com/s/sku.json"}},
+            "lost": {"type": "array", "items": {"$ref": "#/$defs/nowhere"}}
+        }}"##,
+    )
+    .unwrap();
+    let (source, warnings) = agents_codegen::Builder::new()
+        .schema_dir(&schemas)
+        .options(agents_codegen::Options::default().documents("https://example.com/s/", &shared))
+        .cargo_directives(false)
+        .generate_with_warnings()
+        .unwrap();
+    let said: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(said.len(), 1, "{said:#?}");
+    assert!(
+        said[0].contains("#/properties/lost/items/$ref")
+            && said[0].contains("`validate()` judges the params by the input schema without it"),
+        "{said:#?}"
+    );
+    let judged = source
+        .split("static INPUT_SCHEMA")
+        .nth(1)
+        .and_then(|rest| rest.split("\"#").next())
+        .unwrap_or_default();
+    assert!(judged.contains("\"^SKU-\""), "{judged}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// An input schema's keywords that no typed rule covers (the rules of a list's items,
 /// `uniqueItems`, `const`, a branch's bounds, the root's `dependentRequired`) are judged by
 /// `validate()` through the input schema, and said in the docs, in every front door alike; a

@@ -77,7 +77,7 @@ pub fn lower(
         let root = types.claim(&base);
         let params = types.claim(&naming::type_base(&[&base, "Params"]));
         let module = naming::field_base(renames.get(&record.name).unwrap_or(&record.name));
-        let params = lower_params(record, params, &root, &mut warnings);
+        let params = lower_params(record, params, &root, documents, &mut warnings);
         // In the record's order: the schema text a type carries is what `publish` sends, and
         // a template made from it gives its fields in that order.
         let written = agents_schema::json_schema::output_schema(record);
@@ -201,27 +201,9 @@ fn check_schema(
     warnings: &mut Vec<Diagnostic>,
 ) -> agents_check::Schema {
     use agents_check::ProblemKind;
-    let mut options = agents_check::Options::new();
-    for (prefix, dir) in documents {
-        options = options.directory(prefix.clone(), dir.clone());
-    }
-    let schema = options.compile_owned(written.to_value());
+    let schema = check_options(documents).compile_owned(written.to_value());
     for problem in schema.problems() {
-        // A problem in a document a reference read is placed in its file (or under its URI),
-        // where the user goes to fix it.
-        let diagnostic = |message: &str| match (&problem.file, &problem.document) {
-            (Some(file), _) => {
-                Diagnostic::new(&record.name, &format!("#{}", problem.pointer), message).file(file)
-            }
-            (None, Some(uri)) => {
-                Diagnostic::new(&record.name, &format!("{uri}#{}", problem.pointer), message)
-            }
-            (None, None) => Diagnostic::new(
-                &record.name,
-                &format!("output_schema#{}", problem.pointer),
-                message,
-            ),
-        };
+        let diagnostic = |message: &str| placed(&record.name, problem, "output_schema", message);
         match problem.kind {
             ProblemKind::UnknownType => {
                 found.push(diagnostic(&format!(
@@ -237,6 +219,36 @@ fn check_schema(
         }
     }
     schema
+}
+
+/// The options that compile a record's documents: references under a prefix of `documents` are
+/// read from its directory.
+pub(super) fn check_options(
+    documents: &BTreeMap<String, std::path::PathBuf>,
+) -> agents_check::Options {
+    let mut options = agents_check::Options::new();
+    for (prefix, dir) in documents {
+        options = options.directory(prefix.clone(), dir.clone());
+    }
+    options
+}
+
+/// A problem found compiling agent `agent`'s document `doc` (`output_schema`), said as
+/// `message`: placed in the file a reference read (or under its URI), where the user goes to
+/// fix it, else at its pointer in the document.
+pub(super) fn placed(
+    agent: &str,
+    problem: &agents_check::Problem,
+    doc: &str,
+    message: &str,
+) -> Diagnostic {
+    match (&problem.file, &problem.document) {
+        (Some(file), _) => {
+            Diagnostic::new(agent, &format!("#{}", problem.pointer), message).file(file)
+        }
+        (None, Some(uri)) => Diagnostic::new(agent, &format!("{uri}#{}", problem.pointer), message),
+        (None, None) => Diagnostic::new(agent, &format!("{doc}#{}", problem.pointer), message),
+    }
 }
 
 /// A JSON Schema document `schema`, pretty-printed (it is read in generated files), with

@@ -17,6 +17,7 @@ pub(super) fn lower_params(
     record: &AgentRecord,
     ident: String,
     root: &str,
+    documents: &BTreeMap<String, std::path::PathBuf>,
     warnings: &mut Vec<Diagnostic>,
 ) -> ParamsIr {
     let mut names = Namespace::values(naming::PARAMS_MEMBERS);
@@ -116,8 +117,24 @@ pub(super) fn lower_params(
         params_docs.push(String::new());
         params_docs.push(docs::judged_root_keywords(&root_judged));
     }
-    let judged = agents_schema::inputs::judged_document(record)
-        .and_then(|d| serde_json::to_string_pretty(&d).ok());
+    let judged = agents_schema::inputs::judged_document(record).and_then(|document| {
+        // Compiled here, with the documents references read, so that what `validate()`
+        // holds refers to nothing outside itself and what it cannot check is said now.
+        let schema = super::lower::check_options(documents).compile_owned(document);
+        for problem in schema.problems() {
+            let message = format!(
+                "{}; `validate()` judges the params by the input schema without it",
+                problem.message
+            );
+            warnings.push(super::lower::placed(
+                &record.name,
+                problem,
+                "input_schema",
+                &message,
+            ));
+        }
+        serde_json::to_string_pretty(&schema.bundled()).ok()
+    });
     ParamsIr {
         docs: params_docs,
         ident,
