@@ -13,6 +13,22 @@ use super::Violations;
 
 /// The input document a generated `validate()` judges params by, compiled once on first use
 /// by the checker the decoder uses.
+///
+/// ```
+/// use agents_runtime::validate::{InputSchema, Violations};
+///
+/// static INPUT_SCHEMA: InputSchema = InputSchema::new(
+///     r#"{"properties": {"tags": {"uniqueItems": true}}, "additionalProperties": false}"#,
+/// );
+/// let mut v = Violations::new("shop");
+/// INPUT_SCHEMA.judge(&mut v, &serde_json::json!({"tags": ["a", "a"], "colour": "red"}));
+/// let err = v.finish().unwrap_err();
+/// let mut broken: Vec<(&str, &str)> = (err.violations.iter())
+///     .map(|v| (v.param.as_str(), v.rule.as_str()))
+///     .collect();
+/// broken.sort();
+/// assert_eq!(broken, [("colour", "additionalProperties"), ("tags", "uniqueItems")]);
+/// ```
 pub struct InputSchema {
     text: &'static str,
     compiled: OnceLock<Schema>,
