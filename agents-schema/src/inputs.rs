@@ -181,19 +181,25 @@ pub fn unchecked_root_keywords(document: &serde_json::Value) -> Vec<&'static str
 /// root has no [`unchecked_root_keywords`].
 pub fn judged_document(record: &crate::AgentRecord) -> Option<serde_json::Value> {
     use serde_json::{Map, Value};
-    let written = record.written.input.as_ref().map(|d| d.to_value());
-    let root = written
-        .as_ref()
-        .map(unchecked_root_keywords)
-        .unwrap_or_default();
-    let inputs = record.inputs();
-    if root.is_empty() && inputs.iter().all(|i| unchecked_keywords(i).is_empty()) {
-        return None;
-    }
-    let mut document = match written {
+    let mut document = match record.written.input.as_ref().map(|d| d.to_value()) {
         Some(Value::Object(m)) => m,
         _ => Map::new(),
     };
+    let inputs = record.inputs();
+    let declared = |name: &str| inputs.iter().any(|i| i.name == name);
+    // A declared input's `required` is the typed check's (its constructor takes it).
+    let required: Vec<Value> = (document.get("required").and_then(Value::as_array))
+        .into_iter()
+        .flatten()
+        .filter(|name| !name.as_str().is_some_and(declared))
+        .cloned()
+        .collect();
+    if !ROOT_UNCHECKED.iter().any(|k| document.contains_key(*k))
+        && required.is_empty()
+        && inputs.iter().all(|i| unchecked_keywords(i).is_empty())
+    {
+        return None;
+    }
     let mut properties = Map::new();
     for input in inputs {
         if properties.contains_key(&input.name) {
@@ -211,12 +217,6 @@ pub fn judged_document(record: &crate::AgentRecord) -> Option<serde_json::Value>
     for (name, _) in COMMON_PARAMS {
         properties.entry(name).or_insert(Value::Bool(true));
     }
-    let required: Vec<Value> = (document.get("required").and_then(Value::as_array))
-        .into_iter()
-        .flatten()
-        .filter(|name| !name.as_str().is_some_and(|n| properties.contains_key(n)))
-        .cloned()
-        .collect();
     document.remove("type");
     document.remove("required");
     if !required.is_empty() {
@@ -503,7 +503,7 @@ mod tests {
         );
         let document = judged(json!({
             "type": "object",
-            "required": ["q", "token"],
+            "required": ["q", "token", "country"],
             "properties": {
                 "q": {"type": "string", "minLength": 2},
                 "tags": {"$ref": "#/$defs/tags"},
@@ -515,9 +515,13 @@ mod tests {
         assert_eq!(document["properties"]["q"], json!(true));
         assert_eq!(document["properties"]["tags"], json!({"uniqueItems": true}));
         assert_eq!(document["properties"]["country"], json!(true));
-        assert_eq!(document["required"], json!(["token"]));
+        assert_eq!(document["required"], json!(["token", "country"]));
         assert_eq!(document["additionalProperties"], json!(false));
         assert!(document.get("type").is_none());
+        // A required name no input declares is the schema's to judge.
+        let document =
+            judged(json!({"properties": {"q": {"type": "string"}}, "required": ["token"]}));
+        assert_eq!(document.unwrap()["required"], json!(["token"]));
         assert_eq!(
             unchecked_root_keywords(&json!({"oneOf": [], "properties": {}, "not": {}})),
             ["not", "oneOf"]
