@@ -8,6 +8,7 @@ use agents_schema::diag::{Collector, Diagnostic, Diagnostics};
 use agents_schema::{AgentRecord, FieldSchema};
 use indexmap::IndexMap;
 
+use super::documents::{check_options, placed};
 use super::params::lower_params;
 use super::{AgentIr, EnumIr, FieldIr, MapIr, StructIr, UnionIr, Unit, VariantIr};
 use crate::docs;
@@ -219,36 +220,6 @@ fn check_schema(
         }
     }
     schema
-}
-
-/// The options that compile a record's documents: references under a prefix of `documents` are
-/// read from its directory.
-pub(super) fn check_options(
-    documents: &BTreeMap<String, std::path::PathBuf>,
-) -> agents_check::Options {
-    let mut options = agents_check::Options::new();
-    for (prefix, dir) in documents {
-        options = options.directory(prefix.clone(), dir.clone());
-    }
-    options
-}
-
-/// A problem found compiling agent `agent`'s document `doc` (`output_schema`), said as
-/// `message`: placed in the file a reference read (or under its URI), where the user goes to
-/// fix it, else at its pointer in the document.
-pub(super) fn placed(
-    agent: &str,
-    problem: &agents_check::Problem,
-    doc: &str,
-    message: &str,
-) -> Diagnostic {
-    match (&problem.file, &problem.document) {
-        (Some(file), _) => {
-            Diagnostic::new(agent, &format!("#{}", problem.pointer), message).file(file)
-        }
-        (None, Some(uri)) => Diagnostic::new(agent, &format!("{uri}#{}", problem.pointer), message),
-        (None, None) => Diagnostic::new(agent, &format!("{doc}#{}", problem.pointer), message),
-    }
 }
 
 /// A JSON Schema document `schema`, pretty-printed (it is read in generated files), with

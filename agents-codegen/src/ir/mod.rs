@@ -3,6 +3,7 @@
 //! and reported together. This file is the model; `lower.rs` lowers a record's output (and checks
 //! what it claims), `params.rs` its inputs.
 
+mod documents;
 mod lower;
 mod params;
 

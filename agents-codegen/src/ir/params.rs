@@ -7,6 +7,7 @@ use agents_schema::diag::Diagnostic;
 use agents_schema::{AgentRecord, InputProperty};
 use serde_json::Value;
 
+use super::documents::{check_options, placed};
 use super::{ParamIr, ParamsIr};
 use crate::docs;
 use crate::naming::{self, Namespace};
@@ -120,18 +121,13 @@ pub(super) fn lower_params(
     let judged = agents_schema::inputs::judged_document(record).and_then(|document| {
         // Compiled here, with the documents references read, so that what `validate()`
         // holds refers to nothing outside itself and what it cannot check is said now.
-        let schema = super::lower::check_options(documents).compile_owned(document);
+        let schema = check_options(documents).compile_owned(document);
         for problem in schema.problems() {
             let message = format!(
                 "{}; `validate()` judges the params by the input schema without it",
                 problem.message
             );
-            warnings.push(super::lower::placed(
-                &record.name,
-                problem,
-                "input_schema",
-                &message,
-            ));
+            warnings.push(placed(&record.name, problem, "input_schema", &message));
         }
         serde_json::to_string_pretty(&schema.bundled()).ok()
     });
