@@ -263,26 +263,28 @@ fn a_users_schema_pair_decodes_with_its_definitions() {
 #[test]
 fn the_request_check_judges_input_keywords_the_typed_rules_do_not_cover() {
     use agents_runtime::validate::{Localization, check_request};
-    let record = agents_schema::AgentRecord::from_value(&json!({
-        "name": "shop",
-        "input_schema": {"type": "object", "properties": {
-            "tags": {"type": "array", "items": {"type": "string", "minLength": 2},
-                     "uniqueItems": true, "maxItems": 3},
-            "code": {"type": "string", "const": "x"},
-        }},
-        "output_schema": {"type": "object", "properties": {}},
-    }))
-    .unwrap();
-    let problems = |params: serde_json::Value| -> Vec<(String, Option<String>, String)> {
-        match check_request(&record, &params, Localization::Derived) {
+    type Problems = Vec<(String, Option<String>, String)>;
+    // The check of params against an agent of input schema `input_schema`: each problem's
+    // param, rule and message.
+    fn checker(input_schema: serde_json::Value) -> impl Fn(serde_json::Value) -> Problems {
+        let record = agents_schema::AgentRecord::from_value(&json!({
+            "name": "shop",
+            "input_schema": input_schema,
+            "output_schema": {"type": "object", "properties": {}},
+        }))
+        .unwrap();
+        move |params| match check_request(&record, &params, Localization::Derived) {
             Ok(()) => Vec::new(),
-            Err(e) => e
-                .problems
-                .into_iter()
+            Err(e) => (e.problems.into_iter())
                 .map(|p| (p.param, p.rule, p.message))
                 .collect(),
         }
-    };
+    }
+    let problems = checker(json!({"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string", "minLength": 2},
+                 "uniqueItems": true, "maxItems": 3},
+        "code": {"type": "string", "const": "x"},
+    }}));
     assert!(problems(json!({"tags": ["ab", "cd"], "code": "x"})).is_empty());
     let found = problems(json!({"tags": ["ab", "a", "ab", "cd"], "code": "y"}));
     // The schema's breaches come in the order the params map keeps (serde_json's
@@ -317,21 +319,10 @@ fn the_request_check_judges_input_keywords_the_typed_rules_do_not_cover() {
     );
 
     // The root's keywords too; the common params are taken whatever it says of the others.
-    let record = agents_schema::AgentRecord::from_value(&json!({
-        "name": "shop",
-        "input_schema": {"type": "object", "properties": {"q": {"type": "string"}},
-                         "additionalProperties": false, "minProperties": 2},
-        "output_schema": {"type": "object", "properties": {}},
-    }))
-    .unwrap();
-    let problems = |params: serde_json::Value| -> Vec<(String, Option<String>, String)> {
-        match check_request(&record, &params, Localization::Derived) {
-            Ok(()) => Vec::new(),
-            Err(e) => (e.problems.into_iter())
-                .map(|p| (p.param, p.rule, p.message))
-                .collect(),
-        }
-    };
+    let problems = checker(
+        json!({"type": "object", "properties": {"q": {"type": "string"}},
+                                  "additionalProperties": false, "minProperties": 2}),
+    );
     assert!(problems(json!({"q": "kettle", "country": "DE"})).is_empty());
     let found = problems(json!({"colour": "red"}));
     let mut said: Vec<(&str, Option<&str>)> = found
