@@ -35,7 +35,8 @@ pub(crate) struct Overrides {
 }
 
 /// Where a schema's references to other documents are read from, for every command that reads a
-/// schema (`generate`, `check`, `publish`, `research --schema`).
+/// schema (`generate`, `check`, `publish`, `research --schema`) or checks params by one (`run`,
+/// `batch`, `jobs create`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub(crate) struct Documents {
     /// Where references to other documents are read from: the files under DIR are the URIs
@@ -54,21 +55,20 @@ impl Documents {
         options
     }
 
-    /// `schema` with what its references read from these documents embedded under `$defs`, so
-    /// that the service gets a schema that stands alone (as a generated type carries it); as
-    /// written, key order and all, when it refers to none.
-    pub(crate) fn bundle(&self, schema: &agents_schema::Json) -> agents_schema::Json {
+    /// The checker's options reading these documents, for the request check.
+    pub(crate) fn check_options(&self) -> agents_runtime::check::Options {
         let mut options = agents_runtime::check::Options::new();
         for (prefix, dir) in &self.list {
             options = options.directory(prefix.clone(), dir.clone());
         }
-        let compiled = options.compile(&schema.to_value());
-        match compiled.bundled_from_files() {
-            (std::borrow::Cow::Borrowed(_), _) => schema.clone(),
-            (std::borrow::Cow::Owned(bundled), files) => {
-                agents_schema::Json::arranged_from_files(&bundled, schema, &files)
-            }
-        }
+        options
+    }
+
+    /// `schema` with what its references read from these documents embedded under `$defs`, so
+    /// that the service gets a schema that stands alone (as a generated type carries it); as
+    /// written, key order and all, when it refers to none.
+    pub(crate) fn bundle(&self, schema: &agents_schema::Json) -> agents_schema::Json {
+        schema.standalone(&self.check_options().compile(&schema.to_value()))
     }
 }
 

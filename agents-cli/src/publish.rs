@@ -49,20 +49,19 @@ fn source(file: &Path, documents: &Documents) -> Result<TemplateSource, Diagnost
         },
     )?;
     // What the generated type carries and `Client::publish` sends: the documents as written,
-    // the output with any document it refers to bundled, so both routes compare equal.
+    // with any document they refer to bundled (the service cannot read the user's files), so
+    // both routes compare equal.
+    let input = documents.bundle(&json_schema::input_schema(&record));
     let output = documents.bundle(&json_schema::output_schema(&record));
-    let source = TemplateSource::from_text(
-        record.name.clone(),
-        &json_schema::input_schema(&record).to_string(),
-        &output.to_string(),
-    )
-    .map_err(|e| {
-        Diagnostics(vec![
-            Diagnostic::at("$", e.to_string())
-                .file(file)
-                .agent(&record.name),
-        ])
-    })?;
+    let source =
+        TemplateSource::from_text(record.name.clone(), &input.to_string(), &output.to_string())
+            .map_err(|e| {
+                Diagnostics(vec![
+                    Diagnostic::at("$", e.to_string())
+                        .file(file)
+                        .agent(&record.name),
+                ])
+            })?;
     // The template is named by its file, so the fix is in the file's name, not in the
     // `TemplateSource::name` the library's message points at.
     source.check().map_err(|_| {

@@ -611,6 +611,17 @@ fn the_judged_input_document_embeds_what_it_refers_to() {
         .and_then(|rest| rest.split("INPUT_SCHEMA.judge").next())
         .unwrap_or_default();
     assert!(judged.contains("\"^SKU-\""), "{judged}");
+    // The input schema the type carries (what `publish` sends) stands alone as well.
+    let carried = source
+        .split("const INPUT_SCHEMA: &'static str =")
+        .nth(1)
+        .and_then(|rest| rest.split("type Params").next())
+        .unwrap_or_default();
+    assert!(
+        carried.contains("\"^SKU-\"")
+            && carried.contains("\"$id\": \"https://example.com/s/sku.json\""),
+        "{carried}"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 

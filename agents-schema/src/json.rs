@@ -146,6 +146,19 @@ impl Json {
         Json::arranged_with(value, &[written], &|pointer| read.get(pointer))
     }
 
+    /// This document as it stands alone, given `compiled`, its compile by `agents_check` (with
+    /// the documents its references read): what those references read from other files
+    /// embedded under `$defs`, each file's keys in the order it wrote them. It is this document
+    /// as written, key order and all, when it refers to no other file.
+    pub fn standalone(&self, compiled: &agents_check::Schema) -> Json {
+        match compiled.bundled_from_files() {
+            (std::borrow::Cow::Borrowed(_), _) => self.clone(),
+            (std::borrow::Cow::Owned(bundled), files) => {
+                Json::arranged_from_files(&bundled, self, &files)
+            }
+        }
+    }
+
     /// An instance `value` of the schema `schema` with each object's keys in the order the
     /// schema lists them (its `properties`, through local `$ref`s and `allOf`/`anyOf`/`oneOf`
     /// branches, into items), the keys it does not list after them: a record read into a

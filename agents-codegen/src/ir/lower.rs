@@ -172,13 +172,8 @@ pub fn lower(
             params,
             localized: record.supports_localization(),
             page,
-            output_schema: match output_schema.bundled_from_files() {
-                (std::borrow::Cow::Borrowed(_), _) => schema_text(&written),
-                (std::borrow::Cow::Owned(bundled), files) => schema_text(
-                    &agents_schema::Json::arranged_from_files(&bundled, &written, &files),
-                ),
-            },
-            input_schema: schema_text(&agents_schema::json_schema::input_schema(record)),
+            output_schema: schema_text(&written.standalone(&output_schema)),
+            input_schema: schema_text(&carried_input(record, documents, &mut files)),
         });
     }
 
@@ -187,6 +182,42 @@ pub fn lower(
         warnings,
         files,
     })
+}
+
+/// The input schema a generated type carries and `publish` sends, standing alone: what its
+/// references read from other documents embedded, as for the output (the service cannot read
+/// the user's files). Compiled only when it refers outside itself; its problems are said where
+/// `validate()`'s document is compiled. The files it reads join `files`.
+fn carried_input(
+    record: &AgentRecord,
+    documents: &BTreeMap<String, std::path::PathBuf>,
+    files: &mut Vec<std::path::PathBuf>,
+) -> agents_schema::Json {
+    let written = agents_schema::json_schema::input_schema(record);
+    if !refers_outside(&written) {
+        return written;
+    }
+    let compiled = check_options(documents).compile_owned(written.to_value());
+    for file in compiled.files() {
+        if !files.contains(file) {
+            files.push(file.clone());
+        }
+    }
+    written.standalone(&compiled)
+}
+
+/// Whether a `$ref` or `$dynamicRef` in `schema` names something other than a fragment of its
+/// own document (another file, or a resource it embeds by `$id`).
+fn refers_outside(schema: &agents_schema::Json) -> bool {
+    use agents_schema::Json;
+    match schema {
+        Json::Object(map) => map.iter().any(|(key, value)| match (key.as_str(), value) {
+            ("$ref" | "$dynamicRef", Json::String(target)) => !target.starts_with('#'),
+            _ => refers_outside(value),
+        }),
+        Json::Array(items) => items.iter().any(refers_outside),
+        _ => false,
+    }
 }
 
 /// The problems of the output schema that the record carries and checks: a `type` no value has
