@@ -120,6 +120,7 @@ pub async fn batch(
     input: &Path,
     out: &Path,
     resume: bool,
+    documents: &crate::generate::Documents,
 ) -> Result<ExitCode, Failure> {
     output::check_out(out)?;
     output::apart_from_input(input, out)?;
@@ -209,11 +210,12 @@ pub async fn batch(
 
     // Every row is checked before anything is sent; a row that breaks a rule is a failure.
     let mut pending: Vec<Item> = Vec::new();
+    let check = inputs::request_check(&record, documents);
     for item in items {
         if sink.done.contains_key(&item.row) {
             continue;
         }
-        match inputs::problems(&record, &item.params) {
+        match inputs::problems(&check, &item.params) {
             Some(problems) => {
                 sink.failure(item.row, &item.params, "invalid", &problems)?;
                 tally.invalid += 1;

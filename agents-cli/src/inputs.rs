@@ -6,7 +6,9 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use agents_runtime::validate::{Localization, check_request};
+use agents_runtime::validate::{Localization, RequestCheck};
+
+use crate::generate::Documents;
 use agents_schema::AgentRecord;
 use agents_schema::diag::json_kind;
 use agents_schema::inputs::{COMMON_PARAMS, LOCALIZATION_PARAMS, ParamTy, param_type};
@@ -208,12 +210,28 @@ fn quoted<'a>(names: impl Iterator<Item = &'a str>) -> String {
         .join(", ")
 }
 
+/// The request check of `record`'s items, its input schema's references read from `documents`.
+/// What the check cannot judge (a reference to a document not given) is said here, once, as a
+/// warning: those keywords pass unjudged, and the service judges them.
+pub fn request_check<'r>(record: &'r AgentRecord, documents: &Documents) -> RequestCheck<'r> {
+    let check = RequestCheck::with_options(record, documents.check_options());
+    for problem in check.schema_problems() {
+        eprintln!(
+            "warning: agent `{}`: input_schema#{}: {}; params are sent without this check \
+             (`--documents PREFIX=DIR` reads the documents a reference names)",
+            record.name, problem.pointer, problem.message
+        );
+    }
+    check
+}
+
 /// Every problem with one item's params, in one message: missing required inputs, values of
 /// the wrong type, broken rules, bad common params, localization inputs on an agent that is not
 /// localized (the runtime's one request check). `None` when the item can be sent.
-pub fn problems(record: &AgentRecord, params: &Map<String, Value>) -> Option<String> {
+pub fn problems(check: &RequestCheck<'_>, params: &Map<String, Value>) -> Option<String> {
     let params = Value::Object(params.clone());
-    check_request(record, &params, Localization::Derived)
+    check
+        .check(&params, Localization::Derived)
         .err()
         .map(|found| {
             found
@@ -494,7 +512,12 @@ mod tests {
         }
         // Items of the wrong kind are named with the rest of the request's problems.
         let params = from_pairs(&r, &[r#"tags=["a", 2]"#.to_owned()]).unwrap();
-        let err = check_request(&r, &Value::Object(params), Localization::Derived).unwrap_err();
+        let err = agents_runtime::validate::check_request(
+            &r,
+            &Value::Object(params),
+            Localization::Derived,
+        )
+        .unwrap_err();
         assert!(
             err.to_string()
                 .contains("parameter `tags[1]` must be a string, not a number"),

@@ -37,6 +37,8 @@ pub enum JobsCommand {
         /// triggered.
         #[arg(long)]
         schedule: Option<String>,
+        #[command(flatten)]
+        documents: crate::generate::Documents,
     },
     /// List the account's jobs.
     List,
@@ -77,8 +79,10 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
             input,
             format,
             schedule,
+            documents,
         } => {
             let record = agent_record(cli, &c, agent).await?;
+            let check = inputs::request_check(&record, documents);
             let items = inputs::read_items(&record, input)?;
             if let Some(warning) = inputs::undeclared(&record, items.iter().map(|i| &i.params)) {
                 eprintln!("warning: {}: {warning}", input.display());
@@ -86,7 +90,7 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
             let bad: Vec<String> = items
                 .iter()
                 .filter_map(|i| {
-                    inputs::problems(&record, &i.params).map(|p| format!("row {}: {p}", i.row))
+                    inputs::problems(&check, &i.params).map(|p| format!("row {}: {p}", i.row))
                 })
                 .collect();
             if !bad.is_empty() {

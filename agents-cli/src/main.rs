@@ -70,6 +70,8 @@ enum Command {
         /// early at an empty page or one that repeats the page before.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         pages: Option<u32>,
+        #[command(flatten)]
+        documents: generate::Documents,
     },
     /// Run an agent over every row of a CSV (a header of input names) or JSONL file, in batches
     /// of at most 1,000; results go to OUT, failures with their reasons to OUT.failures.jsonl.
@@ -94,6 +96,8 @@ enum Command {
         /// failures file are skipped and never sent again.
         #[arg(long)]
         resume: bool,
+        #[command(flatten)]
+        documents: generate::Documents,
     },
     /// The field table of a finished `batch` output (.jsonl, .csv or .parquet): per field, how many
     /// records fill it, how many leave it empty, and the rules of the agent's schema its values
@@ -327,13 +331,15 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
             agent,
             params,
             pages,
-        } => run_agent(cli, agent, params, *pages).await,
+            documents,
+        } => run_agent(cli, agent, params, *pages, documents).await,
         Command::Batch {
             agent,
             input,
             out,
             resume,
-        } => batch::batch(cli, agent, input, out, *resume).await,
+            documents,
+        } => batch::batch(cli, agent, input, out, *resume, documents).await,
         Command::List { search, private } => catalog::list(cli, search.as_deref(), *private).await,
         Command::Describe { agent } => catalog::describe(cli, agent).await,
         Command::Fetch {
@@ -393,6 +399,7 @@ async fn run_agent(
     agent: &str,
     pairs: &[String],
     pages: Option<u32>,
+    documents: &generate::Documents,
 ) -> Result<ExitCode, Failure> {
     let c = client(cli)?;
     let record = cache::agent_record(cli, &c, agent).await?;
@@ -400,7 +407,8 @@ async fn run_agent(
     if let Some(warning) = inputs::undeclared(&record, [&params]) {
         eprintln!("warning: {warning}");
     }
-    if let Some(problems) = inputs::problems(&record, &params) {
+    let check = inputs::request_check(&record, documents);
+    if let Some(problems) = inputs::problems(&check, &params) {
         return Err(Failure(format!("nothing was sent: {problems}")));
     }
     let lost = |e| {

@@ -330,6 +330,14 @@ async fn a_schema_with_shared_files_is_published_whole() {
     let modes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/modes");
     let file = modes.join("schemas/shop_refs.output.schema.json");
     std::fs::copy(&file, dir.join("shop_refs.output.schema.json")).unwrap();
+    std::fs::write(
+        dir.join("shop_refs.input.schema.json"),
+        r#"{"type": "object", "required": ["product"], "properties": {
+            "product": {"type": "string"},
+            "budget": {"$ref": "https://example.com/schemas/price.json"}
+        }}"#,
+    )
+    .unwrap();
     let shared = format!(
         "https://example.com/schemas/={}",
         modes.join("shared").display()
@@ -387,4 +395,47 @@ async fn a_schema_with_shared_files_is_published_whole() {
     // Published again with the same files: unchanged.
     let again = cargo_agents(&e, &dir, &[&v2[..], &["--documents", &shared]].concat()).await;
     assert_eq!(lines(&again), ["shop_refs: unchanged, version 1"]);
+
+    // The input schema is sent whole too, so the service judges params by what the shared
+    // file says; so does `run` with the same files, before sending anything.
+    let held = client.template("shop_refs").await.unwrap();
+    let input = &held.published_version.unwrap().input_schema;
+    assert!(
+        input["$defs"]
+            .as_object()
+            .is_some_and(|d| d.contains_key("https://example.com/schemas/price.json")),
+        "{input:?}"
+    );
+    let run = [
+        "--api-version",
+        "v2",
+        "--dir",
+        ".",
+        "run",
+        "shop_refs",
+        "-p",
+        "product=kettle",
+        "-p",
+        r#"budget={"amount": -1}"#,
+    ];
+    let before = e.requests_seen(KEY);
+    let checked = cargo_agents(&e, &dir, &[&run[..], &["--documents", &shared]].concat()).await;
+    let err = String::from_utf8_lossy(&checked.stderr);
+    assert!(!checked.status.success());
+    assert!(
+        err.contains("nothing was sent") && err.contains("breaks `minimum: 0`"),
+        "{err}"
+    );
+    assert_eq!(e.requests_seen(KEY), before, "nothing is sent");
+    // Without them, a warning says what the check cannot judge, and the service refuses.
+    let unchecked = cargo_agents(&e, &dir, &run).await;
+    let err = String::from_utf8_lossy(&unchecked.stderr);
+    assert!(!unchecked.status.success());
+    assert!(
+        err.contains("warning: agent `shop_refs`: input_schema#/properties/budget/$ref")
+            && err.contains("--documents")
+            && err.contains("HTTP 422")
+            && err.contains("breaks `minimum: 0`"),
+        "{err}"
+    );
 }

@@ -326,5 +326,6 @@ pub use judged::InputSchema;
 pub use problem::{Problem, ProblemKind, RequestProblems};
 #[cfg(feature = "records")]
 pub use request::{
-    COMMON_PARAMS, LOCALIZATION_PARAMS, Localization, WrongType, check_request, expected,
+    COMMON_PARAMS, LOCALIZATION_PARAMS, Localization, RequestCheck, WrongType, check_request,
+    expected,
 };

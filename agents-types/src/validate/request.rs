@@ -79,19 +79,14 @@ fn apply(
 
 /// The breaches of the keywords of the input schema that the typed rules do not cover
 /// (`uniqueItems`, `const`, the rules of a list's items, root `additionalProperties`, …),
-/// judged by the document `inputs::judged_document` makes, each as (param, keyword, message);
-/// a value of the wrong kind (`mistyped`) is not judged again. The document is compiled only
-/// for a record that has such keywords.
+/// judged by `schema`, the compiled document `inputs::judged_document` makes, each as (param,
+/// keyword, message); a value of the wrong kind (`mistyped`) is not judged again.
 fn schema_judged(
-    record: &agents_schema::AgentRecord,
+    schema: &agents_check::Schema,
     params: &serde_json::Value,
     mistyped: &[&str],
 ) -> Vec<(String, String, String)> {
-    let Some(document) = agents_schema::inputs::judged_document(record) else {
-        return Vec::new();
-    };
-    let schema = agents_check::Schema::compile(&document);
-    super::judged::breaches(&schema, params, &|p| mistyped.contains(&p))
+    super::judged::breaches(schema, params, &|p| mistyped.contains(&p))
         .into_iter()
         .map(|b| {
             let words = super::judged::words(&b);
@@ -153,9 +148,91 @@ pub enum Localization<'a> {
 /// `zip_code` only on localized agents; with [`Localization::Sent`], also `localization` on
 /// when they are given).
 ///
-/// The one request check of the CLI and the emulator, and the one to call on raw params.
+/// The one request check of the CLI and the emulator, and the one to call on raw params: the
+/// same as [`RequestCheck::new`]`(record).check(params, localization)`. To check many requests
+/// of one agent, or an input schema that refers to other files, make a [`RequestCheck`] once.
 pub fn check_request(
     record: &agents_schema::AgentRecord,
+    params: &serde_json::Value,
+    localization: Localization<'_>,
+) -> Result<(), RequestProblems> {
+    RequestCheck::new(record).check(params, localization)
+}
+
+/// The request check of one agent ([`check_request`]), its input schema's keywords that no
+/// typed rule covers compiled once: a batch of 10,000 items compiles them once, not per item.
+///
+/// ```
+/// use agents_runtime::validate::{Localization, RequestCheck};
+/// use agents_schema::AgentRecord;
+/// use serde_json::json;
+///
+/// let record = AgentRecord::from_value(&json!({
+///     "name": "finder",
+///     "input_schema": {"type": "object", "properties": {"ids": {"type": "array", "uniqueItems": true}}},
+///     "output_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
+/// }))?;
+/// let check = RequestCheck::new(&record);
+/// assert!(check.check(&json!({"ids": [1, 2]}), Localization::Derived).is_ok());
+/// let found = check.check(&json!({"ids": [7, 7]}), Localization::Derived).unwrap_err();
+/// assert_eq!(found.problems[0].param, "ids");
+/// assert_eq!(found.problems[0].rule.as_deref(), Some("uniqueItems"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct RequestCheck<'r> {
+    record: &'r agents_schema::AgentRecord,
+    judged: Option<agents_check::Schema>,
+}
+
+impl std::fmt::Debug for RequestCheck<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestCheck")
+            .field("agent", &self.record.name)
+            .field("judged", &self.judged.is_some())
+            .finish()
+    }
+}
+
+impl<'r> RequestCheck<'r> {
+    /// The check of `record`'s requests; references to other documents in its input schema
+    /// are not followed (see [`RequestCheck::with_options`]).
+    pub fn new(record: &'r agents_schema::AgentRecord) -> Self {
+        Self::with_options(record, agents_check::Options::new())
+    }
+
+    /// The check of `record`'s requests, its input schema's references to other documents read
+    /// as `options` says ([`Options::directory`](agents_check::Options::directory),
+    /// [`Options::document`](agents_check::Options::document)).
+    pub fn with_options(
+        record: &'r agents_schema::AgentRecord,
+        options: agents_check::Options,
+    ) -> Self {
+        let judged =
+            agents_schema::inputs::judged_document(record).map(|d| options.compile_owned(d));
+        RequestCheck { record, judged }
+    }
+
+    /// What could not be read of the input schema's keywords the check judges by: a reference
+    /// that points nowhere (no document given for it), a pattern that does not compile, each
+    /// with its pointer. What such a keyword would judge passes unjudged, so a caller says
+    /// these once, before sending.
+    pub fn schema_problems(&self) -> &[agents_check::Problem] {
+        self.judged.as_ref().map_or(&[], |s| s.problems())
+    }
+
+    /// Checks one request, collecting every problem (as [`check_request`] lists them).
+    pub fn check(
+        &self,
+        params: &serde_json::Value,
+        localization: Localization<'_>,
+    ) -> Result<(), RequestProblems> {
+        check_with(self.record, self.judged.as_ref(), params, localization)
+    }
+}
+
+fn check_with(
+    record: &agents_schema::AgentRecord,
+    judged: Option<&agents_check::Schema>,
     params: &serde_json::Value,
     localization: Localization<'_>,
 ) -> Result<(), RequestProblems> {
@@ -264,8 +341,10 @@ pub fn check_request(
             push(ProblemKind::Rule, &v.param, Some(v.rule), message);
         }
     }
-    for (param, keyword, message) in schema_judged(record, params, &mistyped) {
-        push(ProblemKind::Rule, &param, Some(keyword), message);
+    if let Some(schema) = judged {
+        for (param, keyword, message) in schema_judged(schema, params, &mistyped) {
+            push(ProblemKind::Rule, &param, Some(keyword), message);
+        }
     }
 
     let localizing: Vec<&str> = map
