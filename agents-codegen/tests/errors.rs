@@ -646,7 +646,9 @@ fn input_keywords_no_typed_rule_covers_are_judged_by_validate() {
             "plain": {"type": "array", "items": {"type": "string", "description": "a tag"}},
             "code": {"type": "string", "const": "x"},
             "near": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
-            "zip/code": {"type": ["string", "null"], "minLength": 5}
+            "zip/code": {"type": ["string", "null"], "minLength": 5},
+            "size": {"type": "integer", "enum": [1, 2, 3]},
+            "loose": {"minLength": 2}
         }, "dependentRequired": {"near": ["code"]}}"#,
     )
     .unwrap();
@@ -660,14 +662,19 @@ fn input_keywords_no_typed_rule_covers_are_judged_by_validate() {
         "/// Also checked by `validate()`, by the input schema itself: `uniqueItems`, `items`.",
         "/// Also checked by `validate()`, by the input schema itself: `const`.",
         "/// Also checked by `validate()`, by the input schema itself: `anyOf`.",
+        "/// Also checked by `validate()`, by the input schema itself: `enum`.",
+        "/// Also checked by `validate()`, by the input schema itself: `minLength`.",
         "/// `validate()` also judges the params as a whole by the input schema's `dependentRequired`.",
         "static INPUT_SCHEMA: ::agents_runtime::validate::InputSchema",
         "INPUT_SCHEMA.judge(&mut v, self);",
     ] {
         assert!(source.contains(said), "{said}\nin\n{source}");
     }
-    // Only `zip/code`'s nullable type and `plain`'s items' type: nothing left to judge.
-    assert_eq!(source.matches("Also checked by `validate()`").count(), 3);
+    // Only `zip/code`'s nullable type and `plain`'s items' type: nothing left to judge. A rule
+    // the input's kind lets no typed check apply (an `enum` of numbers, a bound on an input of
+    // no one type) is judged by the schema, not left as a doc line.
+    assert_eq!(source.matches("Also checked by `validate()`").count(), 5);
+    assert!(!source.contains("Rule not checked"), "{source}");
     // The macro says the same.
     let expansion =
         agents_codegen::expand::expand_with_warnings("shop", &Default::default(), &dir).unwrap();

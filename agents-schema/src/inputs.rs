@@ -69,10 +69,24 @@ pub fn param_type(input: &InputProperty, is_page: bool) -> (ParamTy, Option<Stri
 }
 
 /// The keywords that constrain a value (JSON Schema's validation vocabulary) which an input's
-/// [`Rule`]s and kind do not cover. They are judged by the input schema itself
-/// ([`judged_document`]), in a generated `validate()` and in the request check alike.
-const UNCHECKED: [&str; 26] = [
+/// [`Rule`]s and kind do not cover: those no rule is made of, and those a rule is made of when
+/// the input's kind does not let it apply (an `enum` of numbers, `minLength` on an input of no
+/// one type), which the reader leaves in the input's `extra`. They are judged by the input
+/// schema itself ([`judged_document`]), in a generated `validate()` and in the request check
+/// alike.
+const UNCHECKED: [&str; 37] = [
     "const",
+    "enum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
     "uniqueItems",
     "items",
     "prefixItems",
@@ -290,47 +304,57 @@ pub fn from_json_schema(doc: &crate::FieldSchema) -> Vec<InputProperty> {
 fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
     use serde_json::Value;
 
-    let ty = single_type(p);
-    let mut rules: Vec<InputRule> = Vec::new();
-    let mut rule = |r: Rule| rules.push(r.into());
+    // Each rule with the keyword that states it, and whether the schema can judge it when the
+    // input's kind does not let the typed check (a doc-only pattern or `multipleOf` is a
+    // problem of the schema, said as such, not a rule to judge).
+    let mut stated: Vec<(&'static str, InputRule, bool)> = Vec::new();
+    let mut rule = |keyword, r: Rule| stated.push((keyword, r.into(), true));
     let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     if let Some(n) = p.min_length {
-        rule(Rule::MinLength(count(n)));
+        rule("minLength", Rule::MinLength(count(n)));
     }
     if let Some(n) = p.max_length {
-        rule(Rule::MaxLength(count(n)));
+        rule("maxLength", Rule::MaxLength(count(n)));
     }
     if let Some(n) = p.minimum {
-        rule(Rule::Minimum(n));
+        rule("minimum", Rule::Minimum(n));
     }
     if let Some(n) = p.maximum {
-        rule(Rule::Maximum(n));
+        rule("maximum", Rule::Maximum(n));
     }
     if let Some(n) = p.exclusive_minimum {
-        rule(Rule::ExclusiveMinimum(n));
+        rule("exclusiveMinimum", Rule::ExclusiveMinimum(n));
     }
     if let Some(n) = p.exclusive_maximum {
-        rule(Rule::ExclusiveMaximum(n));
+        rule("exclusiveMaximum", Rule::ExclusiveMaximum(n));
     }
     if let Some(n) = p.multiple_of.filter(|n| *n > 0.0) {
-        rule(Rule::MultipleOf(n));
+        rule("multipleOf", Rule::MultipleOf(n));
     }
     if let Some(n) = p.min_items {
-        rule(Rule::MinItems(count(n)));
+        rule("minItems", Rule::MinItems(count(n)));
     }
     if let Some(n) = p.max_items {
-        rule(Rule::MaxItems(count(n)));
+        rule("maxItems", Rule::MaxItems(count(n)));
     }
     if let Some(n) = p.multiple_of.filter(|n| *n <= 0.0) {
-        rules.push(InputRule::doc_only(
-            format!("multiple of {n}"),
-            "multipleOf must be greater than 0",
+        stated.push((
+            "multipleOf",
+            InputRule::doc_only(
+                format!("multiple of {n}"),
+                "multipleOf must be greater than 0",
+            ),
+            false,
         ));
     }
     if let Some(re) = &p.pattern {
-        rules.push(match Pattern::new(re) {
-            Ok(pattern) => Rule::Pattern(pattern).into(),
-            Err(why) => InputRule::doc_only(format!("pattern {re}"), why),
+        stated.push(match Pattern::new(re) {
+            Ok(pattern) => ("pattern", Rule::Pattern(pattern).into(), true),
+            Err(why) => (
+                "pattern",
+                InputRule::doc_only(format!("pattern {re}"), why),
+                false,
+            ),
         });
     }
     if let Some(values) = &p.enum_values {
@@ -338,35 +362,32 @@ fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
             .iter()
             .map(|v| v.as_str().map(str::to_owned))
             .collect();
-        rules.push(match strings {
-            Some(strings) if !strings.is_empty() => Rule::OneOf(strings).into(),
+        stated.push(match strings {
+            Some(strings) if !strings.is_empty() => ("enum", Rule::OneOf(strings).into(), true),
             _ => {
                 let words: Vec<String> = values
                     .iter()
                     .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
                     .collect();
-                InputRule::doc_only(
-                    format!("one of {}", words.join(", ")),
-                    "only a list of strings is checked",
+                (
+                    "enum",
+                    InputRule::doc_only(
+                        format!("one of {}", words.join(", ")),
+                        "only a list of strings is checked",
+                    ),
+                    true,
                 )
             }
         });
     }
     let flag = |key: &str| p.extra.get(key).and_then(Value::as_bool);
-    rules.extend(
-        p.extra
-            .get("x-rules")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(InputRule::read),
-    );
+    let ty = single_type(p);
     let numeric = matches!(ty.as_deref(), Some("integer" | "number"));
-    let mut extra = match serde_json::to_value(p) {
+    let written = match serde_json::to_value(p) {
         Ok(Value::Object(m)) => m,
         _ => serde_json::Map::new(),
     };
+    let mut extra = written.clone();
     for key in [
         "type",
         "description",
@@ -389,20 +410,44 @@ fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
     ] {
         extra.remove(key);
     }
-    InputProperty {
+    let mut input = InputProperty {
         name: name.to_owned(),
         ty,
         description: p.description.clone().or_else(|| p.title.clone()),
         required,
         default: p.default.clone(),
         examples: p.examples.clone(),
-        rules,
+        rules: Vec::new(),
         is_localization_param: flag("x-localization")
             .unwrap_or(LOCALIZATION_PARAMS.contains(&name)),
         is_pagination_param: flag("x-pagination")
             .unwrap_or(numeric && PAGINATION_PARAMS.contains(&name)),
         extra,
+    };
+    // A rule the input's kind does not let the typed check apply is still the schema's word:
+    // an `enum` of numbers, or a bound on an input of no one type (which may be a string or a
+    // number). It stays a keyword of the input's schema, judged by the schema itself.
+    let (kind, _) = param_type(&input, false);
+    for (keyword, rule, judgeable) in stated {
+        let typed = rule.check(kind).is_ok();
+        let meaningful = kind == ParamTy::Any || keyword == "enum";
+        match written.get(keyword) {
+            Some(value) if judgeable && !typed && meaningful => {
+                input.extra.insert(keyword.to_owned(), value.clone());
+            }
+            _ => input.rules.push(rule),
+        }
     }
+    input.rules.extend(
+        p.extra
+            .get("x-rules")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(InputRule::read),
+    );
+    input
 }
 
 /// The one type a JSON Schema property takes, `null` aside.
@@ -526,5 +571,37 @@ mod tests {
             unchecked_root_keywords(&json!({"oneOf": [], "properties": {}, "not": {}})),
             ["not", "oneOf"]
         );
+    }
+
+    /// A rule the input's kind lets no typed check apply is left to the schema: an `enum` of
+    /// numbers, the bounds of an input of no one type. One that cannot apply to the kind's
+    /// values at all (`minimum` on a string) says nothing to judge, and a string `enum` on a
+    /// string input stays a typed rule.
+    #[test]
+    fn rules_the_kind_does_not_let_apply_are_judged_by_the_schema() {
+        use serde_json::json;
+        let document = judged(json!({"type": "object", "properties": {
+            "size": {"type": "integer", "enum": [1, 2, 3], "minimum": 1},
+            "loose": {"minLength": 2, "maximum": 9},
+            "both": {"type": ["string", "integer"], "pattern": "^a"},
+            "code": {"type": "string", "enum": ["x"], "minimum": 3},
+        }}))
+        .unwrap();
+        let properties = &document["properties"];
+        assert_eq!(properties["size"], json!({"enum": [1, 2, 3]}));
+        assert_eq!(properties["loose"], json!({"minLength": 2, "maximum": 9}));
+        assert_eq!(properties["both"], json!({"pattern": "^a"}));
+        assert_eq!(properties["code"], json!(true));
+        let record = crate::AgentRecord::from_value(&json!({
+            "name": "a",
+            "input_schema": {"type": "object", "properties": {
+                "size": {"type": "integer", "enum": [1, 2], "minimum": 1},
+            }},
+            "output_schema": {"type": "object", "properties": {}},
+        }))
+        .unwrap();
+        let size = &record.inputs()[0];
+        assert_eq!(size.rules, ["minimum 1"]);
+        assert_eq!(unchecked_keywords(size), ["enum"]);
     }
 }

@@ -218,9 +218,10 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
     assert_eq!(err.violations[0].param, "store_ids");
     assert_eq!(err.violations[0].rule, "at most 3 items");
 
-    // What no typed rule covers (`uniqueItems`, the root's `dependentRequired` and
-    // `additionalProperties: false`) is judged by the input schema, in both front doors alike;
-    // the common params are taken whatever the schema says of other properties.
+    // What no typed rule covers (`uniqueItems`, an `enum` of numbers, the root's
+    // `dependentRequired` and `additionalProperties: false`) is judged by the input schema, in
+    // both front doors alike; the common params are taken whatever the schema says of other
+    // properties.
     fn judged(err: agents_runtime::ValidationError) -> Vec<(String, String)> {
         let mut said: Vec<(String, String)> = (err.violations.into_iter())
             .map(|v| (v.param, v.rule))
@@ -231,10 +232,12 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
     let expected = [
         ("colour".to_owned(), "additionalProperties".to_owned()),
         ("postcode".to_owned(), "dependentRequired".to_owned()),
+        ("radius_km".to_owned(), "enum".to_owned()),
         ("store_ids".to_owned(), "uniqueItems".to_owned()),
     ];
     let built = agents_tests_modes::built::StoreFinderParams::new("coffee")
         .store_ids([7, 7])
+        .radius_km(3)
         .near([serde_json::json!({"lat": 52.5})])
         .country("DE")
         .param("colour", "red");
@@ -249,6 +252,7 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
     assert_eq!(judged(err), expected);
     let expanded = agents_tests_modes::expanded::StoreFinderParams::new("coffee")
         .store_ids([7, 7])
+        .radius_km(3)
         .near([serde_json::json!({"lat": 52.5})])
         .country("DE")
         .param("colour", "red");
@@ -257,6 +261,7 @@ fn localization_and_pagination_set_by_hand_are_the_same_in_every_mode() {
         .store_ids([7, 9])
         .near([serde_json::json!({"lat": 52.5})])
         .postcode("10115")
+        .radius_km(5)
         .country("DE");
     assert_eq!(fine.validate(), Ok(()));
 
