@@ -644,7 +644,7 @@ fn input_keywords_no_typed_rule_covers_are_judged_by_validate() {
         r#"{"type": "object", "properties": {
             "tags": {"type": "array", "items": {"type": "string", "minLength": 2}, "uniqueItems": true, "maxItems": 3},
             "plain": {"type": "array", "items": {"type": "string", "description": "a tag"}},
-            "code": {"type": "string", "const": "x"},
+            "code": {"type": "string", "const": "x\u202e"},
             "near": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
             "zip/code": {"type": ["string", "null"], "minLength": 5},
             "size": {"type": "integer", "enum": [1, 2, 3]},
@@ -675,6 +675,23 @@ fn input_keywords_no_typed_rule_covers_are_judged_by_validate() {
     // no one type) is judged by the schema, not left as a doc line.
     assert_eq!(source.matches("Also checked by `validate()`").count(), 5);
     assert!(!source.contains("Rule not checked"), "{source}");
+    // The document is held in the order the schema writes it, a character rustc refuses in a
+    // literal written as its escape.
+    let judged = source
+        .split("static INPUT_SCHEMA")
+        .nth(1)
+        .and_then(|rest| rest.split("INPUT_SCHEMA.judge").next())
+        .unwrap_or_default();
+    assert!(
+        judged.contains(r#""const": "x\u202e""#) && !judged.contains('\u{202e}'),
+        "{judged}"
+    );
+    let at = |key: &str| judged.find(key).unwrap_or(usize::MAX);
+    assert!(at("\"tags\"") < at("\"plain\"") && at("\"plain\"") < at("\"code\""));
+    assert!(
+        at("\"properties\"") < at("\"dependentRequired\""),
+        "{judged}"
+    );
     // The macro says the same.
     let expansion =
         agents_codegen::expand::expand_with_warnings("shop", &Default::default(), &dir).unwrap();

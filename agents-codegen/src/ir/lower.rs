@@ -8,7 +8,7 @@ use agents_schema::diag::{Collector, Diagnostic, Diagnostics};
 use agents_schema::{AgentRecord, FieldSchema};
 use indexmap::IndexMap;
 
-use super::documents::{check_options, placed};
+use super::documents::{check_options, placed, schema_text};
 use super::params::lower_params;
 use super::{AgentIr, EnumIr, FieldIr, MapIr, StructIr, UnionIr, Unit, VariantIr};
 use crate::docs;
@@ -251,32 +251,6 @@ fn check_schema(
         }
     }
     schema
-}
-
-/// A JSON Schema document `schema`, pretty-printed (it is read in generated files), with
-/// control and bidirectional characters written as `\u` escapes: the same JSON, and rustc
-/// refuses them in a literal. A raw newline in pretty JSON is always between tokens (serde_json
-/// escapes the ones inside strings), so it stays.
-fn schema_text(schema: &agents_schema::Json) -> String {
-    let text = schema.to_pretty();
-    // In ASCII text the only hazards are control characters (a byte test is enough).
-    let safe = if text.is_ascii() {
-        !text.bytes().any(|b| (b < b' ' && b != b'\n') || b == 0x7f)
-    } else {
-        !text.chars().any(|c| c != '\n' && docs::is_hazard(c))
-    };
-    if safe {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c != '\n' && docs::is_hazard(c) {
-            out.push_str(&format!("\\u{:04x}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Two agents of one module would declare the same names.

@@ -7,7 +7,7 @@ use agents_schema::diag::Diagnostic;
 use agents_schema::{AgentRecord, InputProperty};
 use serde_json::Value;
 
-use super::documents::{check_options, placed};
+use super::documents::{check_options, placed, schema_text};
 use super::{ParamIr, ParamsIr};
 use crate::docs;
 use crate::naming::{self, Namespace};
@@ -118,7 +118,7 @@ pub(super) fn lower_params(
         params_docs.push(String::new());
         params_docs.push(docs::judged_root_keywords(&root_judged));
     }
-    let judged = agents_schema::inputs::judged_document(record).and_then(|document| {
+    let judged = agents_schema::inputs::judged_document(record).map(|document| {
         // Compiled here, with the documents references read, so that what `validate()`
         // holds refers to nothing outside itself and what it cannot check is said now.
         let schema = check_options(documents).compile_owned(document);
@@ -129,7 +129,13 @@ pub(super) fn lower_params(
             );
             warnings.push(placed(&record.name, problem, "input_schema", &message));
         }
-        serde_json::to_string_pretty(&schema.bundled()).ok()
+        // In the order the input schema writes its keys (a `Value` sorts them): it is read in
+        // the user's IDE.
+        let written = agents_schema::json_schema::input_schema(record);
+        let (bundled, files) = schema.bundled_from_files();
+        schema_text(&agents_schema::Json::arranged_from_files(
+            &bundled, &written, &files,
+        ))
     });
     ParamsIr {
         docs: params_docs,
