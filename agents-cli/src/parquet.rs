@@ -18,7 +18,7 @@ use agents_runtime::columnar::{
 };
 use agents_runtime::{Agent, AgentVisitor, catalog};
 use agents_schema::AgentRecord;
-use agents_schema::inputs::{ParamTy, param_type};
+use agents_schema::inputs::{ItemTy, ParamTy, param_type};
 use arrow_array::{Array, StringArray};
 use arrow_schema::{DataType, Field, Fields};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -224,15 +224,24 @@ fn input_fields(record: &AgentRecord) -> Fields {
         .inputs()
         .iter()
         .map(|input| {
+            let scalar = |item| match item {
+                ItemTy::Integer => Some(DataType::Int64),
+                ItemTy::Number => Some(DataType::Float64),
+                ItemTy::Boolean => Some(DataType::Boolean),
+                ItemTy::String => Some(DataType::Utf8),
+                ItemTy::Any => None,
+            };
             let ty = match param_type(input, page == Some(input.name.as_str())).0 {
                 ParamTy::Integer | ParamTy::Page => DataType::Int64,
                 ParamTy::Number => DataType::Float64,
                 ParamTy::Boolean => DataType::Boolean,
-                // Untyped inputs keep a string as it is; lists, objects and other values are
-                // JSON text.
-                ParamTy::String | ParamTy::List(_) | ParamTy::Object | ParamTy::Any => {
-                    DataType::Utf8
-                }
+                // A list of one scalar kind is a list column DuckDB and pandas filter by.
+                ParamTy::List(item) => scalar(item).map_or(DataType::Utf8, |ty| {
+                    DataType::List(Arc::new(Field::new("item", ty, true)))
+                }),
+                // Untyped inputs keep a string as it is; objects, mixed lists and other values
+                // are JSON text.
+                ParamTy::String | ParamTy::Object | ParamTy::Any => DataType::Utf8,
             };
             Arc::new(Field::new(&input.name, ty, true))
         })

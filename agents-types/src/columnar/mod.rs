@@ -330,41 +330,14 @@ pub fn struct_column<R: Record>(
 }
 
 /// A struct column of JSON objects with the given `fields`: each field an Int64, Float64 or
-/// Boolean column of the object's value under its name (null when absent or of another type), or
-/// for any other type a Utf8 column holding a string as it is and any other value as JSON text.
+/// Boolean column of the object's value under its name (null when absent or of another type), a
+/// List of one of these or of Utf8 for a list of scalars (null for a value that is not a list,
+/// a null item for an item of another kind), or for any other type a Utf8 column holding a
+/// string as it is and any other value as JSON text.
 pub fn object_column(fields: &Fields, objects: &[&Map<String, Value>]) -> ArrayRef {
     let columns: Vec<ArrayRef> = fields
         .iter()
-        .map(|f| {
-            let values = objects.iter().map(|o| o.get(f.name()));
-            let column: ArrayRef = match f.data_type() {
-                DataType::Int64 => {
-                    let mut b = Int64Builder::with_capacity(objects.len());
-                    values.for_each(|v| b.append_option(v.and_then(Value::as_i64)));
-                    Arc::new(b.finish())
-                }
-                DataType::Float64 => {
-                    let mut b = Float64Builder::with_capacity(objects.len());
-                    values.for_each(|v| b.append_option(v.and_then(Value::as_f64)));
-                    Arc::new(b.finish())
-                }
-                DataType::Boolean => {
-                    let mut b = BooleanBuilder::with_capacity(objects.len());
-                    values.for_each(|v| b.append_option(v.and_then(Value::as_bool)));
-                    Arc::new(b.finish())
-                }
-                _ => Arc::new(
-                    values
-                        .map(|v| match v? {
-                            Value::Null => None,
-                            Value::String(text) => Some(text.clone()),
-                            other => Some(other.to_string()),
-                        })
-                        .collect::<StringArray>(),
-                ),
-            };
-            column
-        })
+        .map(|f| value_column(f.data_type(), objects.iter().map(|o| o.get(f.name()))))
         .collect();
     let fields: Fields = fields
         .iter()
@@ -372,6 +345,59 @@ pub fn object_column(fields: &Fields, objects: &[&Map<String, Value>]) -> ArrayR
         .map(|(f, c)| Arc::new(Field::new(f.name(), c.data_type().clone(), true)))
         .collect();
     Arc::new(StructArray::new(fields, columns, None))
+}
+
+/// A column of `ty` holding `values` as [`object_column`] writes a field.
+fn value_column<'a>(
+    ty: &DataType,
+    values: impl ExactSizeIterator<Item = Option<&'a Value>>,
+) -> ArrayRef {
+    match ty {
+        DataType::Int64 => {
+            let mut b = Int64Builder::with_capacity(values.len());
+            values.for_each(|v| b.append_option(v.and_then(Value::as_i64)));
+            Arc::new(b.finish())
+        }
+        DataType::Float64 => {
+            let mut b = Float64Builder::with_capacity(values.len());
+            values.for_each(|v| b.append_option(v.and_then(Value::as_f64)));
+            Arc::new(b.finish())
+        }
+        DataType::Boolean => {
+            let mut b = BooleanBuilder::with_capacity(values.len());
+            values.for_each(|v| b.append_option(v.and_then(Value::as_bool)));
+            Arc::new(b.finish())
+        }
+        DataType::List(item) => {
+            let lists: Vec<Option<&Vec<Value>>> =
+                values.map(|v| v.and_then(Value::as_array)).collect();
+            let items = value_column(
+                item.data_type(),
+                lists
+                    .iter()
+                    .flatten()
+                    .flat_map(|l| l.iter().map(Some))
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            );
+            let item = Arc::new(Field::new(item.name(), items.data_type().clone(), true));
+            Arc::new(ListArray::new(
+                item,
+                OffsetBuffer::from_lengths(lists.iter().map(|l| l.map_or(0, Vec::len))),
+                items,
+                Some(NullBuffer::from_iter(lists.iter().map(Option::is_some))),
+            ))
+        }
+        _ => Arc::new(
+            values
+                .map(|v| match v? {
+                    Value::Null => None,
+                    Value::String(text) => Some(text.clone()),
+                    other => Some(other.to_string()),
+                })
+                .collect::<StringArray>(),
+        ),
+    }
 }
 
 /// The Arrow schema of a batch of `T`: `T`'s fields, then `_mismatch_count`, `_mismatches`,

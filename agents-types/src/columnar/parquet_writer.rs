@@ -38,8 +38,9 @@ pub struct ParquetOptions {
     /// A leading `_row` column (UInt64) with the number given to [`ParquetWriter::write_row`]:
     /// the input a record came from (default false).
     pub row_column: bool,
-    /// With `row_column`, a second column `_input`: a struct of these fields (Int64, Float64 or
-    /// Boolean; any other type a Utf8 column of strings, other values as JSON text) from the object given to
+    /// With `row_column`, a second column `_input`: a struct of these fields (Int64, Float64,
+    /// Boolean, or a List of one of these or of Utf8; any other type a Utf8 column of strings,
+    /// other values as JSON text) from the object given to
     /// [`ParquetWriter::write_row_with_input`], to join results with their inputs (default none).
     pub input: Option<Fields>,
 }
@@ -230,16 +231,23 @@ impl<T: Columnar + Record, W: Write + Send> ParquetWriter<T, W> {
 }
 
 /// `fields` as [`object_column`] writes them: every field nullable (an input a row did not give
-/// is null), and Utf8 for a type other than Int64, Float64 and Boolean.
+/// is null), and Utf8 for a type other than Int64, Float64, Boolean and a List of one of these
+/// or of Utf8.
 fn nullable(fields: &Fields) -> Fields {
     fields
         .iter()
-        .map(|f| {
-            let ty = match f.data_type() {
-                t @ (DataType::Int64 | DataType::Float64 | DataType::Boolean) => t.clone(),
-                _ => DataType::Utf8,
-            };
-            Arc::new(Field::new(f.name(), ty, true))
-        })
+        .map(|f| Arc::new(Field::new(f.name(), written_type(f.data_type()), true)))
         .collect()
+}
+
+fn written_type(ty: &DataType) -> DataType {
+    match ty {
+        t @ (DataType::Int64 | DataType::Float64 | DataType::Boolean) => t.clone(),
+        DataType::List(item) => DataType::List(Arc::new(Field::new(
+            item.name(),
+            written_type(item.data_type()),
+            true,
+        ))),
+        _ => DataType::Utf8,
+    }
 }

@@ -211,13 +211,22 @@ fn inputs_come_back_as_their_columns_hold_them() {
         Field::new("below", DataType::Float64, true),
         Field::new("prime", DataType::Boolean, true),
         Field::new("filters", DataType::Utf8, true),
+        Field::new(
+            "stores",
+            DataType::List(std::sync::Arc::new(Field::new(
+                "item",
+                DataType::Int64,
+                true,
+            ))),
+            true,
+        ),
     ]
     .into();
     let inputs = [
-        json!({"asin": "B1", "page": 2, "below": 25, "prime": true, "filters": {"new": true}}),
-        json!({"asin": "B2", "below": 12.5}),
-        // Not of their columns' types: those columns hold null.
-        json!({"asin": 7, "page": "two", "prime": "yes"}),
+        json!({"asin": "B1", "page": 2, "below": 25, "prime": true, "filters": {"new": true}, "stores": [7, 9]}),
+        json!({"asin": "B2", "below": 12.5, "stores": []}),
+        // Not of their columns' types: those columns hold null (an item, a null item).
+        json!({"asin": 7, "page": "two", "prime": "yes", "stores": [1, "x"]}),
     ];
     let inputs: Vec<Map<String, Value>> = inputs
         .iter()
@@ -244,9 +253,9 @@ fn inputs_come_back_as_their_columns_hold_them() {
     }
     let bytes = bytes::Bytes::from(writer.finish().unwrap());
     let held = [
-        json!({"asin": "B1", "page": 2, "below": 25.0, "prime": true, "filters": "{\"new\":true}"}),
-        json!({"asin": "B2", "below": 12.5}),
-        json!({"asin": "7"}),
+        json!({"asin": "B1", "page": 2, "below": 25.0, "prime": true, "filters": "{\"new\":true}", "stores": [7, 9]}),
+        json!({"asin": "B2", "below": 12.5, "stores": []}),
+        json!({"asin": "7", "stores": [1, null]}),
     ];
     let held: Vec<Map<String, Value>> = held
         .iter()
