@@ -562,6 +562,16 @@ fn problems_in_a_referenced_file_name_that_file_and_its_pointer() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The generated text from `start` up to `end` (a static, up to the call that judges by it: the
+/// raw string's end would be a guess, as the document holds `"#` itself); empty when either is
+/// missing.
+fn between<'a>(source: &'a str, start: &str, end: &str) -> &'a str {
+    source
+        .split_once(start)
+        .and_then(|(_, rest)| rest.split_once(end))
+        .map_or("", |(text, _)| text)
+}
+
 /// The input document `validate()` judges by refers to nothing outside itself: a document a
 /// reference reads is embedded, and a reference that points nowhere is a warning at its
 /// pointer, since what it stands for cannot be checked.
@@ -603,20 +613,10 @@ fn the_judged_input_document_embeds_what_it_refers_to() {
             && said[0].contains("`validate()` judges the params by the input schema without it"),
         "{said:#?}"
     );
-    // The static, up to the call that judges by it (the raw string's end would be a guess: the
-    // document holds `"#` itself).
-    let judged = source
-        .split("static INPUT_SCHEMA")
-        .nth(1)
-        .and_then(|rest| rest.split("INPUT_SCHEMA.judge").next())
-        .unwrap_or_default();
+    let judged = between(&source, "static INPUT_SCHEMA", "INPUT_SCHEMA.judge");
     assert!(judged.contains("\"^SKU-\""), "{judged}");
     // The input schema the type carries (what `publish` sends) stands alone as well.
-    let carried = source
-        .split("const INPUT_SCHEMA: &'static str =")
-        .nth(1)
-        .and_then(|rest| rest.split("type Params").next())
-        .unwrap_or_default();
+    let carried = between(&source, "const INPUT_SCHEMA: &'static str =", "type Params");
     assert!(
         carried.contains("\"^SKU-\"")
             && carried.contains("\"$id\": \"https://example.com/s/sku.json\""),
@@ -677,11 +677,7 @@ fn input_keywords_no_typed_rule_covers_are_judged_by_validate() {
     assert!(!source.contains("Rule not checked"), "{source}");
     // The document is held in the order the schema writes it, a character rustc refuses in a
     // literal written as its escape.
-    let judged = source
-        .split("static INPUT_SCHEMA")
-        .nth(1)
-        .and_then(|rest| rest.split("INPUT_SCHEMA.judge").next())
-        .unwrap_or_default();
+    let judged = between(&source, "static INPUT_SCHEMA", "INPUT_SCHEMA.judge");
     assert!(
         judged.contains(r#""const": "x\u202e""#) && !judged.contains('\u{202e}'),
         "{judged}"
