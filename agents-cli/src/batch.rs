@@ -120,7 +120,7 @@ pub async fn batch(
     input: &Path,
     out: &Path,
     resume: bool,
-    documents: &crate::generate::Documents,
+    documents: &crate::documents::Documents,
 ) -> Result<ExitCode, Failure> {
     output::check_out(out)?;
     output::apart_from_input(input, out)?;

@@ -13,6 +13,7 @@ use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
+use crate::documents::Documents;
 use crate::global::{Failure, Global, client, client_v2, from_here};
 
 /// The failure of a request about `agent`, the agent the user named. When the service does not
@@ -256,18 +257,34 @@ pub(crate) async fn fetch_version(
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) async fn check(cli: &Global, names: &[String]) -> Result<ExitCode, Failure> {
+pub(crate) async fn check(
+    cli: &Global,
+    names: &[String],
+    documents: &Documents,
+) -> Result<ExitCode, Failure> {
     let files = schema_files(&cli.dir)?;
     let mut cached = Vec::with_capacity(files.len());
     for file in files {
         let record = agents_codegen::load_file(&file)?.record;
         if names.is_empty() || names.contains(&record.name) {
             // A template written as JSON Schema files is the user's own: the file is right and
-            // the service is brought to it (`publish`), where a fetched record is refreshed.
+            // the service is brought to it (`publish`), where a fetched record is refreshed. It
+            // is compared as `publish` would send it, with the shared files it refers to.
             let own = file
                 .file_name()
                 .and_then(|f| f.to_str())
                 .is_some_and(|f| f.ends_with(agents_schema::files::OUTPUT_SUFFIX));
+            let record = if own {
+                documents.as_published(&record).map_err(|e| {
+                    Failure(format!(
+                        "{}: the schema files, with what they refer to embedded, do not read \
+                         as a template: {e}",
+                        from_here(&file).display()
+                    ))
+                })?
+            } else {
+                record
+            };
             cached.push((record, own));
         }
     }

@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::cache::{HOLDS, schema_files, write_record};
+use crate::documents::Documents;
 use crate::global::{Failure, Global, client, from_here};
 
 /// What `generate` is told about agents beyond their records.
@@ -32,44 +33,6 @@ pub(crate) struct Overrides {
     pub(crate) paginated: Vec<(String, Option<String>)>,
     #[command(flatten)]
     pub(crate) documents: Documents,
-}
-
-/// Where a schema's references to other documents are read from, for every command that reads a
-/// schema (`generate`, `check`, `publish`, `research --schema`) or checks params by one (`run`,
-/// `batch`, `jobs create`).
-#[derive(Debug, Clone, Default, clap::Args)]
-pub(crate) struct Documents {
-    /// Where references to other documents are read from: the files under DIR are the URIs
-    /// starting with PREFIX (`https://example.com/schemas/=schemas/shared`), never the network
-    /// (repeatable).
-    #[arg(long = "documents", value_name = "PREFIX=DIR", value_parser = parse_documents)]
-    pub(crate) list: Vec<(String, std::path::PathBuf)>,
-}
-
-impl Documents {
-    /// `options` reading these documents.
-    pub(crate) fn apply(&self, mut options: Options) -> Options {
-        for (prefix, dir) in &self.list {
-            options = options.documents(prefix.clone(), dir.clone());
-        }
-        options
-    }
-
-    /// The checker's options reading these documents, for the request check.
-    pub(crate) fn check_options(&self) -> agents_runtime::check::Options {
-        let mut options = agents_runtime::check::Options::new();
-        for (prefix, dir) in &self.list {
-            options = options.directory(prefix.clone(), dir.clone());
-        }
-        options
-    }
-
-    /// `schema` with what its references read from these documents embedded under `$defs`, so
-    /// that the service gets a schema that stands alone (as a generated type carries it); as
-    /// written, key order and all, when it refers to none.
-    pub(crate) fn bundle(&self, schema: &agents_schema::Json) -> agents_schema::Json {
-        schema.standalone(&self.check_options().compile(&schema.to_value()))
-    }
 }
 
 /// `AGENT=REST` with a non-empty agent name.
@@ -96,17 +59,6 @@ fn parse_localized(text: &str) -> Result<(String, Vec<String>), String> {
 fn parse_paginated(text: &str) -> Result<(String, Option<String>), String> {
     let (agent, input) = agent_and(text, "AGENT=INPUT, like store_finder=page_no")?;
     Ok((agent, (!input.is_empty()).then_some(input)))
-}
-
-fn parse_documents(text: &str) -> Result<(String, std::path::PathBuf), String> {
-    match text.split_once('=') {
-        Some((prefix, dir)) if !prefix.trim().is_empty() && !dir.trim().is_empty() => {
-            Ok((prefix.trim().to_owned(), dir.trim().into()))
-        }
-        _ => Err(format!(
-            "expected PREFIX=DIR, like https://example.com/schemas/=schemas/shared, not {text:?}"
-        )),
-    }
 }
 
 fn parse_rename(text: &str) -> Result<(String, String), String> {

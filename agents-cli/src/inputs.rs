@@ -7,12 +7,12 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use agents_runtime::validate::{Localization, RequestCheck};
-
-use crate::generate::Documents;
 use agents_schema::AgentRecord;
 use agents_schema::diag::json_kind;
 use agents_schema::inputs::{COMMON_PARAMS, LOCALIZATION_PARAMS, ParamTy, param_type};
 use serde_json::{Map, Value};
+
+use crate::documents::Documents;
 
 /// The type an input `name` of `record` takes; common params (`country`, `locale`, `tag`,
 /// `parse`) and undeclared ones as the service takes them.

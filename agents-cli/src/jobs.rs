@@ -38,7 +38,7 @@ pub enum JobsCommand {
         #[arg(long)]
         schedule: Option<String>,
         #[command(flatten)]
-        documents: crate::generate::Documents,
+        documents: crate::documents::Documents,
     },
     /// List the account's jobs.
     List,

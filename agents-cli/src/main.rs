@@ -31,6 +31,7 @@ macro_rules! out {
 mod batch;
 mod cache;
 mod catalog;
+mod documents;
 mod fields;
 mod generate;
 mod global;
@@ -71,7 +72,7 @@ enum Command {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         pages: Option<u32>,
         #[command(flatten)]
-        documents: generate::Documents,
+        documents: documents::Documents,
     },
     /// Run an agent over every row of a CSV (a header of input names) or JSONL file, in batches
     /// of at most 1,000; results go to OUT, failures with their reasons to OUT.failures.jsonl.
@@ -97,7 +98,7 @@ enum Command {
         #[arg(long)]
         resume: bool,
         #[command(flatten)]
-        documents: generate::Documents,
+        documents: documents::Documents,
     },
     /// The field table of a finished `batch` output (.jsonl, .csv or .parquet): per field, how many
     /// records fill it, how many leave it empty, and the rules of the agent's schema its values
@@ -167,7 +168,7 @@ enum Command {
         #[arg(long)]
         plan: bool,
         #[command(flatten)]
-        documents: generate::Documents,
+        documents: documents::Documents,
     },
     /// Compare the schema directory with the live API: fields, their types and rules, inputs,
     /// versions; a schema file against the template it publishes. Exit 1 on drift.
@@ -175,7 +176,7 @@ enum Command {
         /// Agents to check (default: every one in the schema directory).
         names: Vec<String>,
         #[command(flatten)]
-        documents: generate::Documents,
+        documents: documents::Documents,
     },
     /// Create a custom agent from a prompt (or refine one) and cache its record as
     /// schemas/NAME.json, where `agent!("NAME")` and build scripts find it.
@@ -358,7 +359,7 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
         } => generate::generate(cli, out.as_deref(), runtime, overrides),
         Command::Check { names, documents } => {
             generate::check_schemas(&cli.dir, names, documents)?;
-            cache::check(cli, names).await
+            cache::check(cli, names, documents).await
         }
         Command::Fields { out, agent } => fields_of(cli, out, agent.as_deref()).await,
         Command::Publish {
@@ -399,7 +400,7 @@ async fn run_agent(
     agent: &str,
     pairs: &[String],
     pages: Option<u32>,
-    documents: &generate::Documents,
+    documents: &documents::Documents,
 ) -> Result<ExitCode, Failure> {
     let c = client(cli)?;
     let record = cache::agent_record(cli, &c, agent).await?;

@@ -8,10 +8,10 @@ use std::process::ExitCode;
 
 use agents_codegen::{Diagnostic, Diagnostics};
 use agents_runtime::client::publish::{Plan, TemplateSource};
-use agents_schema::json_schema;
 use serde_json::{Value, json};
 
-use crate::generate::{Documents, Overrides, bindings};
+use crate::documents::Documents;
+use crate::generate::{Overrides, bindings};
 use crate::global::{Failure, Global, client_v2};
 
 /// The files `paths` name: each file itself, each directory's schema files.
@@ -51,8 +51,7 @@ fn source(file: &Path, documents: &Documents) -> Result<TemplateSource, Diagnost
     // What the generated type carries and `Client::publish` sends: the documents as written,
     // with any document they refer to bundled (the service cannot read the user's files), so
     // both routes compare equal.
-    let input = documents.bundle(&json_schema::input_schema(&record));
-    let output = documents.bundle(&json_schema::output_schema(&record));
+    let (input, output) = documents.published(&record);
     let source =
         TemplateSource::from_text(record.name.clone(), &input.to_string(), &output.to_string())
             .map_err(|e| {

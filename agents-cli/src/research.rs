@@ -44,7 +44,7 @@ pub struct ResearchArgs {
     #[arg(long, default_value_t = 1200)]
     timeout: u64,
     #[command(flatten)]
-    documents: crate::generate::Documents,
+    documents: crate::documents::Documents,
 }
 
 pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Failure> {
@@ -420,7 +420,7 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(T, String),
 fn read_schema(
     path: &Path,
     agent: &str,
-    documents: &crate::generate::Documents,
+    documents: &crate::documents::Documents,
 ) -> Result<Document, Failure> {
     let (written, text): (Json, _) = read_json(path)?;
     let doc = written.to_value();

@@ -395,6 +395,18 @@ async fn a_schema_with_shared_files_is_published_whole() {
     // Published again with the same files: unchanged.
     let again = cargo_agents(&e, &dir, &[&v2[..], &["--documents", &shared]].concat()).await;
     assert_eq!(lines(&again), ["shop_refs: unchanged, version 1"]);
+    // `check` compares the files as `publish` sends them: up to date with the shared files;
+    // without them, what publishing the dangling references would change.
+    let check = ["--api-version", "v2", "--dir", ".", "check"];
+    let checked = cargo_agents(&e, &dir, &[&check[..], &["--documents", &shared]].concat()).await;
+    assert_eq!(lines(&checked), ["shop_refs: up to date"]);
+    let alone = cargo_agents(&e, &dir, &check).await;
+    assert!(!alone.status.success());
+    let out = String::from_utf8_lossy(&alone.stdout);
+    assert!(
+        out.contains("shop_refs: ") && out.contains("rule changed") && out.contains("$defs"),
+        "{out}"
+    );
 
     // The input schema is sent whole too, so the service judges params by what the shared
     // file says; so does `run` with the same files, before sending anything.
