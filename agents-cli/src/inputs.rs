@@ -52,10 +52,20 @@ pub fn typed_param(record: &AgentRecord, name: &str, text: &str) -> Result<Value
             .map(Value::Number)
             .ok_or_else(|| fail("a number"))?,
         // `12.0` and `1e3` are integers in JSON Schema (a spreadsheet writes a whole number
-        // so): every spelling of one is taken, exactly.
-        ParamTy::Integer => Value::from(
-            agents_runtime::decode::integer_text(trimmed).ok_or_else(|| fail("an integer"))?,
-        ),
+        // so): every spelling of one is taken, exactly. An integer input is an `i64` in the
+        // generated params, so one past its range is refused saying so.
+        ParamTy::Integer => Value::from(agents_runtime::decode::integer_text(trimmed).ok_or_else(
+            || {
+                let past_i64 = trimmed
+                    .parse::<f64>()
+                    .is_ok_and(|f| f.is_finite() && f.abs() >= 9.2e18);
+                fail(if past_i64 {
+                    "an integer from -9223372036854775808 to 9223372036854775807 (an i64)"
+                } else {
+                    "an integer"
+                })
+            },
+        )?),
         ParamTy::Page => Value::from(
             trimmed
                 .parse::<u32>()
@@ -561,16 +571,23 @@ mod tests {
                 "{text}"
             );
         }
-        for text in [
-            "12.5",
-            "4503599627370495.8",
-            "9223372036854775808",
-            "1e400",
-            "NaN",
+        for (text, range) in [
+            ("12.5", false),
+            ("4503599627370495.8", false),
+            ("9223372036854775808", true),
+            ("-99999999999999999999", true),
+            ("1e19", true),
+            ("1e400", false),
+            ("NaN", false),
         ] {
             let err = typed_param(&r, "count", text).unwrap_err();
             assert!(
                 err.contains("`count` must be an integer"),
+                "{text:?}: {err}"
+            );
+            assert_eq!(
+                err.contains("to 9223372036854775807"),
+                range,
                 "{text:?}: {err}"
             );
         }
