@@ -387,27 +387,21 @@ fn input(name: &str, p: &crate::FieldSchema, required: bool) -> InputProperty {
         Ok(Value::Object(m)) => m,
         _ => serde_json::Map::new(),
     };
+    // What the input's own fields and rules hold is not kept again among its other keywords.
     let mut extra = written.clone();
-    for key in [
+    let own = [
         "type",
         "description",
         "default",
         "examples",
-        "minLength",
-        "maxLength",
-        "minimum",
-        "maximum",
-        "pattern",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "minItems",
-        "maxItems",
-        "enum",
         "x-rules",
         "x-localization",
         "x-pagination",
-    ] {
+    ];
+    for key in own
+        .into_iter()
+        .chain(stated.iter().map(|(keyword, ..)| *keyword))
+    {
         extra.remove(key);
     }
     let mut input = InputProperty {
