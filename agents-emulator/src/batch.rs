@@ -68,6 +68,7 @@ pub(crate) async fn create(
     let shared_formats = formats(&shared, "shared_inputs.formats")?;
     let pages = state.pages(&record.name);
     let mut specs = Vec::with_capacity(inputs.len());
+    let check = agents_runtime::validate::RequestCheck::new(&record);
     for (i, item) in inputs.iter().enumerate() {
         let at = format!("inputs[{i}]");
         let Some(item) = item.as_object() else {
@@ -97,7 +98,7 @@ pub(crate) async fn create(
             .filter(|v| !v.is_null())
             .or_else(|| shared.get("localization"));
         let merged = Value::Object(merged);
-        params::check(&record, &merged, localization, &format!("{at}.params"))?;
+        params::check(&check, &merged, localization, &format!("{at}.params"))?;
         let formats = if item.get("formats").is_some_and(|v| !v.is_null()) {
             formats(item, &format!("{at}.formats"))?
         } else {

@@ -229,9 +229,10 @@ impl Run {
         let Some(record) = &self.record else {
             return out;
         };
+        let check = agents_runtime::validate::RequestCheck::new(record);
         for (i, input) in self.inputs.rows().enumerate() {
             let params = Value::Object(input.clone());
-            if let Err(e) = crate::params::check_derived(record, &params, "params") {
+            if let Err(e) = crate::params::check_derived(&check, &params, "params") {
                 out.errors
                     .push(json!({ "input": input, "message": e.message, "field": e.field }));
                 continue;

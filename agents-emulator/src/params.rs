@@ -1,10 +1,10 @@
 //! Checks an agent request against the agent's record, as the service does, with the runtime's
-//! one request check (`agents_runtime::validate::check_request`), which also decides 400 versus
-//! 422. Input rules are the typed rules read once with the record (`agents_schema::rules`), the
+//! one request check (`agents_runtime::validate::RequestCheck`, made once per request body, so a
+//! batch's items share it), which also decides 400 versus 422. Input rules are the typed rules read once with the record (`agents_schema::rules`), the
 //! same values the generator writes `validate()` from, so the emulator, the CLI and generated
 //! code agree on every rule.
 
-use agents_runtime::validate::{Localization, Problem, check_request};
+use agents_runtime::validate::{Localization, Problem, RequestCheck};
 use agents_schema::AgentRecord;
 use serde_json::{Map, Value, json};
 
@@ -31,20 +31,17 @@ pub fn localization_on(value: Option<&Value>) -> bool {
 /// `inputs[3].params` for a batch item). The answer names the first problem's field, lists every
 /// problem in its message and `details`, and takes the status the check decides.
 pub fn check(
-    record: &AgentRecord,
+    check: &RequestCheck<'_>,
     params: &Value,
     localization: Option<&Value>,
     at: &str,
 ) -> Result<(), ApiError> {
-    answer(
-        check_request(record, params, Localization::Sent(localization)),
-        at,
-    )
+    answer(check.check(params, Localization::Sent(localization)), at)
 }
 
 /// [`check`] for params whose localization the service derives from them (a job's inputs).
-pub fn check_derived(record: &AgentRecord, params: &Value, at: &str) -> Result<(), ApiError> {
-    answer(check_request(record, params, Localization::Derived), at)
+pub fn check_derived(check: &RequestCheck<'_>, params: &Value, at: &str) -> Result<(), ApiError> {
+    answer(check.check(params, Localization::Derived), at)
 }
 
 fn answer(

@@ -350,7 +350,8 @@ fn check_run(
         .find_agent(&ctx.account.name, agent, version)
         .map_err(|e| e.at(field))?;
     let params = body.get("params").cloned().unwrap_or(Value::Null);
-    params::check(&record, &params, body.get("localization"), "params")?;
+    let check = agents_runtime::validate::RequestCheck::new(&record);
+    params::check(&check, &params, body.get("localization"), "params")?;
     let params = params.as_object().cloned().unwrap_or_default();
     let pages = state.pages(&record.name);
     Ok(Checked {
