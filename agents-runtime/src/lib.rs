@@ -129,6 +129,9 @@ pub use agents_types::{
 #[cfg(feature = "client")]
 pub use agents_client::client;
 
+#[cfg(feature = "records")]
+pub use agents_types::records;
+
 /// `agent!("name")`: the typed bindings of one agent, generated at compile time from its cached
 /// schema (`schemas/NAME.json` of the package or workspace, or `AGENTS_SCHEMA_DIR`).
 #[cfg(feature = "macros")]

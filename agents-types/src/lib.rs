@@ -28,6 +28,11 @@ pub use agent::{Agent, AgentParams, AgentVisitor, Localize, Localized, Paginated
 /// `check::Options::documents`, `Kind` for implementing `Instance`).
 pub use agents_check as check;
 pub use agents_check::{Breach, Instance, Schema};
+/// Agent records as the generator reads them (the `agents-schema` crate, feature `records`):
+/// `AgentRecord`, which `Client::agent` answers and `validate::RequestCheck` checks requests
+/// by, read from a record's JSON with `AgentRecord::from_json`.
+#[cfg(feature = "records")]
+pub use agents_schema as records;
 pub use decode::{DriftError, Mismatch, Parsing, Record};
 pub use endpoint::ApiVersion;
 pub use fields::FieldPath;

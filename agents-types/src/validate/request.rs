@@ -163,8 +163,8 @@ pub fn check_request(
 /// typed rule covers compiled once: a batch of 10,000 items compiles them once, not per item.
 ///
 /// ```
+/// use agents_runtime::records::AgentRecord;
 /// use agents_runtime::validate::{Localization, RequestCheck};
-/// use agents_schema::AgentRecord;
 /// use serde_json::json;
 ///
 /// let record = AgentRecord::from_value(&json!({
