@@ -171,7 +171,8 @@ enum Command {
         documents: documents::Documents,
     },
     /// Compare the schema directory with the live API: fields, their types and rules, inputs,
-    /// versions; a schema file against the template it publishes. Exit 1 on drift.
+    /// versions; a schema file against the template it publishes, as `publish` would send it
+    /// (with the files `--documents` names embedded). Exit 1 on drift.
     Check {
         /// Agents to check (default: every one in the schema directory).
         names: Vec<String>,
