@@ -1,8 +1,8 @@
 //! Checks an agent request against the agent's record, as the service does, with the runtime's
 //! one request check (`agents_runtime::validate::RequestCheck`, made once per request body, so a
-//! batch's items share it), which also decides 400 versus 422. Input rules are the typed rules read once with the record (`agents_schema::rules`), the
-//! same values the generator writes `validate()` from, so the emulator, the CLI and generated
-//! code agree on every rule.
+//! batch's items share it), which also decides 400 versus 422. Input rules are the typed rules
+//! read once with the record (`agents_schema::rules`), the same values the generator writes
+//! `validate()` from, so the emulator, the CLI and generated code agree on every rule.
 
 use agents_runtime::validate::{Localization, Problem, RequestCheck};
 use agents_schema::AgentRecord;
