@@ -227,10 +227,11 @@ async fn fields_of(
     );
     let record = match agent {
         None => None,
-        Some(agent) if jsonl => {
-            let c = client(cli)?;
-            Some(cache::agent_record(cli, &c, agent).await?)
-        }
+        // A schema in --dir is all the check needs: no key, no request.
+        Some(agent) if jsonl => Some(match cache::cached_record(cli, agent)? {
+            Some((record, _)) => record,
+            None => cache::agent_record(cli, &client(cli)?, agent).await?,
+        }),
         // A CSV cell is text and a Parquet column typed: their values are not the JSON the
         // service sent, so checking them again would report what the file format did.
         Some(_) => {

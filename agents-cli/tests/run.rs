@@ -1122,6 +1122,22 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
     )
     .await;
     assert_eq!(String::from_utf8_lossy(&checked.stdout), *table);
+    // The agent's schema is in --dir: the same check needs neither a key nor the service.
+    let mut offline = command(
+        &e,
+        &dir,
+        &["fields", "plain.jsonl", "--agent", "retailer_a_pdp"],
+    );
+    offline
+        .env_remove("AGENTS_BASE_URL")
+        .env_remove("AGENTS_API_KEY");
+    let offline = common::output(offline).await;
+    assert!(
+        offline.status.success(),
+        "{}",
+        String::from_utf8_lossy(&offline.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&offline.stdout), *table);
     let unchecked = cargo_agents(&e, &dir, &["fields", "plain.jsonl"]).await;
     assert!(!String::from_utf8_lossy(&unchecked.stdout).contains("type "));
 
