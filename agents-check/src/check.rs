@@ -329,13 +329,13 @@ impl<'s, 'o> Eval<'s, 'o> {
             {
                 Some(Seen::default())
             }
-            Node::Never(at) => {
+            Node::Never(doc, at) => {
                 if let Some(out) = self.out.as_deref_mut() {
                     let keyword = keyword_of(at);
                     out.push(Breach {
                         path: write(loc),
                         keyword: keyword.to_owned(),
-                        schema_path: schema_path(schema, 0, at),
+                        schema_path: schema_path(schema, *doc, at),
                         rule: Value::Bool(false),
                         found: Some(inst.to_json()),
                     });
@@ -598,7 +598,7 @@ impl<'s, 'o> Eval<'s, 'o> {
                     if inst.property(name).is_some() {
                         for need in needs {
                             if inst.property(need).is_none() {
-                                let keyword = "dependentRequired";
+                                let keyword = k.dependent_required_keyword;
                                 fail!(keyword, &Loc::Key(loc, need), None);
                             }
                         }

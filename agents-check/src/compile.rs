@@ -139,7 +139,9 @@ pub enum ProblemKind {
     Identifier,
     /// A pattern that does not compile: it is not checked.
     Pattern,
-    /// A keyword spelled as another draft spells it (`items` as a list in 2020-12): ignored.
+    /// A keyword of another draft than the one `$schema` declares (`items` as a list or
+    /// `dependencies` in 2020-12, `unevaluatedProperties` in draft 7): ignored, as that
+    /// draft's validators ignore it.
     OtherDraft,
     /// A schema that refers back to itself without descending into the value (through `$ref`,
     /// `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` or `dependentSchemas`): checking
@@ -376,6 +378,13 @@ impl<'a> Present<'a> {
     fn contains_key(&self, keyword: &str) -> bool {
         self.get(keyword).is_some()
     }
+
+    /// Reads on as if the object did not hold `keyword`.
+    fn forget(&mut self, keyword: &str) {
+        if let Some(bit) = read_bit(keyword) {
+            self.held &= !(1 << bit);
+        }
+    }
 }
 
 /// A `$dynamicRef`: its static target, and the anchor name when the target is a dynamic anchor
@@ -416,6 +425,9 @@ pub(crate) struct Keywords {
     pub min_properties: Option<u64>,
     pub required: Vec<String>,
     pub dependent_required: Vec<(String, Vec<String>)>,
+    /// The keyword `dependent_required` came from, for reports: `dependentRequired`, or draft 7's
+    /// `dependencies` (whose lists of names mean the same).
+    pub dependent_required_keyword: &'static str,
     pub all_of: Vec<NodeId>,
     pub any_of: Vec<NodeId>,
     pub one_of: Vec<NodeId>,
@@ -563,6 +575,7 @@ impl Keywords {
             items,
             items_keyword: _,
             prefix_keyword: _,
+            dependent_required_keyword: _,
             contains,
             properties,
             by_name: _,
@@ -639,8 +652,8 @@ impl Keywords {
 pub(crate) enum Node {
     /// `true` or `{}`.
     Always,
-    /// `false`, with its JSON pointer.
-    Never(String),
+    /// `false`, with its document (an index into `docs`) and its JSON pointer there.
+    Never(usize, String),
     /// A schema object.
     Keywords(Box<Keywords>),
     /// Not compiled yet (only while compiling).
@@ -688,6 +701,12 @@ struct Scanned {
 }
 
 impl Scanned {
+    /// Whether the schema declares draft 2019-09, which has 2020-12's keywords but for tuples,
+    /// which it spells as draft 7 does.
+    fn is_2019_09(&self) -> bool {
+        self.meta.as_deref().is_some_and(|m| m.contains("2019-09"))
+    }
+
     fn new(base: Url, draft: Draft, meta: Option<Arc<str>>) -> Self {
         Scanned {
             resource: key(&base).into(),
@@ -728,7 +747,7 @@ impl Compiled {
     pub(crate) fn rejects(&self, id: NodeId, kind: Kind) -> bool {
         match &self.nodes[id] {
             Node::Keywords(k) => k.rejects & Types::bit(kind) != 0,
-            Node::Never(_) => true,
+            Node::Never(..) => true,
             Node::Always | Node::Pending => false,
         }
     }
@@ -835,7 +854,7 @@ fn settle_implied(nodes: &mut [Node]) {
         let settled = |child: NodeId| match &nodes[child] {
             Node::Always => true,
             Node::Keywords(c) => child > id && c.implied,
-            Node::Never(_) | Node::Pending => false,
+            Node::Never(..) | Node::Pending => false,
         };
         let implied =
             k.properties.iter().all(|(_, child)| settled(*child)) && k.items.is_none_or(settled);
@@ -875,7 +894,7 @@ fn accepts(
     entered[id] = true;
     let kinds = match &nodes[id] {
         Node::Always | Node::Pending => ALL_KINDS,
-        Node::Never(_) => 0,
+        Node::Never(..) => 0,
         Node::Keywords(k) => {
             let mut kinds = k.types.map_or(ALL_KINDS, Types::kind_mask);
             if let Some(c) = &k.constant {
@@ -1233,7 +1252,7 @@ impl Compiler {
         };
         let map = match value {
             Value::Bool(true) => return Node::Always,
-            Value::Bool(false) => return Node::Never(at.pointer.clone()),
+            Value::Bool(false) => return Node::Never(at.doc, at.pointer.clone()),
             Value::Object(map) => Present::new(map),
             _ => {
                 self.problem(
@@ -1248,11 +1267,13 @@ impl Compiler {
             }
         };
         let scanned = self.scanned_at(at);
+        let map = self.of_this_draft(map, &scanned, at);
         let mut k = Keywords {
             doc: at.doc,
             at: at.pointer.clone(),
             items_keyword: "items",
             prefix_keyword: "prefixItems",
+            dependent_required_keyword: "dependentRequired",
             ..Keywords::default()
         };
         k.resource = Some(self.resource(&scanned.resource));
@@ -1346,10 +1367,10 @@ impl Compiler {
         if k.unevaluated_items.is_some() || k.unevaluated_properties.is_some() {
             self.tracks_evaluation = true;
         }
-        // Arrays: 2020-12 spells a tuple `prefixItems` + `items`, draft 7 `items` (a list) +
-        // `additionalItems`.
+        // Arrays: 2020-12 spells a tuple `prefixItems` + `items`, draft 7 and 2019-09 `items`
+        // (a list) + `additionalItems`.
         match (scanned.draft, map.get("items")) {
-            (Draft::Draft7, Some(Value::Array(list))) => {
+            (draft, Some(Value::Array(list))) if draft == Draft::Draft7 || scanned.is_2019_09() => {
                 k.prefix_items = (0..list.len())
                     .map(|i| child(self, &["items", &i.to_string()]))
                     .collect();
@@ -1401,6 +1422,7 @@ impl Compiler {
         if scanned.draft == Draft::Draft7
             && let Some(Value::Object(deps)) = map.get("dependencies")
         {
+            k.dependent_required_keyword = "dependencies";
             for (name, dep) in deps {
                 match dep {
                     Value::Array(names) => k.dependent_required.push((
@@ -1597,6 +1619,39 @@ impl Compiler {
 
     /// Records a problem at `pointer` of the document `doc`, naming that document when it is
     /// not the schema compiled.
+    /// `map` without the keywords of the other draft than `draft`, each reported: checking one
+    /// would judge values by a rule the schema's draft does not have, and leaving it out
+    /// unsaid would drop what the user meant.
+    fn of_this_draft<'m>(
+        &mut self,
+        mut map: Present<'m>,
+        scanned: &Scanned,
+        at: &Location,
+    ) -> Present<'m> {
+        let (others, (this, other)) = match scanned.draft {
+            Draft::Draft7 => (&LATER_KEYWORDS[..], ("draft 7", "draft 2020-12")),
+            // 2019-09 still has draft 7's `items` lists and `additionalItems`: only 2020-12 is
+            // held to its own spelling here.
+            Draft::Draft2020 if scanned.is_2019_09() => return map,
+            Draft::Draft2020 => (&EARLIER_KEYWORDS[..], ("draft 2020-12", "draft 7")),
+        };
+        for (keyword, instead) in others {
+            if map.contains_key(keyword) {
+                map.forget(keyword);
+                self.problem(
+                    ProblemKind::OtherDraft,
+                    at.doc,
+                    pointer_to(&at.pointer, keyword),
+                    format!(
+                        "`{keyword}` is a keyword of {other}; this schema is {this} (its \
+                         `$schema`), which spells it {instead}: it is ignored"
+                    ),
+                );
+            }
+        }
+        map
+    }
+
     fn problem(&mut self, kind: ProblemKind, doc: usize, pointer: String, message: String) {
         let (document, file) = match self.docs.get(doc).filter(|_| doc != 0) {
             Some(d) => (Some(d.uri.clone()), d.file.clone()),
@@ -1834,15 +1889,48 @@ fn dynamic_anchor_name(reference: &str) -> Option<String> {
     (!fragment.is_empty() && !fragment.starts_with('/')).then(|| fragment.to_owned())
 }
 
-/// Where a root document embeds others: `definitions` in a draft 7 root, else `$defs`.
-pub(crate) fn defs_keyword(root: &Value) -> &'static str {
-    let draft7 = root
-        .get("$schema")
+/// The draft a root document declares with `$schema`; 2020-12 when it names none or one of
+/// neither.
+pub(crate) fn root_draft(root: &Value) -> Draft {
+    root.get("$schema")
         .and_then(Value::as_str)
         .and_then(Draft::from_meta)
-        == Some(Draft::Draft7);
-    if draft7 { "definitions" } else { "$defs" }
+        .unwrap_or(Draft::Draft2020)
 }
+
+/// Where a root document embeds others: `definitions` in a draft 7 root, else `$defs`.
+pub(crate) fn defs_keyword(root: &Value) -> &'static str {
+    match root_draft(root) {
+        Draft::Draft7 => "definitions",
+        Draft::Draft2020 => "$defs",
+    }
+}
+
+/// Keywords that draft 2019-09 brought in: in a draft 7 schema they mean nothing, as every
+/// draft 7 validator reads them.
+const LATER_KEYWORDS: [(&str, &str); 8] = [
+    ("dependentRequired", "`dependencies` with a list of names"),
+    ("dependentSchemas", "`dependencies` with a schema"),
+    ("prefixItems", "`items` as a list"),
+    (
+        "unevaluatedItems",
+        "`additionalItems`, where `items` is a list",
+    ),
+    ("unevaluatedProperties", "`additionalProperties`"),
+    ("minContains", "nothing: only `contains`"),
+    ("maxContains", "nothing: only `contains`"),
+    ("$dynamicRef", "`$ref`"),
+];
+
+/// Keywords of draft 7 that 2020-12 spells otherwise (a list of `items` is reported where
+/// `items` is read).
+const EARLIER_KEYWORDS: [(&str, &str); 2] = [
+    (
+        "dependencies",
+        "`dependentRequired` (lists of names) and `dependentSchemas`",
+    ),
+    ("additionalItems", "`items` after `prefixItems`"),
+];
 
 /// The root document with the supplied documents embedded under `$defs` (`definitions` in a
 /// draft 7 root), each as a resource whose `$id` is the URI it was fetched by. A document that

@@ -196,6 +196,21 @@ impl Schema {
         &self.compiled.docs[0]
     }
 
+    /// The draft the schema declares with `$schema` (2020-12 when it names none): which
+    /// keywords it has.
+    ///
+    /// ```
+    /// use agents_check::{Draft, Schema};
+    /// use serde_json::json;
+    ///
+    /// let schema = Schema::compile(&json!({"$schema": "http://json-schema.org/draft-07/schema#"}));
+    /// assert_eq!(schema.draft(), Draft::Draft7);
+    /// assert_eq!(Schema::compile(&json!({})).draft(), Draft::Draft2020);
+    /// ```
+    pub fn draft(&self) -> Draft {
+        compile::root_draft(self.document())
+    }
+
     /// The schema with every document it refers to outside itself (supplied, or read from a
     /// directory; not the metaschemas, which every compile has) embedded under `$defs` with its
     /// URI as `$id`, so that it compiles alone to the same checks: what a generated record

@@ -206,7 +206,7 @@ impl<'c> Sampler<'c> {
             }
             let k = match &compiled.nodes[id] {
                 Node::Always | Node::Pending => continue,
-                Node::Never(_) => {
+                Node::Never(..) => {
                     out.never = true;
                     continue;
                 }
@@ -295,7 +295,7 @@ impl<'c> Sampler<'c> {
     fn breakable(&self, id: NodeId, depth: usize) -> u8 {
         let k = match &self.compiled.nodes[id] {
             Node::Always => return 0,
-            Node::Never(_) | Node::Pending => return ALL_KINDS,
+            Node::Never(..) | Node::Pending => return ALL_KINDS,
             Node::Keywords(k) => k,
         };
         if depth > 16
@@ -663,7 +663,7 @@ impl<'c> Sampler<'c> {
             .collect();
         let closed = ks.iter().any(|k| {
             k.additional_properties
-                .is_some_and(|a| matches!(self.compiled.nodes[a], Node::Never(_)))
+                .is_some_and(|a| matches!(self.compiled.nodes[a], Node::Never(..)))
         });
         if !names.is_empty() {
             let mut stack = Vec::new();
@@ -702,14 +702,14 @@ impl<'c> Sampler<'c> {
             .iter()
             .filter(|k| {
                 k.items
-                    .is_some_and(|i| matches!(self.compiled.nodes[i], Node::Never(_)))
+                    .is_some_and(|i| matches!(self.compiled.nodes[i], Node::Never(..)))
             })
             .map(|k| k.prefix_items.len())
             .min();
         // Items past every prefix that `unevaluatedItems: false` leaves unevaluated (no `items`
         // or `contains` of the value takes them) end the array too.
         let never = |id: Option<NodeId>| {
-            id.is_some_and(|i| matches!(self.compiled.nodes[i], Node::Never(_)))
+            id.is_some_and(|i| matches!(self.compiled.nodes[i], Node::Never(..)))
         };
         let unevaluated_closed = ks.iter().any(|k| never(k.unevaluated_items))
             && ks.iter().all(|k| k.items.is_none() && k.contains.is_none());

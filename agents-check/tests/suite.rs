@@ -52,6 +52,14 @@ fn every_case_of_the_suite_gets_its_verdict() {
                 cases += 1;
                 let valid = case["valid"].as_bool().unwrap();
                 let breaches = schema.check(&case["data"]);
+                for breach in &breaches {
+                    if let Err(why) = common::names_its_rule(breach, &group["schema"], &remotes) {
+                        wrong.push(format!(
+                            "{name}: {} / {}: {breach}: {why}",
+                            group["description"], case["description"]
+                        ));
+                    }
+                }
                 let verdict = schema.is_valid(&case["data"]);
                 if bundled.is_valid(&case["data"]) != verdict {
                     wrong.push(format!(

@@ -510,6 +510,42 @@ fn keys_typed_beside_properties_are_typed_maps() {
     );
 }
 
+/// A draft 7 schema has no `unevaluatedProperties` (2019-09 brought it in): it types no map,
+/// as it checks nothing, and the warning says so where it is written.
+#[test]
+fn a_keyword_the_schemas_draft_lacks_types_nothing_and_is_named() {
+    let (source, warnings) = generated(
+        "config",
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "labels": {
+                    "type": "object",
+                    "properties": {"team": {"type": "string"}},
+                    "unevaluatedProperties": {"type": "string"}
+                }
+            }
+        }),
+    );
+    assert_eq!(
+        fields_of(&source, "ConfigLabels"),
+        ["pub team: Option<String>,"]
+    );
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    for said in [
+        "/properties/labels/unevaluatedProperties",
+        "`unevaluatedProperties` is a keyword of draft 2020-12",
+        "this schema is draft 7",
+        "ignored",
+    ] {
+        assert!(
+            warnings[0].contains(said),
+            "{said:?} missing from {warnings:#?}"
+        );
+    }
+}
+
 #[test]
 fn references_to_nowhere_are_raw_json_with_their_pointer() {
     let (source, warnings) = generated(

@@ -50,3 +50,47 @@ pub fn remotes() -> HashMap<String, Value> {
     walk(&root, &root, &mut out);
     out
 }
+
+/// Whether `breach` points at what it names: its `schema_path` leads to the keyword in `root` (or
+/// in the remote document its URI names), the pointer ends with `keyword`, and `rule` is the
+/// keyword's value there; a `false` schema is named by the keyword it stands under.
+pub fn names_its_rule(
+    breach: &agents_check::Breach,
+    root: &Value,
+    remotes: &HashMap<String, Value>,
+) -> Result<(), String> {
+    if breach.keyword == agents_check::DEPTH_KEYWORD {
+        return Ok(());
+    }
+    let (doc, pointer) = match breach.schema_path.split_once('#') {
+        None => (root, breach.schema_path.as_str()),
+        Some((uri, pointer)) => match remotes.get(uri) {
+            Some(doc) => (doc, pointer),
+            // An embedded resource of the root, named by its `$id`.
+            None => return Ok(()),
+        },
+    };
+    let Some(at) = doc.pointer(pointer) else {
+        return Err(format!(
+            "schema_path {:?} leads nowhere",
+            breach.schema_path
+        ));
+    };
+    if at == &Value::Bool(false) {
+        return Ok(());
+    }
+    let last = pointer.rsplit('/').next().unwrap_or_default();
+    if last != breach.keyword {
+        return Err(format!(
+            "schema_path {:?} does not end with the keyword {:?}",
+            breach.schema_path, breach.keyword
+        ));
+    }
+    if *at != breach.rule {
+        return Err(format!(
+            "rule {} is not the keyword's value {at}",
+            breach.rule
+        ));
+    }
+    Ok(())
+}

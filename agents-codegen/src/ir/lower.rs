@@ -125,6 +125,7 @@ pub fn lower(
             open_merged: Vec::new(),
             depth: 0,
             embedded: &embedded,
+            draft: output_schema.draft(),
             warnings: &mut warnings,
         };
         lowerer.named.insert("#".to_owned(), Ty::Struct(0));
@@ -289,6 +290,9 @@ struct Lowerer<'a> {
     depth: usize,
     /// Where in `doc` each document read from a file is embedded, and the file.
     embedded: &'a [(String, std::path::PathBuf)],
+    /// The draft the schema declares: a keyword of the other draft types nothing, as it
+    /// checks nothing.
+    draft: agents_check::Draft,
     warnings: &'a mut Vec<Diagnostic>,
 }
 
@@ -533,9 +537,9 @@ impl Lowerer<'_> {
         at: &str,
         names: &mut Namespace,
     ) -> Vec<MapIr> {
-        let unevaluated = schema
-            .extra
+        let unevaluated = (schema.extra)
             .get("unevaluatedProperties")
+            .filter(|_| self.draft == agents_check::Draft::Draft2020)
             .and_then(|v| FieldSchema::from_document(v).ok());
         let mut wanted: Vec<(String, &str, String, &FieldSchema)> = Vec::new();
         for (pattern, values) in schema.pattern_properties.iter().flatten() {
