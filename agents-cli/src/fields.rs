@@ -237,21 +237,18 @@ pub fn print(cli: &Global, table: &Table) {
 }
 
 /// The breaches a results line carries.
-pub fn breaches_of(value: Option<&Value>, at: &dyn Fn() -> String) -> Result<Vec<Breach>, Failure> {
+fn breaches_of(value: Option<&Value>) -> Result<Vec<Breach>, String> {
     match value {
         None | Some(Value::Null) => Ok(Vec::new()),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
-            Failure(format!(
-                "{}: `{BREACHES}` is not a list of breaches: {e}",
-                at()
-            ))
-        }),
+        Some(v) => serde_json::from_value(v.clone())
+            .map_err(|e| format!("`{BREACHES}` is not a list of breaches: {e}")),
     }
 }
 
 /// The table of a finished JSONL output, from each line's fields and `_breaches`, or, given the
 /// agent's `record`, from each line checked against its output schema (its bookkeeping columns
-/// left out), with a row for every field the schema names, filled or not.
+/// left out), with a row for every field the schema names, filled or not. Lines it cannot count
+/// are reported together ([`Unread`]).
 pub fn from_jsonl(path: &Path, record: Option<&AgentRecord>) -> Result<Table, Failure> {
     let file = std::fs::File::open(path)
         .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
@@ -262,29 +259,52 @@ pub fn from_jsonl(path: &Path, record: Option<&AgentRecord>) -> Result<Table, Fa
         Some(fields) => Table::new(fields.keys()),
         None => Table::default(),
     };
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
-        if line.trim().is_empty() {
+    let name = path.display();
+    let mut unread = Unread::new(&name);
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let (mut number, mut complete) = (0, true);
+    loop {
+        line.clear();
+        let n = (reader.read_until(b'\n', &mut line))
+            .map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        complete = line.ends_with(b"\n");
+        if line.trim_ascii().is_empty() {
+            unread.next();
             continue;
         }
-        let at = || format!("{} line {}", path.display(), i + 1);
-        let written: Json =
-            serde_json::from_str(&line).map_err(|e| Failure(format!("{}: not JSON: {e}", at())))?;
-        let (Some(order), Value::Object(record)) = (written.as_object(), written.to_value()) else {
-            return Err(Failure(format!("{}: not a JSON object", at())));
-        };
-        let breaches = match &schema {
-            Some(schema) => {
-                let mut fields = record.clone();
-                fields.retain(|k, _| !BOOKKEEPING.contains(&k.as_str()));
-                schema.check(&Value::Object(fields))
-            }
-            None => breaches_of(record.get(BREACHES), &at)?,
-        };
-        table.see(order.keys().map(String::as_str));
-        table.add(&record, &breaches);
+        let counted = count_jsonl_line(&mut table, schema.as_ref(), &line);
+        unread.counted(counted.map_err(|why| format!("line {number}: {why}")));
     }
+    unread.finish(complete)?;
     Ok(table)
+}
+
+/// Counts one line of a JSONL output into `table`, its breaches found by `schema` when given.
+fn count_jsonl_line(
+    table: &mut Table,
+    schema: Option<&agents_runtime::Schema>,
+    line: &[u8],
+) -> Result<(), String> {
+    let written: Json = serde_json::from_slice(line).map_err(|e| format!("not JSON: {e}"))?;
+    let (Some(order), Value::Object(record)) = (written.as_object(), written.to_value()) else {
+        return Err("not a JSON object".into());
+    };
+    let breaches = match schema {
+        Some(schema) => {
+            let mut fields = record.clone();
+            fields.retain(|k, _| !BOOKKEEPING.contains(&k.as_str()));
+            schema.check(&Value::Object(fields))
+        }
+        None => breaches_of(record.get(BREACHES))?,
+    };
+    table.see(order.keys().map(String::as_str));
+    table.add(&record, &breaches);
+    Ok(())
 }
 
 /// The table of a finished CSV output: every field column (the header names them all, so a
@@ -292,13 +312,102 @@ pub fn from_jsonl(path: &Path, record: Option<&AgentRecord>) -> Result<Table, Fa
 pub fn from_csv(path: &Path) -> Result<Table, Failure> {
     let file = std::fs::File::open(path)
         .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
-    csv_table(file, &path.display())
+    csv_table(BufReader::new(file), &path.display())
+}
+
+/// Lines of an output that cannot be counted, reported together, each by its number. A last
+/// line without its newline is one a batch was writing when it stopped: it is left out with a
+/// warning, as resuming the batch leaves it out (and runs its row again).
+struct Unread<'a> {
+    name: &'a dyn fmt::Display,
+    bad: Vec<String>,
+    /// The latest line that cannot be counted, until a line after it shows it was not the last.
+    last: Option<String>,
+}
+
+impl<'a> Unread<'a> {
+    /// How many unreadable lines a failure lists; it counts the rest.
+    const LISTED: usize = 10;
+
+    fn new(name: &'a dyn fmt::Display) -> Self {
+        Unread {
+            name,
+            bad: Vec::new(),
+            last: None,
+        }
+    }
+
+    /// A line counted, or why it cannot be (`line 7: not JSON: …`).
+    fn counted(&mut self, line: Result<(), String>) {
+        match line {
+            Ok(()) => self.next(),
+            Err(why) => self.bad.extend(self.last.replace(why)),
+        }
+    }
+
+    /// A line that is not the last.
+    fn next(&mut self) {
+        self.bad.extend(self.last.take());
+    }
+
+    /// Says that the last line, `what`, is left out.
+    fn cut_short(&self, what: &str) {
+        eprintln!(
+            "warning: {}: {what}; it has no newline after it, so a batch stopped while writing \
+             it: not counted (resuming the batch runs its row again)",
+            self.name
+        );
+    }
+
+    /// Ok when every line was counted but a last one cut short (`complete`: the input ended
+    /// with a newline); else every line that was not, in one failure.
+    fn finish(mut self, complete: bool) -> Result<(), Failure> {
+        match self.last.take() {
+            Some(last) if !complete => self.cut_short(&last),
+            Some(last) => self.bad.push(last),
+            None => {}
+        }
+        if self.bad.is_empty() {
+            return Ok(());
+        }
+        let more = self.bad.len().saturating_sub(Self::LISTED);
+        let mut message = format!(
+            "{}: {} line(s) cannot be counted: {}",
+            self.name,
+            self.bad.len(),
+            self.bad[..self.bad.len() - more].join("; ")
+        );
+        if more > 0 {
+            message.push_str(&format!("; and {more} more"));
+        }
+        Err(Failure(message))
+    }
+}
+
+/// A reader that remembers the last byte it gave: whether a file ended with a newline, learnt
+/// while a reader that does not say (the CSV reader) reads it.
+struct LastByte<R> {
+    inner: R,
+    last: Option<u8>,
+}
+
+impl<R: std::io::Read> std::io::Read for LastByte<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(&b) = buf[..n].last() {
+            self.last = Some(b);
+        }
+        Ok(n)
+    }
 }
 
 /// [`from_csv`] over any reader; `name` names it in messages.
 fn csv_table(input: impl std::io::Read, name: &dyn fmt::Display) -> Result<Table, Failure> {
     let fail = |e: &dyn fmt::Display| Failure(format!("cannot read {name}: {e}"));
-    let mut reader = csv::Reader::from_reader(input);
+    let mut reader = csv::Reader::from_reader(LastByte {
+        inner: input,
+        last: None,
+    });
     let header = reader.headers().map_err(|e| fail(&e))?.clone();
     let is_field = |name: &str| {
         !BOOKKEEPING.contains(&name) && name != UNKNOWN && !name.starts_with(&format!("{INPUT}."))
@@ -315,38 +424,77 @@ fn csv_table(input: impl std::io::Read, name: &dyn fmt::Display) -> Result<Table
             .map(String::from)
             .collect::<Vec<_>>(),
     );
-    for (i, row) in reader.records().enumerate() {
-        // The header is line 1.
-        let at = || format!("{name} line {}", i + 2);
-        let row = row.map_err(|e| Failure(format!("{}: {e}", at())))?;
-        let mut record = Map::new();
-        let mut breaches = None;
-        for (name, cell) in header.iter().zip(row.iter()) {
-            if cell.is_empty() {
-                continue;
-            }
-            if name == UNKNOWN {
-                match serde_json::from_str(cell) {
-                    Ok(Value::Object(unknown)) => record.extend(unknown),
-                    _ => {
-                        return Err(Failure(format!(
-                            "{}: `{UNKNOWN}` is not a JSON object",
-                            at()
-                        )));
-                    }
+    let mut unread = Unread::new(name);
+    let count = |table: &mut Table, unread: &mut Unread<'_>, (line, row): (u64, _)| {
+        let counted = count_csv_row(table, &header, &row, &is_field);
+        unread.counted(counted.map_err(|why| format!("line {line}: {why}")));
+    };
+    // The latest row read, counted once something follows it: a row cut short at a cell's end
+    // still parses, so only the newline after it says it is whole.
+    let mut held: Option<(u64, csv::StringRecord)> = None;
+    let mut row = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut row) {
+            Ok(false) => break,
+            Ok(true) => {
+                let line = row.position().map_or(0, csv::Position::line);
+                if let Some(before) = held.replace((line, row.clone())) {
+                    count(&mut table, &mut unread, before);
                 }
-            } else if name == BREACHES {
-                let value = serde_json::from_str(cell)
-                    .map_err(|e| Failure(format!("{}: `{BREACHES}` is not JSON: {e}", at())))?;
-                breaches = Some(value);
-            } else if is_field(name) {
-                record.insert(name.to_owned(), Value::String(cell.to_owned()));
+            }
+            Err(e) if matches!(e.kind(), csv::ErrorKind::Io(_)) => return Err(fail(&e)),
+            Err(e) => {
+                if let Some(before) = held.take() {
+                    count(&mut table, &mut unread, before);
+                }
+                let line = e.position().map_or(0, csv::Position::line);
+                unread.counted(Err(format!("line {line}: {e}")));
             }
         }
-        let breaches = breaches_of(breaches.as_ref(), &at)?;
-        table.add(&record, &breaches);
     }
+    let complete = reader.get_ref().last.is_none_or(|b| b == b'\n');
+    match held {
+        Some(last) if complete => count(&mut table, &mut unread, last),
+        Some((line, _)) => {
+            unread.next();
+            unread.cut_short(&format!("line {line}"));
+        }
+        None => {}
+    }
+    unread.finish(complete)?;
     Ok(table)
+}
+
+/// Counts one row of a CSV output into `table`: its field cells, the keys of `_unknown`, the
+/// breaches of `_breaches`.
+fn count_csv_row(
+    table: &mut Table,
+    header: &csv::StringRecord,
+    row: &csv::StringRecord,
+    is_field: &dyn Fn(&str) -> bool,
+) -> Result<(), String> {
+    let mut record = Map::new();
+    let mut breaches = None;
+    for (name, cell) in header.iter().zip(row.iter()) {
+        if cell.is_empty() {
+            continue;
+        }
+        if name == UNKNOWN {
+            match serde_json::from_str(cell) {
+                Ok(Value::Object(unknown)) => record.extend(unknown),
+                _ => return Err(format!("`{UNKNOWN}` is not a JSON object")),
+            }
+        } else if name == BREACHES {
+            let value =
+                serde_json::from_str(cell).map_err(|e| format!("`{BREACHES}` is not JSON: {e}"))?;
+            breaches = Some(value);
+        } else if is_field(name) {
+            record.insert(name.to_owned(), Value::String(cell.to_owned()));
+        }
+    }
+    let breaches = breaches_of(breaches.as_ref())?;
+    table.add(&record, &breaches);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -361,6 +509,48 @@ mod tests {
             rule: Value::Null,
             found: None,
         }
+    }
+
+    /// Every line that cannot be counted is named in one failure; a last line cut short (no
+    /// newline after it) is left out, and the rest counted.
+    #[test]
+    fn lines_that_cannot_be_counted_are_named_together() {
+        let dir = std::env::temp_dir().join(format!("agents-fields-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("out.jsonl");
+        let good = r#"{"_row": 1, "price": 2}"#;
+        std::fs::write(
+            &file,
+            format!("{good}\nnot json\n\n[1]\n{good}\n{{\"_row\""),
+        )
+        .unwrap();
+        let e = from_jsonl(&file, None)
+            .err()
+            .map(|f| f.0)
+            .unwrap_or_default();
+        assert!(e.contains("out.jsonl: 2 line(s) cannot be counted"), "{e}");
+        assert!(e.contains("line 2: not JSON"), "{e}");
+        assert!(e.contains("line 4: not a JSON object"), "{e}");
+        assert!(!e.contains("line 6"), "{e}");
+
+        std::fs::write(&file, format!("{good}\n{good}\n{{\"_row\": 3, \"pri")).unwrap();
+        let t = from_jsonl(&file, None).map_err(|f| f.0).unwrap();
+        assert_eq!((t.records, t.get("price").map(|c| c.filled)), (2, Some(2)));
+        // With its newline, the same line is a line that cannot be counted.
+        std::fs::write(&file, format!("{good}\n{{\"_row\": 3, \"pri\n")).unwrap();
+        assert!(from_jsonl(&file, None).is_err());
+
+        let many: String = (0..25).map(|i| format!("bad {i}\n")).collect();
+        std::fs::write(&file, many).unwrap();
+        let e = from_jsonl(&file, None)
+            .err()
+            .map(|f| f.0)
+            .unwrap_or_default();
+        assert!(
+            e.contains("25 line(s)") && e.ends_with("; and 15 more"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -384,10 +574,17 @@ mod tests {
         let bad = "_row,price,_breaches\n1,2,not json\n";
         let e = csv_table(bad.as_bytes(), &"out.csv").err().map(|f| f.0);
         assert!(
-            e.as_deref()
-                .is_some_and(|e| e.starts_with("out.csv line 2: `_breaches` is not JSON")),
+            e.as_deref().is_some_and(|e| e.starts_with(
+                "out.csv: 1 line(s) cannot be counted: line 2: `_breaches` is not JSON"
+            )),
             "{e:?}"
         );
+        // A batch stopped while writing its last row: the rows before it are counted.
+        let cut = "_row,price\n1,2\n2,3\n3,\"4";
+        let t = csv_table(cut.as_bytes(), &"out.csv")
+            .map_err(|f| f.0)
+            .unwrap();
+        assert_eq!(t.get("price").map(|c| c.filled), Some(2));
         let e = csv_table("a,b\n1,2\n".as_bytes(), &"in.csv")
             .err()
             .map(|f| f.0);

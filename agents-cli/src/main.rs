@@ -230,7 +230,17 @@ async fn fields_of(
         // A schema in --dir is all the check needs: no key, no request.
         Some(agent) if jsonl => Some(match cache::cached_record(cli, agent)? {
             Some((record, _)) => record,
-            None => cache::agent_record(cli, &client(cli)?, agent).await?,
+            None => {
+                let c = client(cli).map_err(|f| {
+                    Failure(format!(
+                        "`{agent}` has no schema in {} ({}), so it is read from the service: {f}",
+                        global::from_here(&cli.dir).display(),
+                        cache::HOLDS,
+                        f = f.0
+                    ))
+                })?;
+                cache::agent_record(cli, &c, agent).await?
+            }
         }),
         // A CSV cell is text and a Parquet column typed: their values are not the JSON the
         // service sent, so checking them again would report what the file format did.

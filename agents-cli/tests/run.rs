@@ -1138,6 +1138,19 @@ async fn a_batch_ends_with_the_field_table_and_records_carry_their_breaches() {
         String::from_utf8_lossy(&offline.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&offline.stdout), *table);
+    // An agent it does not hold would be read from the service: the failure says why it asks.
+    let mut elsewhere = command(&e, &dir, &["fields", "plain.jsonl", "--agent", "nosuch"]);
+    elsewhere
+        .env_remove("AGENTS_BASE_URL")
+        .env_remove("AGENTS_API_KEY");
+    let err = String::from_utf8_lossy(&common::output(elsewhere).await.stderr).into_owned();
+    for said in [
+        "`nosuch` has no schema in",
+        "read from the service",
+        "AGENTS_API_KEY",
+    ] {
+        assert!(err.contains(said), "{said:?} missing from {err}");
+    }
     let unchecked = cargo_agents(&e, &dir, &["fields", "plain.jsonl"]).await;
     assert!(!String::from_utf8_lossy(&unchecked.stdout).contains("type "));
 
