@@ -546,6 +546,35 @@ fn a_keyword_the_schemas_draft_lacks_types_nothing_and_is_named() {
     }
 }
 
+/// Draft 4 makes `minimum` exclusive with `"exclusiveMinimum": true` beside it: read as the
+/// exclusive bound it is (the docs say so), not warned about as a number of the wrong kind.
+#[test]
+fn draft4_exclusive_bounds_are_bounds() {
+    let (source, warnings) = generated(
+        "d4",
+        json!({
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "type": "object",
+            "properties": {
+                "both": {
+                    "type": "number",
+                    "minimum": 0, "exclusiveMinimum": true,
+                    "maximum": 10, "exclusiveMaximum": false
+                },
+                "tighter": {"type": "number", "minimum": 5, "exclusiveMinimum": 1}
+            }
+        }),
+    );
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    let flat = source.split_whitespace().collect::<Vec<_>>().join(" ");
+    for doc in [
+        "/// Range: 0 (exclusive) to 10. pub both: Option<f64>,",
+        "/// Minimum: 5. pub tighter: Option<f64>,",
+    ] {
+        assert!(flat.contains(doc), "{doc}\n{source}");
+    }
+}
+
 #[test]
 fn references_to_nowhere_are_raw_json_with_their_pointer() {
     let (source, warnings) = generated(

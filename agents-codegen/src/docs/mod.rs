@@ -232,16 +232,22 @@ pub fn field(
     if let Some(format) = schema.format.as_deref() {
         facts.push(format!("Format: {}.", code(format)));
     }
-    match (schema.minimum, schema.maximum) {
-        (Some(lo), Some(hi)) => {
-            facts.push(format!(
-                "Range: {} to {}.",
-                number_text(lo),
-                number_text(hi)
-            ));
-        }
-        (Some(lo), None) => facts.push(format!("Minimum: {}.", number_text(lo))),
-        (None, Some(hi)) => facts.push(format!("Maximum: {}.", number_text(hi))),
+    // Where a schema gives a bound both ways, the tighter one is the one that holds;
+    // `tighter(a, b)` says whether `a` is tighter than `b` at equal strictness.
+    let bound =
+        |inclusive: Option<f64>, exclusive: Option<f64>, tighter: fn(f64, f64) -> bool| match (
+            inclusive, exclusive,
+        ) {
+            (Some(i), Some(x)) if tighter(i, x) => Some(number_text(i)),
+            (_, Some(x)) => Some(format!("{} (exclusive)", number_text(x))),
+            (i, None) => i.map(number_text),
+        };
+    let lower = bound(schema.minimum, schema.exclusive_minimum, |a, b| a > b);
+    let upper = bound(schema.maximum, schema.exclusive_maximum, |a, b| a < b);
+    match (lower, upper) {
+        (Some(lo), Some(hi)) => facts.push(format!("Range: {lo} to {hi}.")),
+        (Some(lo), None) => facts.push(format!("Minimum: {lo}.")),
+        (None, Some(hi)) => facts.push(format!("Maximum: {hi}.")),
         (None, None) => {}
     }
     if let Some(unit) = schema.extra.get("unit").and_then(Value::as_str) {

@@ -530,8 +530,8 @@ impl Reader {
         };
         let description = self.string(&mut f, "description");
         let format = self.string(&mut f, "format");
-        let minimum = self.number(&mut f, "minimum");
-        let maximum = self.number(&mut f, "maximum");
+        let mut minimum = self.number(&mut f, "minimum");
+        let mut maximum = self.number(&mut f, "maximum");
         let (items, tuple) = match f.take("items") {
             Some(Json::Array(list)) => {
                 let p = f.path("items");
@@ -552,8 +552,16 @@ impl Reader {
         let title = f.text("title");
         let pattern = f.text("pattern");
         let reference = f.text("$ref");
-        let exclusive_minimum = f.float("exclusiveMinimum");
-        let exclusive_maximum = f.float("exclusiveMaximum");
+        let mut exclusive_minimum = f.float("exclusiveMinimum");
+        let mut exclusive_maximum = f.float("exclusiveMaximum");
+        // Draft 4 makes a bound exclusive with `true` beside it (`false` changes nothing).
+        let draft4 = |v: &Json| matches!(v, Json::Bool(_));
+        if let Some(Json::Bool(true)) = f.take_if("exclusiveMinimum", draft4) {
+            exclusive_minimum = minimum.take();
+        }
+        if let Some(Json::Bool(true)) = f.take_if("exclusiveMaximum", draft4) {
+            exclusive_maximum = maximum.take();
+        }
         let multiple_of = f.float("multipleOf");
         let min_length = f.count("minLength");
         let max_length = f.count("maxLength");
