@@ -87,7 +87,8 @@ const METASCHEMAS: &[(&str, &str)] = &[
 /// (`items` as a list, `dependencies`, `$ref` beside other keywords).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Draft {
-    /// Draft 7 (and 6, 4: the same keywords as far as checks go).
+    /// Draft 7, and 6 and 4 (draft 4's `id` for `$id` and its boolean `exclusiveMinimum` /
+    /// `exclusiveMaximum` are read as that draft means them).
     Draft7,
     /// Draft 2020-12 (and 2019-09).
     Draft2020,
@@ -1144,10 +1145,15 @@ impl Compiler {
         let hidden = draft == Draft::Draft7 && map.contains_key("$ref");
         let mut base: Option<Url> = None;
         let mut resource = document_root;
-        if let Some(id) = map.get("$id").and_then(Value::as_str).filter(|_| !hidden) {
+        let id_keyword = id_keyword(meta.as_deref());
+        if let Some(id) = map
+            .get(id_keyword)
+            .and_then(Value::as_str)
+            .filter(|_| !hidden)
+        {
             match outer.base.join(id) {
                 Ok(joined) if draft == Draft::Draft7 && id.starts_with('#') => {
-                    // Draft 7's `"$id": "#name"` is an anchor.
+                    // Draft 7's `"$id": "#name"` (draft 4's `"id"`) is an anchor.
                     self.index.insert(joined.to_string(), location.clone());
                 }
                 Ok(joined) => {
@@ -1157,7 +1163,7 @@ impl Compiler {
                 Err(e) => self.problem(
                     ProblemKind::Identifier,
                     doc,
-                    format!("{pointer}/$id"),
+                    format!("{pointer}/{id_keyword}"),
                     format!("`{id}` is not a URI reference ({e}); it is ignored"),
                 ),
             }
@@ -1889,6 +1895,16 @@ fn dynamic_anchor_name(reference: &str) -> Option<String> {
     (!fragment.is_empty() && !fragment.starts_with('/')).then(|| fragment.to_owned())
 }
 
+/// The keyword that gives a schema its URI under the metaschema `meta` (a URI): draft 4 spells
+/// `$id` as `id`, which later drafts do not read.
+pub(crate) fn id_keyword(meta: Option<&str>) -> &'static str {
+    if meta.is_some_and(|m| m.contains("draft-04")) {
+        "id"
+    } else {
+        "$id"
+    }
+}
+
 /// The draft a root document declares with `$schema`; 2020-12 when it names none or one of
 /// neither.
 pub(crate) fn root_draft(root: &Value) -> Draft {
@@ -1965,10 +1981,14 @@ pub(crate) fn bundle(compiled: &Compiled) -> (Cow<'_, Value>, Placed) {
     let mut place = |name: &str, doc: usize| {
         placed.push((crate::path::pointer_to(&format!("/{keyword}"), name), doc));
     };
+    let root_meta = compiled.docs[0].get("$schema").and_then(Value::as_str);
     for i in extra {
         let uri = &compiled.doc_uris[i];
         let mut doc = compiled.docs[i].clone();
-        let declared = doc.get("$id").and_then(Value::as_str).and_then(|id| {
+        // A document without a `$schema` of its own is read in the root's draft.
+        let meta = doc.get("$schema").and_then(Value::as_str).or(root_meta);
+        let id_keyword = id_keyword(meta);
+        let declared = doc.get(id_keyword).and_then(Value::as_str).and_then(|id| {
             Url::parse(uri)
                 .ok()
                 .and_then(|base| base.join(id).ok())
@@ -1976,14 +1996,17 @@ pub(crate) fn bundle(compiled: &Compiled) -> (Cow<'_, Value>, Placed) {
         });
         match (&mut doc, declared) {
             (Value::Object(d), Some(id)) if id != *uri => {
-                d.insert("$id".into(), Value::String(id.clone()));
+                d.insert(id_keyword.into(), Value::String(id.clone()));
                 let name = format!("{uri} (as {id})");
                 place(&name, i);
                 defs.insert(name, doc);
-                defs.insert(uri.clone(), serde_json::json!({"$id": uri, "$ref": id}));
+                defs.insert(
+                    uri.clone(),
+                    serde_json::json!({id_keyword: uri, "$ref": id}),
+                );
             }
             (Value::Object(d), _) => {
-                d.insert("$id".into(), Value::String(uri.clone()));
+                d.insert(id_keyword.into(), Value::String(uri.clone()));
                 place(uri, i);
                 defs.insert(uri.clone(), doc);
             }

@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::compile::{Compiled, Holds, Node, NodeId, Placed, defs_keyword, holds, lookup};
+use crate::compile::{
+    Compiled, Holds, Node, NodeId, Placed, defs_keyword, holds, id_keyword, lookup,
+};
 
 /// The root document with every reference the compiled schema follows rewritten as `#/…`
 /// from the root, and every other document a reference reaches (supplied, or a metaschema)
@@ -111,8 +113,10 @@ pub(crate) fn localized(compiled: &Compiled) -> (Cow<'_, Value>, Placed) {
     // Identifiers would make the pointers written above mean something else to a reader that
     // honours them; without them the document means what the compiled schema does.
     docs.entry(0).or_insert_with(|| compiled.docs[0].clone());
+    // Every document is read in the root's draft here (an embedded one loses its `$schema`).
+    let id_keyword = id_keyword(compiled.docs[0].get("$schema").and_then(Value::as_str));
     for doc in docs.values_mut() {
-        strip_ids(doc);
+        strip_ids(doc, id_keyword);
     }
     let mut root = docs.remove(&0).unwrap_or_else(|| compiled.docs[0].clone());
     let mut placed = Vec::new();
@@ -136,7 +140,7 @@ pub(crate) fn localized(compiled: &Compiled) -> (Cow<'_, Value>, Placed) {
                     if let Value::Object(d) = &mut value {
                         d.remove("$schema");
                     }
-                    strip_ids(&mut value);
+                    strip_ids(&mut value, id_keyword);
                     placed.push((
                         crate::path::pointer_to(&format!("/{defs_keyword}"), &name),
                         doc,
@@ -193,26 +197,26 @@ fn resources_in_order(compiled: &Compiled) -> Vec<usize> {
     order
 }
 
-/// Removes every `$id` that changes a base URI from a schema and the schemas inside it
-/// (draft 7's `"$id": "#name"` is an anchor and stays).
-fn strip_ids(value: &mut Value) {
+/// Removes every `$id` (`id_keyword`: draft 4's `id`) that changes a base URI from a schema and
+/// the schemas inside it (draft 7's `"$id": "#name"` is an anchor and stays).
+fn strip_ids(value: &mut Value, id_keyword: &str) {
     let Value::Object(map) = value else { return };
     if map
-        .get("$id")
+        .get(id_keyword)
         .and_then(Value::as_str)
         .is_some_and(|id| !id.starts_with('#'))
     {
-        map.remove("$id");
+        map.remove(id_keyword);
     }
     for (keyword, child) in map.iter_mut() {
         match (holds(keyword), child) {
             (Some(Holds::Named), Value::Object(children)) => {
-                children.values_mut().for_each(strip_ids);
+                children.values_mut().for_each(|c| strip_ids(c, id_keyword));
             }
             (Some(Holds::Listed), Value::Array(children)) => {
-                children.iter_mut().for_each(strip_ids);
+                children.iter_mut().for_each(|c| strip_ids(c, id_keyword));
             }
-            (Some(Holds::Listed | Holds::One), other) => strip_ids(other),
+            (Some(Holds::Listed | Holds::One), other) => strip_ids(other, id_keyword),
             _ => {}
         }
     }

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
-//! Draft 7 spells some rules differently from 2020-12 (`dependencies`, `items` as a list with
+//! Draft 7 (and draft 4) spells some rules differently from 2020-12 (`dependencies`, `items` as a list with
 //! `additionalItems`, `definitions`, a `$ref` whose siblings are ignored, `$id` fragments as
 //! anchors), and lacks what 2019-09 brought in. The official suite here is 2020-12's, so these
 //! schemas are judged by the `jsonschema` crate, and every breach must name the keyword the
@@ -115,11 +115,51 @@ fn cases() -> Vec<(Value, Vec<Value>, Vec<&'static str>)> {
     ]
 }
 
+/// Draft 4: `id` where later drafts write `$id` (a base URI, or `#name` an anchor), and a bound
+/// made exclusive by `true` beside it.
+fn draft4_cases() -> Vec<(Value, Vec<Value>, Vec<&'static str>)> {
+    let draft4 = |mut schema: Value| {
+        schema["$schema"] = json!("http://json-schema.org/draft-04/schema#");
+        schema
+    };
+    vec![
+        (
+            draft4(json!({
+                "id": "http://example.com/root.json",
+                "properties": {
+                    "short": {"$ref": "#short"},
+                    "item": {"$ref": "item.json"}
+                },
+                "definitions": {
+                    "short": {"id": "#short", "type": "string", "maxLength": 2},
+                    "item": {"id": "item.json", "type": "integer", "minimum": 1}
+                }
+            })),
+            vec![
+                json!({"short": "ab", "item": 1}),
+                json!({"short": "abc"}),
+                json!({"item": 0}),
+                json!({"short": 1, "item": "1"}),
+            ],
+            vec![],
+        ),
+        (
+            draft4(json!({
+                "type": "number",
+                "minimum": 0, "exclusiveMinimum": true,
+                "maximum": 10, "exclusiveMaximum": false
+            })),
+            vec![json!(0), json!(0.5), json!(10), json!(10.5)],
+            vec![],
+        ),
+    ]
+}
+
 #[test]
 fn draft7_rules_are_checked_and_named_as_the_schema_writes_them() {
     let mut wrong = Vec::new();
     let mut invalid = 0;
-    for (schema, values, later) in cases() {
+    for (schema, values, later) in cases().into_iter().chain(draft4_cases()) {
         let ours = Schema::compile(&schema);
         // Each keyword draft 7 lacks is ignored, as the draft's validators ignore it, and said.
         let mut problems: Vec<String> = (ours.problems().iter())

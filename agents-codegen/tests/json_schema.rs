@@ -547,9 +547,10 @@ fn a_keyword_the_schemas_draft_lacks_types_nothing_and_is_named() {
 }
 
 /// Draft 4 makes `minimum` exclusive with `"exclusiveMinimum": true` beside it: read as the
-/// exclusive bound it is (the docs say so), not warned about as a number of the wrong kind.
+/// exclusive bound it is (the docs say so), not warned about as a number of the wrong kind. Its
+/// `id` is later drafts' `$id`: a reference to the anchor it names is the type found there.
 #[test]
-fn draft4_exclusive_bounds_are_bounds() {
+fn draft4_exclusive_bounds_and_ids_are_read() {
     let (source, warnings) = generated(
         "d4",
         json!({
@@ -561,12 +562,15 @@ fn draft4_exclusive_bounds_are_bounds() {
                     "minimum": 0, "exclusiveMinimum": true,
                     "maximum": 10, "exclusiveMaximum": false
                 },
-                "tighter": {"type": "number", "minimum": 5, "exclusiveMinimum": 1}
-            }
+                "tighter": {"type": "number", "minimum": 5, "exclusiveMinimum": 1},
+                "short": {"$ref": "#short"}
+            },
+            "definitions": {"short": {"id": "#short", "type": "string", "maxLength": 2}}
         }),
     );
     assert!(warnings.is_empty(), "{warnings:#?}");
     let flat = source.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("pub short: Option<String>,"), "{source}");
     for doc in [
         "/// Range: 0 (exclusive) to 10. pub both: Option<f64>,",
         "/// Minimum: 5. pub tighter: Option<f64>,",
