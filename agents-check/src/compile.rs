@@ -702,10 +702,9 @@ struct Scanned {
 }
 
 impl Scanned {
-    /// Whether the schema declares draft 2019-09, which has 2020-12's keywords but for tuples,
-    /// which it spells as draft 7 does.
-    fn is_2019_09(&self) -> bool {
-        self.meta.as_deref().is_some_and(|m| m.contains("2019-09"))
+    /// The draft the schema declares, finely.
+    fn edition(&self) -> Edition {
+        Edition::of(self.meta.as_deref(), self.draft)
     }
 
     fn new(base: Url, draft: Draft, meta: Option<Arc<str>>) -> Self {
@@ -1376,7 +1375,7 @@ impl Compiler {
         // Arrays: 2020-12 spells a tuple `prefixItems` + `items`, draft 7 and 2019-09 `items`
         // (a list) + `additionalItems`.
         match (scanned.draft, map.get("items")) {
-            (draft, Some(Value::Array(list))) if draft == Draft::Draft7 || scanned.is_2019_09() => {
+            (_, Some(Value::Array(list))) if scanned.edition() < Edition::Draft2020 => {
                 k.prefix_items = (0..list.len())
                     .map(|i| child(self, &["items", &i.to_string()]))
                     .collect();
@@ -1634,26 +1633,27 @@ impl Compiler {
         scanned: &Scanned,
         at: &Location,
     ) -> Present<'m> {
-        let (others, (this, other)) = match scanned.draft {
-            Draft::Draft7 => (&LATER_KEYWORDS[..], ("draft 7", "draft 2020-12")),
-            // 2019-09 still has draft 7's `items` lists and `additionalItems`: only 2020-12 is
-            // held to its own spelling here.
-            Draft::Draft2020 if scanned.is_2019_09() => return map,
-            Draft::Draft2020 => (&EARLIER_KEYWORDS[..], ("draft 2020-12", "draft 7")),
-        };
-        for (keyword, instead) in others {
-            if map.contains_key(keyword) {
-                map.forget(keyword);
-                self.problem(
-                    ProblemKind::OtherDraft,
-                    at.doc,
-                    pointer_to(&at.pointer, keyword),
-                    format!(
-                        "`{keyword}` is a keyword of {other}; this schema is {this} (its \
-                         `$schema`), which spells it {instead}: it is ignored"
-                    ),
-                );
+        let this = scanned.edition();
+        for (keyword, since, until, instead) in DRAFT_KEYWORDS {
+            let has = since <= this && until.is_none_or(|until| this < until);
+            if has || !map.contains_key(keyword) {
+                continue;
             }
+            map.forget(keyword);
+            let drafts = match until {
+                Some(until) if this >= until => format!("drafts before {}", until.name()),
+                _ => format!("{} and later", since.name()),
+            };
+            self.problem(
+                ProblemKind::OtherDraft,
+                at.doc,
+                pointer_to(&at.pointer, keyword),
+                format!(
+                    "`{keyword}` is a keyword of {drafts}; this schema is {} (its `$schema`), \
+                     which spells it {instead}: it is ignored",
+                    this.name()
+                ),
+            );
         }
         map
     }
@@ -1922,30 +1922,115 @@ pub(crate) fn defs_keyword(root: &Value) -> &'static str {
     }
 }
 
-/// Keywords that draft 2019-09 brought in: in a draft 7 schema they mean nothing, as every
-/// draft 7 validator reads them.
-const LATER_KEYWORDS: [(&str, &str); 8] = [
-    ("dependentRequired", "`dependencies` with a list of names"),
-    ("dependentSchemas", "`dependencies` with a schema"),
-    ("prefixItems", "`items` as a list"),
+/// A draft of JSON Schema, by the URI of its metaschema: the keywords a schema has depend on it
+/// more finely than [`Draft`] tells (which keeps only how the shared keywords are spelt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Edition {
+    Draft4,
+    Draft6,
+    Draft7,
+    Draft2019,
+    Draft2020,
+}
+
+impl Edition {
+    fn of(meta: Option<&str>, draft: Draft) -> Edition {
+        let meta = meta.unwrap_or_default();
+        if meta.contains("draft-04") {
+            Edition::Draft4
+        } else if meta.contains("draft-06") {
+            Edition::Draft6
+        } else if meta.contains("2019-09") {
+            Edition::Draft2019
+        } else {
+            match draft {
+                Draft::Draft7 => Edition::Draft7,
+                Draft::Draft2020 => Edition::Draft2020,
+            }
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Edition::Draft4 => "draft 4",
+            Edition::Draft6 => "draft 6",
+            Edition::Draft7 => "draft 7",
+            Edition::Draft2019 => "draft 2019-09",
+            Edition::Draft2020 => "draft 2020-12",
+        }
+    }
+}
+
+/// The keywords `build` reads that not every draft has: the draft that brought each in, the
+/// draft that dropped it, and what the drafts without it write instead. In a schema of a draft
+/// without it a keyword means nothing, as every validator of that draft reads it.
+const DRAFT_KEYWORDS: [(&str, Edition, Option<Edition>, &str); 16] = [
+    ("const", Edition::Draft6, None, "an `enum` of one value"),
+    (
+        "contains",
+        Edition::Draft6,
+        None,
+        "nothing: only `items`, which every item passes",
+    ),
+    (
+        "propertyNames",
+        Edition::Draft6,
+        None,
+        "nothing: only `patternProperties` and `additionalProperties`",
+    ),
+    ("if", Edition::Draft7, None, "`anyOf` of two `allOf`s"),
+    ("then", Edition::Draft7, None, "`anyOf` of two `allOf`s"),
+    ("else", Edition::Draft7, None, "`anyOf` of two `allOf`s"),
+    (
+        "dependentRequired",
+        Edition::Draft2019,
+        None,
+        "`dependencies` with a list of names",
+    ),
+    (
+        "dependentSchemas",
+        Edition::Draft2019,
+        None,
+        "`dependencies` with a schema",
+    ),
     (
         "unevaluatedItems",
+        Edition::Draft2019,
+        None,
         "`additionalItems`, where `items` is a list",
     ),
-    ("unevaluatedProperties", "`additionalProperties`"),
-    ("minContains", "nothing: only `contains`"),
-    ("maxContains", "nothing: only `contains`"),
-    ("$dynamicRef", "`$ref`"),
-];
-
-/// Keywords of draft 7 that 2020-12 spells otherwise (a list of `items` is reported where
-/// `items` is read).
-const EARLIER_KEYWORDS: [(&str, &str); 2] = [
+    (
+        "unevaluatedProperties",
+        Edition::Draft2019,
+        None,
+        "`additionalProperties`",
+    ),
+    (
+        "minContains",
+        Edition::Draft2019,
+        None,
+        "nothing: only `contains`",
+    ),
+    (
+        "maxContains",
+        Edition::Draft2019,
+        None,
+        "nothing: only `contains`",
+    ),
+    ("prefixItems", Edition::Draft2020, None, "`items` as a list"),
+    ("$dynamicRef", Edition::Draft2020, None, "`$ref`"),
     (
         "dependencies",
+        Edition::Draft4,
+        Some(Edition::Draft2019),
         "`dependentRequired` (lists of names) and `dependentSchemas`",
     ),
-    ("additionalItems", "`items` after `prefixItems`"),
+    (
+        "additionalItems",
+        Edition::Draft4,
+        Some(Edition::Draft2020),
+        "`items` after `prefixItems`",
+    ),
 ];
 
 /// The root document with the supplied documents embedded under `$defs` (`definitions` in a

@@ -115,8 +115,8 @@ fn cases() -> Vec<(Value, Vec<Value>, Vec<&'static str>)> {
     ]
 }
 
-/// Draft 4: `id` where later drafts write `$id` (a base URI, or `#name` an anchor), and a bound
-/// made exclusive by `true` beside it.
+/// Draft 4: `id` where later drafts write `$id` (a base URI, or `#name` an anchor), a bound
+/// made exclusive by `true` beside it, and none of the keywords drafts 6 and 7 brought in.
 fn draft4_cases() -> Vec<(Value, Vec<Value>, Vec<&'static str>)> {
     let draft4 = |mut schema: Value| {
         schema["$schema"] = json!("http://json-schema.org/draft-04/schema#");
@@ -151,6 +151,27 @@ fn draft4_cases() -> Vec<(Value, Vec<Value>, Vec<&'static str>)> {
             })),
             vec![json!(0), json!(0.5), json!(10), json!(10.5)],
             vec![],
+        ),
+        (
+            draft4(json!({
+                "const": 1,
+                "contains": {"type": "string"},
+                "propertyNames": {"maxLength": 1},
+                "if": {"type": "object"},
+                "then": {"required": ["a"]}
+            })),
+            vec![json!(2), json!([1]), json!({"long": 1}), json!({})],
+            vec!["const", "contains", "if", "propertyNames", "then"],
+        ),
+        (
+            json!({
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "const": 1,
+                "if": {"const": 1},
+                "else": false
+            }),
+            vec![json!(1), json!(2)],
+            vec!["else", "if"],
         ),
     ]
 }

@@ -535,7 +535,7 @@ fn a_keyword_the_schemas_draft_lacks_types_nothing_and_is_named() {
     assert_eq!(warnings.len(), 1, "{warnings:#?}");
     for said in [
         "/properties/labels/unevaluatedProperties",
-        "`unevaluatedProperties` is a keyword of draft 2020-12",
+        "`unevaluatedProperties` is a keyword of draft 2019-09 and later",
         "this schema is draft 7",
         "ignored",
     ] {
