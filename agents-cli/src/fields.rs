@@ -320,7 +320,10 @@ pub fn from_csv(path: &Path) -> Result<Table, Failure> {
 /// warning, as resuming the batch leaves it out (and runs its row again).
 struct Unread<'a> {
     name: &'a dyn fmt::Display,
+    /// The first [`Unread::LISTED`] of them; the rest are counted, not kept, so that a file of
+    /// short bad lines does not cost more memory than it takes on disk.
     bad: Vec<String>,
+    unlisted: usize,
     /// The latest line that cannot be counted, until a line after it shows it was not the last.
     last: Option<String>,
 }
@@ -333,6 +336,7 @@ impl<'a> Unread<'a> {
         Unread {
             name,
             bad: Vec::new(),
+            unlisted: 0,
             last: None,
         }
     }
@@ -341,13 +345,25 @@ impl<'a> Unread<'a> {
     fn counted(&mut self, line: Result<(), String>) {
         match line {
             Ok(()) => self.next(),
-            Err(why) => self.bad.extend(self.last.replace(why)),
+            Err(why) => {
+                let before = self.last.replace(why);
+                self.keep(before);
+            }
         }
     }
 
     /// A line that is not the last.
     fn next(&mut self) {
-        self.bad.extend(self.last.take());
+        let last = self.last.take();
+        self.keep(last);
+    }
+
+    fn keep(&mut self, bad: Option<String>) {
+        match bad {
+            Some(why) if self.bad.len() < Self::LISTED => self.bad.push(why),
+            Some(_) => self.unlisted += 1,
+            None => {}
+        }
     }
 
     /// Says that the last line, `what`, is left out.
@@ -364,21 +380,19 @@ impl<'a> Unread<'a> {
     fn finish(mut self, complete: bool) -> Result<(), Failure> {
         match self.last.take() {
             Some(last) if !complete => self.cut_short(&last),
-            Some(last) => self.bad.push(last),
-            None => {}
+            last => self.keep(last),
         }
         if self.bad.is_empty() {
             return Ok(());
         }
-        let more = self.bad.len().saturating_sub(Self::LISTED);
         let mut message = format!(
             "{}: {} line(s) cannot be counted: {}",
             self.name,
-            self.bad.len(),
-            self.bad[..self.bad.len() - more].join("; ")
+            self.bad.len() + self.unlisted,
+            self.bad.join("; ")
         );
-        if more > 0 {
-            message.push_str(&format!("; and {more} more"));
+        if self.unlisted > 0 {
+            message.push_str(&format!("; and {} more", self.unlisted));
         }
         Err(Failure(message))
     }
