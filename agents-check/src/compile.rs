@@ -342,6 +342,7 @@ fn read_bit(keyword: &str) -> Option<u32> {
         "patternProperties" => Some(40),
         "dependentSchemas" => Some(41),
         "dependencies" => Some(42),
+        "$recursiveRef" => Some(43),
         _ => None,
     }
 }
@@ -1181,6 +1182,16 @@ impl Compiler {
                 .entry(here.resource.to_string())
                 .or_insert(location.clone());
         }
+        // Draft 2019-09's `"$recursiveAnchor": true` is a dynamic anchor without a name; kept as
+        // the name "", which no `$dynamicAnchor` can have.
+        if here.edition() == Edition::Draft2019
+            && map.get("$recursiveAnchor") == Some(&Value::Bool(true))
+        {
+            self.dynamic_anchors
+                .entry(here.resource.to_string())
+                .or_default()
+                .push((String::new(), location.clone()));
+        }
         for (keyword, dynamic) in [("$anchor", false), ("$dynamicAnchor", true)] {
             if let Some(name) = map.get(keyword).and_then(Value::as_str) {
                 let mut anchored = (*here.base).clone();
@@ -1312,6 +1323,20 @@ impl Compiler {
                 let target = self.node(target);
                 k.dynamic = Some(Dynamic { target, anchor });
             }
+        }
+        // 2019-09's `$recursiveRef`: where it leads says `"$recursiveAnchor": true`, the
+        // outermost resource of the dynamic scope that says so is meant.
+        if let Some(reference) = map.get("$recursiveRef").and_then(Value::as_str)
+            && let Some(target) = self.resolve(&base, reference, at, "$recursiveRef")
+        {
+            let marked = lookup(&self.docs[target.doc].value, &target.pointer)
+                .and_then(|v| v.get("$recursiveAnchor"))
+                == Some(&Value::Bool(true));
+            let target = self.node(target);
+            k.dynamic = Some(Dynamic {
+                target,
+                anchor: marked.then(String::new),
+            });
         }
         let validation = match &scanned.meta {
             Some(meta) => self.meta_validates(meta),
@@ -1641,8 +1666,13 @@ impl Compiler {
             }
             map.forget(keyword);
             let drafts = match until {
-                Some(until) if this >= until => format!("drafts before {}", until.name()),
-                _ => format!("{} and later", since.name()),
+                None => format!("{} and later", since.name()),
+                Some(until) if since == Edition::Draft4 => {
+                    format!("drafts before {}", until.name())
+                }
+                // The one keyword of the table that came and went (`$recursiveRef`) lasted one
+                // draft.
+                Some(_) => since.name().to_owned(),
             };
             self.problem(
                 ProblemKind::OtherDraft,
@@ -1964,7 +1994,7 @@ impl Edition {
 /// The keywords `build` reads that not every draft has: the draft that brought each in, the
 /// draft that dropped it, and what the drafts without it write instead. In a schema of a draft
 /// without it a keyword means nothing, as every validator of that draft reads it.
-const DRAFT_KEYWORDS: [(&str, Edition, Option<Edition>, &str); 16] = [
+const DRAFT_KEYWORDS: [(&str, Edition, Option<Edition>, &str); 17] = [
     ("const", Edition::Draft6, None, "an `enum` of one value"),
     (
         "contains",
@@ -2019,6 +2049,12 @@ const DRAFT_KEYWORDS: [(&str, Edition, Option<Edition>, &str); 16] = [
     ),
     ("prefixItems", Edition::Draft2020, None, "`items` as a list"),
     ("$dynamicRef", Edition::Draft2020, None, "`$ref`"),
+    (
+        "$recursiveRef",
+        Edition::Draft2019,
+        Some(Edition::Draft2020),
+        "`$dynamicRef`, with `$dynamicAnchor` for `$recursiveAnchor`",
+    ),
     (
         "dependencies",
         Edition::Draft4,

@@ -103,6 +103,7 @@ pub(crate) fn localized(compiled: &Compiled) -> (Cow<'_, Value>, Placed) {
             let reference = Value::String(format!("#{}", pointer.replace('%', "%25")));
             if keyword == "$dynamicRef" {
                 schema.remove("$dynamicRef");
+                schema.remove("$recursiveRef");
                 // A schema with both keeps its `$ref`: a type follows one of them.
                 schema.entry("$ref").or_insert(reference);
             } else {

@@ -278,3 +278,56 @@ fn a_2019_09_tuple_is_checked() {
     }
     assert!(!ours.is_valid(&json!([1])));
 }
+
+/// Draft 2019-09's `$recursiveRef`: the tree whose nodes a stricter schema extends (the example
+/// of the draft's own text), judged by the jsonschema crate; in 2020-12 it is ignored and named.
+#[test]
+fn a_2019_09_recursive_reference_follows_the_dynamic_scope() {
+    let tree = json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$id": "http://example.com/tree",
+        "$recursiveAnchor": true,
+        "type": "object",
+        "properties": {
+            "data": true,
+            "children": {"type": "array", "items": {"$recursiveRef": "#"}}
+        }
+    });
+    let strict = json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$id": "http://example.com/strict-tree",
+        "$recursiveAnchor": true,
+        "$ref": "tree",
+        "unevaluatedProperties": false,
+        "$defs": {"tree": tree}
+    });
+    let values = [
+        json!({"children": [{"data": 1}]}),
+        json!({"children": [{"daat": 1}]}),
+        json!({"children": [{"children": [{"daat": 1}]}]}),
+        json!({"children": [{"children": [{"data": 1}]}], "extra": 1}),
+    ];
+    let ours = Schema::compile(&strict);
+    assert!(ours.problems().is_empty(), "{:?}", ours.problems());
+    let judge = jsonschema::validator_for(&strict).unwrap();
+    let mut invalid = 0;
+    for value in &values {
+        let verdict = judge.is_valid(value);
+        assert_eq!(ours.is_valid(value), verdict, "{value}");
+        invalid += usize::from(!verdict);
+    }
+    // The loose tree alone takes every one of them.
+    let loose = Schema::compile(&tree);
+    assert!(values.iter().all(|v| loose.is_valid(v)));
+    assert_eq!(invalid, 3);
+
+    let mut later = tree;
+    later["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    let problems = Schema::compile(&later).problems().to_vec();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0]
+            .message
+            .contains("`$recursiveRef` is a keyword of draft 2019-09;")
+    );
+}
