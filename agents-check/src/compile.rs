@@ -19,7 +19,7 @@ use crate::pattern::Pattern;
 pub(crate) type NodeId = usize;
 
 /// The base URI of a schema that declares none.
-pub const DEFAULT_BASE: &str = "urn:agents-check:schema";
+pub const DEFAULT_BASE: &str = "json-schema:///";
 
 /// Whether a schema whose metaschema is `meta` has its value keywords checked: unless the
 /// metaschema lists its vocabularies without the validation one.
@@ -34,9 +34,12 @@ fn validates(meta: Option<&Value>) -> bool {
 
 /// The bundled metaschemas a schema names as its `$schema` whose vocabularies include
 /// validation (checked against the bundled documents by a test).
-const BUNDLED_VALIDATING: [&str; 2] = [
+const BUNDLED_VALIDATING: [&str; 5] = [
     "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
     "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-04/schema",
 ];
 
 /// The metaschemas every schema may refer to, by URI.
@@ -78,8 +81,44 @@ const METASCHEMAS: &[(&str, &str)] = &[
         include_str!("../metaschemas/draft2020-12/content.json"),
     ),
     (
+        "https://json-schema.org/draft/2019-09/schema",
+        include_str!("../metaschemas/draft2019-09/schema.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/core",
+        include_str!("../metaschemas/draft2019-09/core.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/applicator",
+        include_str!("../metaschemas/draft2019-09/applicator.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/validation",
+        include_str!("../metaschemas/draft2019-09/validation.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/meta-data",
+        include_str!("../metaschemas/draft2019-09/meta-data.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/format",
+        include_str!("../metaschemas/draft2019-09/format.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/content",
+        include_str!("../metaschemas/draft2019-09/content.json"),
+    ),
+    (
         "http://json-schema.org/draft-07/schema",
         include_str!("../metaschemas/draft-07.json"),
+    ),
+    (
+        "http://json-schema.org/draft-06/schema",
+        include_str!("../metaschemas/draft-06.json"),
+    ),
+    (
+        "http://json-schema.org/draft-04/schema",
+        include_str!("../metaschemas/draft-04.json"),
     ),
 ];
 
@@ -1033,7 +1072,7 @@ impl Compiler {
                 default_base()
             }
         };
-        let doc = self.add_document(schema, None, None, &base, Draft::Draft2020, false);
+        let doc = self.add_document(schema, None, None, &base, (Draft::Draft2020, None), false);
         let root = self.node(Location {
             doc,
             pointer: String::new(),
@@ -1095,7 +1134,7 @@ impl Compiler {
         text: Option<Arc<str>>,
         file: Option<PathBuf>,
         base: &Url,
-        draft: Draft,
+        (draft, meta): (Draft, Option<Arc<str>>),
         supplied: bool,
     ) -> usize {
         let doc = self.docs.len();
@@ -1108,13 +1147,15 @@ impl Compiler {
             file,
         });
         self.scanned.push(foldhash::HashMap::default());
-        let context = Scanned::new(base.clone(), draft, None);
+        let context = Scanned::new(base.clone(), draft, meta);
         self.scan(&value, doc, String::new(), &context, true);
         doc
     }
 
     /// Indexes the identifiers of a schema object and of every schema inside it; `outer` is
-    /// what the schema around it says (its base URI, draft and metaschema).
+    /// what the schema around it says (its base URI, draft and metaschema). The schemas inside
+    /// are kept on a list of their own rather than on the call stack, which a schema nested a
+    /// few hundred levels deep would overflow; they are visited in the order they are written.
     fn scan(
         &mut self,
         value: &Value,
@@ -1123,9 +1164,50 @@ impl Compiler {
         outer: &Scanned,
         document_root: bool,
     ) {
-        let Value::Object(map) = value else {
-            return;
-        };
+        let mut stack = vec![(value, pointer, outer.clone(), document_root)];
+        while let Some((value, pointer, outer, document_root)) = stack.pop() {
+            let Value::Object(map) = value else {
+                continue;
+            };
+            let here = self.scan_object(map, doc, &pointer, &outer, document_root);
+            let from = stack.len();
+            for (keyword, child) in map {
+                let Some(holds) = holds(keyword) else {
+                    continue;
+                };
+                let at = pointer_to(&pointer, keyword);
+                match (holds, child) {
+                    (Holds::Named, Value::Object(children)) => {
+                        for (name, schema) in children {
+                            stack.push((schema, pointer_to(&at, name), here.clone(), false));
+                        }
+                    }
+                    (Holds::Listed, Value::Array(children)) => {
+                        for (i, schema) in children.iter().enumerate() {
+                            stack.push((schema, format!("{at}/{i}"), here.clone(), false));
+                        }
+                    }
+                    (Holds::Listed | Holds::One, other) => {
+                        stack.push((other, at, here.clone(), false));
+                    }
+                    _ => {}
+                }
+            }
+            // Popped last first: reversed, the first child written is visited next.
+            stack[from..].reverse();
+        }
+    }
+
+    /// Indexes the identifiers of one schema object at `pointer` of `doc`; what it says of
+    /// the schemas inside it.
+    fn scan_object(
+        &mut self,
+        map: &Map<String, Value>,
+        doc: usize,
+        pointer: &str,
+        outer: &Scanned,
+        document_root: bool,
+    ) -> Scanned {
         let draft = map
             .get("$schema")
             .and_then(Value::as_str)
@@ -1139,7 +1221,7 @@ impl Compiler {
         };
         let location = Location {
             doc,
-            pointer: pointer.clone(),
+            pointer: pointer.to_owned(),
         };
         // In draft 7 a `$ref` hides every keyword beside it, `$id` included.
         let hidden = draft == Draft::Draft7 && map.contains_key("$ref");
@@ -1208,28 +1290,7 @@ impl Compiler {
         if let Some(scanned) = self.scanned.get_mut(doc) {
             scanned.insert(location.pointer, here.clone());
         }
-        for (keyword, child) in map {
-            let Some(holds) = holds(keyword) else {
-                continue;
-            };
-            let at = pointer_to(&pointer, keyword);
-            match (holds, child) {
-                (Holds::Named, Value::Object(children)) => {
-                    for (name, schema) in children {
-                        self.scan(schema, doc, pointer_to(&at, name), &here, false);
-                    }
-                }
-                (Holds::Listed, Value::Array(children)) => {
-                    for (i, schema) in children.iter().enumerate() {
-                        self.scan(schema, doc, format!("{at}/{i}"), &here, false);
-                    }
-                }
-                (Holds::Listed | Holds::One, other) => {
-                    self.scan(other, doc, at, &here, false);
-                }
-                _ => {}
-            }
-        }
+        here
     }
 
     /// The node of the schema at `at`, compiled later if it is new.
@@ -1874,11 +1935,10 @@ impl Compiler {
         if let Some((value, text, file)) = found
             && let Ok(base) = Url::parse(trimmed)
         {
-            let draft = value
-                .get("$schema")
-                .and_then(Value::as_str)
-                .and_then(Draft::from_meta)
-                .unwrap_or(Draft::Draft2020);
+            // A document that names no draft is read in the root's, as the schema that refers
+            // to it is most likely of the same (its own `$schema` decides otherwise).
+            let root = (self.scanned.first()).and_then(|s| s.get(""));
+            let draft = root.map_or((Draft::Draft2020, None), |r| (r.draft, r.meta.clone()));
             let doc = self.add_document(value, text, file, &base, draft, supplied);
             // A document that declares another `$id` is still found where it was fetched.
             self.index.entry(key(&base)).or_insert(Location {

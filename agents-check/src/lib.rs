@@ -1,16 +1,18 @@
 //! JSON Schema rules checked over typed values.
 //!
-//! A [`Schema`] is read once (draft 2020-12 or draft 7, chosen by `$schema`): every keyword that
-//! constrains a value is compiled, every reference resolved — `$id` base URIs and embedded
-//! resources, `$anchor`, `$dynamicRef`/`$dynamicAnchor`, the bundled metaschemas, and documents
+//! A [`Schema`] is read once (draft 2020-12, 2019-09, 7, 6 or 4, chosen by `$schema`; 2020-12
+//! when it names none, and a document a reference reads in the root's draft unless it names its
+//! own): every keyword that constrains a value is compiled, every reference resolved — `$id`
+//! base URIs and embedded resources, `$anchor`, `$dynamicRef`/`$dynamicAnchor` and 2019-09's
+//! `$recursiveRef`, the bundled metaschemas of every one of those drafts, and documents
 //! the caller supplies by URI (never the network). What cannot be honoured (an unknown `type`,
 //! a pattern that does not compile, a reference to nothing) is a [`Problem`] with its JSON
 //! pointer.
 //!
 //! [`Schema::check`] then walks any [`Instance`] — a `serde_json::Value`, or a record generated
 //! by `agents-codegen`, whose fields are typed — and records each [`Breach`] with its path, the
-//! keyword, the rule and the value. `format` is an annotation, as both drafts make it by
-//! default; it is not checked.
+//! keyword, the rule and the value. `format` is an annotation, as every one of these drafts
+//! makes it by default; it is not checked.
 //!
 //! ```
 //! use agents_check::Schema;
