@@ -739,19 +739,17 @@ struct Scanned {
     /// The metaschema in effect (`$schema`, resolved), which decides whether value keywords
     /// are checked once every document is indexed.
     meta: Option<Arc<str>>,
+    /// The draft the schema declares, finely (read from `meta` once, not per node).
+    edition: Edition,
 }
 
 impl Scanned {
-    /// The draft the schema declares, finely.
-    fn edition(&self) -> Edition {
-        Edition::of(self.meta.as_deref(), self.draft)
-    }
-
     fn new(base: Url, draft: Draft, meta: Option<Arc<str>>) -> Self {
         Scanned {
             resource: key(&base).into(),
             base: Arc::new(base),
             draft,
+            edition: Edition::of(meta.as_deref(), draft),
             meta,
         }
     }
@@ -1256,6 +1254,11 @@ impl Compiler {
                 base: Arc::clone(&outer.base),
                 resource: Arc::clone(&outer.resource),
                 draft,
+                edition: if meta == outer.meta && draft == outer.draft {
+                    outer.edition
+                } else {
+                    Edition::of(meta.as_deref(), draft)
+                },
                 meta,
             },
         };
@@ -1266,8 +1269,8 @@ impl Compiler {
         }
         // Draft 2019-09's `"$recursiveAnchor": true` is a dynamic anchor without a name; kept as
         // the name "", which no `$dynamicAnchor` can have.
-        if here.edition() == Edition::Draft2019
-            && map.get("$recursiveAnchor") == Some(&Value::Bool(true))
+        if map.get("$recursiveAnchor") == Some(&Value::Bool(true))
+            && here.edition == Edition::Draft2019
         {
             self.dynamic_anchors
                 .entry(here.resource.to_string())
@@ -1461,7 +1464,7 @@ impl Compiler {
         // Arrays: 2020-12 spells a tuple `prefixItems` + `items`, draft 7 and 2019-09 `items`
         // (a list) + `additionalItems`.
         match (scanned.draft, map.get("items")) {
-            (_, Some(Value::Array(list))) if scanned.edition() < Edition::Draft2020 => {
+            (_, Some(Value::Array(list))) if scanned.edition < Edition::Draft2020 => {
                 k.prefix_items = (0..list.len())
                     .map(|i| child(self, &["items", &i.to_string()]))
                     .collect();
@@ -1719,10 +1722,13 @@ impl Compiler {
         scanned: &Scanned,
         at: &Location,
     ) -> Present<'m> {
-        let this = scanned.edition();
+        let this = scanned.edition;
+        // Most schema objects hold none of them: one AND says so.
+        if map.held & foreign_bits(this) == 0 {
+            return map;
+        }
         for (keyword, since, until, instead) in DRAFT_KEYWORDS {
-            let has = since <= this && until.is_none_or(|until| this < until);
-            if has || !map.contains_key(keyword) {
+            if this.has(since, until) || !map.contains_key(keyword) {
                 continue;
             }
             map.forget(keyword);
@@ -2040,6 +2046,11 @@ impl Edition {
         }
     }
 
+    /// Whether a schema of this draft has `keyword` (one of [`DRAFT_KEYWORDS`]).
+    fn has(self, since: Edition, until: Option<Edition>) -> bool {
+        since <= self && until.is_none_or(|until| self < until)
+    }
+
     fn name(self) -> &'static str {
         match self {
             Edition::Draft4 => "draft 4",
@@ -2129,6 +2140,27 @@ const DRAFT_KEYWORDS: [(&str, Edition, Option<Edition>, &str); 17] = [
     ),
 ];
 
+/// The read bits ([`Present`]) of the keywords of [`DRAFT_KEYWORDS`] that `edition` lacks.
+fn foreign_bits(edition: Edition) -> u64 {
+    static BITS: std::sync::OnceLock<[u64; 5]> = std::sync::OnceLock::new();
+    let all = BITS.get_or_init(|| {
+        let editions = [
+            Edition::Draft4,
+            Edition::Draft6,
+            Edition::Draft7,
+            Edition::Draft2019,
+            Edition::Draft2020,
+        ];
+        editions.map(|e| {
+            (DRAFT_KEYWORDS.iter())
+                .filter(|(_, since, until, _)| !e.has(*since, *until))
+                .filter_map(|(keyword, ..)| read_bit(keyword))
+                .fold(0, |bits, bit| bits | 1 << bit)
+        })
+    });
+    all[edition as usize]
+}
+
 /// The root document with the supplied documents embedded under `$defs` (`definitions` in a
 /// draft 7 root), each as a resource whose `$id` is the URI it was fetched by. A document that
 /// declares another `$id` is embedded as it is, beside a resource of the fetched URI that
@@ -2209,6 +2241,14 @@ mod tests {
     use serde_json::json;
 
     use super::{BUNDLED_VALIDATING, METASCHEMAS, Value, lookup, validates};
+
+    /// `foreign_bits` finds a keyword by its read bit: one without would never be reported.
+    #[test]
+    fn every_keyword_of_some_drafts_is_one_build_reads() {
+        for (keyword, ..) in super::DRAFT_KEYWORDS {
+            assert!(super::read_bit(keyword).is_some(), "{keyword}");
+        }
+    }
 
     #[test]
     fn the_bundled_metaschemas_taken_to_validate_do() {
