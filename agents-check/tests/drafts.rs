@@ -6,42 +6,13 @@
 
 mod common;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
 use agents_check::Options;
 use serde_json::{Value, json};
 
-fn suite() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema-test-suite-drafts")
-}
-
-/// Every file of `remotes/`, by the URI the suite serves it at.
-fn remotes() -> HashMap<String, Value> {
-    let mut out = HashMap::new();
-    let root = suite().join("remotes");
-    let mut dirs = vec![root.clone()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                let rel = path.strip_prefix(&root).unwrap().to_string_lossy();
-                let text = std::fs::read_to_string(&path).unwrap();
-                out.insert(
-                    format!("http://localhost:1234/{}", rel.replace('\\', "/")),
-                    serde_json::from_str(&text).unwrap(),
-                );
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn every_case_of_drafts_4_6_7_and_2019_09_gets_its_verdict() {
-    let remotes = remotes();
+    let suite = common::older_drafts();
+    let remotes = common::remotes_of(&suite);
     let mut wrong = Vec::new();
     for (dir, meta, least) in [
         ("draft4", "http://json-schema.org/draft-04/schema#", 550),
@@ -53,13 +24,8 @@ fn every_case_of_drafts_4_6_7_and_2019_09_gets_its_verdict() {
             1100,
         ),
     ] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(suite().join("tests").join(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
         let mut cases = 0;
-        for file in files {
+        for file in common::files_in(&suite.join("tests").join(dir)) {
             let name = file.file_stem().unwrap().to_string_lossy().into_owned();
             let groups: Vec<Value> =
                 serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -69,7 +35,7 @@ fn every_case_of_drafts_4_6_7_and_2019_09_gets_its_verdict() {
                     map.entry("$schema").or_insert(json!(meta));
                 }
                 let compiled = Options::new()
-                    .directory("http://localhost:1234/", suite().join("remotes"))
+                    .directory("http://localhost:1234/", suite.join("remotes"))
                     .compile(&schema);
                 for case in group["tests"].as_array().unwrap() {
                     cases += 1;

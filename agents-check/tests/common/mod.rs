@@ -13,10 +13,20 @@ pub fn suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema-test-suite")
 }
 
+/// The copy of the suite's drafts 4, 6, 7 and 2019-09 (another version of the suite, whose
+/// `remotes/` are laid out differently).
+pub fn older_drafts() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/json-schema-test-suite-drafts")
+}
+
 /// The suite's test files for draft 2020-12, in name order.
 pub fn test_files() -> Vec<PathBuf> {
-    let dir = suite().join("tests/draft2020-12");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+    files_in(&suite().join("tests/draft2020-12"))
+}
+
+/// The files of `dir`, in name order.
+pub fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
@@ -26,6 +36,11 @@ pub fn test_files() -> Vec<PathBuf> {
 
 /// Every file of `remotes/`, by the URI the suite serves it at.
 pub fn remotes() -> HashMap<String, Value> {
+    remotes_of(&suite())
+}
+
+/// Every file of `remotes/` under the suite copy `suite`, by the URI the suite serves it at.
+pub fn remotes_of(suite: &Path) -> HashMap<String, Value> {
     fn walk(dir: &Path, root: &Path, out: &mut HashMap<String, Value>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -45,7 +60,7 @@ pub fn remotes() -> HashMap<String, Value> {
             }
         }
     }
-    let root = suite().join("remotes");
+    let root = suite.join("remotes");
     let mut out = HashMap::new();
     walk(&root, &root, &mut out);
     out
