@@ -107,7 +107,7 @@ impl Printer {
         rt: &str,
         schema: Option<&str>,
         fields: &str,
-        record: crate::emit::RecordText,
+        record: crate::emit::ItemText,
     ) -> syn::Result<()> {
         if !record.formatted {
             let item: syn::ItemStruct = syn::parse_str(&record.text)?;
@@ -122,6 +122,18 @@ impl Printer {
         self.source.push_str(&head);
         self.source.push_str(&record.text);
         self.source.push_str("}\n");
+        Ok(())
+    }
+
+    /// An item written as text: copied, or parsed and printed where it is not yet as
+    /// prettyplease prints it.
+    pub(crate) fn text(&mut self, item: crate::emit::ItemText) -> syn::Result<()> {
+        if item.formatted {
+            self.source.push_str(&item.text);
+        } else {
+            let parsed: syn::Item = syn::parse_str(&item.text)?;
+            self.item(parsed);
+        }
         Ok(())
     }
 
@@ -264,7 +276,7 @@ pub(crate) fn raw_json(json: &str, indent: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::Printer;
-    use crate::emit::RecordText;
+    use crate::emit::ItemText;
 
     /// A record's text that prettyplease would print otherwise is printed by prettyplease; one
     /// it prints the same is indented as it is. Both come out as the `format()` path prints them.
@@ -280,7 +292,7 @@ mod tests {
         ] {
             let text = struct_text(doc);
             let mut ours = Printer::default();
-            let record = RecordText {
+            let record = ItemText {
                 text: text.clone(),
                 formatted,
             };
@@ -294,7 +306,7 @@ mod tests {
             assert_eq!(ours.finish(), theirs.finish(), "{doc}");
         }
         let mut ours = Printer::default();
-        let record = RecordText {
+        let record = ItemText {
             text: "    /// A line\n    pub struct S {}\n".to_owned(),
             formatted: true,
         };

@@ -2,28 +2,30 @@
 //! from [`crate::naming`] through the IR, types from [`crate::types`], doc prose from
 //! [`crate::docs`].
 //!
-//! One builder per kind of item: `record.rs` (output structs, written as text), `enums.rs` (string enums and
+//! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums and
 //! unions), `params.rs` (the params struct and its impl), `validate.rs` (its `validate()`),
-//! `traits.rs` (the agent's trait impls). Type spellings are in `tokens.rs`, the syntax-tree
-//! templates the builders clone in `tree.rs`, the error of a template that lost its shape in
-//! `shape.rs`. An agent's code comes out as
-//! [`Piece`]s, in order, and consumers print each piece and drop it.
+//! `traits.rs` (the agent's trait impls). Records and the params type are written as source
+//! text the way prettyplease prints it (`text.rs`); enums are syntax trees made from the doc
+//! and field templates of `tree.rs` (the error of a template that lost its shape is in
+//! `shape.rs`); the trait impls are quoted. Type spellings are in `tokens.rs`. An agent's code
+//! comes out as [`Piece`]s, in order, and consumers print each piece and drop it.
 
 mod enums;
 mod params;
 mod record;
 mod shape;
+mod text;
 mod tokens;
 mod traits;
 mod tree;
 mod validate;
 
-pub use record::RecordText;
+pub use text::ItemText;
 pub use tokens::{Paths, path_text};
 pub use tree::Templates;
 
 use proc_macro2::TokenStream;
-use syn::{Item, ItemEnum};
+use syn::ItemEnum;
 
 use crate::ir::AgentIr;
 
@@ -35,13 +37,13 @@ use crate::ir::AgentIr;
 pub enum Piece {
     /// An output record struct as source, which printers wrap in the runtime's `record!`, with
     /// what the macro is told before it.
-    Record(RecordText, RecordHead),
+    Record(ItemText, RecordHead),
     /// A string enum, which printers wrap in the runtime's `string_enum!`.
     Enum(ItemEnum),
     /// A union of kinds of value, which printers wrap in the runtime's `union_enum!`.
     Union(ItemEnum),
-    /// An item cloned from the templates, with its names, docs and types set.
-    Tree(Item),
+    /// An item written as source (the params type and its impl).
+    Text(ItemText),
     /// Quoted one-off items, parsed only by printers that need trees.
     Quoted(TokenStream),
 }
@@ -61,7 +63,7 @@ pub struct RecordHead {
 pub fn agent(
     agent: &AgentIr,
     p: &Paths,
-    t: &mut Templates,
+    t: &Templates,
     sink: &mut dyn FnMut(Piece),
 ) -> syn::Result<()> {
     for s in &agent.structs {
@@ -77,9 +79,9 @@ pub fn agent(
     for u in &agent.unions {
         sink(Piece::Union(enums::union_enum(u, agent, p, t)?));
     }
-    let (params, methods) = params::params(&agent.params, agent, p, t)?;
-    sink(Piece::Tree(params));
-    sink(Piece::Tree(methods));
+    let (params, methods) = params::params(&agent.params, agent, p);
+    sink(Piece::Text(params));
+    sink(Piece::Text(methods));
     sink(Piece::Quoted(traits::traits(agent, p)));
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! The error of a template that lost the shape its builder expects: a bug of the generator,
-//! reported as an error rather than a panic or a silently wrong item. Every template module
-//! (`tree.rs`, `validate.rs`) and builder uses it, so it sits below them all.
+//! reported as an error rather than a panic or a silently wrong item. The templates (`tree.rs`)
+//! use it, so it sits below them.
 
 use proc_macro2::Span;
 

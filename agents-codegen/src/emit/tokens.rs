@@ -191,16 +191,21 @@ pub(super) fn conversion(ty: &Ty) -> Conversion {
     }
 }
 
-/// The argument type of a param's setter or constructor argument (see [`conversion`]).
-pub(super) fn param_arg(ty: &Ty, agent: &AgentIr, p: &Paths) -> syn::Result<TokenStream> {
-    let rt = &p.rt;
+/// The argument type of a param's setter or constructor argument (see [`conversion`]), as
+/// source spells it.
+pub(super) fn param_arg(ty: &Ty, agent: &AgentIr, p: &Paths) -> String {
+    let flat = |s: Spelled| {
+        let mut out = String::with_capacity(s.flat_len());
+        s.write_flat(&mut out);
+        out
+    };
     match ty {
-        Ty::String => Ok(quote!(impl Into<String>)),
-        Ty::Any => Ok(quote!(impl Into<#rt::Value>)),
-        Ty::Array(item) => {
-            let item = ty_tokens(item, agent, p)?;
-            Ok(quote!(impl IntoIterator<Item = impl Into<#item>>))
-        }
-        other => ty_tokens(other, agent, p),
+        Ty::String => "impl Into<String>".to_owned(),
+        Ty::Any => format!("impl Into<{}::Value>", p.rt_text),
+        Ty::Array(item) => format!(
+            "impl IntoIterator<Item = impl Into<{}>>",
+            flat(ty_spelled(item, agent, p))
+        ),
+        other => flat(ty_spelled(other, agent, p)),
     }
 }
