@@ -81,7 +81,10 @@ pub(super) fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> (ItemText
         w.code(&["#[must_use]"]);
         w.signature(
             &format!("pub fn {id}("),
-            &["mut self".to_owned(), format!("value: {}", param_arg(&f.ty, agent, p))],
+            &[
+                "mut self".to_owned(),
+                format!("value: {}", param_arg(&f.ty, agent, p)),
+            ],
             ") -> Self {",
         );
         w.indent += INDENT;

@@ -145,7 +145,11 @@ pub(super) fn validate(w: &mut Writer, i: &Inputs<'_>) {
         w.code(&[rt, "::validate::Violations::new(", &agent, ").finish()"]);
     } else {
         w.append(statics);
-        w.call(&["let mut v = ", rt, "::validate::Violations::new"], &[&agent], ";");
+        w.call(
+            &["let mut v = ", rt, "::validate::Violations::new"],
+            &[&agent],
+            ";",
+        );
         w.append(checks);
         w.code(&["v.finish()"]);
     }
