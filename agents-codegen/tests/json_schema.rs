@@ -579,6 +579,53 @@ fn draft4_exclusive_bounds_and_ids_are_read() {
     }
 }
 
+/// A reference may point anywhere in the document: under a key no JSON Schema keyword reads
+/// (OpenAPI's `components/schemas`, where schemas taken from an API description keep their
+/// definitions), inside `not`, or into a list. Each is typed from the schema it reaches.
+#[test]
+fn references_into_keys_no_keyword_reads_are_typed() {
+    let (source, warnings) = generated(
+        "openapi",
+        json!({
+            "type": "object",
+            "properties": {
+                "pet": {"$ref": "#/components/schemas/Pet"},
+                "count": {"$ref": "#/not/anyOf/0"},
+                "names": {"$ref": "#/x-lists/1"},
+            },
+            "components": {"schemas": {
+                "Pet": {"type": "object", "properties": {
+                    "name": {"type": "string"},
+                    "owner": {"$ref": "#/components/schemas/Owner"},
+                }},
+                "Owner": {"type": "object", "properties": {"email": {"type": "string"}}},
+            }},
+            "not": {"anyOf": [{"type": "integer"}]},
+            "x-lists": [{}, {"type": "array", "items": {"type": "string"}}],
+        }),
+    );
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    assert_eq!(
+        fields_of(&source, "Openapi"),
+        [
+            "pub count: Option<i64>,",
+            "pub names: Option<Vec<String>>,",
+            "pub pet: Option<OpenapiPet>,",
+        ]
+    );
+    assert_eq!(
+        fields_of(&source, "OpenapiPet"),
+        [
+            "pub name: Option<String>,",
+            "pub owner: Option<OpenapiOwner>,"
+        ]
+    );
+    assert_eq!(
+        fields_of(&source, "OpenapiOwner"),
+        ["pub email: Option<String>,"]
+    );
+}
+
 #[test]
 fn references_to_nowhere_are_raw_json_with_their_pointer() {
     let (source, warnings) = generated(

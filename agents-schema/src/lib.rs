@@ -24,6 +24,8 @@ pub mod rules;
 #[cfg(feature = "sample")]
 pub mod sample;
 
+use std::collections::BTreeMap;
+
 use agents_check::path::pointer_to;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -295,6 +297,12 @@ pub struct FieldSchema {
     /// Keys this model does not know (`unit`, `if`, …), kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+    /// On a document's root: the schemas that its local references reach where this model
+    /// keeps no schema (under a key it does not know, such as OpenAPI's `components`, or in
+    /// `not`), by the pointer the reference writes, so that [`FieldSchema::resolve`] finds
+    /// them. They are also in `extra`, as sent; nothing is serialized from here.
+    #[serde(skip)]
+    pub located: BTreeMap<String, FieldSchema>,
 }
 
 impl FieldSchema {
@@ -432,10 +440,15 @@ impl FieldSchema {
     }
 
     /// The schema a local reference (`#`, `#/$defs/Name`, `#/definitions/Name`,
-    /// `#/properties/a/items`, …) points to inside this document; `None` when it points nowhere
-    /// or outside the document.
+    /// `#/properties/a/items`, `#/components/schemas/Name`, …) points to inside this document;
+    /// `None` when it points nowhere or outside the document.
     pub fn resolve(&self, reference: &str) -> Option<&FieldSchema> {
         let pointer = reference.strip_prefix('#')?;
+        self.walk(pointer).or_else(|| self.located.get(pointer))
+    }
+
+    /// The schema at `pointer` (after its `#`) through the keywords this model reads.
+    pub(crate) fn walk(&self, pointer: &str) -> Option<&FieldSchema> {
         if pointer.is_empty() {
             return Some(self);
         }

@@ -147,7 +147,7 @@ pub(crate) fn version_from_json(tree: &Json) -> Result<AgentRecord, RecordError>
 }
 
 pub(crate) fn document_from_json(tree: &Json) -> Result<FieldSchema, RecordError> {
-    read(tree, |reader, tree| reader.field(tree, "$"))
+    read(tree, |reader, tree| reader.document(tree, "$"))
 }
 
 #[cfg(test)]
@@ -345,6 +345,23 @@ mod tests {
             Some(2),
             "draft-07 tuples"
         );
+    }
+
+    #[test]
+    fn a_count_written_with_a_zero_fraction_is_read() {
+        let text = r#"{"name": "a", "output_schema": {"type": "object", "properties": {
+            "x": {"type": "array", "maxItems": 2.0, "minItems": 1.5},
+            "s": {"type": "string", "minLength": 0.0, "maxLength": -1.0}
+        }}}"#;
+        let r = AgentRecord::from_json(text).unwrap();
+        let schema = r.output_schema.as_ref().unwrap();
+        assert_eq!(schema["x"].max_items, Some(2));
+        assert_eq!(schema["x"].min_items, None);
+        assert_eq!(schema["x"].extra["minItems"], 1.5);
+        assert_eq!(schema["s"].min_length, Some(0));
+        assert_eq!(schema["s"].max_length, None);
+        assert_eq!(schema["s"].extra["maxLength"], -1.0);
+        assert!(!schema["x"].extra.contains_key("maxItems"));
     }
 
     #[test]

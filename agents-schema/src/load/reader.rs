@@ -69,7 +69,11 @@ impl<'v> Fields<'v> {
     /// A JSON Schema keyword's count (a whole number, not negative).
     fn count(&mut self, key: &'static str) -> Option<u64> {
         self.keyword(key, |v| match v {
-            Json::Number(n) => n.as_u64(),
+            // `2.0` is a count too: a number with no fraction is an integer in JSON Schema.
+            Json::Number(n) => n.as_u64().or_else(|| {
+                let x = n.as_f64()?;
+                (x >= 0.0 && x.fract() == 0.0 && x < u64::MAX as f64).then_some(x as u64)
+            }),
             _ => None,
         })
     }
@@ -237,12 +241,12 @@ impl Reader {
         let input = f.take("input_schema").and_then(|v| {
             let p = f.path("input_schema");
             written.input = Some(Arc::new(v.clone()));
-            self.field(v, &p)
+            self.document(v, &p)
         });
         let output = f.take("output_schema").and_then(|v| {
             let p = f.path("output_schema");
             written.output = Some(Arc::new(v.clone()));
-            self.field(v, &p)
+            self.document(v, &p)
         });
         let mut facts = Map::new();
         if let Some(meta) = f.take("metadata") {
@@ -389,7 +393,7 @@ impl Reader {
         });
         let output_document = f.take("output_document").and_then(|v| {
             let path = f.path("output_document");
-            self.field(v, &path).map(Box::new)
+            self.document(v, &path).map(Box::new)
         });
         let template_version = f.take("template_version").and_then(|v| {
             let path = f.path("template_version");
@@ -493,6 +497,14 @@ impl Reader {
             }
         }
         Some(out)
+    }
+
+    /// A schema document: [`Reader::field`], and the schemas its references reach where the
+    /// model keeps none ([`FieldSchema::located`]).
+    pub(super) fn document(&mut self, value: &Json, path: &str) -> Option<FieldSchema> {
+        let mut doc = self.field(value, path)?;
+        locate(&mut doc, value);
+        Some(doc)
     }
 
     pub(super) fn field(&mut self, value: &Json, path: &str) -> Option<FieldSchema> {
@@ -639,6 +651,7 @@ impl Reader {
             additional_properties,
             pattern_properties,
             extra: f.extra(),
+            located: Default::default(),
         })
     }
 
@@ -665,5 +678,48 @@ impl Reader {
             .enumerate()
             .filter_map(|(i, item)| self.field(item, &format!("{path}[{i}]")))
             .collect()
+    }
+}
+
+/// Reads the schemas that the local references of document `tree` reach where `doc`, its
+/// model, keeps none (`FieldSchema::located`). A target that does not read as a schema stays
+/// unresolved, as one that is not there.
+pub(super) fn locate(doc: &mut FieldSchema, tree: &Json) {
+    let mut stack = vec![tree];
+    let mut references = Vec::new();
+    while let Some(node) = stack.pop() {
+        match node {
+            Json::Object(map) => {
+                if let Some(Json::String(r)) = map.get("$ref")
+                    && let Some(pointer) = r.strip_prefix('#')
+                    && pointer.starts_with('/')
+                {
+                    references.push(pointer);
+                }
+                stack.extend(map.values());
+            }
+            Json::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    for pointer in references {
+        if doc.located.contains_key(pointer) || doc.walk(pointer).is_some() {
+            continue;
+        }
+        let mut at = Some(tree);
+        for part in pointer[1..].split('/').map(crate::unescape_pointer) {
+            at = match at {
+                Some(Json::Object(map)) => map.get(&part),
+                Some(Json::Array(items)) => part.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+        }
+        let mut reader = Reader::default();
+        if let Some(target @ (Json::Object(_) | Json::Bool(_))) = at
+            && let Some(schema) = reader.field(target, "$")
+            && reader.errors.is_empty()
+        {
+            doc.located.insert(pointer.to_owned(), schema);
+        }
     }
 }
