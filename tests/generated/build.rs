@@ -65,24 +65,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     write_if_changed(&out.join("random.rs"), &random)?;
     write_if_changed(&out.join("random_count.rs"), &format!("{}\n", sample.len()))?;
 
-    // The JSON-Schema-Test-Suite's draft 2020-12 groups, one agent each.
+    // The JSON-Schema-Test-Suite's draft 2020-12 groups, one agent each, and its draft 7 ones.
     let suite = corpus.join("../json-schema-test-suite");
     println!("cargo:rerun-if-changed={}", suite.display());
-    let (source, table) = suite_unit(&suite)?;
+    let (source, table) = suite_unit(&suite.join("tests/draft2020-12"), &suite, None, "suite")?;
     write_if_changed(&out.join("suite.rs"), &source)?;
     write_if_changed(&out.join("suite_table.rs"), &table)?;
+    let drafts = corpus.join("../json-schema-test-suite-drafts");
+    println!("cargo:rerun-if-changed={}", drafts.display());
+    let (source, table) = suite_unit(
+        &drafts.join("tests/draft7"),
+        &drafts,
+        Some("http://json-schema.org/draft-07/schema#"),
+        "suite_draft7",
+    )?;
+    write_if_changed(&out.join("suite_draft7.rs"), &source)?;
+    write_if_changed(&out.join("suite_draft7_table.rs"), &table)?;
     Ok(())
 }
 
-/// Each group's schema as the field `value` of an object root (the suite's README's reading for
-/// a type generator), given its own `$id` when it has none so that its `#` references still
-/// mean it; remote references are read from the suite's `remotes/`. Generated as one unit with
-/// each root renamed `Suite{n}`; a group the generator refuses is left out and named in the
-/// table with the generator's message, so the test counts it as failed, not skipped.
-fn suite_unit(suite: &std::path::Path) -> Result<(String, String), Box<dyn std::error::Error>> {
+/// Each group's schema in `dir` as the field `value` of an object root (the suite's README's
+/// reading for a type generator) declaring the draft `meta` (2020-12 without it), given its own
+/// `$id` when it has none so that its `#` references still mean it; remote references are read
+/// from `suite`'s `remotes/`. Generated as one unit, module `module`, with each root renamed
+/// `Suite{n}`; a group the generator refuses is left out and named in the table with the
+/// generator's message, so the test counts it as failed, not skipped.
+fn suite_unit(
+    dir: &std::path::Path,
+    suite: &std::path::Path,
+    meta: Option<&str>,
+    module: &str,
+) -> Result<(String, String), Box<dyn std::error::Error>> {
     use serde_json::{Value, json};
-    let dir = suite.join("tests/draft2020-12");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)?
+    let mut files: Vec<_> = std::fs::read_dir(dir)?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
@@ -105,7 +120,10 @@ fn suite_unit(suite: &std::path::Path) -> Result<(String, String), Box<dyn std::
                 map.entry("$id")
                     .or_insert_with(|| json!(format!("https://suite.invalid/{stem}/{i}.json")));
             }
-            let wrapped = json!({"type": "object", "properties": {"value": schema}});
+            let mut wrapped = json!({"type": "object", "properties": {"value": schema}});
+            if let (Some(meta), Value::Object(map)) = (meta, &mut wrapped) {
+                map.insert("$schema".into(), json!(meta));
+            }
             let record = agents_schema::json_schema::record(
                 &agent,
                 None,
@@ -145,7 +163,7 @@ fn suite_unit(suite: &std::path::Path) -> Result<(String, String), Box<dyn std::
     for (n, (stem, i, agent)) in entries.iter().enumerate() {
         let decode = match refused.get(agent) {
             Some(why) => format!("Err({why:?})"),
-            None => format!("Ok(crate::suite_case::<crate::suite::Suite{n}>)"),
+            None => format!("Ok(crate::suite_case::<crate::{module}::Suite{n}>)"),
         };
         table.push_str(&format!("    ({stem:?}, {i}, {decode}),\n"));
     }

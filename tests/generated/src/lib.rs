@@ -37,6 +37,12 @@ pub mod suite {
     include!(concat!(env!("OUT_DIR"), "/suite.rs"));
 }
 
+/// Bindings of the same suite's draft 7 groups (`tests/json-schema-test-suite-drafts/`), each
+/// declaring draft 7: each group's schema is the field `value` of `Suite{n}`.
+pub mod suite_draft7 {
+    include!(concat!(env!("OUT_DIR"), "/suite_draft7.rs"));
+}
+
 /// How one case of the suite decoded into its group's type.
 #[derive(Debug)]
 pub struct SuiteOutcome {
@@ -90,6 +96,10 @@ pub type SuiteGroup = (
 
 /// Every group of the suite, in file order.
 pub const SUITE: &[SuiteGroup] = include!(concat!(env!("OUT_DIR"), "/suite_table.rs"));
+
+/// Every group of the suite's draft 7, in file order.
+pub const SUITE_DRAFT7: &[SuiteGroup] =
+    include!(concat!(env!("OUT_DIR"), "/suite_draft7_table.rs"));
 
 /// How many random records were generated into [`random`].
 pub const RANDOM_RECORDS: usize = include!(concat!(env!("OUT_DIR"), "/random_count.rs"));
