@@ -2010,6 +2010,15 @@ pub(crate) fn root_draft(root: &Value) -> Draft {
         .unwrap_or(Draft::Draft2020)
 }
 
+/// Whether a schema declaring the metaschema `meta` has `keyword` (see [`crate::draft_has`]).
+pub(crate) fn draft_has(meta: Option<&str>, keyword: &str) -> bool {
+    let draft = meta.and_then(Draft::from_meta).unwrap_or(Draft::Draft2020);
+    let edition = Edition::of(meta, draft);
+    (DRAFT_KEYWORDS.iter())
+        .find(|(k, ..)| *k == keyword)
+        .is_none_or(|(_, since, until, _)| edition.has(*since, *until))
+}
+
 /// Where a root document embeds others: `definitions` in a draft 7 root, else `$defs`.
 pub(crate) fn defs_keyword(root: &Value) -> &'static str {
     match root_draft(root) {

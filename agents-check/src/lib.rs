@@ -68,6 +68,25 @@ pub struct Embedded<'a> {
     pub file: &'a Path,
 }
 
+/// Whether a schema declaring the metaschema `meta` (its `$schema`; `None` for none, read as
+/// draft 2020-12) has `keyword`. `false` only for a keyword that a draft brought in or dropped
+/// and this one lacks (`const` in draft 4, `prefixItems` before 2020-12, `dependencies` after
+/// draft 7, …): the check ignores such a keyword, as that draft's validators do, and reports it
+/// ([`Schema::problems`]).
+///
+/// ```
+/// use agents_check::draft_has;
+///
+/// assert!(!draft_has(Some("http://json-schema.org/draft-04/schema#"), "const"));
+/// assert!(draft_has(Some("http://json-schema.org/draft-07/schema#"), "const"));
+/// assert!(!draft_has(Some("http://json-schema.org/draft-07/schema#"), "prefixItems"));
+/// assert!(draft_has(None, "prefixItems"));
+/// assert!(draft_has(None, "title"));
+/// ```
+pub fn draft_has(meta: Option<&str>, keyword: &str) -> bool {
+    compile::draft_has(meta, keyword)
+}
+
 /// A compiled schema.
 pub struct Schema {
     compiled: compile::Compiled,

@@ -549,6 +549,44 @@ fn a_keyword_the_schemas_draft_lacks_types_nothing_and_is_named() {
 /// Draft 4 makes `minimum` exclusive with `"exclusiveMinimum": true` beside it: read as the
 /// exclusive bound it is (the docs say so), not warned about as a number of the wrong kind. Its
 /// `id` is later drafts' `$id`: a reference to the anchor it names is the type found there.
+/// Draft 4 has no `const` and draft 7 no `prefixItems`: a schema of that draft that writes one
+/// means any value there (its validators ignore the keyword), so the type holds any value, and
+/// the one warning is the compile's, naming the keyword and the draft.
+#[test]
+fn const_in_draft4_and_prefix_items_in_draft7_type_nothing() {
+    for (meta, keyword, value, field) in [
+        (
+            "http://json-schema.org/draft-04/schema#",
+            "const",
+            json!(5),
+            "pub pinned: Option<::agents_runtime::Value>,",
+        ),
+        (
+            "http://json-schema.org/draft-07/schema#",
+            "prefixItems",
+            json!([{"type": "string"}]),
+            "pub pinned: Option<Vec<::agents_runtime::Value>>,",
+        ),
+    ] {
+        let mut pinned = json!({});
+        if keyword == "prefixItems" {
+            pinned["type"] = json!("array");
+        }
+        pinned[keyword] = value;
+        let (source, warnings) = generated(
+            "old",
+            json!({"$schema": meta, "type": "object", "properties": {"pinned": pinned}}),
+        );
+        assert_eq!(fields_of(&source, "Old"), [field], "{keyword}");
+        assert_eq!(warnings.len(), 1, "{keyword}: {warnings:#?}");
+        assert!(
+            warnings[0].contains(&format!("/properties/pinned/{keyword}"))
+                && warnings[0].contains("ignored"),
+            "{warnings:#?}"
+        );
+    }
+}
+
 #[test]
 fn draft4_exclusive_bounds_and_ids_are_read() {
     let (source, warnings) = generated(

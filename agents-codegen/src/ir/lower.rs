@@ -126,6 +126,10 @@ pub fn lower(
             depth: 0,
             embedded: &embedded,
             draft: output_schema.draft(),
+            meta: output_schema
+                .document()
+                .get("$schema")
+                .and_then(serde_json::Value::as_str),
             warnings: &mut warnings,
         };
         lowerer.named.insert("#".to_owned(), Ty::Struct(0));
@@ -293,6 +297,8 @@ struct Lowerer<'a> {
     /// The draft the schema declares: a keyword of the other draft types nothing, as it
     /// checks nothing.
     draft: agents_check::Draft,
+    /// The metaschema it declares, for what its draft lacks (`agents_check::draft_has`).
+    meta: Option<&'a str>,
     warnings: &'a mut Vec<Diagnostic>,
 }
 
@@ -357,7 +363,8 @@ impl Lowerer<'_> {
     fn check_keywords(&mut self, schema: &FieldSchema, at: &str) {
         for (key, value) in &schema.extra {
             let key = key.as_str();
-            if key == "not" && schema.is_never() {
+            // A keyword the schema's draft lacks is reported by the schema's compile.
+            if (key == "not" && schema.is_never()) || !agents_check::draft_has(self.meta, key) {
                 continue;
             }
             if UNREAD_KEYWORDS.contains(&key) {

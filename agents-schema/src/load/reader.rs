@@ -18,6 +18,10 @@ use crate::{
 #[derive(Default)]
 pub(super) struct Reader {
     pub(super) errors: Vec<FieldError>,
+    /// Keywords the draft of the document being read lacks: left unread in `extra`, as that
+    /// draft's validators leave them (`agents-check` reports each with its pointer).
+    lacks_const: bool,
+    lacks_prefix_items: bool,
 }
 
 /// Keys of one JSON object, read one by one; what is not taken ends up in `extra`.
@@ -502,9 +506,15 @@ impl Reader {
     /// A schema document: [`Reader::field`], and the schemas its references reach where the
     /// model keeps none ([`FieldSchema::located`]).
     pub(super) fn document(&mut self, value: &Json, path: &str) -> Option<FieldSchema> {
-        let mut doc = self.field(value, path)?;
-        locate(&mut doc, value);
-        Some(doc)
+        let meta = value.get("$schema").and_then(Json::as_str);
+        self.lacks_const = !agents_check::draft_has(meta, "const");
+        self.lacks_prefix_items = !agents_check::draft_has(meta, "prefixItems");
+        let mut doc = self.field(value, path);
+        if let Some(doc) = &mut doc {
+            locate(doc, value, self.lacks_const, self.lacks_prefix_items);
+        }
+        (self.lacks_const, self.lacks_prefix_items) = (false, false);
+        doc
     }
 
     pub(super) fn field(&mut self, value: &Json, path: &str) -> Option<FieldSchema> {
@@ -600,12 +610,20 @@ impl Reader {
             _ => None,
         };
         // `const` and `default` take any value, `null` included.
-        let const_value = f.take_any("const").map(Json::to_value);
+        let const_value = if self.lacks_const {
+            None
+        } else {
+            f.take_any("const").map(Json::to_value)
+        };
         let default = f.take_any("default").map(Json::to_value);
         let any_of = self.schema_list(&mut f, "anyOf");
         let one_of = self.schema_list(&mut f, "oneOf");
         let all_of = self.schema_list(&mut f, "allOf");
-        let prefix_items = self.schema_list(&mut f, "prefixItems").or(tuple);
+        let prefix_items = if self.lacks_prefix_items {
+            tuple
+        } else {
+            self.schema_list(&mut f, "prefixItems").or(tuple)
+        };
         let defs = self.schema_map(&mut f, "$defs");
         let definitions = self.schema_map(&mut f, "definitions");
         let pattern_properties = self.schema_map(&mut f, "patternProperties");
@@ -682,9 +700,9 @@ impl Reader {
 }
 
 /// Reads the schemas that the local references of document `tree` reach where `doc`, its
-/// model, keeps none (`FieldSchema::located`). A target that does not read as a schema stays
-/// unresolved, as one that is not there.
-pub(super) fn locate(doc: &mut FieldSchema, tree: &Json) {
+/// model, keeps none (`FieldSchema::located`), in the document's draft. A target that does not
+/// read as a schema stays unresolved, as one that is not there.
+fn locate(doc: &mut FieldSchema, tree: &Json, lacks_const: bool, lacks_prefix_items: bool) {
     let mut stack = vec![tree];
     let mut references = Vec::new();
     while let Some(node) = stack.pop() {
@@ -714,7 +732,11 @@ pub(super) fn locate(doc: &mut FieldSchema, tree: &Json) {
                 _ => None,
             };
         }
-        let mut reader = Reader::default();
+        let mut reader = Reader {
+            lacks_const,
+            lacks_prefix_items,
+            ..Reader::default()
+        };
         if let Some(target @ (Json::Object(_) | Json::Bool(_))) = at
             && let Some(schema) = reader.field(target, "$")
             && reader.errors.is_empty()
