@@ -1223,9 +1223,14 @@ impl Compiler {
         };
         // In draft 7 a `$ref` hides every keyword beside it, `$id` included.
         let hidden = draft == Draft::Draft7 && map.contains_key("$ref");
+        let edition = if meta == outer.meta && draft == outer.draft {
+            outer.edition
+        } else {
+            Edition::of(meta.as_deref(), draft)
+        };
         let mut base: Option<Url> = None;
         let mut resource = document_root;
-        let id_keyword = id_keyword(meta.as_deref());
+        let id_keyword = if edition == Edition::Draft4 { "id" } else { "$id" };
         if let Some(id) = map
             .get(id_keyword)
             .and_then(Value::as_str)
@@ -1249,16 +1254,18 @@ impl Compiler {
             }
         }
         let here = match base {
-            Some(base) => Scanned::new(base, draft, meta),
+            Some(base) => Scanned {
+                resource: key(&base).into(),
+                base: Arc::new(base),
+                draft,
+                edition,
+                meta,
+            },
             None => Scanned {
                 base: Arc::clone(&outer.base),
                 resource: Arc::clone(&outer.resource),
                 draft,
-                edition: if meta == outer.meta && draft == outer.draft {
-                    outer.edition
-                } else {
-                    Edition::of(meta.as_deref(), draft)
-                },
+                edition,
                 meta,
             },
         };
