@@ -1230,7 +1230,11 @@ impl Compiler {
         };
         let mut base: Option<Url> = None;
         let mut resource = document_root;
-        let id_keyword = if edition == Edition::Draft4 { "id" } else { "$id" };
+        let id_keyword = if edition == Edition::Draft4 {
+            "id"
+        } else {
+            "$id"
+        };
         if let Some(id) = map
             .get(id_keyword)
             .and_then(Value::as_str)

@@ -33,8 +33,7 @@ impl Emitter {
             .map_err(|e| generator_bug(Some(&a.name), &e))
     }
 
-    /// Trees are printed as tokens, records lexed from their text; quoted pieces are tokens
-    /// already and are not parsed.
+    /// Trees are printed as tokens, the text of everything else lexed.
     pub(crate) fn tokens(&mut self, a: &AgentIr, out: &mut TokenStream) -> Result<(), Diagnostics> {
         let rt = self.paths.rt().clone();
         let mut unlexed = None;
@@ -67,7 +66,6 @@ impl Emitter {
                     });
                 }
             },
-            emit::Piece::Quoted(tokens) => out.extend(tokens),
         })?;
         match unlexed {
             Some(e) => Err(generator_bug(Some(&a.name), &e)),
@@ -76,7 +74,8 @@ impl Emitter {
     }
 
     /// prettyplease prints a file as its items one after the other, so printing item by item
-    /// gives the same text while only one item's tree is alive. Quoted pieces are parsed here.
+    /// gives the same text while only one item's tree is alive. Text marked unformatted is
+    /// parsed here.
     pub(crate) fn source(&mut self, a: &AgentIr) -> Result<String, Diagnostics> {
         let mut printer = Printer::default();
         let mut unparsed = None;
@@ -100,12 +99,6 @@ impl Emitter {
                     unparsed.get_or_insert(e);
                 }
             }
-            emit::Piece::Quoted(tokens) => match syn::parse2::<syn::File>(tokens) {
-                Ok(parsed) => parsed.items.into_iter().for_each(|i| printer.item(i)),
-                Err(e) => {
-                    unparsed.get_or_insert(e);
-                }
-            },
         })?;
         match unparsed {
             Some(e) => Err(generator_bug(Some(&a.name), &e)),

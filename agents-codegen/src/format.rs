@@ -125,14 +125,14 @@ impl Printer {
         Ok(())
     }
 
-    /// An item written as text: copied, or parsed and printed where it is not yet as
-    /// prettyplease prints it.
-    pub(crate) fn text(&mut self, item: crate::emit::ItemText) -> syn::Result<()> {
-        if item.formatted {
-            self.source.push_str(&item.text);
+    /// Items written as text: copied, or parsed and printed where they are not yet as
+    /// prettyplease prints them.
+    pub(crate) fn text(&mut self, items: crate::emit::ItemText) -> syn::Result<()> {
+        if items.formatted {
+            self.source.push_str(&items.text);
         } else {
-            let parsed: syn::Item = syn::parse_str(&item.text)?;
-            self.item(parsed);
+            let parsed: syn::File = syn::parse_str(&items.text)?;
+            parsed.items.into_iter().for_each(|i| self.item(i));
         }
         Ok(())
     }

@@ -10,11 +10,11 @@
 //!    type resolved (`types`), each input's rules (read once, with the record: [`rules`]) fitted
 //!    to its type, and doc text made safe (`docs`); problems of all agents are collected into
 //!    one [`Diagnostics`];
-//! 3. **emit** (`emit`): repeated parts (fields, setters, doc lines) as `syn` trees cloned from
-//!    parsed templates, one-off items as quoted tokens;
-//! 4. **format**: `prettyplease` over the trees and the parsed quoted items, deterministic byte
-//!    for byte (the macro path prints the same trees as tokens and passes the quoted items on
-//!    unparsed).
+//! 3. **emit** (`emit`): records, the params type and the trait impls written as source text,
+//!    exactly as prettyplease prints them (an item the writer cannot be sure of is marked and
+//!    parsed), enums as `syn` trees;
+//! 4. **format**: `prettyplease` over the trees, deterministic byte for byte (the macro path
+//!    lexes the same text into tokens and prints the trees as tokens).
 //!
 //! ```
 //! let record = agents_schema::AgentRecord::from_json(r#"{

@@ -4,10 +4,10 @@
 //!
 //! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums and
 //! unions), `params.rs` (the params struct and its impl), `validate.rs` (its `validate()`),
-//! `traits.rs` (the agent's trait impls). Records and the params type are written as source
-//! text the way prettyplease prints it (`text.rs`); enums are syntax trees made from the doc
-//! and field templates of `tree.rs` (the error of a template that lost its shape is in
-//! `shape.rs`); the trait impls are quoted. Type spellings are in `tokens.rs`. An agent's code
+//! `traits.rs` (the agent's trait impls). Records, the params type and the trait impls are
+//! written as source text the way prettyplease prints it (`text.rs`); enums are syntax trees
+//! made with the doc template of `tree.rs` (the error of a template that lost its shape is in
+//! `shape.rs`). Type spellings are in `tokens.rs`. An agent's code
 //! comes out as [`Piece`]s, in order, and consumers print each piece and drop it.
 
 mod enums;
@@ -24,7 +24,6 @@ pub use text::ItemText;
 pub use tokens::{Paths, path_text};
 pub use tree::Templates;
 
-use proc_macro2::TokenStream;
 use syn::ItemEnum;
 
 use crate::ir::AgentIr;
@@ -42,10 +41,8 @@ pub enum Piece {
     Enum(ItemEnum),
     /// A union of kinds of value, which printers wrap in the runtime's `union_enum!`.
     Union(ItemEnum),
-    /// An item written as source (the params type and its impl).
+    /// Items written as source (the params type, its impl, the agent's trait impls).
     Text(ItemText),
-    /// Quoted one-off items, parsed only by printers that need trees.
-    Quoted(TokenStream),
 }
 
 /// What `record!` is told before a record struct: the JSON Schema text a root record carries,
@@ -82,6 +79,8 @@ pub fn agent(
     let (params, methods) = params::params(&agent.params, agent, p);
     sink(Piece::Text(params));
     sink(Piece::Text(methods));
-    sink(Piece::Quoted(traits::traits(agent, p)));
+    if let Some(traits) = traits::traits(agent, p) {
+        sink(Piece::Text(traits));
+    }
     Ok(())
 }

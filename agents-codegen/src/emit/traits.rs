@@ -1,154 +1,196 @@
 //! The trait impls that tie an agent's types together: `Agent` (name, params), `AgentParams`
 //! (output, validation, localization), `Default` for params without required inputs, and the
-//! capability markers `Localized` and `Paginated`.
+//! capability markers `Localized` and `Paginated`, written as text.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
+use super::text::{INDENT, ItemText, Writer};
 use super::tokens::Paths;
+use super::validate::ident_text;
 use crate::ir::{AgentIr, ParamIr};
-use crate::naming::ident;
 
-/// The agent's trait impls, quoted (they are one-off items).
-pub(super) fn traits(agent: &AgentIr, p: &Paths) -> TokenStream {
-    let rt = &p.rt;
-    let (Some(root), name) = (agent.structs.first(), &agent.name) else {
-        return quote!();
-    };
-    let output = ident(&root.ident);
-    let params = ident(&agent.params.ident);
+/// The agent's trait impls, written as text (`text.rs`) like the params type.
+pub(super) fn traits(agent: &AgentIr, p: &Paths) -> Option<ItemText> {
+    let root = agent.structs.first()?;
+    let rt = p.rt_text.as_str();
+    let output = ident_text(&root.ident);
+    let params = ident_text(&agent.params.ident);
     let fields = &agent.params.fields;
-    let default_impl = fields.iter().all(|f| !f.required).then(|| {
-        quote! {
-            impl Default for #params {
-                fn default() -> Self {
-                    Self::new()
-                }
-            }
-        }
-    });
-    let localization = {
-        let localizing: Vec<&ParamIr> = fields.iter().filter(|f| f.localization).collect();
-        // A localized agent's `Localize::zip_code`/`store_id` put an input its params do not
-        // declare into `extra`; it localizes the request all the same.
-        let undeclared: Vec<&str> = if agent.localized {
-            agents_schema::inputs::LOCALIZATION_PARAMS
-                .iter()
-                .copied()
-                .filter(|n| !fields.iter().any(|f| f.json == *n))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        if localizing.iter().any(|f| f.required) {
-            // A required localization input is always set.
-            quote!(true)
-        } else if localizing.is_empty() && undeclared.is_empty() {
-            quote!(false)
-        } else {
-            let ids = localizing.iter().map(|f| ident(&f.ident));
-            let set = ids.map(|id| quote!(self.#id.is_some()));
-            let given = undeclared
-                .iter()
-                .map(|n| quote!(self.extra.contains_key(#n)));
-            let all = set.chain(given);
-            quote!(#(#all)||*)
-        }
+    let mut w = Writer {
+        out: String::with_capacity(1024 + agent.input_schema.len()),
+        base: 0,
+        indent: 0,
+        formatted: true,
     };
-    let localized = agent.localized.then(|| {
-        // The localization inputs the params hold as text; any other name is sent as given.
-        let arms: Vec<TokenStream> = fields
-            .iter()
-            .filter(|f| f.localization && f.ty == crate::types::Ty::String)
-            .map(|f| {
-                let (json, id) = (&f.json, ident(&f.ident));
-                let value = if f.required {
-                    quote!(value)
-                } else {
-                    quote!(Some(value))
-                };
-                quote!(#json => params.#id = #value,)
-            })
-            .collect();
-        let other = quote!(params.extra.insert(input.to_owned(), value.into()););
-        let set = if arms.is_empty() {
-            other
-        } else {
-            quote! {
-                match input {
-                    #(#arms)*
-                    _ => {
-                        #other
-                    }
-                }
-            }
-        };
-        quote! {
-            impl #rt::Localized for #output {
-                fn localize(mut params: #params, input: &'static str, value: String) -> #params {
-                    #set
-                    params
-                }
-            }
+    if let Some(v) = &agent.version {
+        w.code(&["impl ", &output, " {"]);
+        w.indent = INDENT;
+        w.doc(" The id of the template version these bindings were generated from.");
+        let id = proc_macro2::Literal::string(&v.id).to_string();
+        w.code(&["pub const TEMPLATE_VERSION_ID: &'static str = ", &id, ";"]);
+        if let Some(n) = v.number {
+            w.doc(" The number of the template version these bindings were generated from.");
+            let n = proc_macro2::Literal::u64_suffixed(n).to_string();
+            w.code(&["pub const TEMPLATE_VERSION: u64 = ", &n, ";"]);
         }
-    });
-    let paginated = agent.page.and_then(|i| fields.get(i)).map(|f| {
-        let id = ident(&f.ident);
-        let json = &f.json;
-        quote! {
-            impl #rt::Paginated for #output {
-                const PAGE_PARAM: &'static str = #json;
-                fn page(params: &#params) -> Option<u32> {
-                    params.#id
-                }
-                fn set_page(params: &mut #params, page: u32) {
-                    params.#id = Some(page);
-                }
-            }
-        }
-    });
-    let version = agent.version.as_ref().map(|v| {
-        let id = &v.id;
-        let id_doc = " The id of the template version these bindings were generated from.";
-        let number = v.number.map(|n| {
-            let doc = " The number of the template version these bindings were generated from.";
-            quote! {
-                #[doc = #doc]
-                pub const TEMPLATE_VERSION: u64 = #n;
-            }
-        });
-        quote! {
-            impl #output {
-                #[doc = #id_doc]
-                pub const TEMPLATE_VERSION_ID: &'static str = #id;
-                #number
-            }
-        }
-    });
-    // Lined up with the `const` it is the value of; a raw literal, so it reads as JSON.
-    let input_schema: TokenStream = crate::format::raw_json(&agent.input_schema, "    ")
-        .parse()
-        .unwrap_or_else(|_| quote!("true"));
-    quote! {
-        #version
-        #default_impl
-
-        impl #rt::AgentParams for #params {
-            type Agent = #output;
-            fn validate(&self) -> Result<(), #rt::ValidationError> {
-                #params::validate(self)
-            }
-            fn uses_localization(&self) -> bool {
-                #localization
-            }
-        }
-
-        impl #rt::Agent for #output {
-            const NAME: &'static str = #name;
-            const INPUT_SCHEMA: &'static str = #input_schema;
-            type Params = #params;
-        }
-        #localized
-        #paginated
+        w.indent = 0;
+        w.code(&["}"]);
     }
+    if fields.iter().all(|f| !f.required) {
+        w.code(&["impl Default for ", &params, " {"]);
+        w.indent = INDENT;
+        w.code(&["fn default() -> Self {"]);
+        w.indent += INDENT;
+        w.code(&["Self::new()"]);
+        w.indent -= INDENT;
+        w.code(&["}"]);
+        w.indent = 0;
+        w.code(&["}"]);
+    }
+
+    w.code(&["impl ", rt, "::AgentParams for ", &params, " {"]);
+    w.indent = INDENT;
+    w.code(&["type Agent = ", &output, ";"]);
+    w.signature(
+        "fn validate(",
+        &["&self".to_owned()],
+        &format!(") -> Result<(), {rt}::ValidationError> {{"),
+    );
+    w.indent += INDENT;
+    w.code(&[&params, "::validate(self)"]);
+    w.indent -= INDENT;
+    w.code(&["}"]);
+    w.code(&["fn uses_localization(&self) -> bool {"]);
+    w.indent += INDENT;
+    w.code(&[&localization(agent, fields)]);
+    w.indent -= INDENT;
+    w.code(&["}"]);
+    w.indent = 0;
+    w.code(&["}"]);
+
+    w.code(&["impl ", rt, "::Agent for ", &output, " {"]);
+    w.indent = INDENT;
+    let name = proc_macro2::Literal::string(&agent.name).to_string();
+    w.code(&["const NAME: &'static str = ", &name, ";"]);
+    // Lined up with the `const` it is the value of; a raw literal, so it reads as JSON. A
+    // literal over several lines is printed as it is, after the `=`.
+    let input_schema = crate::format::raw_json(&agent.input_schema, "    ");
+    match input_schema.split_once('\n') {
+        Some((first, rest)) => {
+            w.code(&["const INPUT_SCHEMA: &'static str = ", first]);
+            w.out.push_str(rest);
+            w.out.push_str(";\n");
+        }
+        None => w.code(&["const INPUT_SCHEMA: &'static str = ", &input_schema, ";"]),
+    }
+    w.code(&["type Params = ", &params, ";"]);
+    w.indent = 0;
+    w.code(&["}"]);
+
+    if agent.localized {
+        localized(&mut w, rt, &output, &params, fields);
+    }
+    if let Some(f) = agent.page.and_then(|i| fields.get(i)) {
+        let id = ident_text(&f.ident);
+        let json = proc_macro2::Literal::string(&f.json).to_string();
+        w.code(&["impl ", rt, "::Paginated for ", &output, " {"]);
+        w.indent = INDENT;
+        w.code(&["const PAGE_PARAM: &'static str = ", &json, ";"]);
+        w.code(&["fn page(params: &", &params, ") -> Option<u32> {"]);
+        w.indent += INDENT;
+        w.code(&["params.", &id]);
+        w.indent -= INDENT;
+        w.code(&["}"]);
+        w.signature(
+            "fn set_page(",
+            &[format!("params: &mut {params}"), "page: u32".to_owned()],
+            ") {",
+        );
+        w.indent += INDENT;
+        w.code(&["params.", &id, " = Some(page);"]);
+        w.indent -= INDENT;
+        w.code(&["}"]);
+        w.indent = 0;
+        w.code(&["}"]);
+    }
+    Some(ItemText {
+        text: w.out,
+        formatted: w.formatted,
+    })
+}
+
+/// The body of `uses_localization`: whether a localization input is set.
+fn localization(agent: &AgentIr, fields: &[ParamIr]) -> String {
+    let localizing: Vec<&ParamIr> = fields.iter().filter(|f| f.localization).collect();
+    // A localized agent's `Localize::zip_code`/`store_id` put an input its params do not
+    // declare into `extra`; it localizes the request all the same.
+    let undeclared: Vec<&str> = if agent.localized {
+        agents_schema::inputs::LOCALIZATION_PARAMS
+            .iter()
+            .copied()
+            .filter(|n| !fields.iter().any(|f| f.json == *n))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if localizing.iter().any(|f| f.required) {
+        // A required localization input is always set.
+        return "true".to_owned();
+    }
+    if localizing.is_empty() && undeclared.is_empty() {
+        return "false".to_owned();
+    }
+    let set = localizing
+        .iter()
+        .map(|f| format!("self.{}.is_some()", ident_text(&f.ident)));
+    let given = undeclared.iter().map(|n| {
+        format!(
+            "self.extra.contains_key({})",
+            proc_macro2::Literal::string(n)
+        )
+    });
+    set.chain(given).collect::<Vec<_>>().join(" || ")
+}
+
+/// `Localized`: the localization inputs the params hold as text are set by name; any other
+/// name is sent as given.
+fn localized(w: &mut Writer, rt: &str, output: &str, params: &str, fields: &[ParamIr]) {
+    w.code(&["impl ", rt, "::Localized for ", output, " {"]);
+    w.indent = INDENT;
+    w.signature(
+        "fn localize(",
+        &[
+            format!("mut params: {params}"),
+            "input: &'static str".to_owned(),
+            "value: String".to_owned(),
+        ],
+        &format!(") -> {params} {{"),
+    );
+    w.indent += INDENT;
+    let other = "params.extra.insert(input.to_owned(), value.into());";
+    let arms: Vec<&ParamIr> = (fields.iter())
+        .filter(|f| f.localization && f.ty == crate::types::Ty::String)
+        .collect();
+    if arms.is_empty() {
+        w.code(&[other]);
+    } else {
+        w.code(&["match input {"]);
+        w.indent += INDENT;
+        for f in arms {
+            let json = proc_macro2::Literal::string(&f.json).to_string();
+            let id = ident_text(&f.ident);
+            let value = if f.required { "value" } else { "Some(value)" };
+            w.code(&[&json, " => params.", &id, " = ", value, ","]);
+        }
+        w.code(&["_ => {"]);
+        w.indent += INDENT;
+        w.code(&[other]);
+        w.indent -= INDENT;
+        w.code(&["}"]);
+        w.indent -= INDENT;
+        w.code(&["}"]);
+    }
+    w.code(&["params"]);
+    w.indent -= INDENT;
+    w.code(&["}"]);
+    w.indent = 0;
+    w.code(&["}"]);
 }
