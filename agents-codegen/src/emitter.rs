@@ -9,10 +9,10 @@ use crate::emit;
 use crate::format::{Printer, generator_bug};
 use crate::ir::AgentIr;
 
-/// The runtime paths and the parsed templates of one emission (of one agent or of several).
+/// The runtime paths and the records' shared tail of one emission (of one agent or of several).
 pub(crate) struct Emitter {
     paths: emit::Paths,
-    templates: emit::Templates,
+    records: emit::Skeleton,
 }
 
 impl Emitter {
@@ -21,85 +21,74 @@ impl Emitter {
         let make = || -> syn::Result<Emitter> {
             let path: syn::Path = syn::parse_str(rt)?;
             let paths = emit::Paths::new(&path)?;
-            let templates = emit::Templates::new(&paths)?;
-            Ok(Emitter { paths, templates })
+            let records = emit::Skeleton::new(&paths);
+            Ok(Emitter { paths, records })
         };
         make().map_err(|e| generator_bug(Some(agent), &e))
     }
 
     /// Emits `a`, handing each piece to `sink`.
-    fn emit(&self, a: &AgentIr, sink: &mut dyn FnMut(emit::Piece)) -> Result<(), Diagnostics> {
-        emit::agent(a, &self.paths, &self.templates, sink)
-            .map_err(|e| generator_bug(Some(&a.name), &e))
+    fn emit(&self, a: &AgentIr, sink: &mut dyn FnMut(emit::Piece)) {
+        emit::agent(a, &self.paths, &self.records, sink);
     }
 
-    /// Trees are printed as tokens, the text of everything else lexed.
-    pub(crate) fn tokens(&mut self, a: &AgentIr, out: &mut TokenStream) -> Result<(), Diagnostics> {
+    /// The text of every piece lexed into tokens (the macro path).
+    pub(crate) fn tokens(&self, a: &AgentIr, out: &mut TokenStream) -> Result<(), Diagnostics> {
         let rt = self.paths.rt().clone();
         let mut unlexed = None;
-        self.emit(a, &mut |piece| match piece {
-            emit::Piece::Record(record, head) => match record.text.parse::<TokenStream>() {
-                Ok(item) => {
-                    let fields = crate::naming::ident(&head.fields);
-                    let schema = head.schema.map(|s| quote::quote!(#![schema = #s]));
-                    out.extend(quote::quote!(#rt::record! { #schema #![fields = #fields] #item }));
-                }
-                Err(e) => {
-                    unlexed.get_or_insert_with(|| {
-                        syn::Error::new(
-                            proc_macro2::Span::call_site(),
-                            format!("a record's text does not lex: {e}"),
-                        )
+        let lex = |text: &str| {
+            text.parse::<TokenStream>().map_err(|e| {
+                syn::Error::new(
+                    proc_macro2::Span::call_site(),
+                    format!("an item's text does not lex: {e}"),
+                )
+            })
+        };
+        self.emit(a, &mut |piece| {
+            let lexed = match piece {
+                emit::Piece::Macro { name, item, head } => lex(&item.text).map(|item| {
+                    let name = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+                    let head = head.map(|head| {
+                        let fields = crate::naming::ident(&head.fields);
+                        let schema = head.schema.map(|s| quote::quote!(#![schema = #s]));
+                        quote::quote!(#schema #![fields = #fields])
                     });
-                }
-            },
-            emit::Piece::Enum(item) => out.extend(quote::quote!(#rt::string_enum! { #item })),
-            emit::Piece::Union(item) => out.extend(quote::quote!(#rt::union_enum! { #item })),
-            emit::Piece::Text(item) => match item.text.parse::<TokenStream>() {
-                Ok(item) => out.extend(item),
+                    quote::quote!(#rt::#name! { #head #item })
+                }),
+                emit::Piece::Text(item) => lex(&item.text),
+            };
+            match lexed {
+                Ok(tokens) => out.extend(tokens),
                 Err(e) => {
-                    unlexed.get_or_insert_with(|| {
-                        syn::Error::new(
-                            proc_macro2::Span::call_site(),
-                            format!("an item's text does not lex: {e}"),
-                        )
-                    });
+                    unlexed.get_or_insert(e);
                 }
-            },
-        })?;
+            }
+        });
         match unlexed {
             Some(e) => Err(generator_bug(Some(&a.name), &e)),
             None => Ok(()),
         }
     }
 
-    /// prettyplease prints a file as its items one after the other, so printing item by item
-    /// gives the same text while only one item's tree is alive. Text marked unformatted is
-    /// parsed here.
-    pub(crate) fn source(&mut self, a: &AgentIr) -> Result<String, Diagnostics> {
+    /// The source of every piece: its text, or where it is marked unformatted, its parse
+    /// printed by prettyplease.
+    pub(crate) fn source(&self, a: &AgentIr) -> Result<String, Diagnostics> {
         let mut printer = Printer::default();
         let mut unparsed = None;
         let rt_text = self.paths.rt_text().to_owned();
-        self.emit(a, &mut |piece| match piece {
-            emit::Piece::Record(record, head) => {
-                if let Err(e) =
-                    printer.record_text(&rt_text, head.schema.as_deref(), &head.fields, record)
-                {
-                    unparsed.get_or_insert(e);
+        self.emit(a, &mut |piece| {
+            let printed = match piece {
+                emit::Piece::Macro { name, item, head } => {
+                    let head =
+                        head.map(|h| crate::format::record_head(h.schema.as_deref(), &h.fields));
+                    printer.macro_text(&rt_text, name, head.as_deref(), item)
                 }
+                emit::Piece::Text(item) => printer.text(item),
+            };
+            if let Err(e) = printed {
+                unparsed.get_or_insert(e);
             }
-            emit::Piece::Enum(item) => {
-                printer.wrapped(&rt_text, "string_enum", syn::Item::Enum(item), None)
-            }
-            emit::Piece::Union(item) => {
-                printer.wrapped(&rt_text, "union_enum", syn::Item::Enum(item), None)
-            }
-            emit::Piece::Text(item) => {
-                if let Err(e) = printer.text(item) {
-                    unparsed.get_or_insert(e);
-                }
-            }
-        })?;
+        });
         match unparsed {
             Some(e) => Err(generator_bug(Some(&a.name), &e)),
             None => Ok(printer.finish()),
@@ -110,12 +99,22 @@ impl Emitter {
 #[cfg(test)]
 mod tests {
     use super::Emitter;
-    use crate::emit::Piece;
+    use crate::emit::{ItemText, Piece};
 
     /// Every item written as text and marked formatted is exactly what prettyplease prints for
     /// it, for the catalog, the test schemas and arbitrary records, under runtime paths short
-    /// and long; and the catalog's params types are all written formatted, which is what makes
-    /// text worth writing.
+    /// and long; and every item of the catalog and the test schemas is written formatted, which
+    /// is what makes text worth writing.
+    /// An item written to stand in a macro call, one step in, as it stands alone.
+    fn unindented(item: ItemText) -> ItemText {
+        let mut text = String::with_capacity(item.text.len());
+        for line in item.text.lines() {
+            text.push_str(line.strip_prefix("    ").unwrap_or(line));
+            text.push('\n');
+        }
+        ItemText { text, ..item }
+    }
+
     #[test]
     fn text_marked_formatted_is_what_prettyplease_prints() {
         let root = agents_test_support::workspace_root();
@@ -154,12 +153,10 @@ mod tests {
                         Err(e) => panic!("{e}"),
                     };
                     let mut texts = Vec::new();
-                    let emitted = emitter.emit(&agent.ir, &mut |piece| {
-                        if let Piece::Text(t) = piece {
-                            texts.push(t);
-                        }
+                    emitter.emit(&agent.ir, &mut |piece| match piece {
+                        Piece::Text(t) => texts.push(t),
+                        Piece::Macro { item, .. } => texts.push(unindented(item)),
                     });
-                    assert!(emitted.is_ok(), "{}", agent.name);
                     for t in texts {
                         let file = match syn::parse_file(&t.text) {
                             Ok(file) => file,

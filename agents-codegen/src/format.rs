@@ -99,28 +99,30 @@ impl Printer {
         self.wrapped(rt, "record", syn::Item::Struct(item), Some(&head));
     }
 
-    /// [`Printer::record`] of a record written as text: the text, indented for the call
-    /// already, is copied into it, or parsed and printed where it is not yet as prettyplease
+    /// `<rt>::<name>! { head item }` of an item written as text, indented for the call
+    /// already: copied into it, or parsed and printed where it is not yet as prettyplease
     /// prints it.
-    pub(crate) fn record_text(
+    pub(crate) fn macro_text(
         &mut self,
         rt: &str,
-        schema: Option<&str>,
-        fields: &str,
-        record: crate::emit::ItemText,
+        name: &str,
+        head: Option<&str>,
+        item: crate::emit::ItemText,
     ) -> syn::Result<()> {
-        if !record.formatted {
-            let item: syn::ItemStruct = syn::parse_str(&record.text)?;
-            self.record(rt, schema, fields, item);
+        if !item.formatted {
+            let parsed: syn::Item = syn::parse_str(&item.text)?;
+            self.wrapped(rt, name, parsed, head);
             return Ok(());
         }
-        let head = record_head(schema, fields);
+        let head = head.unwrap_or_default();
         self.source
-            .reserve(rt.len() + 12 + head.len() + record.text.len());
+            .reserve(rt.len() + name.len() + 8 + head.len() + item.text.len());
         self.source.push_str(rt);
-        self.source.push_str("::record! {\n");
-        self.source.push_str(&head);
-        self.source.push_str(&record.text);
+        self.source.push_str("::");
+        self.source.push_str(name);
+        self.source.push_str("! {\n");
+        self.source.push_str(head);
+        self.source.push_str(&item.text);
         self.source.push_str("}\n");
         Ok(())
     }
@@ -212,7 +214,7 @@ pub fn rustfmt(source: &str) -> Result<String, Diagnostics> {
 }
 
 /// `#![schema = r#"…"#]` and `#![fields = Name]`, as a record's call begins.
-fn record_head(schema: Option<&str>, fields: &str) -> String {
+pub(crate) fn record_head(schema: Option<&str>, fields: &str) -> String {
     let mut text = String::new();
     if let Some(schema) = schema {
         text.push_str(&format!("    #![schema = {}]\n", raw_json(schema, "    ")));
@@ -296,7 +298,15 @@ mod tests {
                 text: text.clone(),
                 formatted,
             };
-            assert!(ours.record_text("::rt", None, "SFields", record).is_ok());
+            assert!(
+                ours.macro_text(
+                    "::rt",
+                    "record",
+                    Some(&super::record_head(None, "SFields")),
+                    record
+                )
+                .is_ok()
+            );
             let mut theirs = Printer::default();
             let item: syn::ItemStruct = match syn::parse_str(&text) {
                 Ok(item) => item,
@@ -310,7 +320,15 @@ mod tests {
             text: "    /// A line\n    pub struct S {}\n".to_owned(),
             formatted: true,
         };
-        assert!(ours.record_text("::rt", None, "SFields", record).is_ok());
+        assert!(
+            ours.macro_text(
+                "::rt",
+                "record",
+                Some(&super::record_head(None, "SFields")),
+                record
+            )
+            .is_ok()
+        );
         assert_eq!(
             ours.finish(),
             "::rt::record! {\n    #![fields = SFields]\n    /// A line\n    pub struct S {}\n}\n"

@@ -352,7 +352,7 @@ impl Output {
             return Ok(TokenStream::new());
         };
         let mut tokens = TokenStream::new();
-        let mut emitter = Emitter::new(&first.runtime_path, &first.name)?;
+        let emitter = Emitter::new(&first.runtime_path, &first.name)?;
         for a in &self.agents {
             emitter.tokens(&a.ir, &mut tokens)?;
         }
@@ -369,7 +369,7 @@ impl Output {
         let Some(first) = self.agents.first() else {
             return Ok(Vec::new());
         };
-        let mut emitter = Emitter::new(&first.runtime_path, &first.name)?;
+        let emitter = Emitter::new(&first.runtime_path, &first.name)?;
         self.agents.iter().map(|a| emitter.source(&a.ir)).collect()
     }
 

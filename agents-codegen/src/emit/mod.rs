@@ -4,44 +4,34 @@
 //!
 //! One builder per kind of item: `record.rs` (output structs), `enums.rs` (string enums and
 //! unions), `params.rs` (the params struct and its impl), `validate.rs` (its `validate()`),
-//! `traits.rs` (the agent's trait impls). Records, the params type and the trait impls are
-//! written as source text the way prettyplease prints it (`text.rs`); enums are syntax trees
-//! made with the doc template of `tree.rs` (the error of a template that lost its shape is in
-//! `shape.rs`). Type spellings are in `tokens.rs`. An agent's code
+//! `traits.rs` (the agent's trait impls), each written as source text the way prettyplease
+//! prints it by the one writer in `text.rs`. Type spellings are in `tokens.rs`. An agent's code
 //! comes out as [`Piece`]s, in order, and consumers print each piece and drop it.
 
 mod enums;
 mod params;
 mod record;
-mod shape;
 mod text;
 mod tokens;
 mod traits;
-mod tree;
 mod validate;
 
+pub use record::Skeleton;
 pub use text::ItemText;
 pub use tokens::{Paths, path_text};
-pub use tree::Templates;
-
-use syn::ItemEnum;
 
 use crate::ir::AgentIr;
 
 /// A piece of an agent's code.
-#[allow(
-    clippy::large_enum_variant,
-    reason = "a piece is moved once, into the printer; none is ever stored in bulk"
-)]
 pub enum Piece {
-    /// An output record struct as source, which printers wrap in the runtime's `record!`, with
-    /// what the macro is told before it.
-    Record(ItemText, RecordHead),
-    /// A string enum, which printers wrap in the runtime's `string_enum!`.
-    Enum(ItemEnum),
-    /// A union of kinds of value, which printers wrap in the runtime's `union_enum!`.
-    Union(ItemEnum),
-    /// Items written as source (the params type, its impl, the agent's trait impls).
+    /// An item as source that printers wrap in the runtime's macro `name` (`record`,
+    /// `string_enum`, `union_enum`), with what a record's macro is told before it.
+    Macro {
+        name: &'static str,
+        item: ItemText,
+        head: Option<RecordHead>,
+    },
+    /// Items as source (the params type, its impl, the agent's trait impls).
     Text(ItemText),
 }
 
@@ -55,26 +45,33 @@ pub struct RecordHead {
 }
 
 /// Every item of one agent, in order, handed to `sink` a piece at a time: record structs, the
-/// params type and its impl, the agent's trait impls. Memory holds one item's tree, not the
-/// agent's.
-pub fn agent(
-    agent: &AgentIr,
-    p: &Paths,
-    t: &Templates,
-    sink: &mut dyn FnMut(Piece),
-) -> syn::Result<()> {
+/// enums, the params type and its impl, the agent's trait impls. Memory holds one item's text,
+/// not the agent's.
+pub fn agent(agent: &AgentIr, p: &Paths, records: &Skeleton, sink: &mut dyn FnMut(Piece)) {
     for s in &agent.structs {
         let head = RecordHead {
             schema: s.root.then(|| agent.output_schema.clone()),
             fields: s.fields_ident.clone(),
         };
-        sink(Piece::Record(record::record(s, agent, p, &t.records), head));
+        sink(Piece::Macro {
+            name: "record",
+            item: record::record(s, agent, p, records),
+            head: Some(head),
+        });
     }
     for e in &agent.enums {
-        sink(Piece::Enum(enums::string_enum(e, t)?));
+        sink(Piece::Macro {
+            name: "string_enum",
+            item: enums::string_enum(e),
+            head: None,
+        });
     }
     for u in &agent.unions {
-        sink(Piece::Union(enums::union_enum(u, agent, p, t)?));
+        sink(Piece::Macro {
+            name: "union_enum",
+            item: enums::union_enum(u, agent, p),
+            head: None,
+        });
     }
     let (params, methods) = params::params(&agent.params, agent, p);
     sink(Piece::Text(params));
@@ -82,5 +79,4 @@ pub fn agent(
     if let Some(traits) = traits::traits(agent, p) {
         sink(Piece::Text(traits));
     }
-    Ok(())
 }

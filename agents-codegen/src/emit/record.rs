@@ -20,7 +20,7 @@ pub struct Skeleton {
 
 impl Skeleton {
     /// The skeleton for the runtime at `p`.
-    pub(super) fn new(p: &Paths) -> Self {
+    pub fn new(p: &Paths) -> Self {
         let tail = |mismatch_doc: &str, breach_doc: &str| {
             let mut w = Writer::default();
             w.line("#[json(flatten)]");

@@ -129,18 +129,6 @@ impl Spelled {
             out.push('>');
         }
     }
-
-    /// The type's tokens.
-    pub(super) fn tokens(&self) -> syn::Result<TokenStream> {
-        let mut text = String::with_capacity(self.flat_len());
-        self.write_flat(&mut text);
-        text.parse().map_err(|e| {
-            syn::Error::new(
-                proc_macro2::Span::call_site(),
-                format!("the type `{text}` does not lex: {e}"),
-            )
-        })
-    }
 }
 
 /// How an output type (without the `Option`) is spelled.
@@ -163,11 +151,6 @@ pub(super) fn ty_spelled(ty: &Ty, agent: &AgentIr, p: &Paths) -> Spelled {
         Ty::Union(i) => named(agent.unions.get(*i).map(|u| u.ident.as_str())),
         Ty::Struct(i) => named(agent.structs.get(*i).map(|s| s.ident.as_str())),
     }
-}
-
-/// The tokens of an output type (without the `Option`).
-pub(super) fn ty_tokens(ty: &Ty, agent: &AgentIr, p: &Paths) -> syn::Result<TokenStream> {
-    ty_spelled(ty, agent, p).tokens()
 }
 
 /// How a param's setter or constructor argument becomes the field's value.
