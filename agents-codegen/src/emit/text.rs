@@ -1,5 +1,5 @@
-//! Generated items written as source text, exactly as prettyplease prints them: records
-//! (`record.rs`) and the params type (`params.rs`).
+//! Generated items written as source text, exactly as prettyplease prints them: every item of
+//! an agent (records, enums, the params type, the trait impls) is written by this writer.
 //!
 //! A generated item is lines of docs, markers and code, most of them alike, and building each as
 //! a syntax tree, printing it with prettyplease and dropping it was most of the time of
@@ -16,8 +16,8 @@ use crate::naming;
 
 /// An item as source.
 pub struct ItemText {
-    /// The item, ending in a newline; a record's lines are indented one step, as it stands in
-    /// the `record!` call (the macro's lexer does not mind).
+    /// The item (or items), ending in a newline; one that stands in a macro call (a record, an
+    /// enum) has its lines one step in, as in the call (the macro's lexer does not mind).
     pub text: String,
     /// Whether the text is exactly what prettyplease prints; when not, printers parse it and
     /// print it with prettyplease.
@@ -98,7 +98,7 @@ impl Writer {
 
     /// `#[doc = value]` as prettyplease prints it: `///` and the value without its trailing
     /// spaces. A value it would print otherwise (a line break in it, or a leading `/`) or that
-    /// must not be raw in a comment is written as the attribute, and the record left to
+    /// must not be raw in a comment is written as the attribute, and the item left to
     /// prettyplease.
     pub(super) fn doc(&mut self, value: &str) {
         self.pad(self.indent);
