@@ -284,6 +284,15 @@ mod tests {
     /// it prints the same is indented as it is. Both come out as the `format()` path prints them.
     #[test]
     fn a_record_text_is_printed_as_prettyplease_prints_it() {
+        let printed = |record: ItemText| {
+            let mut ours = Printer::default();
+            let head = super::record_head(None, "SFields");
+            assert!(
+                ours.macro_text("::rt", "record", Some(&head), record)
+                    .is_ok()
+            );
+            ours.finish()
+        };
         let struct_text = |doc: &str| {
             format!("#[doc = {doc}]\npub struct S {{\n    pub a: Option<String>,\n}}\n")
         };
@@ -293,44 +302,24 @@ mod tests {
             ("\"/ Slash\"", false),
         ] {
             let text = struct_text(doc);
-            let mut ours = Printer::default();
-            let record = ItemText {
+            let ours = printed(ItemText {
                 text: text.clone(),
                 formatted,
-            };
-            assert!(
-                ours.macro_text(
-                    "::rt",
-                    "record",
-                    Some(&super::record_head(None, "SFields")),
-                    record
-                )
-                .is_ok()
-            );
+            });
             let mut theirs = Printer::default();
             let item: syn::ItemStruct = match syn::parse_str(&text) {
                 Ok(item) => item,
                 Err(e) => panic!("{e}"),
             };
             theirs.record("::rt", None, "SFields", item);
-            assert_eq!(ours.finish(), theirs.finish(), "{doc}");
+            assert_eq!(ours, theirs.finish(), "{doc}");
         }
-        let mut ours = Printer::default();
-        let record = ItemText {
+        let ours = printed(ItemText {
             text: "    /// A line\n    pub struct S {}\n".to_owned(),
             formatted: true,
-        };
-        assert!(
-            ours.macro_text(
-                "::rt",
-                "record",
-                Some(&super::record_head(None, "SFields")),
-                record
-            )
-            .is_ok()
-        );
+        });
         assert_eq!(
-            ours.finish(),
+            ours,
             "::rt::record! {\n    #![fields = SFields]\n    /// A line\n    pub struct S {}\n}\n"
         );
     }
