@@ -28,7 +28,7 @@ impl Emitter {
     }
 
     /// Emits `a`, handing each piece to `sink`.
-    fn emit(&self, a: &AgentIr, sink: &mut dyn FnMut(emit::Piece)) {
+    pub(crate) fn emit(&self, a: &AgentIr, sink: &mut dyn FnMut(emit::Piece)) {
         emit::agent(a, &self.paths, &self.records, sink);
     }
 
@@ -93,92 +93,5 @@ impl Emitter {
             Some(e) => Err(generator_bug(Some(&a.name), &e)),
             None => Ok(printer.finish()),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Emitter;
-    use crate::emit::{ItemText, Piece};
-
-    /// Every item written as text and marked formatted is exactly what prettyplease prints for
-    /// it, for the catalog, the test schemas and arbitrary records, under runtime paths short
-    /// and long; and every item of the catalog and the test schemas is written formatted, which
-    /// is what makes text worth writing.
-    /// An item written to stand in a macro call, one step in, as it stands alone.
-    fn unindented(item: ItemText) -> ItemText {
-        let mut text = String::with_capacity(item.text.len());
-        for line in item.text.lines() {
-            text.push_str(line.strip_prefix("    ").unwrap_or(line));
-            text.push('\n');
-        }
-        ItemText { text, ..item }
-    }
-
-    #[test]
-    fn text_marked_formatted_is_what_prettyplease_prints() {
-        let root = agents_test_support::workspace_root();
-        let mut records = Vec::new();
-        for dir in [
-            agents_test_support::schemas_dir(),
-            root.join("tests/modes/schemas"),
-            root.join("tests/json-schema"),
-        ] {
-            match crate::load_dir(&dir) {
-                Ok(loaded) => records.extend(loaded.into_iter().map(|l| (true, l.record))),
-                Err(e) => panic!("{}: {e}", dir.display()),
-            }
-        }
-        for seed in [3, 7, 11] {
-            let sample = agents_test_support::fixed_sample(120, seed);
-            records.extend(sample.into_iter().map(|r| (false, r)));
-        }
-        let (mut checked, mut formatted, mut ours_unformatted) = (0, 0, Vec::new());
-        for rt in [
-            "::agents_runtime",
-            "crate",
-            "::a_runtime_crate_with_a_long_name::and_a_module_of_its_own::rt",
-        ] {
-            let options = crate::Options {
-                runtime_path: rt.to_owned(),
-                ..crate::Options::default()
-            };
-            for (ours, record) in &records {
-                let Ok(out) = crate::generate(std::slice::from_ref(record), &options) else {
-                    continue;
-                };
-                for agent in &out.agents {
-                    let emitter = match Emitter::new(rt, &agent.name) {
-                        Ok(e) => e,
-                        Err(e) => panic!("{e}"),
-                    };
-                    let mut texts = Vec::new();
-                    emitter.emit(&agent.ir, &mut |piece| match piece {
-                        Piece::Text(t) => texts.push(t),
-                        Piece::Macro { item, .. } => texts.push(unindented(item)),
-                    });
-                    for t in texts {
-                        let file = match syn::parse_file(&t.text) {
-                            Ok(file) => file,
-                            Err(e) => panic!("{}: {e}\n{}", agent.name, t.text),
-                        };
-                        checked += 1;
-                        if t.formatted {
-                            formatted += 1;
-                            let pretty = prettyplease::unparse(&file);
-                            assert_eq!(t.text, pretty, "{} under {rt}", agent.name);
-                        } else if *ours && rt == "::agents_runtime" {
-                            ours_unformatted.push(agent.name.clone());
-                        }
-                    }
-                }
-            }
-        }
-        assert!(checked > 500, "{checked}");
-        eprintln!("{formatted} of {checked} items written as prettyplease prints them");
-        assert!(
-            ours_unformatted.is_empty(),
-            "left to prettyplease: {ours_unformatted:?}"
-        );
     }
 }

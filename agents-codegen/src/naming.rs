@@ -252,12 +252,12 @@ pub fn ident(name: &str) -> Ident {
     }
 }
 
-/// `name` as it reads in source, raw prefix included (`r#type`), for docs and tests.
-pub fn display(name: &str) -> String {
+/// `name` as it reads in source, raw prefix included (`r#type`).
+pub fn display(name: &str) -> std::borrow::Cow<'_, str> {
     if is_raw(name) {
-        format!("r#{name}")
+        format!("r#{name}").into()
     } else {
-        name.to_owned()
+        name.into()
     }
 }
 

@@ -6,9 +6,9 @@ use proc_macro2::Literal;
 
 use super::text::{INDENT, ItemText, Writer};
 use super::tokens::{Paths, ty_spelled};
-use super::validate::ident_text;
 use crate::docs;
 use crate::ir::{AgentIr, EnumIr, UnionIr};
+use crate::naming::display;
 
 /// The enum of `e`, as `string_enum!` takes it.
 pub(super) fn string_enum(e: &EnumIr) -> ItemText {
@@ -20,7 +20,7 @@ pub(super) fn string_enum(e: &EnumIr) -> ItemText {
     for v in &e.variants {
         w.doc(&docs::variant(&v.json));
         let json = Literal::string(&v.json).to_string();
-        w.code(&[&ident_text(&v.ident), " = ", &json, ","]);
+        w.code(&[&display(&v.ident), " = ", &json, ","]);
     }
     w.line("#[json(other)]");
     w.doc(docs::UNKNOWN_VARIANT);
@@ -36,7 +36,7 @@ pub(super) fn union_enum(u: &UnionIr, agent: &AgentIr, p: &Paths) -> ItemText {
         let ty = ty_spelled(ty, agent, p);
         let mut flat = String::with_capacity(ty.flat_len());
         ty.write_flat(&mut flat);
-        w.code(&[&ident_text(variant), "(", &flat, "),"]);
+        w.code(&[&display(variant), "(", &flat, "),"]);
     }
     tail(w)
 }
@@ -54,7 +54,7 @@ fn head(docs: &[String], derive: &str, name: &str) -> Writer {
         w.doc_line(line);
     }
     w.line(derive);
-    w.code(&["pub enum ", &ident_text(name), " {"]);
+    w.code(&["pub enum ", &display(name), " {"]);
     w.indent = INDENT;
     w
 }

@@ -5,8 +5,9 @@ use proc_macro2::Literal;
 
 use super::text::{INDENT, ItemText, Writer};
 use super::tokens::{Conversion, Paths, Spelled, conversion, param_arg, ty_spelled};
-use super::validate::{Inputs, ident_text, validate};
+use super::validate::{Inputs, validate};
 use crate::ir::{AgentIr, ParamsIr};
+use crate::naming::display;
 
 /// The params struct and its inherent impl.
 pub(super) fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> (ItemText, ItemText) {
@@ -76,7 +77,7 @@ pub(super) fn params(params: &ParamsIr, agent: &AgentIr, p: &Paths) -> (ItemText
         },
     );
     for f in params.fields.iter().filter(|f| !f.required) {
-        let id = ident_text(&f.ident);
+        let id = display(&f.ident);
         w.doc(&crate::docs::setter(&f.json));
         w.code(&["#[must_use]"]);
         w.signature(
@@ -136,7 +137,7 @@ fn constructor(w: &mut Writer, params: &ParamsIr, agent: &AgentIr, p: &Paths) {
     let mut args = Vec::with_capacity(required.len());
     let mut inits = Vec::with_capacity(params.fields.len() + 1);
     for f in &params.fields {
-        let id = ident_text(&f.ident);
+        let id = display(&f.ident);
         if !f.required {
             inits.push(format!("{id}: None"));
             continue;

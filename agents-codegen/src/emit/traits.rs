@@ -4,15 +4,15 @@
 
 use super::text::{INDENT, ItemText, Writer};
 use super::tokens::Paths;
-use super::validate::ident_text;
 use crate::ir::{AgentIr, ParamIr};
+use crate::naming::display;
 
 /// The agent's trait impls, written as text (`text.rs`) like the params type.
 pub(super) fn traits(agent: &AgentIr, p: &Paths) -> Option<ItemText> {
     let root = agent.structs.first()?;
     let rt = p.rt_text.as_str();
-    let output = ident_text(&root.ident);
-    let params = ident_text(&agent.params.ident);
+    let output = display(&root.ident);
+    let params = display(&agent.params.ident);
     let fields = &agent.params.fields;
     let mut w = Writer {
         out: String::with_capacity(1024 + agent.input_schema.len()),
@@ -89,7 +89,7 @@ pub(super) fn traits(agent: &AgentIr, p: &Paths) -> Option<ItemText> {
         localized(&mut w, rt, &output, &params, fields);
     }
     if let Some(f) = agent.page.and_then(|i| fields.get(i)) {
-        let id = ident_text(&f.ident);
+        let id = display(&f.ident);
         let json = proc_macro2::Literal::string(&f.json).to_string();
         w.code(&["impl ", rt, "::Paginated for ", &output, " {"]);
         w.indent = INDENT;
@@ -140,7 +140,7 @@ fn localization(agent: &AgentIr, fields: &[ParamIr]) -> String {
     }
     let set = localizing
         .iter()
-        .map(|f| format!("self.{}.is_some()", ident_text(&f.ident)));
+        .map(|f| format!("self.{}.is_some()", display(&f.ident)));
     let given = undeclared.iter().map(|n| {
         format!(
             "self.extra.contains_key({})",
@@ -176,7 +176,7 @@ fn localized(w: &mut Writer, rt: &str, output: &str, params: &str, fields: &[Par
         w.indent += INDENT;
         for f in arms {
             let json = proc_macro2::Literal::string(&f.json).to_string();
-            let id = ident_text(&f.ident);
+            let id = display(&f.ident);
             let value = if f.required { "value" } else { "Some(value)" };
             w.code(&[&json, " => params.", &id, " = ", value, ","]);
         }

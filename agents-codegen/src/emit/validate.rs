@@ -5,6 +5,7 @@ use proc_macro2::Literal;
 
 use super::text::Writer;
 use crate::ir::ParamIr;
+use crate::naming::display;
 use crate::rules::Rule;
 use crate::types::Ty;
 
@@ -49,7 +50,7 @@ pub(super) fn validate(w: &mut Writer, i: &Inputs<'_>) {
     let mut patterns = 0;
     let agent = Literal::string(i.agent).to_string();
     for (f, ty) in i.fields.iter().zip(i.inner) {
-        let id = ident_text(&f.ident);
+        let id = display(&f.ident);
         let json = Literal::string(&f.json).to_string();
         // The rules, each a line at the indentation it is written at.
         let rules: Vec<RuleCall> = rule_calls(f, &json, rt, &mut patterns, &mut statics);
@@ -241,13 +242,4 @@ fn rule_calls(
         });
     }
     calls
-}
-
-/// A name produced by [`crate::naming`] as source spells it, raw where it is a keyword.
-pub(super) fn ident_text(name: &str) -> std::borrow::Cow<'_, str> {
-    if crate::naming::is_raw(name) {
-        format!("r#{name}").into()
-    } else {
-        name.into()
-    }
 }
