@@ -627,9 +627,9 @@ fn references_into_keys_no_keyword_reads_are_typed() {
         json!({
             "type": "object",
             "properties": {
-                "pet": {"$ref": "#/components/schemas/Pet"},
                 "count": {"$ref": "#/not/anyOf/0"},
                 "names": {"$ref": "#/x-lists/1"},
+                "pet": {"$ref": "#/components/schemas/Pet"},
             },
             "components": {"schemas": {
                 "Pet": {"type": "object", "properties": {
