@@ -493,6 +493,7 @@ fn print_runs(
     let task = |r: &agents_runtime::RunResult<serde_json::Value>| {
         r.task_id.clone().or_else(|| r.response.task_id.clone())
     };
+    let order = agents_schema::SchemaOrder::new(&written);
     if cli.json {
         let mut listed = Vec::new();
         for (i, b) in &breaches {
@@ -523,9 +524,7 @@ fn print_runs(
         // Each record in the order its schema lists its fields, as the text output prints it.
         let mut doc = agents_schema::Json::from(doc);
         if let agents_schema::Json::Object(doc) = &mut doc {
-            let ordered = records
-                .iter()
-                .map(|r| agents_schema::Json::in_schema_order(r, &written));
+            let ordered = records.iter().map(|r| order.arrange(r));
             doc.insert(
                 "records".into(),
                 agents_schema::Json::Array(ordered.collect()),
@@ -535,10 +534,7 @@ fn print_runs(
         return Ok(());
     }
     for r in &records {
-        outln!(
-            "{}",
-            agents_schema::Json::in_schema_order(r, &written).to_pretty()
-        );
+        outln!("{}", order.arrange(r).to_pretty());
     }
     for (i, b) in &breaches {
         let which = if records.len() == 1 {

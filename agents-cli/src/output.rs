@@ -94,8 +94,8 @@ fn unwritable(out: &Path) -> String {
 pub struct Sink {
     /// The agent's output schema, which every record is checked against.
     schema: agents_runtime::Schema,
-    /// The same as written, whose order a JSON line's fields follow.
-    written: Json,
+    /// The order its fields are listed in, which a JSON line's fields follow.
+    order: agents_schema::SchemaOrder,
     /// This run's records, field by field.
     pub table: crate::fields::Table,
     format: Format,
@@ -242,7 +242,7 @@ impl Sink {
         let written = agents_schema::json_schema::output_schema(record);
         let mut sink = Sink {
             schema: agents_runtime::Schema::compile(&written.to_value()),
-            written,
+            order: agents_schema::SchemaOrder::new(&written),
             table: crate::fields::Table::new(&columns),
             format,
             out: out_file,
@@ -369,7 +369,7 @@ impl Sink {
                         }
                     }
                     line.insert(INPUT.to_owned(), Json::Object(given));
-                    match Json::in_schema_order(record, &self.written) {
+                    match self.order.arrange(record) {
                         Json::Object(fields) => line.extend(fields),
                         other => {
                             line.insert("_value".to_owned(), other);

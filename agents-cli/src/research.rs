@@ -389,12 +389,10 @@ impl Shape {
             return Json::from(value);
         };
         match value {
-            Value::Array(records) if self.rows => Json::Array(
-                records
-                    .iter()
-                    .map(|r| Json::in_schema_order(r, schema))
-                    .collect(),
-            ),
+            Value::Array(records) if self.rows => {
+                let order = agents_schema::SchemaOrder::new(schema);
+                Json::Array(records.iter().map(|r| order.arrange(r)).collect())
+            }
             other => Json::in_schema_order(other, schema),
         }
     }

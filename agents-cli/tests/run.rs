@@ -765,7 +765,7 @@ async fn ctrl_c_stops_a_batch_with_the_resume_hint() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jsonl_killed_midway_and_resumed_sends_only_rows_not_on_disk() {
-    killed_and_resumed("out.jsonl", 2500).await;
+    killed_and_resumed("out.jsonl", 1500).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

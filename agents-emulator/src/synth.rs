@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime};
 
 use agents_runtime::check::Schema;
 use agents_schema::sample::{PageLike, mix};
-use agents_schema::{AgentRecord, FieldSchema, Json as Written};
+use agents_schema::{AgentRecord, FieldSchema, Json as Written, SchemaOrder};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -67,10 +67,10 @@ impl RunSpec {
             Value::Array(items) if is_list(record) => Written::Array(
                 items
                     .iter()
-                    .map(|item| Written::in_schema_order(item, &compiled.document))
+                    .map(|item| compiled.order.arrange(item))
                     .collect(),
             ),
-            other => Written::in_schema_order(other, &compiled.document),
+            other => compiled.order.arrange(other),
         };
         let mut data = IndexMap::new();
         data.insert("parsing".to_owned(), parsing);
@@ -197,9 +197,9 @@ fn parsing(record: &AgentRecord, schema: &Schema, seed: u64) -> Value {
     }
 }
 
-/// A record's output document, as written (its fields in order) and compiled.
+/// A record's output document, compiled, and the order it lists its fields in.
 struct Compiled {
-    document: Written,
+    order: SchemaOrder,
     schema: Schema,
 }
 
@@ -220,7 +220,8 @@ fn compiled(record: &Arc<AgentRecord>) -> Arc<Compiled> {
     // Compiled outside the lock: other templates' requests need not wait for this one.
     let document = Written::of(&record.output_document_read()).unwrap_or(Written::Bool(true));
     let schema = Schema::compile(&document.to_value());
-    let schema = Arc::new(Compiled { document, schema });
+    let order = SchemaOrder::new(&document);
+    let schema = Arc::new(Compiled { order, schema });
     let mut cache = lock();
     cache.retain(|_, (held, _)| held.strong_count() > 0);
     cache

@@ -176,8 +176,11 @@ impl Json {
     ///     r#"{"title":"t","offers":[{"seller":"s","price":3}],"extra":1}"#
     /// );
     /// ```
+    ///
+    /// It works the order out for this one value; [`SchemaOrder`](crate::SchemaOrder) works
+    /// it out once for every value of a schema.
     pub fn in_schema_order(value: &Value, schema: &Json) -> Json {
-        in_order_of(value, vec![schema], schema)
+        crate::SchemaOrder::new(schema).arrange(value)
     }
 
     /// Pretty-printed text, two spaces per level, keys in order.
@@ -198,91 +201,6 @@ impl Json {
             }
         }
     }
-}
-
-/// Most schemas one value of [`Json::in_schema_order`] is ordered by (what its `$ref`s and
-/// branches reach): a bound on the work per value whatever a schema's references do.
-const MOST_SCHEMAS: usize = 32;
-
-/// One level of [`Json::in_schema_order`]: `schemas` are those that apply to `value`.
-fn in_order_of(value: &Value, schemas: Vec<&Json>, root: &Json) -> Json {
-    let schemas = applying(schemas, root);
-    match value {
-        Value::Object(map) => {
-            let listed = schemas
-                .iter()
-                .filter_map(|s| s.get("properties")?.as_object());
-            Json::Object(
-                keys_in_order(map, listed)
-                    .into_iter()
-                    .map(|key| {
-                        let named: Vec<&Json> = schemas
-                            .iter()
-                            .filter_map(|s| s.get("properties")?.get(key))
-                            .collect();
-                        let inner = if named.is_empty() {
-                            schemas
-                                .iter()
-                                .filter_map(|s| s.get("additionalProperties"))
-                                .collect()
-                        } else {
-                            named
-                        };
-                        (key.clone(), in_order_of(&map[key], inner, root))
-                    })
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Json::Array(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| {
-                    let inner = schemas
-                        .iter()
-                        .filter_map(|s| {
-                            // Draft 2020-12's `prefixItems` then `items`; draft 7's `items` as
-                            // a list, then `additionalItems`.
-                            match (s.get("prefixItems"), s.get("items")) {
-                                (Some(Json::Array(prefix)), _) if i < prefix.len() => prefix.get(i),
-                                (_, Some(Json::Array(tuple))) => {
-                                    tuple.get(i).or_else(|| s.get("additionalItems"))
-                                }
-                                (_, items) => items,
-                            }
-                        })
-                        .collect();
-                    in_order_of(item, inner, root)
-                })
-                .collect(),
-        ),
-        other => Json::from(other),
-    }
-}
-
-/// `schemas` and what they reach through local `$ref`s and `allOf`/`anyOf`/`oneOf` (at most
-/// [`MOST_SCHEMAS`] in all, each once).
-fn applying<'a>(mut schemas: Vec<&'a Json>, root: &'a Json) -> Vec<&'a Json> {
-    let mut next = 0;
-    while next < schemas.len() && schemas.len() < MOST_SCHEMAS {
-        let schema = schemas[next];
-        next += 1;
-        let target = schema
-            .get("$ref")
-            .and_then(Json::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-            .and_then(|fragment| root.pointer(&agents_check::path::percent_decoded(fragment)));
-        let branches = ["allOf", "anyOf", "oneOf"]
-            .into_iter()
-            .filter_map(|k| schema.get(k)?.as_array())
-            .flatten();
-        for reached in target.into_iter().chain(branches) {
-            if schemas.len() < MOST_SCHEMAS && !schemas.iter().any(|s| std::ptr::eq(*s, reached)) {
-                schemas.push(reached);
-            }
-        }
-    }
-    schemas
 }
 
 /// The keys of `map` in the order the first of `lists` that has each lists them, the keys none

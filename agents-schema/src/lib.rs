@@ -20,6 +20,7 @@ pub mod json;
 pub mod json_schema;
 mod kind;
 mod load;
+mod order;
 pub mod rules;
 #[cfg(feature = "sample")]
 pub mod sample;
@@ -34,6 +35,7 @@ use serde_json::{Map, Value};
 pub mod diff;
 pub use json::Json;
 pub use load::{FieldError, RecordError, duplicate_keys, join_path};
+pub use order::SchemaOrder;
 
 /// An agent record: the body of `GET /v1/agents/{name}`, or an item of the agent list
 /// (which carries only a subset of the fields).
