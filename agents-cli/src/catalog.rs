@@ -278,16 +278,16 @@ pub(crate) async fn describe(cli: &Global, agent: &str) -> Result<ExitCode, Fail
     let fields = record.output_schema.clone().unwrap_or_default();
     outln!("");
     outln!("output fields ({}):", fields.len());
+    let doc = record.output_document_read();
     let whole = record
         .output_document
         .as_deref()
-        .map(FieldSchema::rules)
+        .map(|d| d.rules_in(doc.meta()))
         .unwrap_or_default();
     let whole = rules_text(&whole);
     if !whole.is_empty() {
         outln!("  (the record: {whole})");
     }
-    let doc = record.output_document_read();
     print_fields(&fields.iter().collect::<Vec<_>>(), 1, &doc, &mut Vec::new());
     if let Some(rust) = rust_names(&record) {
         outln!("");
@@ -362,7 +362,7 @@ fn print_fields(
             .map(str::to_owned);
         let f = resolved(f, doc);
         let again = refers.as_ref().is_some_and(|r| above.contains(r));
-        let mut rules = rules_text(&f.rules());
+        let mut rules = rules_text(&f.rules_in(doc.meta()));
         if let (true, Some(r)) = (again, &refers) {
             let note = format!("the record {r} above, again");
             rules = if rules.is_empty() {

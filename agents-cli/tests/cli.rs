@@ -966,6 +966,22 @@ async fn list_and_describe_say_what_agents_there_are_and_what_one_takes() {
     );
     assert_eq!(e.requests_seen(KEY), before);
 
+    // A keyword is shown as the schema's draft spells it: a draft 7 tuple is `items`.
+    std::fs::write(
+        dir.join("schemas/pair.output.schema.json"),
+        r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"pair": {"type": "array", "items": [{"type": "string"}],
+                "additionalItems": false}}}"#,
+    )
+    .unwrap();
+    let out = cargo_agents(&e, &dir, "no-such-key", &["describe", "pair"]).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l.trim()
+            == r#"pair  array  items [{"type":"string"}]; additionalItems false"#),
+        "{text}"
+    );
+
     // What the input schema says beyond the typed rules is shown too, the input's and the
     // root's, as they are checked before sending.
     std::fs::write(

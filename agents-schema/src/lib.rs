@@ -357,6 +357,29 @@ impl FieldSchema {
         map
     }
 
+    /// [`FieldSchema::rules`] with each keyword spelled as the draft `meta` (a document's
+    /// `$schema`, [`FieldSchema::meta`]; none is draft 2020-12) spells it: before draft
+    /// 2020-12 a tuple's schemas are a list under `items`, which this type holds as
+    /// `prefixItems`.
+    pub fn rules_in(&self, meta: Option<&str>) -> IndexMap<String, Value> {
+        let rules = self.rules();
+        if agents_check::draft_has(meta, "prefixItems") {
+            return rules;
+        }
+        rules
+            .into_iter()
+            .map(|(k, v)| match k.as_str() {
+                "prefixItems" => ("items".to_owned(), v),
+                _ => (k, v),
+            })
+            .collect()
+    }
+
+    /// The draft a document's root declares (its `$schema`).
+    pub fn meta(&self) -> Option<&str> {
+        self.extra.get("$schema").and_then(Value::as_str)
+    }
+
     /// The schema no value matches (the boolean schema `false`).
     pub fn never() -> Self {
         let mut extra = Map::new();
