@@ -83,20 +83,31 @@ pub fn diff(old: &AgentRecord, new: &AgentRecord) -> Vec<Change> {
         });
     }
     let empty = IndexMap::new();
+    // Keywords are named as each version's draft spells them.
+    let drafts = Drafts(
+        old.output_document.as_deref().and_then(FieldSchema::meta),
+        new.output_document.as_deref().and_then(FieldSchema::meta),
+    );
     fields(
         "output_schema",
         old.output_schema.as_ref().unwrap_or(&empty),
         new.output_schema.as_ref().unwrap_or(&empty),
+        drafts,
         &mut out,
     );
     // What the output document says of the whole (`required`, `$defs`, …).
-    let whole = |r: &AgentRecord| {
+    let whole = |r: &AgentRecord, meta| {
         r.output_document
             .as_deref()
-            .map(FieldSchema::rules)
+            .map(|d| d.rules_in(meta))
             .unwrap_or_default()
     };
-    rule_changes("output_schema", &whole(old), &whole(new), &mut out);
+    rule_changes(
+        "output_schema",
+        &whole(old, drafts.0),
+        &whole(new, drafts.1),
+        &mut out,
+    );
     inputs(old.inputs(), new.inputs(), &mut out);
     let (of, nf) = (
         old.feature_flags.clone().unwrap_or_default(),
@@ -125,10 +136,15 @@ pub fn diff(old: &AgentRecord, new: &AgentRecord) -> Vec<Change> {
     out
 }
 
+/// The drafts the old and the new output documents declare.
+#[derive(Clone, Copy)]
+struct Drafts<'a>(Option<&'a str>, Option<&'a str>);
+
 fn fields(
     at: &str,
     old: &IndexMap<String, FieldSchema>,
     new: &IndexMap<String, FieldSchema>,
+    drafts: Drafts<'_>,
     out: &mut Vec<Change>,
 ) {
     for (name, o) in old {
@@ -139,7 +155,7 @@ fn fields(
                 path,
                 detail: o.type_name(),
             }),
-            Some(n) => field(&path, o, n, out),
+            Some(n) => field(&path, o, n, drafts, out),
         }
     }
     for (name, n) in new {
@@ -193,7 +209,7 @@ fn rule_changes(
     }
 }
 
-fn field(path: &str, o: &FieldSchema, n: &FieldSchema, out: &mut Vec<Change>) {
+fn field(path: &str, o: &FieldSchema, n: &FieldSchema, drafts: Drafts<'_>, out: &mut Vec<Change>) {
     let (ot, nt) = (o.type_name(), n.type_name());
     if ot != nt {
         out.push(Change {
@@ -203,18 +219,19 @@ fn field(path: &str, o: &FieldSchema, n: &FieldSchema, out: &mut Vec<Change>) {
         });
         return;
     }
-    rule_changes(path, &o.rules(), &n.rules(), out);
+    rule_changes(path, &o.rules_in(drafts.0), &n.rules_in(drafts.1), out);
     let empty = IndexMap::new();
     if o.properties.is_some() || n.properties.is_some() {
         fields(
             path,
             o.properties.as_ref().unwrap_or(&empty),
             n.properties.as_ref().unwrap_or(&empty),
+            drafts,
             out,
         );
     }
     if let (Some(oi), Some(ni)) = (&o.items, &n.items) {
-        field(&format!("{path}[]"), oi, ni, out);
+        field(&format!("{path}[]"), oi, ni, drafts, out);
     }
 }
 
@@ -384,5 +401,25 @@ mod tests {
             ]
         );
         assert!(diff(&v3, &v3).is_empty());
+    }
+
+    #[test]
+    fn rules_are_named_as_the_schema_s_draft_names_them() {
+        let doc = |tuple: &str| {
+            rec(&format!(
+                r#"{{"name":"t","input_schema":{{"type":"object","properties":{{}}}},
+                "output_schema":{{"$schema":"http://json-schema.org/draft-07/schema#",
+                "type":"object","properties":{{"pair":{{"type":"array","items":{tuple}}}}}}}}}"#
+            ))
+        };
+        let old = doc(r#"[{"type":"string"}]"#);
+        let new = doc(r#"[{"type":"string"},{"type":"integer"}]"#);
+        let changes: Vec<String> = diff(&old, &new).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            changes,
+            [
+                r#"rule changed   output_schema.pair: items [{"type":"string"}] → [{"type":"string"},{"type":"integer"}]"#
+            ]
+        );
     }
 }
