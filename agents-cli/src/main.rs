@@ -493,7 +493,7 @@ fn print_runs(
     let task = |r: &agents_runtime::RunResult<serde_json::Value>| {
         r.task_id.clone().or_else(|| r.response.task_id.clone())
     };
-    let order = agents_schema::SchemaOrder::new(&written);
+    let mut order = agents_schema::SchemaOrder::new(&written);
     if cli.json {
         let mut listed = Vec::new();
         for (i, b) in &breaches {

@@ -390,7 +390,7 @@ impl Shape {
         };
         match value {
             Value::Array(records) if self.rows => {
-                let order = agents_schema::SchemaOrder::new(schema);
+                let mut order = agents_schema::SchemaOrder::new(schema);
                 Json::Array(records.iter().map(|r| order.arrange(r)).collect())
             }
             other => Json::in_schema_order(other, schema),

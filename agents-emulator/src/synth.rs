@@ -63,14 +63,17 @@ impl RunSpec {
         }
         let url = page_url(record, &self.params);
         // A list agent's document describes one of the records its page lists.
-        let parsing = match &parsing {
-            Value::Array(items) if is_list(record) => Written::Array(
-                items
-                    .iter()
-                    .map(|item| compiled.order.arrange(item))
-                    .collect(),
-            ),
-            other => compiled.order.arrange(other),
+        let parsing = {
+            let mut order = compiled
+                .order
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            match &parsing {
+                Value::Array(items) if is_list(record) => {
+                    Written::Array(items.iter().map(|item| order.arrange(item)).collect())
+                }
+                other => order.arrange(other),
+            }
         };
         let mut data = IndexMap::new();
         data.insert("parsing".to_owned(), parsing);
@@ -197,9 +200,10 @@ fn parsing(record: &AgentRecord, schema: &Schema, seed: u64) -> Value {
     }
 }
 
-/// A record's output document, compiled, and the order it lists its fields in.
+/// A record's output document, compiled, and the order it lists its fields in (read as the
+/// template's records reach its places, by one request at a time).
 struct Compiled {
-    order: SchemaOrder,
+    order: Mutex<SchemaOrder>,
     schema: Schema,
 }
 
@@ -220,7 +224,7 @@ fn compiled(record: &Arc<AgentRecord>) -> Arc<Compiled> {
     // Compiled outside the lock: other templates' requests need not wait for this one.
     let document = Written::of(&record.output_document_read()).unwrap_or(Written::Bool(true));
     let schema = Schema::compile(&document.to_value());
-    let order = SchemaOrder::new(&document);
+    let order = Mutex::new(SchemaOrder::new(&document));
     let schema = Arc::new(Compiled { order, schema });
     let mut cache = lock();
     cache.retain(|_, (held, _)| held.strong_count() > 0);

@@ -177,8 +177,8 @@ impl Json {
     /// );
     /// ```
     ///
-    /// It works the order out for this one value; [`SchemaOrder`](crate::SchemaOrder) works
-    /// it out once for every value of a schema.
+    /// It reads the schema for this one value; a [`SchemaOrder`](crate::SchemaOrder) keeps
+    /// what it read for every value of a schema.
     pub fn in_schema_order(value: &Value, schema: &Json) -> Json {
         crate::SchemaOrder::new(schema).arrange(value)
     }
