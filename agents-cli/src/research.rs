@@ -393,7 +393,7 @@ impl Shape {
                 let mut order = agents_schema::SchemaOrder::new(schema);
                 Json::Array(records.iter().map(|r| order.arrange(r)).collect())
             }
-            other => Json::in_schema_order(other, schema),
+            other => agents_schema::SchemaOrder::new(schema).arrange(other),
         }
     }
 }

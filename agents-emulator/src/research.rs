@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use agents_runtime::endpoint::ApiVersion;
 use agents_runtime::research::{Broken, check_agent, check_run};
 use agents_runtime::words::{KEPT, respell};
-use agents_schema::Json as Written;
 use agents_schema::sample::PageLike;
+use agents_schema::{Json as Written, SchemaOrder};
 use axum::body::Bytes;
 use axum::extract::State as AxState;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -173,7 +173,7 @@ fn claims(
     }
     // In the order the schema lists the fields, as a model fills them in.
     let content = match &run.written_schema {
-        Some(schema) => Written::in_schema_order(content, schema),
+        Some(schema) => SchemaOrder::new(schema).arrange(content),
         None => Written::from(content),
     };
     let mut paths = Vec::new();
@@ -619,7 +619,7 @@ pub(crate) async fn result(
                 && let Some(Written::Object(output)) = answer.get_mut("output")
                 && let Some(content) = output.get_mut("content")
             {
-                *content = Written::in_schema_order(&content.to_value(), schema);
+                *content = SchemaOrder::new(schema).arrange(&content.to_value());
             }
             Ok(Json(answer).into_response())
         }

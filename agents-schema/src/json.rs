@@ -159,30 +159,6 @@ impl Json {
         }
     }
 
-    /// An instance `value` of the schema `schema` with each object's keys in the order the
-    /// schema lists them (its `properties`, through local `$ref`s and `allOf`/`anyOf`/`oneOf`
-    /// branches, into items), the keys it does not list after them: a record read into a
-    /// `Value`, which sorts its keys, shown as its type and its schema list its fields.
-    ///
-    /// ```
-    /// use agents_schema::Json;
-    /// let schema: Json = serde_json::from_str(
-    ///     r##"{"properties": {"title": {}, "offers": {"items": {"$ref": "#/$defs/offer"}}},
-    ///         "$defs": {"offer": {"properties": {"seller": {}, "price": {}}}}}"##,
-    /// ).unwrap();
-    /// let record = serde_json::json!({"offers": [{"price": 3, "seller": "s"}], "extra": 1, "title": "t"});
-    /// assert_eq!(
-    ///     Json::in_schema_order(&record, &schema).to_string(),
-    ///     r#"{"title":"t","offers":[{"seller":"s","price":3}],"extra":1}"#
-    /// );
-    /// ```
-    ///
-    /// It reads the schema for this one value; a [`SchemaOrder`](crate::SchemaOrder) keeps
-    /// what it read for every value of a schema.
-    pub fn in_schema_order(value: &Value, schema: &Json) -> Json {
-        crate::SchemaOrder::new(schema).arrange(value)
-    }
-
     /// Pretty-printed text, two spaces per level, keys in order.
     pub fn to_pretty(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|_| self.to_value().to_string())
