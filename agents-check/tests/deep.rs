@@ -5,13 +5,14 @@
 //! so, and compiling such a schema reports the loop.
 
 use agents_check::Schema;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-/// `{"inner": {"inner": … bottom …}}`, `levels` objects deep.
+/// `{"inner": {"inner": … bottom …}}`, `levels` objects deep. Each level is a map holding the
+/// one below it; `json!({"inner": value})` would serialize the whole value again at every level.
 fn nested(levels: usize, bottom: Value) -> Value {
     let mut value = bottom;
     for _ in 0..levels {
-        value = json!({ "inner": value });
+        value = Value::Object(Map::from_iter([("inner".to_owned(), value)]));
     }
     value
 }
