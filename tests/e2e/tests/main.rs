@@ -16,6 +16,7 @@ mod fleet;
 mod hostile;
 mod jobs;
 mod json_schema;
+mod layout;
 mod live_fetch;
 mod publish;
 mod research;
