@@ -3,7 +3,7 @@
 //! (`tests/json-schema-test-suite-drafts/`, MIT), each as the field `value` of an object root
 //! declaring its draft, through `generate`: every group generates and prints, and warns only
 //! where its schema earns it. Draft 2020-12's groups are also compiled and decoded
-//! (`tests/generated`); `agents-check` judges every case of these drafts (`agents-check/tests/drafts.rs`).
+//! (`tests/external`); `agents-check` judges every case of these drafts (`agents-check/tests/drafts.rs`).
 
 use std::path::PathBuf;
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use agents_runtime::Record;
 use agents_test_support::instances::{Drawer, corpus_dir, corpus_schema};
-use agents_tests_generated::corpus;
+use agents_tests_external::corpus;
 use rand::rngs::StdRng;
 use rand::{RngExt as _, SeedableRng};
 use serde::Serialize;
@@ -180,7 +180,7 @@ fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
                 "{name} seed {seed}: a valid instance has a mismatch: {m}"
             ));
         }
-        if let Some(d) = agents_tests_generated::shortcut_disagreement(&decoded) {
+        if let Some(d) = agents_tests_external::shortcut_disagreement(&decoded) {
             t.failures.push(format!("{name} seed {seed}: {d}"));
         }
         // The `jsonschema` crate found it valid: no rule of the schema is broken either. (A
@@ -227,7 +227,7 @@ fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
                 continue;
             }
         };
-        if let Some(d) = agents_tests_generated::shortcut_disagreement(&decoded) {
+        if let Some(d) = agents_tests_external::shortcut_disagreement(&decoded) {
             t.failures
                 .push(format!("{name} seed {seed}, {path} broken: {d}"));
         }

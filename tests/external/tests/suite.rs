@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] fns
 //! The official JSON-Schema-Test-Suite (draft 2020-12, `tests/json-schema-test-suite/`, and
 //! draft 7, `tests/json-schema-test-suite-drafts/`, MIT) run through the generator: every
-//! group's type (see `agents_tests_generated::SUITE` and `SUITE_DRAFT7`) decodes every case, and
+//! group's type (see `agents_tests_external::SUITE` and `SUITE_DRAFT7`) decodes every case, and
 //! - a valid case comes back exact (written back, it is the JSON that was read, numbers by
 //!   value) with no mismatch and no breach;
 //! - an invalid case is reported (a mismatch, a breach, or a decode error).
@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use agents_tests_generated::{SUITE, SUITE_DRAFT7, SuiteGroup};
+use agents_tests_external::{SUITE, SUITE_DRAFT7, SuiteGroup};
 use serde_json::{Value, json};
 
 fn suite_dir(suite: &str) -> std::path::PathBuf {
