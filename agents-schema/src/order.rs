@@ -135,8 +135,10 @@ impl SchemaOrder {
         if at == FREE {
             return Json::from(value);
         }
-        if let Place::Unread(pointers) = &self.table.places[at] {
-            let pointers = pointers.clone();
+        if matches!(self.table.places[at], Place::Unread(_))
+            && let Place::Unread(pointers) =
+                std::mem::replace(&mut self.table.places[at], Place::free())
+        {
             self.table.places[at] = self.table.read(&self.schema, pointers);
         }
         let Place::Read {
