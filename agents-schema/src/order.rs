@@ -135,10 +135,8 @@ impl SchemaOrder {
         if at == FREE {
             return Json::from(value);
         }
-        if matches!(self.table.places[at], Place::Unread(_))
-            && let Place::Unread(pointers) =
-                std::mem::replace(&mut self.table.places[at], Place::free())
-        {
+        if let Place::Unread(pointers) = &mut self.table.places[at] {
+            let pointers = std::mem::take(pointers);
             self.table.places[at] = self.table.read(&self.schema, pointers);
         }
         let Place::Read {
