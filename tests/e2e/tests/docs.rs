@@ -98,3 +98,33 @@ fn architecture_names_only_files_that_exist() {
         "ARCHITECTURE.md names files that do not exist: {missing:?}"
     );
 }
+
+/// The two commands README.md opens with are the ones `.ci/run` runs (there with `--locked`), so
+/// a newcomer's first command cannot name an example that moved.
+#[test]
+fn readme_opens_with_commands_ci_runs() {
+    let readme = readme();
+    let block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("README opens with a ```sh block");
+    let commands: Vec<&str> = block
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|command| !command.is_empty())
+        .collect();
+    assert_eq!(commands.len(), 2, "README's opening commands: {commands:?}");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.ci/run");
+    let ci = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let run: BTreeSet<String> = ci
+        .lines()
+        .map(|line| line.trim().replace(" --locked", ""))
+        .collect();
+    for command in commands {
+        assert!(
+            run.contains(command),
+            "README's opening command `{command}` is not a line of .ci/run"
+        );
+    }
+}

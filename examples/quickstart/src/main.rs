@@ -8,7 +8,7 @@
 //! 2. an async run followed by `wait()`,
 //! 3. a catalog listing.
 //!
-//! Run with `cargo run --example quickstart`.
+//! Run with `cargo run -p example-quickstart`.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -59,10 +59,10 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         result.data.links.as_ref().map_or(0, Vec::len),
     );
     println!(
-        "   x-task-id {:?}, rate limit {:?} left of {:?}",
+        "   x-task-id {:?}, rate-limit headers: limit {:?}, remaining {:?}",
         result.response.task_id,
-        result.response.rate_limit.remaining,
-        result.response.rate_limit.limit
+        result.response.rate_limit.limit,
+        result.response.rate_limit.remaining
     );
 
     // A broken input rule never reaches the service.
