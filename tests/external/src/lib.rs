@@ -15,12 +15,6 @@ pub mod suite {
     include!(concat!(env!("OUT_DIR"), "/suite.rs"));
 }
 
-/// Bindings of the same suite's draft 7 groups (`tests/json-schema-test-suite-drafts/`), each
-/// declaring draft 7: each group's schema is the field `value` of `Suite{n}`.
-pub mod suite_draft7 {
-    include!(concat!(env!("OUT_DIR"), "/suite_draft7.rs"));
-}
-
 /// How one case of the suite decoded into its group's type.
 #[derive(Debug)]
 pub struct SuiteOutcome {
@@ -75,6 +69,94 @@ pub type SuiteGroup = (
 /// Every group of the suite, in file order.
 pub const SUITE: &[SuiteGroup] = include!(concat!(env!("OUT_DIR"), "/suite_table.rs"));
 
-/// Every group of the suite's draft 7, in file order.
-pub const SUITE_DRAFT7: &[SuiteGroup] =
-    include!(concat!(env!("OUT_DIR"), "/suite_draft7_table.rs"));
+/// Decodes every case of `draft` (a directory of `suite`'s `tests/`) into its group's type from
+/// `table`, and panics, listing every failing case with why, unless
+/// - every group of the draft's files is in `table` (none skipped) and generated;
+/// - a valid case comes back exact (written back, it is the JSON that was read, numbers by
+///   value) with no mismatch and no breach;
+/// - an invalid case is reported (a mismatch, a breach, or a decode error);
+/// - the decoder's check, which skips what the types hold, finds what the full check finds.
+///
+/// Prints the tally.
+pub fn judge(suite: &std::path::Path, draft: &str, table: &[SuiteGroup]) {
+    use serde_json::{Value, json};
+    use std::collections::BTreeMap;
+
+    let dir = suite.join("tests").join(draft);
+    let mut files: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+        let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let groups =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        files.insert(stem, groups);
+    }
+    let groups: usize = files.values().map(Vec::len).sum();
+    assert_eq!(
+        table.len(),
+        groups,
+        "{draft}: the table holds {} groups, the suite's files {groups}",
+        table.len()
+    );
+    let mut failures = BTreeMap::new();
+    let mut cases = 0;
+    // valid exact, valid total, invalid reported, invalid total
+    let mut tally = [0; 4];
+    for (file, group, decode) in table {
+        let tests = files
+            .get(*file)
+            .and_then(|groups| groups.get(*group))
+            .and_then(|group| group["tests"].as_array())
+            .unwrap_or_else(|| panic!("{draft}: no group {file} #{group}"));
+        for (i, case) in tests.iter().enumerate() {
+            cases += 1;
+            let key = format!("{file} #{group} #{i}");
+            let valid = case["valid"] == json!(true);
+            tally[if valid { 1 } else { 3 }] += 1;
+            let wrapped = json!({"value": case["data"]});
+            let why = match decode {
+                Err(refused) => Some(format!("not generated: {refused}")),
+                Ok(decode) => match (decode(&wrapped.to_string()), valid) {
+                    (Err(e), true) => Some(format!("valid, but does not decode: {e}")),
+                    (Ok(out), _) if out.disagreement.is_some() => out.disagreement,
+                    (Err(_), false) => None,
+                    (Ok(out), true) if !out.reported.is_empty() => {
+                        Some(format!("valid, but reported: {}", out.reported.join("; ")))
+                    }
+                    (Ok(out), true) if !agents_runtime::check::equal(&out.written, &wrapped) => {
+                        Some(format!("valid, but written back as {}", out.written))
+                    }
+                    (Ok(_), true) => None,
+                    (Ok(out), false) if out.reported.is_empty() => {
+                        Some("invalid, and nothing is reported".to_owned())
+                    }
+                    (Ok(_), false) => None,
+                },
+            };
+            match why {
+                Some(why) => {
+                    failures.insert(key, why);
+                }
+                None => tally[if valid { 0 } else { 2 }] += 1,
+            }
+        }
+    }
+    println!(
+        "suite, {draft}: {cases} cases; valid exact {}/{}, invalid reported {}/{}",
+        tally[0], tally[1], tally[2], tally[3]
+    );
+    assert!(
+        failures.is_empty(),
+        "{draft}: {} case(s) fail:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .map(|(k, why)| format!("{k}: {why}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

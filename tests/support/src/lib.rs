@@ -1,12 +1,13 @@
 //! Fixtures shared by the workspace's tests and build scripts: the hostile schema corpus under
 //! `tests/corpus/`, synthetic wide records, a proptest strategy over random agent records, and
 //! fleets of worker processes with the `redis-server` they share a rate limit through
-//! ([`fleet`]); with the feature `instances`, valid instances of real-world JSON Schemas
-//! ([`instances`]).
+//! ([`fleet`]); the JSON-Schema-Test-Suite's groups as a type generator reads them ([`suite`]);
+//! with the feature `instances`, valid instances of real-world JSON Schemas ([`instances`]).
 
 pub mod fleet;
 #[cfg(feature = "instances")]
 pub mod instances;
+pub mod suite;
 
 use std::path::{Path, PathBuf};
 
