@@ -1,7 +1,7 @@
 //! Generates bindings of the JSON-Schema-Test-Suite's older drafts
 //! (`tests/json-schema-test-suite-drafts/`: 7, 2019-09, 6 and 4) into OUT_DIR, one unit per
 //! draft (`agents_test_support::suite`), with the table that decodes each case into its group's
-//! type (`agents_tests_external::suite_case`), which `tests/suite.rs` includes.
+//! type (`agents_test_support::suite::case`), which `tests/suite.rs` includes.
 
 use std::path::PathBuf;
 
@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (source, table) = suite::unit(
             &drafts,
             draft,
-            "agents_tests_external::suite_case",
+            "agents_test_support::suite::case",
             &format!("agents_tests_drafts::{module}"),
         )?;
         write_if_changed(&out.join(format!("{module}.rs")), &source)?;

@@ -28,8 +28,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (source, table) = suite::unit(
         &suite_dir,
         "draft2020-12",
-        "crate::suite_case",
-        "crate::suite",
+        "agents_test_support::suite::case",
+        "agents_tests_external::suite",
     )?;
     write_if_changed(&out.join("suite.rs"), &source)?;
     write_if_changed(&out.join("suite_table.rs"), &table)?;

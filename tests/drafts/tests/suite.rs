@@ -1,16 +1,15 @@
 //! The official JSON-Schema-Test-Suite's drafts 7, 2019-09, 6 and 4
 //! (`tests/json-schema-test-suite-drafts/`, MIT) run through the generator: every group of each
 //! is generated, compiled and decodes every case, a valid one exact and an invalid one reported
-//! (`agents_tests_external::judge` says how each is judged; draft 2020-12 is
+//! (`agents_test_support::suite::judge` says how each is judged; draft 2020-12 is
 //! `tests/external`'s).
 
-use agents_tests_external::{SuiteGroup, judge};
+use agents_test_support::suite::{Entry, judge};
 
-const DRAFT7: &[SuiteGroup] = include!(concat!(env!("OUT_DIR"), "/suite_draft7_table.rs"));
-const DRAFT2019_09: &[SuiteGroup] =
-    include!(concat!(env!("OUT_DIR"), "/suite_draft2019_09_table.rs"));
-const DRAFT6: &[SuiteGroup] = include!(concat!(env!("OUT_DIR"), "/suite_draft6_table.rs"));
-const DRAFT4: &[SuiteGroup] = include!(concat!(env!("OUT_DIR"), "/suite_draft4_table.rs"));
+const DRAFT7: &[Entry] = include!(concat!(env!("OUT_DIR"), "/suite_draft7_table.rs"));
+const DRAFT2019_09: &[Entry] = include!(concat!(env!("OUT_DIR"), "/suite_draft2019_09_table.rs"));
+const DRAFT6: &[Entry] = include!(concat!(env!("OUT_DIR"), "/suite_draft6_table.rs"));
+const DRAFT4: &[Entry] = include!(concat!(env!("OUT_DIR"), "/suite_draft4_table.rs"));
 
 fn drafts() -> std::path::PathBuf {
     agents_test_support::workspace_root().join("tests/json-schema-test-suite-drafts")

@@ -180,7 +180,7 @@ fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
                 "{name} seed {seed}: a valid instance has a mismatch: {m}"
             ));
         }
-        if let Some(d) = agents_tests_external::shortcut_disagreement(&decoded) {
+        if let Some(d) = agents_test_support::suite::shortcut_disagreement(&decoded) {
             t.failures.push(format!("{name} seed {seed}: {d}"));
         }
         // The `jsonschema` crate found it valid: no rule of the schema is broken either. (A
@@ -227,7 +227,7 @@ fn check<T: DeserializeOwned + Serialize + Record>(name: &str) -> Tally {
                 continue;
             }
         };
-        if let Some(d) = agents_tests_external::shortcut_disagreement(&decoded) {
+        if let Some(d) = agents_test_support::suite::shortcut_disagreement(&decoded) {
             t.failures
                 .push(format!("{name} seed {seed}, {path} broken: {d}"));
         }

@@ -2,7 +2,8 @@
 //! schema is the field `value` of an object root declaring the group's draft (the suite's
 //! README's reading for a generator), so that every case's data is that field's value. Read by
 //! `agents-codegen`'s drafts test; with the feature `suite`, [`unit`] generates the bindings the
-//! test crates compile and decode every case with.
+//! test crates compile, and with the feature `judge`, [`judge`] decodes every case into them and
+//! says how each is judged.
 
 use std::path::Path;
 
@@ -28,6 +29,8 @@ pub struct Group {
     pub index: usize,
     /// The object root holding the group's schema as the property `value`.
     pub schema: Value,
+    /// The group's cases as the suite writes them (`data`, `valid`, `description`).
+    pub tests: Vec<Value>,
 }
 
 /// Every group of `draft` (a directory of `suite`'s `tests/`: `draft2020-12`, or one of
@@ -58,8 +61,8 @@ pub fn groups(suite: &Path, draft: &str) -> Result<Vec<Group>, Box<dyn std::erro
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let groups: Vec<Value> =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        for (index, group) in groups.iter().enumerate() {
-            let mut schema = group["schema"].clone();
+        for (index, mut group) in groups.into_iter().enumerate() {
+            let mut schema = group["schema"].take();
             if let Value::Object(map) = &mut schema {
                 map.entry(id).or_insert_with(|| {
                     json!(format!("https://suite.invalid/{draft}/{file}/{index}.json"))
@@ -69,10 +72,15 @@ pub fn groups(suite: &Path, draft: &str) -> Result<Vec<Group>, Box<dyn std::erro
             if let (Some(meta), Value::Object(map)) = (meta, &mut wrapped) {
                 map.insert("$schema".into(), json!(meta));
             }
+            let tests = match group["tests"].take() {
+                Value::Array(tests) => tests,
+                _ => return Err(format!("{}: group {index} has no tests", path.display()).into()),
+            };
             out.push(Group {
                 file: file.clone(),
                 index,
                 schema: wrapped,
+                tests,
             });
         }
     }
@@ -146,4 +154,139 @@ pub fn unit(
     }
     table.push_str("]\n");
     Ok((source, table))
+}
+
+/// How one case of the suite decoded into its group's type.
+#[cfg(feature = "judge")]
+#[derive(Debug)]
+pub struct Outcome {
+    /// The record written back as JSON.
+    pub written: Value,
+    /// Every mismatch and breach, one line each.
+    pub reported: Vec<String>,
+    /// Where the check the decoder runs (which skips what the record's types already hold)
+    /// and the full check of the same record disagree; empty when they agree.
+    pub disagreement: Option<String>,
+}
+
+/// An entry of a table [`unit`] writes: a group's file and index, and how to decode its cases
+/// (or why the generator refused it).
+#[cfg(feature = "judge")]
+pub type Entry = (
+    &'static str,
+    usize,
+    Result<fn(&str) -> Result<Outcome, String>, &'static str>,
+);
+
+/// Where `Schema::check_generated_into`, which skips what a generated record's types hold,
+/// finds other breaches than the full check of the same record; `None` when they agree.
+#[cfg(feature = "judge")]
+pub fn shortcut_disagreement<T: agents_types::Record>(record: &T) -> Option<String> {
+    let schema = T::schema()?;
+    let full = schema.check(record);
+    let mut fast = Vec::new();
+    schema.check_generated_into(record, &mut fast);
+    (full != fast).then(|| format!("the full check finds {full:?}, the decoder's {fast:?}"))
+}
+
+/// Decodes `text` (`{"value": …}`) as `T` and writes it back: the function a table's entries
+/// name (`unit`'s `case`).
+#[cfg(feature = "judge")]
+pub fn case<T>(text: &str) -> Result<Outcome, String>
+where
+    T: agents_types::Record + serde::Serialize + serde::de::DeserializeOwned,
+{
+    let record: T = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let written = serde_json::to_value(&record).map_err(|e| e.to_string())?;
+    let reported = record
+        .mismatches()
+        .iter()
+        .map(ToString::to_string)
+        .chain(record.breaches().iter().map(ToString::to_string))
+        .collect();
+    let disagreement = shortcut_disagreement(&record);
+    Ok(Outcome {
+        written,
+        reported,
+        disagreement,
+    })
+}
+
+/// Decodes every case of `draft` in `suite` (as [`groups`] reads them) into its group's type
+/// from `table`, and panics, listing every failing case with why, unless
+/// - every group of the draft is in `table` (none skipped) and generated;
+/// - a valid case comes back exact (written back, it is the JSON that was read, numbers by
+///   value) with no mismatch and no breach;
+/// - an invalid case is reported (a mismatch, a breach, or a decode error);
+/// - the decoder's check, which skips what the types hold, finds what the full check finds.
+///
+/// Prints the tally.
+#[cfg(feature = "judge")]
+pub fn judge(suite: &Path, draft: &str, table: &[Entry]) {
+    use std::collections::BTreeMap;
+
+    let groups = groups(suite, draft).unwrap_or_else(|e| panic!("{draft}: {e}"));
+    assert_eq!(
+        table.len(),
+        groups.len(),
+        "{draft}: the table holds {} groups, the suite's files {}",
+        table.len(),
+        groups.len()
+    );
+    let mut failures = BTreeMap::new();
+    let mut cases = 0;
+    // valid exact, valid total, invalid reported, invalid total
+    let mut tally = [0; 4];
+    for ((file, index, decode), group) in table.iter().zip(&groups) {
+        assert_eq!(
+            (*file, *index),
+            (group.file.as_str(), group.index),
+            "{draft}: the table is not in the suite's order"
+        );
+        for (i, case) in group.tests.iter().enumerate() {
+            cases += 1;
+            let valid = case["valid"] == json!(true);
+            tally[if valid { 1 } else { 3 }] += 1;
+            let wrapped = json!({"value": case["data"]});
+            let why = match decode {
+                Err(refused) => Some(format!("not generated: {refused}")),
+                Ok(decode) => match (decode(&wrapped.to_string()), valid) {
+                    (Err(e), true) => Some(format!("valid, but does not decode: {e}")),
+                    (Ok(out), _) if out.disagreement.is_some() => out.disagreement,
+                    (Err(_), false) => None,
+                    (Ok(out), true) if !out.reported.is_empty() => {
+                        Some(format!("valid, but reported: {}", out.reported.join("; ")))
+                    }
+                    (Ok(out), true) if !agents_types::check::equal(&out.written, &wrapped) => {
+                        Some(format!("valid, but written back as {}", out.written))
+                    }
+                    (Ok(_), true) => None,
+                    (Ok(out), false) if out.reported.is_empty() => {
+                        Some("invalid, and nothing is reported".to_owned())
+                    }
+                    (Ok(_), false) => None,
+                },
+            };
+            match why {
+                Some(why) => {
+                    failures.insert(format!("{file} #{index} #{i}"), why);
+                }
+                None => tally[if valid { 0 } else { 2 }] += 1,
+            }
+        }
+    }
+    println!(
+        "suite, {draft}: {cases} cases; valid exact {}/{}, invalid reported {}/{}",
+        tally[0], tally[1], tally[2], tally[3]
+    );
+    assert!(
+        failures.is_empty(),
+        "{draft}: {} case(s) fail:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .map(|(k, why)| format!("{k}: {why}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
