@@ -108,8 +108,9 @@ pub(crate) fn bindings(
 
 /// Checks every cached schema (or those of `names`) as `generate` checks it, each alone (two
 /// agents' type names meet only in generation, where --rename settles them): a problem in one
-/// is an error, or a warning on standard error. `check` runs it before asking the live API, so
-/// an empty directory or a name not in it is an error before anything is sent.
+/// is an error, reported with every other file's, or a warning on standard error. `check` runs
+/// it before asking the live API, so an empty directory or a name not in it is an error before
+/// anything is sent.
 pub(crate) fn check_schemas(
     dir: &Path,
     names: &[String],
@@ -128,17 +129,31 @@ pub(crate) fn check_schemas(
         )));
     }
     let mut found = Vec::new();
+    // Every file's problems, reported together.
+    let mut problems = Vec::new();
     for file in files {
-        let name = agents_codegen::load_file(&file)?.record.name;
+        let name = match agents_codegen::load_file(&file) {
+            Ok(loaded) => loaded.record.name,
+            Err(Diagnostics(d)) => {
+                problems.extend(d);
+                continue;
+            }
+        };
         if names.is_empty() || names.contains(&name) {
-            bindings(
+            let checked = bindings(
                 dir,
                 Some(std::slice::from_ref(&name)),
                 "agents_runtime",
                 &overrides,
-            )?;
+            );
+            if let Err(Diagnostics(d)) = checked {
+                problems.extend(d);
+            }
         }
         found.push(name);
+    }
+    if !problems.is_empty() {
+        return Err(Diagnostics(problems).into());
     }
     let missing: Vec<&str> = names
         .iter()

@@ -114,9 +114,16 @@ async fn fetch_then_check_reports_drift_field_by_field() {
     assert!(src.contains("pub struct LlmAParams"));
 
     // A type JSON Schema does not name, in a cached schema: `check` reports it as `generate`
-    // does, with its pointer and the fix, before asking the live API.
+    // does, with its pointer and the fix, before asking the live API, together with the
+    // problems of every other file.
     v["output_schema"]["web_price"]["type"] = "strng".into();
     std::fs::write(dir.join("schemas/retailer_a_pdp.json"), v.to_string()).unwrap();
+    let unreadable = dir.join("schemas/unreadable.json");
+    std::fs::write(
+        &unreadable,
+        r#"{"name": "unreadable", "output_schema": {"price": {"type": "number", "minimum": "five"}}}"#,
+    )
+    .unwrap();
     let before = e.requests_seen(KEY);
     let typo = cargo_agents(&e, &dir, KEY, &["check"]).await;
     assert_eq!(typo.status.code(), Some(1));
@@ -127,7 +134,13 @@ async fn fetch_then_check_reports_drift_field_by_field() {
             && err.contains("fix the type's name"),
         "{err}"
     );
+    assert!(
+        err.starts_with("error: 2 problems in agent schemas:")
+            && err.contains("unreadable.json: agent `unreadable`: $.output_schema.price.minimum"),
+        "{err}"
+    );
     assert_eq!(e.requests_seen(KEY), before, "{err}");
+    std::fs::remove_file(&unreadable).unwrap();
 
     // The drift names the command that refreshes what changed, and that command does.
     v["output_schema"]["web_price"]["type"] = "string".into();

@@ -216,13 +216,25 @@ impl Builder {
                 );
             }
         }
-        if !problems.is_empty() {
-            return Err(Diagnostics(problems));
-        }
-        let refs: Vec<_> = records.iter().map(|l| &l.record).collect();
         let options = self.options.documents_under(&manifest);
         // Each problem of a record's text names the file it is in, as problems of reading do.
         let place = |d: Diagnostic| records.iter().fold(d, |d, loaded| loaded.place(d));
+        if !problems.is_empty() {
+            // One report says everything: the records that were read are generated too, each
+            // agent once, for their errors and warnings.
+            let mut named = std::collections::BTreeSet::new();
+            let refs: Vec<_> = (records.iter().map(|l| &l.record))
+                .filter(|r| named.insert(r.name.as_str()))
+                .collect();
+            if !refs.is_empty() {
+                match generate_refs(&refs, &options) {
+                    Ok(output) => problems.extend(output.warnings),
+                    Err(Diagnostics(d)) => problems.extend(d),
+                }
+            }
+            return Err(Diagnostics(problems.into_iter().map(place).collect()));
+        }
+        let refs: Vec<_> = records.iter().map(|l| &l.record).collect();
         let mut output = generate_refs(&refs, &options)
             .map_err(|Diagnostics(d)| Diagnostics(d.into_iter().map(place).collect()))?;
         output.warnings = std::mem::take(&mut output.warnings)

@@ -46,7 +46,7 @@ use std::collections::BTreeMap;
 use agents_schema::AgentRecord;
 use proc_macro2::TokenStream;
 
-pub use agents_schema::diag::{Collector, Diagnostic, Diagnostics};
+pub use agents_schema::diag::{Collector, Diagnostic, Diagnostics, Severity};
 pub use agents_schema::files::{Loaded, load_dir, load_file, schema_files};
 pub use agents_schema::rules;
 pub use builder::Builder;

@@ -264,6 +264,72 @@ fn a_pattern_that_does_not_compile_is_a_warning_in_every_front_door() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// One run says everything it found: a file that cannot be read does not hide the problems of
+/// the others, and an error does not hide the warnings found with it, in `Builder` (and so the
+/// CLI) and in `agent!`.
+#[test]
+fn errors_come_with_the_warnings_and_the_other_files_problems() {
+    let dir = temp_dir("together");
+    let schemas = dir.join("schemas");
+    fs::create_dir_all(&schemas).unwrap();
+    fs::write(
+        schemas.join("broken.json"),
+        r#"{"name": "broken", "output_schema": {"price": {"type": "number", "minimum": "five"}}}"#,
+    )
+    .unwrap();
+    fs::write(
+        schemas.join("typo.output.schema.json"),
+        r##"{"type": "object", "properties": {"when": {"type": "strng"},
+            "seller": {"$ref": "#/$defs/missing"}}}"##,
+    )
+    .unwrap();
+    let err = agents_codegen::Builder::new()
+        .schema_dir(&schemas)
+        .cargo_directives(false)
+        .generate()
+        .unwrap_err();
+    let found: Vec<(agents_codegen::Severity, String)> = (err.0.iter())
+        .map(|d| {
+            (
+                d.severity,
+                format!("{}: {}", d.file.as_ref().unwrap().display(), d.path),
+            )
+        })
+        .collect();
+    use agents_codegen::Severity::{Error, Warning};
+    let at = |file: &str, path: &str| format!("{}: {path}", schemas.join(file).display());
+    assert_eq!(
+        found,
+        [
+            (Error, at("broken.json", "$.output_schema.price.minimum")),
+            (
+                Error,
+                at("typo.output.schema.json", "#/properties/when/type")
+            ),
+            (
+                Warning,
+                at("typo.output.schema.json", "#/properties/seller/$ref")
+            ),
+        ]
+    );
+    let shown = err.to_string();
+    assert!(
+        shown.starts_with("2 problems in agent schemas, and 1 warning:\n  - "),
+        "{shown}"
+    );
+    assert!(shown.contains("\n  - warning: "), "{shown}");
+
+    // agent!: the compile error holds the warning too.
+    let err = agents_codegen::expand::expand("typo", &Default::default(), &dir).unwrap_err();
+    assert!(
+        err.contains("`strng` is not a JSON Schema type")
+            && err.contains("warning: ")
+            && err.contains("points nowhere"),
+        "{err}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Bounds no value keeps are checked as written, and a warning says so at the lower one's
 /// pointer: they are most likely a slip (a rating of "at least 5, at most 1").
 #[test]

@@ -4,6 +4,17 @@
 use std::fmt;
 use std::path::PathBuf;
 
+/// How serious a [`Diagnostic`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Severity {
+    /// The bindings would be wrong: nothing is generated.
+    #[default]
+    Error,
+    /// The generator handled it (a check left out, a value kept as raw JSON) and still
+    /// generates; front doors print it as a warning.
+    Warning,
+}
+
 /// Where a problem was found: file (when read from one), agent, JSON path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -16,6 +27,8 @@ pub struct Diagnostic {
     pub path: String,
     /// What is wrong.
     pub message: String,
+    /// An error (the default) or a warning.
+    pub severity: Severity,
 }
 
 impl Diagnostic {
@@ -31,7 +44,15 @@ impl Diagnostic {
             agent: None,
             path: path.into(),
             message: message.into(),
+            severity: Severity::Error,
         }
+    }
+
+    /// The same problem as a warning: the generator handled it.
+    #[must_use]
+    pub fn warning(mut self) -> Self {
+        self.severity = Severity::Warning;
+        self
     }
 
     /// Names the agent.
@@ -114,6 +135,23 @@ impl Collector {
         }
     }
 
+    /// [`Collector::finish`] for a stage that also found `warnings`: `value` made with them
+    /// (each marked a warning) when no error was recorded; else every error followed by the
+    /// warnings, so that one report says everything the stage found.
+    pub fn finish_warned<T>(
+        mut self,
+        warnings: Vec<Diagnostic>,
+        value: impl FnOnce(Vec<Diagnostic>) -> T,
+    ) -> Result<T, Diagnostics> {
+        let warnings = warnings.into_iter().map(Diagnostic::warning);
+        if self.found.is_empty() {
+            self.finish(value(warnings.collect()))
+        } else {
+            self.found.extend(warnings);
+            self.finish(value(Vec::new()))
+        }
+    }
+
     /// `value` when nothing was recorded, else every problem.
     pub fn finish<T>(mut self, value: T) -> Result<T, Diagnostics> {
         self.finished = true;
@@ -153,12 +191,30 @@ impl fmt::Debug for Diagnostics {
 
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.as_slice() {
-            [one] => write!(f, "{one}"),
-            many => {
+        let warnings = self.0.iter().filter(|d| d.severity == Severity::Warning);
+        match (self.0.as_slice(), warnings.count()) {
+            ([one], 0) => write!(f, "{one}"),
+            (many, 0) => {
                 write!(f, "{} problems in agent schemas:", many.len())?;
                 for d in many {
                     write!(f, "\n  - {d}")?;
+                }
+                Ok(())
+            }
+            (all, warnings) => {
+                let errors = all.len() - warnings;
+                let plural = |n: usize| if n == 1 { "" } else { "s" };
+                write!(
+                    f,
+                    "{errors} problem{} in agent schemas, and {warnings} warning{}:",
+                    plural(errors),
+                    plural(warnings)
+                )?;
+                for d in all {
+                    match d.severity {
+                        Severity::Error => write!(f, "\n  - {d}")?,
+                        Severity::Warning => write!(f, "\n  - warning: {d}")?,
+                    }
                 }
                 Ok(())
             }
@@ -186,6 +242,21 @@ mod collector_tests {
         Collector::default()
             .finish(())
             .unwrap_or_else(|_| unreachable!());
+    }
+
+    #[test]
+    fn warnings_come_with_the_errors_of_their_stage_or_with_its_value() {
+        let warned = || vec![Diagnostic::at("$.w", "kept as raw JSON")];
+        let mut failed = Collector::default();
+        failed.push(Diagnostic::at("$.e", "no value has this type"));
+        let found = failed.finish_warned(warned(), |w| w).unwrap_err();
+        assert_eq!(
+            found.to_string(),
+            "1 problem in agent schemas, and 1 warning:\n  - $.e: no value has this type\n  \
+             - warning: $.w: kept as raw JSON"
+        );
+        let made = Collector::default().finish_warned(warned(), |w| w).unwrap();
+        assert_eq!(made, [Diagnostic::at("$.w", "kept as raw JSON").warning()]);
     }
 
     #[test]

@@ -182,7 +182,7 @@ pub fn lower(
         });
     }
 
-    found.finish(Unit {
+    found.finish_warned(warnings, |warnings| Unit {
         agents,
         warnings,
         files,
