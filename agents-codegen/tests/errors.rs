@@ -13,6 +13,14 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// A scratch directory holding an empty `schemas/`, and that `schemas/`.
+fn temp_schemas(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = temp_dir(name);
+    let schemas = dir.join("schemas");
+    fs::create_dir_all(&schemas).unwrap();
+    (dir, schemas)
+}
+
 #[test]
 fn every_bad_file_is_reported_with_file_agent_and_path() {
     let dir = temp_dir("bad");
@@ -237,9 +245,7 @@ fn an_unknown_type_is_an_error_and_a_missing_one_is_raw_json_with_a_note() {
 
 #[test]
 fn a_pattern_that_does_not_compile_is_a_warning_in_every_front_door() {
-    let dir = temp_dir("pattern");
-    let schemas = dir.join("schemas");
-    fs::create_dir_all(&schemas).unwrap();
+    let (dir, schemas) = temp_schemas("pattern");
     fs::write(
         schemas.join("names.json"),
         r#"{"name": "names", "output_schema": {"name": {"type": "string", "pattern": "^(?=x)"}}}"#,
@@ -269,9 +275,7 @@ fn a_pattern_that_does_not_compile_is_a_warning_in_every_front_door() {
 /// CLI) and in `agent!`.
 #[test]
 fn errors_come_with_the_warnings_and_the_other_files_problems() {
-    let dir = temp_dir("together");
-    let schemas = dir.join("schemas");
-    fs::create_dir_all(&schemas).unwrap();
+    let (dir, schemas) = temp_schemas("together");
     fs::write(
         schemas.join("broken.json"),
         r#"{"name": "broken", "output_schema": {"price": {"type": "number", "minimum": "five"}}}"#,
@@ -396,9 +400,7 @@ fn a_bad_runtime_path_is_an_error_not_a_panic() {
 
 #[test]
 fn front_doors_refuse_a_file_holding_another_agent_and_pass_warnings_and_renames_on() {
-    let dir = temp_dir("doors");
-    let schemas = dir.join("schemas");
-    fs::create_dir_all(&schemas).unwrap();
+    let (dir, schemas) = temp_schemas("doors");
     fs::write(schemas.join("keywords.json"), r#"{"name": "kw_agent"}"#).unwrap();
     fs::write(
         schemas.join("dup.json"),
@@ -439,9 +441,7 @@ fn front_doors_refuse_a_file_holding_another_agent_and_pass_warnings_and_renames
 /// an error at its path, in the file it is in, from the loader, `agent!` and `Builder` alike.
 #[test]
 fn a_key_given_twice_is_an_error_at_its_path_in_every_front_door() {
-    let dir = temp_dir("twice");
-    let schemas = dir.join("schemas");
-    fs::create_dir_all(&schemas).unwrap();
+    let (dir, schemas) = temp_schemas("twice");
     fs::write(
         schemas.join("shop.output.schema.json"),
         r#"{"type": "object", "properties": {
@@ -697,9 +697,7 @@ fn the_judged_input_document_embeds_what_it_refers_to() {
 /// nullable type and the items' type are the input's kind, read, and say nothing.
 #[test]
 fn input_keywords_no_typed_rule_covers_are_judged_by_validate() {
-    let dir = temp_dir("unchecked-inputs");
-    let schemas = dir.join("schemas");
-    fs::create_dir_all(&schemas).unwrap();
+    let (dir, schemas) = temp_schemas("unchecked-inputs");
     fs::write(
         schemas.join("shop.output.schema.json"),
         r#"{"type": "object", "properties": {"title": {"type": "string"}}}"#,
