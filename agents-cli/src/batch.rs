@@ -103,7 +103,7 @@ fn refuse_changed(out: &Path, input: &Path, changed: &[String]) -> Result<(), Fa
     let Some(first) = changed.first() else {
         return Ok(());
     };
-    Err(Failure(format!(
+    Err(Failure::new(format!(
         "nothing was sent: {} holds {} row(s) of {} with other inputs than the file has now \
          ({first}{}): the input file changed since this run began, so rows would be skipped \
          that were never sent. Resume with the file as it was, or write to a new output",
@@ -135,7 +135,7 @@ pub async fn batch(
         .map(|k| format!("`{k}`"))
         .collect();
     if !reserved.is_empty() {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "nothing was sent: `{agent}`'s output schema has field(s) {}, names batch writes its \
              own columns under (`_row`, `_task_id`, `_input`, `_breaches`; `_unknown` and \
              `_input.NAME` in CSV): its records would overwrite them, and a resumed run would \
@@ -155,7 +155,7 @@ pub async fn batch(
             crate::parquet::check_agent(agent)?;
             if out.exists() {
                 if !resume {
-                    return Err(Failure(format!(
+                    return Err(Failure::new(format!(
                         "{} exists; pass --resume to continue that run, or remove it",
                         out.display()
                     )));
@@ -170,7 +170,7 @@ pub async fn batch(
                     .filter(|r| !finished.done.contains(r))
                     .collect();
                 if let Some(first) = missing.first() {
-                    return Err(Failure(format!(
+                    return Err(Failure::new(format!(
                         "{} is a finished Parquet file, and {} input row(s) are not in it (row \
                          {first} first); nothing was sent: write those rows to a new file, or \
                          remove {} to run every row again",

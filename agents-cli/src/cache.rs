@@ -114,14 +114,14 @@ pub(crate) fn write_record(dir: &Path, record: &AgentRecord) -> Result<(PathBuf,
         && !record.name.starts_with('.')
         && !record.name.contains(['/', '\\', '\0']);
     if !plain {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "the service sent an agent named {:?}, which cannot name a file in {}",
             record.name,
             dir.display()
         )));
     }
     if let Some(file) = own_file(dir, &record.name) {
-        return Err(Failure(written_as_files(&record.name, &file)));
+        return Err(Failure::new(written_as_files(&record.name, &file)));
     }
     let path = dir.join(format!("{}.json", record.name));
     let text = serde_json::to_string_pretty(record)
@@ -145,7 +145,7 @@ pub(crate) async fn fetch(
         .filter_map(|n| own_file(&cli.dir, n).map(|f| written_as_files(n, &f)))
         .collect();
     if !own.is_empty() {
-        return Err(Failure(own.join("\n")));
+        return Err(Failure::new(own.join("\n")));
     }
     let c = client(cli)?;
     if private {
@@ -172,8 +172,8 @@ pub(crate) async fn fetch(
         }
     }
     if names.is_empty() {
-        return Err(Failure(
-            "name agents to fetch, or pass --private or --all".into(),
+        return Err(Failure::new(
+            "name agents to fetch, or pass --private or --all",
         ));
     }
     let bar = if cli.json {
@@ -219,7 +219,7 @@ pub(crate) fn only_v1_filters(c: &Client, instead: &str) -> Result<(), Failure> 
     if c.api_version() == v1 {
         return Ok(());
     }
-    Err(Failure(format!(
+    Err(Failure::new(format!(
         "--private filters the agent list of {v1}; {} lists every template with no filter: pass \
          --api-version {v1}, or {instead}",
         c.api_version()
@@ -234,7 +234,7 @@ pub(crate) async fn fetch_version(
     number: u64,
 ) -> Result<ExitCode, Failure> {
     let [name] = names else {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "--version fetches one template's version; name one template, not {}",
             names.len()
         )));
@@ -276,7 +276,7 @@ pub(crate) async fn check(
                 .is_some_and(|f| f.ends_with(agents_schema::files::OUTPUT_SUFFIX));
             let record = if own {
                 documents.as_published(&record).map_err(|e| {
-                    Failure(format!(
+                    Failure::new(format!(
                         "{}: the schema files, with what they refer to embedded, do not read \
                          as a template: {e}",
                         from_here(&file).display()

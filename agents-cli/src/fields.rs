@@ -251,7 +251,7 @@ fn breaches_of(value: Option<&Value>) -> Result<Vec<Breach>, String> {
 /// are reported together ([`Unread`]).
 pub fn from_jsonl(path: &Path, record: Option<&AgentRecord>) -> Result<Table, Failure> {
     let file = std::fs::File::open(path)
-        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+        .map_err(|e| Failure::new(format!("cannot read {}: {e}", path.display())))?;
     let schema = record.map(|r| {
         agents_runtime::Schema::compile(&agents_schema::json_schema::output_schema(r).to_value())
     });
@@ -267,7 +267,7 @@ pub fn from_jsonl(path: &Path, record: Option<&AgentRecord>) -> Result<Table, Fa
     loop {
         line.clear();
         let n = (reader.read_until(b'\n', &mut line))
-            .map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
+            .map_err(|e| Failure::new(format!("cannot read {name}: {e}")))?;
         if n == 0 {
             break;
         }
@@ -311,7 +311,7 @@ fn count_jsonl_line(
 /// field no record fills is counted too), the keys of `_unknown` and each row's `_breaches`.
 pub fn from_csv(path: &Path) -> Result<Table, Failure> {
     let file = std::fs::File::open(path)
-        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+        .map_err(|e| Failure::new(format!("cannot read {}: {e}", path.display())))?;
     csv_table(BufReader::new(file), &path.display())
 }
 
@@ -394,7 +394,7 @@ impl<'a> Unread<'a> {
         if self.unlisted > 0 {
             message.push_str(&format!("; and {} more", self.unlisted));
         }
-        Err(Failure(message))
+        Err(Failure::new(message))
     }
 }
 
@@ -417,7 +417,7 @@ impl<R: std::io::Read> std::io::Read for LastByte<R> {
 
 /// [`from_csv`] over any reader; `name` names it in messages.
 fn csv_table(input: impl std::io::Read, name: &dyn fmt::Display) -> Result<Table, Failure> {
-    let fail = |e: &dyn fmt::Display| Failure(format!("cannot read {name}: {e}"));
+    let fail = |e: &dyn fmt::Display| Failure::new(format!("cannot read {name}: {e}"));
     let mut reader = csv::Reader::from_reader(LastByte {
         inner: input,
         last: None,
@@ -427,7 +427,7 @@ fn csv_table(input: impl std::io::Read, name: &dyn fmt::Display) -> Result<Table
         !BOOKKEEPING.contains(&name) && name != UNKNOWN && !name.starts_with(&format!("{INPUT}."))
     };
     if !header.iter().any(|h| h == ROW) {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "{name}: no `{ROW}` column, so not an output of `cargo agents batch`; {JOB_RESULTS}"
         )));
     }

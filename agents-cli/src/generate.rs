@@ -122,7 +122,7 @@ pub(crate) fn check_schemas(
     };
     let files = schema_files(dir)?;
     if files.is_empty() {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "{} holds no schemas ({HOLDS}): nothing to check; `cargo agents fetch NAME` caches an \
              agent's record there",
             from_here(dir).display()
@@ -161,7 +161,7 @@ pub(crate) fn check_schemas(
         .map(String::as_str)
         .collect();
     if !missing.is_empty() {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "not in {}: {}; `cargo agents fetch {}` caches them, and `check` without names \
              checks every agent there",
             from_here(dir).display(),
@@ -224,7 +224,7 @@ pub(crate) enum Start<'a> {
 /// `failure` in this command's words: the client names a generation's settings by the
 /// `GenerationRequest` methods that set them (a service's refusal of `from_agent` becomes
 /// `GenerationRequest::refine (from_agent)`), which a shell user set with flags.
-fn in_flags(Failure(text): Failure, version: ApiVersion) -> Failure {
+fn in_flags(Failure(text, problems): Failure, version: ApiVersion) -> Failure {
     let words = version.words();
     let refine = format!("GenerationRequest::refine ({})", words.generation_from);
     let name = format!("GenerationRequest::agent_name ({})", words.generation_name);
@@ -238,7 +238,7 @@ fn in_flags(Failure(text): Failure, version: ApiVersion) -> Failure {
     ] {
         text = text.replace(said, flag);
     }
-    Failure(text)
+    Failure(text, problems)
 }
 
 pub(crate) async fn generate_agent(
@@ -265,7 +265,9 @@ pub(crate) async fn generate_agent(
                         None => r,
                     }
                 }
-                (None, None) => return Err(Failure("--url is required for a new agent".into())),
+                (None, None) => {
+                    return Err(Failure::new("--url is required for a new agent"));
+                }
             };
             let handle = c.generate_agent(request).await.map_err(|e| {
                 crate::global::noting_effect(
@@ -327,7 +329,7 @@ pub(crate) async fn generate_agent(
     let done = match waited {
         Ok(done) => done,
         Err(e @ (Error::WaitTimeout { .. } | Error::Transport(_) | Error::Timeout(_))) => {
-            return Err(Failure(again(&e.to_string())));
+            return Err(Failure::new(again(&e.to_string())));
         }
         Err(e) => return Err(e.into()),
     };
@@ -335,7 +337,7 @@ pub(crate) async fn generate_agent(
         .agent_name
         .clone()
         .or_else(|| handle.agent_name().map(str::to_owned))
-        .ok_or_else(|| Failure("the generation record names no agent".into()))?;
+        .ok_or_else(|| Failure::new("the generation record names no agent"))?;
     // The version this generation produced, not whichever is published by the time it is read.
     let record = match (&done.generated_version_id, c.api_version()) {
         (Some(id), ApiVersion::V2) => c.agent_version_by_id(&agent, id).await?,

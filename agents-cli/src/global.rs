@@ -36,8 +36,16 @@ pub(crate) struct Global {
     pub(crate) headers: Vec<(String, String)>,
 }
 
-/// A failure with what to do about it.
-pub(crate) struct Failure(pub(crate) String);
+/// A failure with what to do about it, and the schema problems it reports (each with its file,
+/// agent, JSON path and severity), which `--json` prints as a list beside the text.
+pub(crate) struct Failure(pub(crate) String, pub(crate) Vec<Diagnostic>);
+
+impl Failure {
+    /// A failure told in words alone.
+    pub(crate) fn new(text: impl Into<String>) -> Self {
+        Failure(text.into(), Vec::new())
+    }
+}
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
@@ -50,7 +58,7 @@ impl From<Error> for Failure {
             Error::Transport(_) | Error::Timeout(_) => "; check AGENTS_BASE_URL and the network",
             _ => "",
         };
-        Failure(format!("{e}{hint}"))
+        Failure::new(format!("{e}{hint}"))
     }
 }
 
@@ -95,7 +103,8 @@ pub(crate) fn placed_here(mut d: Diagnostic) -> Diagnostic {
 impl From<Diagnostics> for Failure {
     /// Problems of schema files, all of them, each file named from where the command runs.
     fn from(Diagnostics(found): Diagnostics) -> Self {
-        Failure(Diagnostics(found.into_iter().map(placed_here).collect()).to_string())
+        let found = Diagnostics(found.into_iter().map(placed_here).collect());
+        Failure(found.to_string(), found.0)
     }
 }
 
@@ -113,7 +122,7 @@ pub(crate) fn from_here(path: &Path) -> PathBuf {
 
 impl From<String> for Failure {
     fn from(s: String) -> Self {
-        Failure(s)
+        Failure::new(s)
     }
 }
 
@@ -129,7 +138,7 @@ pub(crate) fn client(cli: &Global) -> Result<Client, Failure> {
 pub(crate) fn client_v2(cli: &Global, why: &str) -> Result<Client, Failure> {
     let needed = ApiVersion::V2;
     if let Some(other) = cli.api_version.filter(|v| *v != needed) {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "{why} exist only in /{needed}; drop --api-version {other}"
         )));
     }

@@ -94,7 +94,7 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
                 })
                 .collect();
             if !bad.is_empty() {
-                return Err(Failure(format!(
+                return Err(Failure::new(format!(
                     "nothing was sent; {} row(s) of {} are invalid:\n  {}",
                     bad.len(),
                     input.display(),
@@ -110,7 +110,7 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
                 .map(|j| j.id.as_str())
                 .collect();
             if !named.is_empty() {
-                return Err(Failure(format!(
+                return Err(Failure::new(format!(
                     "nothing was created: a job named {name:?} exists ({}); another would run its \
                      own schedule beside it, and the name would find neither. Trigger it, \
                      `cargo agents jobs delete {}` first to replace it, or choose another name",
@@ -193,7 +193,7 @@ pub async fn jobs(cli: &Global, command: &JobsCommand) -> Result<ExitCode, Failu
             );
             let run = tokio::select! {
                 run = handle.wait() => run.map_err(|e| {
-                    Failure(format!(
+                    Failure::new(format!(
                         "{}; the run {} may still be going: `cargo agents jobs runs {id}`",
                         Failure::from(e).0,
                         handle.id()
@@ -271,12 +271,12 @@ where
         .map(|j| j.id.as_str())
         .collect();
     match named.as_slice() {
-        [] => Err(Failure(format!(
+        [] => Err(Failure::new(format!(
             "{}; no job has that id or name: `cargo agents jobs list` lists them",
             Failure::from(not_found).0
         ))),
         [id] => Ok(op((*id).to_owned()).await?),
-        ids => Err(Failure(format!(
+        ids => Err(Failure::new(format!(
             "{} jobs are named {given:?} ({}): give the id of the one you mean",
             ids.len(),
             ids.join(", ")
@@ -357,7 +357,7 @@ async fn write_chunks(
     use futures::StreamExt as _;
     use tokio::io::AsyncWriteExt as _;
 
-    let fail = |e: std::io::Error| Failure(format!("cannot write {}: {e}", path.display()));
+    let fail = |e: std::io::Error| Failure::new(format!("cannot write {}: {e}", path.display()));
     let mut chunks = c.artifact_chunks(run, id).await?;
     let mut file = tokio::fs::File::create(path).await.map_err(fail)?;
     let mut bytes = 0;
@@ -382,7 +382,7 @@ async fn download(
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let artifacts = c.artifacts(run).await?;
     if artifacts.is_empty() {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "run {run} has no artifacts (it has not ended well yet: `cargo agents jobs runs JOB`)"
         )));
     }

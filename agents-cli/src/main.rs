@@ -232,7 +232,7 @@ async fn fields_of(
             Some((record, _)) => record,
             None => {
                 let c = client(cli).map_err(|f| {
-                    Failure(format!(
+                    Failure::new(format!(
                         "`{agent}` has no schema in {} ({}), so it is read from the service: {f}",
                         global::from_here(&cli.dir).display(),
                         cache::HOLDS,
@@ -245,7 +245,7 @@ async fn fields_of(
         // A CSV cell is text and a Parquet column typed: their values are not the JSON the
         // service sent, so checking them again would report what the file format did.
         Some(_) => {
-            return Err(Failure(format!(
+            return Err(Failure::new(format!(
                 "{}: --agent checks the records of a JSONL file; a CSV or Parquet output of \
                  `batch` carries its breaches already (read it without --agent), and {}",
                 out.display(),
@@ -259,7 +259,7 @@ async fn fields_of(
         #[cfg(feature = "parquet")]
         Some("parquet") => parquet::table(out)?,
         _ => {
-            return Err(Failure(format!(
+            return Err(Failure::new(format!(
                 "{}: read a .jsonl, .csv or .parquet output of `cargo agents batch` (.parquet \
                  needs the `parquet` feature of agents-cli, on by default)",
                 out.display()
@@ -327,9 +327,11 @@ fn main() -> ExitCode {
     };
     match rt.block_on(run(&cli.global, &cli.command)) {
         Ok(code) => code,
-        Err(Failure(message)) => {
-            if cli.global.json {
+        Err(Failure(message, problems)) => {
+            if cli.global.json && problems.is_empty() {
                 outln!("{}", json!({ "error": message }));
+            } else if cli.global.json {
+                outln!("{}", json!({ "error": message, "problems": problems }));
             } else {
                 eprintln!("error: {message}");
             }
@@ -399,7 +401,7 @@ async fn run(cli: &Global, command: &Command) -> Result<ExitCode, Failure> {
                     refine: refine.as_deref(),
                 },
                 // clap requires --prompt without --resume.
-                (None, None) => return Err(Failure("--prompt is required".into())),
+                (None, None) => return Err(Failure::new("--prompt is required")),
             };
             generate::generate_agent(cli, start, out.as_deref(), Duration::from_secs(*timeout))
                 .await
@@ -422,7 +424,7 @@ async fn run_agent(
     }
     let check = inputs::request_check(&record, documents);
     if let Some(problems) = inputs::problems(&check, &params) {
-        return Err(Failure(format!("nothing was sent: {problems}")));
+        return Err(Failure::new(format!("nothing was sent: {problems}")));
     }
     let lost = |e| {
         global::noting_effect(
@@ -444,7 +446,7 @@ async fn run_agent(
         }
         Some(max) => {
             let Some(input) = record.pagination_param() else {
-                return Err(Failure(format!(
+                return Err(Failure::new(format!(
                     "nothing was sent: `{agent}` has no page input (its record flags none, and none \
                      is a page named `page`), so --pages cannot page it"
                 )));
@@ -467,7 +469,7 @@ async fn run_agent(
     }
     print_runs(cli, agent, &record, &results)?;
     match failed {
-        Some(why) => Err(Failure(why)),
+        Some(why) => Err(Failure::new(why)),
         None => Ok(ExitCode::SUCCESS),
     }
 }

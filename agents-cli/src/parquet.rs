@@ -105,7 +105,7 @@ pub fn table(out: &Path) -> Result<crate::fields::Table, Failure> {
     use agents_runtime::columnar::{
         BREACH_COUNT, BREACHES, MISMATCH_COUNT, MISMATCHES, UNKNOWN_FIELDS,
     };
-    let fail = |e: &dyn std::fmt::Display| Failure(format!("{}: {e}", out.display()));
+    let fail = |e: &dyn std::fmt::Display| Failure::new(format!("{}: {e}", out.display()));
     let file = File::open(out).map_err(|e| fail(&e))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail(&e))?;
     // Breaches are counted from what `batch` wrote beside each record; a file without its

@@ -25,10 +25,9 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
         }
     }
     if files.is_empty() {
-        return Err(Failure(
+        return Err(Failure::new(
             "no schema files to publish: name NAME.output.schema.json files, NAME.json records, \
-             or directories of them"
-                .into(),
+             or directories of them",
         ));
     }
     Ok(files)

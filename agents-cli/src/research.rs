@@ -52,8 +52,8 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
         (Some(agent), _) => agent.clone(),
         (None, Some(path)) => name_of(path)?,
         (None, None) => {
-            return Err(Failure(
-                "say which agent: --agent NAME or --schema FILE".into(),
+            return Err(Failure::new(
+                "say which agent: --agent NAME or --schema FILE",
             ));
         }
     };
@@ -79,7 +79,7 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
             .map(|e| format!("{}: {e}", path.display()))
             .collect();
         if !twice.is_empty() {
-            return Err(Failure(twice.join("\n")));
+            return Err(Failure::new(twice.join("\n")));
         }
         rows = data.is_array();
         if let Some(schema) = &schema {
@@ -91,10 +91,11 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
     // Before the agent is looked up, so a request the service would refuse costs nothing.
     request.check(c.api_version()).map_err(|e| {
         // The request is this command's flags: its `input_data` is `--input-data`.
-        let Failure(text) = Failure::from(e);
+        let Failure(text, problems) = Failure::from(e);
         Failure(
             text.replace("invalid option `request`: ", "invalid ")
                 .replace("input_data", "--input-data"),
+            problems,
         )
     })?;
     let timeout = Duration::from_secs(args.timeout);
@@ -110,7 +111,7 @@ pub async fn research(cli: &Global, args: &ResearchArgs) -> Result<ExitCode, Fai
         answer = tokio::time::timeout(timeout, follow(&handle, !args.quiet)) => match answer {
             Ok(answer) => answer?,
             Err(_) => {
-                return Err(Failure(format!(
+                return Err(Failure::new(format!(
                     "gave up waiting after {} s; {}",
                     timeout.as_secs(),
                     goes_on(&handle)
@@ -229,7 +230,7 @@ async fn start(
             made.id
         }
         (None, None) => {
-            return Err(Failure(format!(
+            return Err(Failure::new(format!(
                 "no active research agent is named {name}; pass --schema FILE.json to make one, \
                  or use --api-version v2, where a run by name makes its agent"
             )));
@@ -403,10 +404,10 @@ type Page<'a> = (&'a str, Option<&'a str>, Option<&'a str>);
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(T, String), Failure> {
     let text = agents_schema::files::read_text(path)
-        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+        .map_err(|e| Failure::new(format!("cannot read {}: {e}", path.display())))?;
     serde_json::from_str(&text)
         .map(|read| (read, text))
-        .map_err(|e| Failure(format!("{} is not JSON: {e}", path.display())))
+        .map_err(|e| Failure::new(format!("{} is not JSON: {e}", path.display())))
 }
 
 /// The file's JSON Schema document, read and checked as the generator checks it, so a schema
@@ -423,7 +424,7 @@ fn read_schema(
     let (written, text): (Json, _) = read_json(path)?;
     let doc = written.to_value();
     if !doc.is_object() {
-        return Err(Failure(format!(
+        return Err(Failure::new(format!(
             "{}: a JSON Schema document is an object, not {}",
             path.display(),
             agents_schema::diag::json_kind(&doc)
@@ -431,9 +432,9 @@ fn read_schema(
     }
     // Shape problems first, with paths from the file's own root.
     agents_schema::FieldSchema::from_text(&text)
-        .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+        .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
     let record = agents_schema::json_schema::record(agent, None, Some(&written), None)
-        .map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+        .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
     // Each problem names the file and its pointer in it, as `generate` and `publish` do: this
     // one, or a file its references read, which the problem names already.
     let place = |d: Diagnostic| {
@@ -449,9 +450,7 @@ fn read_schema(
         &[record],
         &documents.apply(agents_codegen::Options::default()),
     )
-    .map_err(|Diagnostics(d)| {
-        Failure(Diagnostics(d.into_iter().map(place).collect()).to_string())
-    })?;
+    .map_err(|Diagnostics(d)| Failure::from(Diagnostics(d.into_iter().map(place).collect())))?;
     for w in generated.warnings {
         eprintln!("warning: {}", place(w));
     }
@@ -461,14 +460,14 @@ fn read_schema(
         documents.bundle(&written).to_string()
     };
     sent.parse()
-        .map_err(|e| Failure(format!("{}: {e}", path.display())))
+        .map_err(|e| Failure::new(format!("{}: {e}", path.display())))
 }
 
 /// The agent a schema file stands for: `price_check` of `price_check.output.schema.json`, as the
 /// generator names it.
 fn name_of(path: &Path) -> Result<String, Failure> {
     agents_schema::files::agent_name(path).ok_or_else(|| {
-        Failure(format!(
+        Failure::new(format!(
             "cannot name an agent after {}; pass --agent NAME",
             path.display()
         ))

@@ -139,6 +139,32 @@ async fn fetch_then_check_reports_drift_field_by_field() {
             && err.contains("unreadable.json: agent `unreadable`: $.output_schema.price.minimum"),
         "{err}"
     );
+    // `--json` lists them as data: file, agent, JSON path, message, severity.
+    let listed = cargo_agents(&e, &dir, KEY, &["--json", "check"]).await;
+    assert_eq!(listed.status.code(), Some(1));
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let problems: Vec<(&str, &str, &str)> = (listed["problems"].as_array().unwrap().iter())
+        .map(|p| {
+            let field = |k: &str| p[k].as_str().unwrap_or_default();
+            (field("file"), field("path"), field("severity"))
+        })
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            (
+                "schemas/retailer_a_pdp.json",
+                "output_schema#/properties/web_price/type",
+                "error"
+            ),
+            (
+                "schemas/unreadable.json",
+                "$.output_schema.price.minimum",
+                "error"
+            ),
+        ],
+        "{listed}"
+    );
     assert_eq!(e.requests_seen(KEY), before, "{err}");
     std::fs::remove_file(&unreadable).unwrap();
 

@@ -4,8 +4,9 @@
 use std::fmt;
 use std::path::PathBuf;
 
-/// How serious a [`Diagnostic`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How serious a [`Diagnostic`] is; serialized as `"error"` or `"warning"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// The bindings would be wrong: nothing is generated.
     #[default]
@@ -15,8 +16,9 @@ pub enum Severity {
     Warning,
 }
 
-/// Where a problem was found: file (when read from one), agent, JSON path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where a problem was found: file (when read from one), agent, JSON path. Serialized with
+/// its fields' names (`file` and `agent` `null` when unknown), as `cargo agents --json` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
     /// The schema file, when the record was read from one.
     pub file: Option<PathBuf>,
