@@ -121,7 +121,7 @@ async fn fetch_then_check_reports_drift_field_by_field() {
     let unreadable = dir.join("schemas/unreadable.json");
     std::fs::write(
         &unreadable,
-        r#"{"name": "unreadable", "output_schema": {"price": {"type": "number", "minimum": "five"}}}"#,
+        r#"{"name": "unreadable", "output_schema": {"price": {"type": 5}}}"#,
     )
     .unwrap();
     let before = e.requests_seen(KEY);
@@ -136,7 +136,7 @@ async fn fetch_then_check_reports_drift_field_by_field() {
     );
     assert!(
         err.starts_with("error: 2 problems in agent schemas:")
-            && err.contains("unreadable.json: agent `unreadable`: $.output_schema.price.minimum"),
+            && err.contains("unreadable.json: agent `unreadable`: $.output_schema.price.type"),
         "{err}"
     );
     // `--json` lists them as data: file, agent, JSON path, message, severity.
@@ -159,7 +159,7 @@ async fn fetch_then_check_reports_drift_field_by_field() {
             ),
             (
                 "schemas/unreadable.json",
-                "$.output_schema.price.minimum",
+                "$.output_schema.price.type",
                 "error"
             ),
         ],

@@ -274,6 +274,12 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
     )
     .unwrap();
     std::fs::write(
+        dir.join("kind.output.schema.json"),
+        r#"{"type": "object", "properties": {"n": {"type": 3}}}"#,
+    )
+    .unwrap();
+    // A bound of the wrong kind changes no type: a warning, not a fourth problem.
+    std::fs::write(
         dir.join("bound.output.schema.json"),
         r#"{"type": "object", "properties": {"n": {"type": "integer", "minimum": "3"}}}"#,
     )
@@ -288,10 +294,17 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
     let out = cargo_agents(&e, &dir, &["--api-version", "v2", "publish", "."]).await;
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    // Both files' problems in one list, each naming its file as the user did and the pointer
+    // Every file's problems in one list, each naming its file as the user did and the pointer
     // in that file.
     assert!(
-        err.starts_with("error: 3 problems in agent schemas:\n"),
+        err.contains(
+            "warning: bound.output.schema.json: agent `bound`: #/properties/n/minimum: `minimum` \
+             has a value of the wrong kind (a string), so it is not read"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("error: 3 problems in agent schemas:\n"),
         "{err}"
     );
     assert!(
@@ -307,7 +320,7 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
         "{err}"
     );
     assert!(
-        err.contains("  - bound.output.schema.json: agent `bound`: $.properties.n.minimum:"),
+        err.contains("  - kind.output.schema.json: agent `kind`: $.properties.n.type:"),
         "{err}"
     );
     assert!(err.ends_with('\n'), "{err:?}");
@@ -315,6 +328,7 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
 
     std::fs::remove_file(dir.join("typo.output.schema.json")).unwrap();
     std::fs::remove_file(dir.join("bound.output.schema.json")).unwrap();
+    std::fs::remove_file(dir.join("kind.output.schema.json")).unwrap();
     std::fs::remove_file(dir.join("My Shop.output.schema.json")).unwrap();
     let out = cargo_agents(&e, &dir, &["--api-version", "v1", "publish", "."]).await;
     assert!(!out.status.success());

@@ -278,7 +278,7 @@ fn errors_come_with_the_warnings_and_the_other_files_problems() {
     let (dir, schemas) = temp_schemas("together");
     fs::write(
         schemas.join("broken.json"),
-        r#"{"name": "broken", "output_schema": {"price": {"type": "number", "minimum": "five"}}}"#,
+        r#"{"name": "broken", "output_schema": {"price": {"type": 5}}}"#,
     )
     .unwrap();
     fs::write(
@@ -305,7 +305,7 @@ fn errors_come_with_the_warnings_and_the_other_files_problems() {
     assert_eq!(
         found,
         [
-            (Error, at("broken.json", "$.output_schema.price.minimum")),
+            (Error, at("broken.json", "$.output_schema.price.type")),
             (
                 Error,
                 at("typo.output.schema.json", "#/properties/when/type")
@@ -330,6 +330,63 @@ fn errors_come_with_the_warnings_and_the_other_files_problems() {
             && err.contains("warning: ")
             && err.contains("points nowhere"),
         "{err}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An annotation or a bound of the wrong JSON type changes no type: the bindings are generated
+/// and a warning at its pointer says it is not read, for `minimum` as for `exclusiveMinimum`, in
+/// an agent record as in a JSON Schema file.
+#[test]
+fn a_bound_or_an_annotation_of_the_wrong_kind_is_a_warning_at_its_pointer() {
+    let (dir, schemas) = temp_schemas("wrong-kind");
+    fs::write(
+        schemas.join("rated.json"),
+        r#"{"name": "rated", "output_schema": {"stars": {"type": "integer", "minimum": "zero",
+            "maximum": "five", "description": 5, "format": ["int32"]}}}"#,
+    )
+    .unwrap();
+    fs::write(
+        schemas.join("priced.output.schema.json"),
+        r#"{"type": "object", "properties": {"price": {"type": "number", "minimum": "0",
+            "exclusiveMinimum": "0"}}}"#,
+    )
+    .unwrap();
+    let (source, warnings) = agents_codegen::Builder::new()
+        .schema_dir(&schemas)
+        .cargo_directives(false)
+        .generate_with_warnings()
+        .unwrap();
+    assert!(source.contains("pub stars: Option<i64>"), "{source}");
+    assert!(source.contains("pub price: Option<f64>"), "{source}");
+    // Sorted: the keys left unread are kept sorted, or as written with `preserve_order`.
+    let mut said: Vec<String> = (warnings.iter())
+        .map(|w| {
+            let file = w.file.as_ref().unwrap().file_name().unwrap();
+            format!("{}: {}: {}", file.to_string_lossy(), w.path, w.message)
+        })
+        .collect();
+    said.sort();
+    let not_read = |at: &str, key: &str, kind: &str| {
+        format!(
+            "{at}/{key}: `{key}` has a value of the wrong kind ({kind}), so it is not read; fix \
+             the schema to have it used"
+        )
+    };
+    let (price, stars) = (
+        "priced.output.schema.json: #/properties/price",
+        "rated.json: output_schema#/properties/stars",
+    );
+    assert_eq!(
+        said,
+        [
+            not_read(price, "exclusiveMinimum", "a string"),
+            not_read(price, "minimum", "a string"),
+            not_read(stars, "description", "a number"),
+            not_read(stars, "format", "an array"),
+            not_read(stars, "maximum", "a string"),
+            not_read(stars, "minimum", "a string"),
+        ]
     );
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -315,6 +315,10 @@ const UNREAD_KEYWORDS: &[&str] = &["$recursiveRef"];
 /// Keywords the generator reads, found with a value of the wrong JSON type (and so left in
 /// `extra`).
 const TYPED_KEYWORDS: &[&str] = &[
+    "description",
+    "format",
+    "minimum",
+    "maximum",
     "enum",
     "required",
     "$ref",

@@ -550,10 +550,12 @@ impl Reader {
                 None
             }
         };
-        let description = self.string(&mut f, "description");
-        let format = self.string(&mut f, "format");
-        let mut minimum = self.number(&mut f, "minimum");
-        let mut maximum = self.number(&mut f, "maximum");
+        // Annotations and bounds change no type: one of the wrong JSON type is left in `extra`,
+        // where the generator warns that it is not read, as for the keywords below.
+        let description = f.text("description");
+        let format = f.text("format");
+        let mut minimum = f.float("minimum");
+        let mut maximum = f.float("maximum");
         let (items, tuple) = match f.take("items") {
             Some(Json::Array(list)) => {
                 let p = f.path("items");
@@ -569,8 +571,7 @@ impl Reader {
             let p = f.path("properties");
             self.properties(v, &p)
         });
-        // The keywords below are JSON Schema's: one of the wrong JSON type is left in `extra`,
-        // where the generator warns about it, rather than failing the record.
+        // The keywords below are JSON Schema's, read the same way.
         let title = f.text("title");
         let pattern = f.text("pattern");
         let reference = f.text("$ref");
