@@ -192,6 +192,9 @@ pub enum ProblemKind {
     /// `maxLength`): valid JSON Schema, checked as written, but every number (string, array,
     /// object) there breaks one of them, which is most likely a slip.
     Unsatisfiable,
+    /// A keyword whose value is of a JSON type it does not take (`"minimum": "five"`, a
+    /// `pattern` that is a number): it is not read, so its check (or annotation) is missing.
+    WrongKind,
     /// Text that does not read as JSON: a file a reference names (references to it are not
     /// followed), or the text given to [`Schema::from_text`](crate::Schema::from_text) (which
     /// then checks nothing).
@@ -332,6 +335,36 @@ pub(crate) fn holds(keyword: &str) -> Option<Holds> {
         | "unevaluatedProperties" => Some(Holds::One),
         _ => None,
     }
+}
+
+/// Whether `value` is of a JSON type `keyword` takes, and what it takes, for the keywords of a
+/// schema object that hold no subschema (one that does is checked where it is compiled:
+/// `NotASchema`); `None` for any other key. The one list of them.
+fn takes(keyword: &str, value: &Value) -> Option<(bool, &'static str)> {
+    let names = |v: &Value| v.as_array().is_some_and(|l| l.iter().all(Value::is_string));
+    Some(match keyword {
+        "multipleOf" | "maximum" | "minimum" => (value.is_number(), "a number"),
+        // Draft 4's exclusive bounds are booleans beside `maximum` and `minimum`.
+        "exclusiveMaximum" | "exclusiveMinimum" => {
+            (value.is_number() || value.is_boolean(), "a number")
+        }
+        "maxLength" | "minLength" | "maxItems" | "minItems" | "maxContains" | "minContains"
+        | "maxProperties" | "minProperties" => (
+            // `2.0` is a count too: a number with no fraction is an integer in JSON Schema.
+            value.as_f64().is_some_and(|n| n >= 0.0 && n.fract() == 0.0),
+            "a whole number, not negative",
+        ),
+        "uniqueItems" => (value.is_boolean(), "a boolean"),
+        "pattern" | "format" | "title" | "description" | "$ref" | "$dynamicRef"
+        | "$recursiveRef" => (value.is_string(), "text"),
+        "enum" | "examples" => (value.is_array(), "a list"),
+        "required" => (names(value), "a list of property names"),
+        "dependentRequired" => (
+            value.as_object().is_some_and(|m| m.values().all(names)),
+            "an object of lists of property names",
+        ),
+        _ => return None,
+    })
 }
 
 /// The bit of a keyword `Compiler::build` reads, in [`Present`].
@@ -1359,6 +1392,7 @@ impl Compiler {
         };
         let scanned = self.scanned_at(at);
         let map = self.of_this_draft(map, &scanned, at);
+        self.wrong_kinds(&map, at);
         let mut k = Keywords {
             doc: at.doc,
             at: at.pointer.clone(),
@@ -1764,6 +1798,26 @@ impl Compiler {
             );
         }
         map
+    }
+
+    /// Reports each keyword of `map` (a schema object at `at`, without the keywords its draft
+    /// lacks) whose value is of a kind it does not take, by [`takes`].
+    fn wrong_kinds(&mut self, map: &Present<'_>, at: &Location) {
+        for (keyword, value) in map.map {
+            let of_this_draft = read_bit(keyword).is_none() || map.contains_key(keyword);
+            if let (true, Some((false, what))) = (of_this_draft, takes(keyword, value)) {
+                self.problem(
+                    ProblemKind::WrongKind,
+                    at.doc,
+                    pointer_to(&at.pointer, keyword),
+                    format!(
+                        "`{keyword}` takes {what}, and this is {}: it is not read; fix the \
+                         schema to have it used",
+                        agents_wire::json::kind(value)
+                    ),
+                );
+            }
+        }
     }
 
     fn problem(&mut self, kind: ProblemKind, doc: usize, pointer: String, message: String) {

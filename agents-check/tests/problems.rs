@@ -89,3 +89,67 @@ fn a_file_a_reference_reads_is_checked_for_keys_given_twice_and_named() {
         compiled.problems()
     );
 }
+
+/// A keyword whose value is of a JSON type it does not take is not read, and said so at its
+/// pointer; a keyword of its draft's own spelling (draft 4's boolean `exclusiveMinimum`), a
+/// count written `2.0`, and a key that is no keyword of the schema's draft are not problems.
+#[test]
+fn a_keyword_of_the_wrong_kind_is_a_problem_at_its_pointer() {
+    let compiled = Schema::compile(&json!({"properties": {
+        "stars": {"type": "integer", "minimum": "zero", "maxLength": -1, "pattern": 5},
+        "tags": {"type": "array", "minItems": 2.0, "uniqueItems": "yes", "required": [1]},
+    }}));
+    let mut found: Vec<(String, String)> = (compiled.problems().iter())
+        .inspect(|p| assert_eq!(p.kind, ProblemKind::WrongKind, "{p}"))
+        .map(|p| (p.pointer.clone(), p.message.clone()))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (
+                "/properties/stars/maxLength".to_owned(),
+                "`maxLength` takes a whole number, not negative, and this is a number: it is not \
+                 read; fix the schema to have it used"
+                    .to_owned()
+            ),
+            (
+                "/properties/stars/minimum".to_owned(),
+                "`minimum` takes a number, and this is a string: it is not read; fix the schema \
+                 to have it used"
+                    .to_owned()
+            ),
+            (
+                "/properties/stars/pattern".to_owned(),
+                "`pattern` takes text, and this is a number: it is not read; fix the schema to \
+                 have it used"
+                    .to_owned()
+            ),
+            (
+                "/properties/tags/required".to_owned(),
+                "`required` takes a list of property names, and this is an array: it is not read; \
+                 fix the schema to have it used"
+                    .to_owned()
+            ),
+            (
+                "/properties/tags/uniqueItems".to_owned(),
+                "`uniqueItems` takes a boolean, and this is a string: it is not read; fix the \
+                 schema to have it used"
+                    .to_owned()
+            ),
+        ]
+    );
+    // Draft 4 spells an exclusive bound as a boolean; `dependentRequired` is no draft 7 keyword,
+    // so its value is anything (it is reported once, as of another draft).
+    let draft4 = Schema::compile(
+        &json!({"$schema": "http://json-schema.org/draft-04/schema#",
+        "minimum": 1, "exclusiveMinimum": true}),
+    );
+    assert!(draft4.problems().is_empty(), "{:?}", draft4.problems());
+    let draft7 = Schema::compile(
+        &json!({"$schema": "http://json-schema.org/draft-07/schema#",
+        "dependentRequired": 5}),
+    );
+    let kinds: Vec<ProblemKind> = draft7.problems().iter().map(|p| p.kind).collect();
+    assert_eq!(kinds, [ProblemKind::OtherDraft]);
+}

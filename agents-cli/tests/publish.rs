@@ -299,7 +299,7 @@ async fn a_bad_schema_file_is_refused_before_anything_is_sent_and_v1_is_named() 
     assert!(
         err.contains(
             "warning: bound.output.schema.json: agent `bound`: #/properties/n/minimum: `minimum` \
-             has a value of the wrong kind (a string), so it is not read"
+             takes a number, and this is a string: it is not read"
         ),
         "{err}"
     );

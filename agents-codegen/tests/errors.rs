@@ -368,9 +368,13 @@ fn a_bound_or_an_annotation_of_the_wrong_kind_is_a_warning_at_its_pointer() {
         .collect();
     said.sort();
     let not_read = |at: &str, key: &str, kind: &str| {
+        let takes = match key {
+            "description" | "format" => "text",
+            _ => "a number",
+        };
         format!(
-            "{at}/{key}: `{key}` has a value of the wrong kind ({kind}), so it is not read; fix \
-             the schema to have it used"
+            "{at}/{key}: `{key}` takes {takes}, and this is {kind}: it is not read; fix the \
+             schema to have it used"
         )
     };
     let (price, stars) = (

@@ -312,16 +312,11 @@ const MAX_NESTING: usize = 32;
 /// using one gets a warning, and its value is typed by the rest.
 const UNREAD_KEYWORDS: &[&str] = &["$recursiveRef"];
 
-/// Keywords the generator reads, found with a value of the wrong JSON type (and so left in
-/// `extra`).
+/// Keywords the generator reads whose value's JSON type the schema's compile does not judge
+/// (those holding subschemas, and `deprecated`), found with a value of the wrong type (and so
+/// left in `extra`). The others are the compile's to report (`ProblemKind::WrongKind`), for
+/// every schema a program checks.
 const TYPED_KEYWORDS: &[&str] = &[
-    "description",
-    "format",
-    "minimum",
-    "maximum",
-    "enum",
-    "required",
-    "$ref",
     "$defs",
     "definitions",
     "anyOf",
@@ -330,17 +325,7 @@ const TYPED_KEYWORDS: &[&str] = &[
     "prefixItems",
     "additionalProperties",
     "patternProperties",
-    "minLength",
-    "maxLength",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minItems",
-    "maxItems",
-    "pattern",
-    "title",
     "deprecated",
-    "examples",
 ];
 
 impl Lowerer<'_> {
