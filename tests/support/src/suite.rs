@@ -2,7 +2,7 @@
 //! schema is the field `value` of an object root declaring the group's draft (the suite's
 //! README's reading for a generator), so that every case's data is that field's value. Read by
 //! `agents-codegen`'s drafts test; with the feature `suite`, [`unit`] generates the bindings the
-//! test crates compile, and with the feature `judge`, [`judge`] decodes every case into them and
+//! test crates compile, and with the feature `judge`, `judge` decodes every case into them and
 //! says how each is judged.
 
 use std::path::Path;
@@ -169,7 +169,7 @@ pub struct Outcome {
     pub disagreement: Option<String>,
 }
 
-/// An entry of a table [`unit`] writes: a group's file and index, and how to decode its cases
+/// An entry of a table `unit` writes: a group's file and index, and how to decode its cases
 /// (or why the generator refused it).
 #[cfg(feature = "judge")]
 pub type Entry = (
